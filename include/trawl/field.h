@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Field handles: resolve a field by name once, before the run, then read it
+ * from every event with no string lookup. Fields are decoded lazily: an event
+ * whose fields nobody reads is never decoded.
+ */
+#ifndef TRAWL_FIELD_H
+#define TRAWL_FIELD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+typedef const struct trawl_field_def *trawl_field;
+
+/**
+ * trawl_field_lookup() - resolve a field handle by name
+ * @t:     the trace
+ * @event: the event the field belongs to ("sched_switch"), or NULL for a
+ *         field of that name on any event
+ * @field: the field name ("next_pid")
+ *
+ * Text traces name their fields as they go, so a handle for a field that
+ * never appears is still valid: reading it reports the field as absent.
+ *
+ * Return: the handle, or NULL when out of memory or on a bad argument.
+ * Lifetime: owned by the trace, valid until trawl_close().
+ */
+TRAWL_API trawl_field trawl_field_lookup(trawl_trace *t, const char *event,
+					 const char *field);
+
+/**
+ * trawl_event_has() - whether the event carries a field
+ * @ev: the event
+ * @f:  a handle from trawl_field_lookup()
+ *
+ * Return: 1 when present, 0 when not.
+ */
+TRAWL_API int trawl_event_has(const trawl_event *ev, trawl_field f);
+
+/**
+ * trawl_event_get_int() - read a field as a signed integer
+ * @ev:  the event
+ * @f:   the field handle
+ * @out: OUT: the value
+ *
+ * Decimal, negative and 0x-prefixed hex values are read as such; a value of
+ * 8 or 16 hex digits with a leading zero (a hashed pointer) is read as hex.
+ * Trailing text after the number (the " [ns]" of sched_stat_runtime) is
+ * ignored.
+ *
+ * Return: 0, -TRAWL_ENOENT when the event has no such field, -TRAWL_ETYPE
+ * when the value is not a number.
+ */
+TRAWL_API int trawl_event_get_int(const trawl_event *ev, trawl_field f,
+				  int64_t *out);
+
+/**
+ * trawl_event_int() - a field as a signed integer, or 0
+ * @ev: the event
+ * @f:  the field handle
+ *
+ * Return: the value, or 0 when absent or not a number.
+ */
+TRAWL_API int64_t trawl_event_int(const trawl_event *ev, trawl_field f);
+
+/**
+ * trawl_event_uint() - a field as an unsigned integer, or 0
+ * @ev: the event
+ * @f:  the field handle
+ *
+ * Return: the value, or 0 when absent or not a number.
+ */
+TRAWL_API uint64_t trawl_event_uint(const trawl_event *ev, trawl_field f);
+
+/**
+ * trawl_event_raw() - a field's text as it stands in the source
+ * @ev:  the event
+ * @f:   the field handle
+ * @len: OUT: its length (the text is not NUL-terminated)
+ *
+ * Return: the text, or NULL when the event has no such field.
+ * Lifetime: borrowed, valid until the callback returns.
+ */
+TRAWL_API const char *trawl_event_raw(const trawl_event *ev, trawl_field f,
+				      size_t *len);
+
+/**
+ * trawl_event_str() - a field's text, NUL-terminated
+ * @ev: the event
+ * @f:  the field handle
+ *
+ * Return: the text, or NULL when the event has no such field.
+ * Lifetime: borrowed, valid until the callback returns or the next call of
+ * trawl_event_str() on the same event, whichever comes first.
+ */
+TRAWL_API const char *trawl_event_str(const trawl_event *ev, trawl_field f);
+
+/**
+ * trawl_event_field_count() - how many fields the event has
+ * @ev: the event
+ *
+ * Return: the number of fields, for enumeration with the two calls below.
+ */
+TRAWL_API size_t trawl_event_field_count(const trawl_event *ev);
+
+/**
+ * trawl_event_field_name() - name of the i-th field
+ * @ev: the event
+ * @i:  0 <= i < trawl_event_field_count()
+ *
+ * Return: the name, not NUL-terminated, or NULL when i is out of range.
+ * Lifetime: borrowed, valid until the callback returns.
+ */
+TRAWL_API const char *trawl_event_field_name(const trawl_event *ev, size_t i,
+					     size_t *len);
+
+/**
+ * trawl_event_field_value() - text of the i-th field
+ * @ev:  the event
+ * @i:   0 <= i < trawl_event_field_count()
+ * @len: OUT: length of the text
+ *
+ * Return: the text, not NUL-terminated, or NULL when i is out of range.
+ * Lifetime: borrowed, valid until the callback returns.
+ */
+TRAWL_API const char *trawl_event_field_value(const trawl_event *ev, size_t i,
+					      size_t *len);
+
+/* The kind of an Android systrace / atrace marker. */
+enum trawl_marker_kind {
+	TRAWL_MARKER_BEGIN = 'B',   /* B|pid|name: a slice begins */
+	TRAWL_MARKER_END = 'E',     /* E|pid (or E): the innermost slice ends */
+	TRAWL_MARKER_COUNTER = 'C', /* C|pid|name|value */
+	TRAWL_MARKER_ASYNC_BEGIN = 'S', /* S|pid|name|cookie */
+	TRAWL_MARKER_ASYNC_END = 'F',   /* F|pid|name|cookie */
+};
+
+/**
+ * struct trawl_marker - a parsed systrace marker
+ * @kind:      one of enum trawl_marker_kind
+ * @pid:       the pid written in the marker, or -1 when absent ("E")
+ * @name:      the slice, counter or async name (not NUL-terminated), or NULL
+ * @name_len:  its length
+ * @value:     the counter value (C) or cookie (S, F); 0 otherwise
+ */
+typedef struct trawl_marker {
+	int kind;
+	int64_t pid;
+	const char *name;
+	size_t name_len;
+	int64_t value;
+} trawl_marker;
+
+/**
+ * trawl_event_marker() - parse a trace_marker write as a systrace marker
+ * @ev:  the event (ftrace print / tracing_mark_write)
+ * @out: OUT: the marker
+ *
+ * The same data is also readable as the fields "kind", "pid", "name",
+ * "value" and "cookie" of the print event.
+ *
+ * Return: 0, or -TRAWL_ENOENT when the event is not a systrace marker.
+ * Lifetime: out->name is borrowed, valid until the callback returns.
+ */
+TRAWL_API int trawl_event_marker(const trawl_event *ev, trawl_marker *out);
+
+#endif

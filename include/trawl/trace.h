@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Opening a trace and running over it: every event of every source is
+ * delivered to the callbacks in one order, by time, with equal times kept in
+ * record order (seq). Input that is out of order is sorted first, in bounded
+ * memory (sorted runs spill to a temporary file), and the number of events
+ * that had to move is reported.
+ */
+#ifndef TRAWL_TRACE_H
+#define TRAWL_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+/**
+ * typedef trawl_callback - receives one event
+ * @ev:  the event, borrowed until the callback returns
+ * @ctx: the pointer given to trawl_on()
+ *
+ * Return: 0 to go on; anything else stops the run, and trawl_run() returns it.
+ */
+typedef int (*trawl_callback)(const trawl_event *ev, void *ctx);
+
+/* Bits of trawl_open_opts.flags */
+enum trawl_open_flag {
+	/* The first malformed line is an error instead of being counted. */
+	TRAWL_OPEN_STRICT = 1u << 0,
+	/* Deliver in source order without checking or sorting by time. */
+	TRAWL_OPEN_SOURCE_ORDER = 1u << 1,
+};
+
+/**
+ * struct trawl_open_opts - options of trawl_open(); zero means the default
+ * @flags:        enum trawl_open_flag bits
+ * @sort_memory:  bytes of events held in memory while sorting out-of-order
+ *                input before a sorted run is spilled to disk (default 32 MiB)
+ * @tmpdir:       where spilled runs go (default $TMPDIR or /tmp); the file is
+ *                unlinked at once, so nothing is left behind
+ * @threads:      worker threads for parsing (default: 2 when the machine has
+ *                more than one CPU; 1 disables them)
+ * @progress:     called now and then with bytes read so far and the total
+ *                (0 when unknown), from the thread that called trawl_run()
+ * @progress_ctx: passed to @progress
+ * @realloc:      allocator hook (for fault injection); NULL means libc
+ * @alloc_ctx:    passed to @realloc
+ */
+typedef struct trawl_open_opts {
+	unsigned flags;
+	size_t sort_memory;
+	const char *tmpdir;
+	int threads;
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
+	void *(*realloc)(void *ctx, void *ptr, size_t size);
+	void *alloc_ctx;
+} trawl_open_opts;
+
+/* Input formats, recognised from content. */
+enum trawl_format {
+	TRAWL_FORMAT_UNKNOWN = 0,
+	TRAWL_FORMAT_FTRACE,        /* tracefs trace / trace_pipe text */
+	TRAWL_FORMAT_SYSTRACE,      /* Android systrace / atrace text */
+	TRAWL_FORMAT_SYSTRACE_HTML, /* the same, wrapped in systrace HTML */
+	TRAWL_FORMAT_TRACE_CMD_REPORT, /* `trace-cmd report` output */
+};
+
+/**
+ * trawl_open() - open a trace file
+ * @path: file name, or "-" for standard input; gzip and zstd are
+ *        decompressed while streaming
+ * @opts: options, or NULL for the defaults
+ * @err:  OUT: why it failed, or NULL
+ *
+ * The format is recognised from the content, never from the name.
+ *
+ * Return: the trace, or NULL on error. Caller frees with trawl_close().
+ */
+TRAWL_API trawl_trace *trawl_open(const char *path, const trawl_open_opts *opts,
+				  trawl_error *err);
+
+/**
+ * trawl_open_fd() - open a trace from a file descriptor
+ * @fd:   a readable descriptor: a file, a pipe or a terminal
+ * @name: the name used in messages (e.g. "<stdin>")
+ * @opts: options, or NULL for the defaults
+ * @err:  OUT: why it failed, or NULL
+ *
+ * The descriptor is not closed by trawl_close(); it must stay open until then.
+ *
+ * Return: the trace, or NULL on error. Caller frees with trawl_close().
+ */
+TRAWL_API trawl_trace *trawl_open_fd(int fd, const char *name,
+				     const trawl_open_opts *opts,
+				     trawl_error *err);
+
+/**
+ * trawl_on() - subscribe a callback to events
+ * @t:       the trace, before trawl_run()
+ * @pattern: "sched_switch", "sched:sched_switch", "irq:*", "sched_*" or "*"
+ *           (shell globs on the system and the name); "tracing_mark_write" is
+ *           the same event as "print"
+ * @cb:      the callback
+ * @ctx:     passed to @cb
+ *
+ * Callbacks subscribed to the same event run in the order of subscription.
+ *
+ * Return: 0, -TRAWL_EMISUSE after trawl_run(), -TRAWL_EINVAL on a bad
+ * pattern, -TRAWL_ENOMEM.
+ */
+TRAWL_API int trawl_on(trawl_trace *t, const char *pattern, trawl_callback cb,
+		       void *ctx);
+
+/**
+ * trawl_run() - deliver every event, in time order, to the callbacks
+ * @t:   the trace
+ * @err: OUT: why it failed, or NULL
+ *
+ * A trace runs once.
+ *
+ * Return: 0 at the end of the input, the nonzero value a callback returned to
+ * stop, or a negative TRAWL_E* code (with @err filled).
+ */
+TRAWL_API int trawl_run(trawl_trace *t, trawl_error *err);
+
+/**
+ * trawl_close() - free a trace and everything it owns
+ * @t: the trace, or NULL (a no-op)
+ */
+TRAWL_API void trawl_close(trawl_trace *t);
+
+/**
+ * trawl_format() - the input's format
+ * @t: the trace
+ *
+ * Return: an enum trawl_format value.
+ */
+TRAWL_API int trawl_format(const trawl_trace *t);
+
+/**
+ * trawl_format_name() - a short name for a format, e.g. "ftrace"
+ * @format: an enum trawl_format value
+ *
+ * Return: a static string; "unknown" for an unknown value.
+ */
+TRAWL_API const char *trawl_format_name(int format);
+
+/**
+ * trawl_compression() - how the input was compressed
+ * @t: the trace
+ *
+ * Return: "none", "gzip" or "zstd" (static storage).
+ */
+TRAWL_API const char *trawl_compression(const trawl_trace *t);
+
+/* Lines remembered for reporting, per trace, by trawl_bad_line(). */
+#define TRAWL_BAD_LINES_KEPT 8
+
+/**
+ * struct trawl_stats - what a run saw; valid during and after trawl_run()
+ * @events:         events delivered (or that would have been, when a
+ *                  callback stopped the run early: those delivered)
+ * @bad_lines:      malformed lines skipped
+ * @bad_line:       the first of them (line numbers, up to TRAWL_BAD_LINES_KEPT)
+ * @reordered:      events that arrived after an event with a later time and
+ *                  so were moved to keep the time order
+ * @lost_events:    events the kernel said it lost ("[LOST n EVENTS]")
+ * @overwritten:    events overwritten before reading (header of the trace
+ *                  file: entries-written minus entries-in-buffer)
+ * @first_time:     time of the first delivered event (ns), 0 if none
+ * @last_time:      time of the last delivered event (ns), 0 if none
+ * @bytes:          bytes of (decompressed) input read
+ * @lines:          lines of input read
+ * @spilled_runs:   sorted runs written to disk while sorting (0: in memory)
+ */
+typedef struct trawl_stats {
+	uint64_t events;
+	uint64_t bad_lines;
+	uint64_t bad_line[TRAWL_BAD_LINES_KEPT];
+	uint64_t reordered;
+	uint64_t lost_events;
+	uint64_t overwritten;
+	int64_t first_time;
+	int64_t last_time;
+	uint64_t bytes;
+	uint64_t lines;
+	uint64_t spilled_runs;
+} trawl_stats;
+
+/**
+ * trawl_trace_stats() - counters of the run
+ * @t: the trace
+ *
+ * Return: the counters.
+ * Lifetime: borrowed, valid until trawl_close().
+ */
+TRAWL_API const trawl_stats *trawl_trace_stats(const trawl_trace *t);
+
+/**
+ * trawl_type_count() - how many event types the trace has shown so far
+ * @t: the trace
+ *
+ * Return: the number of types; valid ids are 0 .. count-1.
+ */
+TRAWL_API uint32_t trawl_type_count(const trawl_trace *t);
+
+/**
+ * trawl_type_name() - the name of an event type
+ * @t:  the trace
+ * @id: a type id (trawl_event_type_id())
+ *
+ * Return: the name, or NULL when @id is out of range.
+ * Lifetime: borrowed, valid until trawl_close().
+ */
+TRAWL_API const char *trawl_type_name(const trawl_trace *t, uint32_t id);
+
+/**
+ * trawl_type_system() - the system of an event type ("" when unknown)
+ * @t:  the trace
+ * @id: a type id
+ *
+ * Return: the system, or NULL when @id is out of range.
+ * Lifetime: borrowed, valid until trawl_close().
+ */
+TRAWL_API const char *trawl_type_system(const trawl_trace *t, uint32_t id);
+
+/**
+ * trawl_type_events() - events of one type delivered so far
+ * @t:  the trace
+ * @id: a type id
+ *
+ * Return: the count (0 for an unknown id).
+ */
+TRAWL_API uint64_t trawl_type_events(const trawl_trace *t, uint32_t id);
+
+/**
+ * trawl_cpu_count() - one more than the highest CPU number seen
+ * @t: the trace
+ *
+ * Return: the number of CPU slots for trawl_cpu_events()/trawl_cpu_lost().
+ */
+TRAWL_API int trawl_cpu_count(const trawl_trace *t);
+
+/**
+ * trawl_cpu_events() - events delivered from one CPU
+ * @t:   the trace
+ * @cpu: the CPU number
+ *
+ * Return: the count (0 for an unknown CPU).
+ */
+TRAWL_API uint64_t trawl_cpu_events(const trawl_trace *t, int cpu);
+
+/**
+ * trawl_cpu_lost() - events the kernel reported lost on one CPU
+ * @t:   the trace
+ * @cpu: the CPU number
+ *
+ * Return: the count (0 for an unknown CPU).
+ */
+TRAWL_API uint64_t trawl_cpu_lost(const trawl_trace *t, int cpu);
+
+#endif

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libtrawl: read Linux kernel traces and get every event in one time order.
+ *
+ *	trawl_trace *t = trawl_open("trace.txt", NULL, &err);
+ *	trawl_field next = trawl_field_lookup(t, "sched_switch", "next_pid");
+ *	trawl_on(t, "sched_switch", on_switch, &state);
+ *	trawl_run(t, &err);
+ *	trawl_close(t);
+ */
+#ifndef TRAWL_TRAWL_H
+#define TRAWL_TRAWL_H
+
+#include "error.h"
+#include "event.h"
+#include "field.h"
+#include "trace.h"
+
+#define TRAWL_VERSION "0.1.0"
+
+#endif

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The inside of libtrawl's core, shared with the readers (lib/text, later
+ * lib/dat): the trace handle, event types, the event struct and the reader
+ * interface. Nothing here is public API.
+ */
+#ifndef TW_CORE_H
+#define TW_CORE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/util.h"
+#include "trawl/trawl.h"
+
+#define TW_MAX_FIELDS 64
+#define TW_MAX_CPUS 65536
+
+/* A decoded field: name and value text, both pointing into the event. */
+typedef struct tw_kv {
+	const char *key;
+	const char *val;
+	uint32_t klen;
+	uint32_t vlen;
+} tw_kv;
+
+typedef struct tw_sub {
+	trawl_callback cb;
+	void *ctx;
+	char *sys_pat;	/* NULL: any system */
+	char *name_pat;
+} tw_sub;
+
+/* What kind of payload a type has, for field decoding. */
+enum tw_type_kind {
+	TW_KIND_GENERIC = 0,
+	TW_KIND_PRINT,	  /* ftrace print / tracing_mark_write: markers */
+	TW_KIND_FUNCTION, /* function tracer: "ip <-parent" */
+};
+
+typedef struct tw_type {
+	uint32_t id;
+	uint32_t kind;
+	char *name;
+	size_t name_len;
+	const char *system;
+	uint64_t hash;
+	uint64_t events;
+	tw_sub **subs;
+	uint32_t nsubs;
+	const void *patterns; /* reader's decoding hints for this name */
+} tw_type;
+
+struct trawl_field_def {
+	struct trawl_field_def *next;
+	char *event; /* NULL: any event */
+	char *name;
+	size_t name_len;
+	/* Cache of the last type seen, so the event check is a compare. */
+	const tw_type *last_type;
+	int last_match;
+	uint32_t hint; /* index where the field was last found */
+};
+
+enum tw_event_bit {
+	TW_EV_IP_FROM_NAME = 1u << 0, /* "tracing_mark_write: text" form */
+	TW_EV_OWNED = 1u << 1,	      /* a trawl_event_copy() */
+};
+
+struct trawl_event {
+	int64_t ts;
+	uint64_t seq;
+	uint64_t line;
+	int32_t cpu;
+	int32_t pid;
+	int32_t tgid;
+	uint16_t flags;
+	int8_t preempt;
+	uint8_t bits;
+	const char *comm;
+	size_t comm_len;
+	const char *payload;
+	size_t payload_len;
+	tw_type *type;
+	trawl_trace *t;
+	/* Lazily decoded; nfields < 0 until the first field read. */
+	int nfields;
+	int comm_ready;
+	tw_buf comm_z;
+	tw_buf str_z;
+	tw_kv fields[TW_MAX_FIELDS];
+};
+
+/* One parsed record header from a reader; strings point into its line. */
+typedef struct tw_rec {
+	int64_t ts;
+	int32_t cpu;
+	int32_t pid;
+	int32_t tgid;
+	uint16_t flags;
+	int8_t preempt;
+	uint8_t bits;
+	const char *comm;
+	const char *name;
+	const char *payload;
+	const char *raw; /* the whole record, for sorting */
+	uint32_t comm_len;
+	uint32_t name_len;
+	uint32_t payload_len;
+	uint32_t raw_len;
+	uint64_t line;
+} tw_rec;
+
+enum tw_next {
+	TW_NEXT_EOF = 0,
+	TW_NEXT_EVENT = 1,
+};
+
+typedef struct tw_reader_ops {
+	/*
+	 * Next event record. With scan set, only rec->ts matters and no
+	 * counters are touched (the order pre-scan). Return: enum tw_next or
+	 * a negative TRAWL_E* with err filled.
+	 */
+	int (*next)(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err);
+	/* Back to the start, or -TRAWL_EUNSUPPORTED. */
+	int (*rewind)(trawl_trace *t, trawl_error *err);
+	/* Parse one record's raw bytes again (records kept by the sorter). */
+	int (*reparse)(trawl_trace *t, const char *raw, size_t len,
+		       tw_rec *rec);
+	/* Decode ev's fields into ev->fields, setting ev->nfields. */
+	void (*decode)(const trawl_trace *t, trawl_event *ev);
+	/* Where we are, for progress: done and total bytes. */
+	void (*progress)(const trawl_trace *t, uint64_t *done,
+			 uint64_t *total);
+	void (*close)(trawl_trace *t);
+} tw_reader_ops;
+
+struct trawl_trace {
+	tw_mem mem;
+	trawl_open_opts opts;
+	char name[256];
+	int format;
+	const char *compression;
+	int ran;
+
+	const tw_reader_ops *ops;
+	void *reader;
+
+	tw_type **types;
+	size_t ntypes, types_cap;
+	tw_type **hash;
+	size_t hash_cap;
+	tw_type *last_type;
+
+	tw_sub *subs;
+	size_t nsubs, subs_cap;
+	struct trawl_field_def *fields;
+
+	trawl_stats stats;
+	uint64_t *cpu_events;
+	uint64_t *cpu_lost;
+	size_t cpu_cap;
+	int ncpu;
+
+	trawl_event ev;
+};
+
+/* error.c */
+int tw_error_at(trawl_error *err, int code, int sys_errno, const char *file,
+		uint64_t line, uint32_t column, uint64_t offset,
+		const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+
+/* type.c: intern an event type by name ("tracing_mark_write" is "print"). */
+tw_type *tw_type_get(trawl_trace *t, const char *name, size_t len);
+const char *tw_event_system_of(const char *name);
+int tw_sub_matches(const tw_sub *s, const tw_type *type);
+void tw_types_free(trawl_trace *t);
+
+/* run.c: counters the readers update */
+int tw_note_cpu(trawl_trace *t, int cpu);
+void tw_note_bad_line(trawl_trace *t, uint64_t line);
+void tw_note_lost(trawl_trace *t, int cpu, uint64_t n);
+
+/* sort.c: external merge sort of raw records by (ts, seq) */
+typedef struct tw_sorter tw_sorter;
+typedef struct tw_sorted {
+	int64_t ts;
+	uint64_t seq;
+	uint64_t line;
+	const char *raw;
+	size_t len;
+} tw_sorted;
+tw_sorter *tw_sorter_new(const tw_mem *mem, size_t budget, const char *tmpdir);
+int tw_sorter_add(tw_sorter *s, int64_t ts, uint64_t seq, uint64_t line,
+		  const char *raw, size_t len, trawl_error *err);
+int tw_sorter_finish(tw_sorter *s, trawl_error *err);
+/* Return: 1 with *out filled (valid until the next call), 0 at the end. */
+int tw_sorter_next(tw_sorter *s, tw_sorted *out, trawl_error *err);
+uint64_t tw_sorter_runs_spilled(const tw_sorter *s);
+void tw_sorter_free(tw_sorter *s);
+
+/* field.c: systrace markers and the print event's "ip: buf" split */
+int tw_parse_marker(const char *s, size_t n, trawl_marker *m);
+void tw_print_split(const trawl_event *ev, const char **ip, size_t *ip_len,
+		    const char **buf, size_t *buf_len);
+
+/* text reader */
+int tw_text_open(trawl_trace *t, const char *path, int fd, trawl_error *err);
+
+#endif

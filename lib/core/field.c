@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Field handles and typed field reads. A handle is resolved once by name;
+ * reading it decodes the event's fields on first use (through the reader)
+ * and then finds the field at the index where it was last seen, so the
+ * common case is one length compare and one memcmp.
+ */
+#include <limits.h>
+#include <string.h>
+
+#include "core.h"
+
+TRAWL_API trawl_field trawl_field_lookup(trawl_trace *t, const char *event,
+					 const char *field)
+{
+	if (!t || !field || !*field)
+		return NULL;
+	if (event && (!*event || strcmp(event, "*") == 0))
+		event = NULL;
+	if (event && strcmp(event, "tracing_mark_write") == 0)
+		event = "print";
+	for (struct trawl_field_def *f = t->fields; f; f = f->next) {
+		if (strcmp(f->name, field) == 0 &&
+		    ((!event && !f->event) ||
+		     (event && f->event && strcmp(event, f->event) == 0)))
+			return f;
+	}
+	struct trawl_field_def *f = tw_calloc(&t->mem, 1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->name_len = strlen(field);
+	f->name = tw_strndup(&t->mem, field, f->name_len);
+	f->event = event ? tw_strndup(&t->mem, event, strlen(event)) : NULL;
+	if (!f->name || (event && !f->event)) {
+		tw_free(&t->mem, f->name);
+		tw_free(&t->mem, f->event);
+		tw_free(&t->mem, f);
+		return NULL;
+	}
+	f->next = t->fields;
+	t->fields = f;
+	return f;
+}
+
+static void decode(const trawl_event *ev)
+{
+	if (ev->nfields < 0)
+		ev->t->ops->decode(ev->t, (trawl_event *)ev);
+}
+
+static const tw_kv *find(const trawl_event *ev, trawl_field f)
+{
+	if (!f)
+		return NULL;
+	struct trawl_field_def *d = (struct trawl_field_def *)f;
+	if (d->event) {
+		if (d->last_type != ev->type) {
+			d->last_type = ev->type;
+			d->last_match = strcmp(d->event, ev->type->name) == 0;
+		}
+		if (!d->last_match)
+			return NULL;
+	}
+	decode(ev);
+	int n = ev->nfields;
+	uint32_t h = d->hint;
+	if (h < (uint32_t)n &&
+	    tw_eq(ev->fields[h].key, ev->fields[h].klen, d->name, d->name_len))
+		return &ev->fields[h];
+	for (int i = 0; i < n; i++) {
+		if (tw_eq(ev->fields[i].key, ev->fields[i].klen, d->name,
+			  d->name_len)) {
+			d->hint = (uint32_t)i;
+			return &ev->fields[i];
+		}
+	}
+	return NULL;
+}
+
+TRAWL_API int trawl_event_has(const trawl_event *ev, trawl_field f)
+{
+	return find(ev, f) != NULL;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * Parse the number at the start of s. Hashed pointers ("00000000a96ea016")
+ * have no 0x; a run of exactly 8 or 16 hex digits that starts with 0 is read
+ * as hex.
+ */
+static int parse_number(const char *s, size_t n, int64_t *out, int *neg_out)
+{
+	size_t i = 0;
+	int neg = 0;
+	uint64_t v = 0;
+	if (i < n && (s[i] == '-' || s[i] == '+'))
+		neg = s[i++] == '-';
+	size_t digits_at = i;
+	int hex = 0;
+	if (i + 1 < n && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
+		hex = 1;
+		i += 2;
+		digits_at = i;
+	} else {
+		size_t j = i;
+		int letters = 0;
+		while (j < n && hexval(s[j]) >= 0) {
+			letters |= hexval(s[j]) > 9;
+			j++;
+		}
+		size_t len = j - i;
+		if ((len == 8 || len == 16) && s[i] == '0' &&
+		    (j == n || s[j] == ' ' || s[j] == ','))
+			hex = 1;
+		else if (letters && (j == n || s[j] == ' '))
+			return -1; /* a word like "dead", not a number */
+	}
+	if (hex) {
+		int d;
+		while (i < n && (d = hexval(s[i])) >= 0) {
+			v = v * 16 + (uint64_t)d;
+			i++;
+		}
+	} else {
+		while (i < n && s[i] >= '0' && s[i] <= '9') {
+			uint64_t nv = v * 10 + (uint64_t)(s[i] - '0');
+			if (nv / 10 != v)
+				return -1; /* overflow */
+			v = nv;
+			i++;
+		}
+	}
+	if (i == digits_at)
+		return -1;
+	*neg_out = neg;
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
+TRAWL_API int trawl_event_get_int(const trawl_event *ev, trawl_field f,
+				  int64_t *out)
+{
+	const tw_kv *kv = find(ev, f);
+	if (!kv)
+		return -TRAWL_ENOENT;
+	int neg;
+	if (parse_number(kv->val, kv->vlen, out, &neg))
+		return -TRAWL_ETYPE;
+	return 0;
+}
+
+TRAWL_API int64_t trawl_event_int(const trawl_event *ev, trawl_field f)
+{
+	int64_t v;
+	return trawl_event_get_int(ev, f, &v) ? 0 : v;
+}
+
+TRAWL_API uint64_t trawl_event_uint(const trawl_event *ev, trawl_field f)
+{
+	int64_t v;
+	return trawl_event_get_int(ev, f, &v) ? 0 : (uint64_t)v;
+}
+
+TRAWL_API const char *trawl_event_raw(const trawl_event *ev, trawl_field f,
+				      size_t *len)
+{
+	const tw_kv *kv = find(ev, f);
+	if (!kv)
+		return NULL;
+	if (len)
+		*len = kv->vlen;
+	return kv->val;
+}
+
+TRAWL_API const char *trawl_event_str(const trawl_event *ev, trawl_field f)
+{
+	const tw_kv *kv = find(ev, f);
+	if (!kv)
+		return NULL;
+	trawl_event *e = (trawl_event *)ev;
+	e->str_z.len = 0;
+	if (tw_buf_append(&e->t->mem, &e->str_z, kv->val, kv->vlen))
+		return NULL;
+	return e->str_z.data;
+}
+
+TRAWL_API size_t trawl_event_field_count(const trawl_event *ev)
+{
+	decode(ev);
+	return (size_t)ev->nfields;
+}
+
+TRAWL_API const char *trawl_event_field_name(const trawl_event *ev, size_t i,
+					     size_t *len)
+{
+	decode(ev);
+	if (i >= (size_t)ev->nfields)
+		return NULL;
+	if (len)
+		*len = ev->fields[i].klen;
+	return ev->fields[i].key;
+}
+
+TRAWL_API const char *trawl_event_field_value(const trawl_event *ev, size_t i,
+					      size_t *len)
+{
+	decode(ev);
+	if (i >= (size_t)ev->nfields)
+		return NULL;
+	if (len)
+		*len = ev->fields[i].vlen;
+	return ev->fields[i].val;
+}
+
+/* Numbers in markers are plain decimal, possibly negative. */
+static int marker_int(const char *s, size_t n, int64_t *out)
+{
+	int neg;
+	if (n == 0 || parse_number(s, n, out, &neg))
+		return -1;
+	return 0;
+}
+
+/*
+ * B|pid|name  E|pid  E  C|pid|name|value  S|pid|name|cookie  F|pid|name|cookie
+ * as written by Android's atrace to trace_marker.
+ */
+int tw_parse_marker(const char *s, size_t n, trawl_marker *m)
+{
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' '))
+		n--;
+	if (n == 0)
+		return -1;
+	char k = s[0];
+	if (k != 'B' && k != 'E' && k != 'C' && k != 'S' && k != 'F')
+		return -1;
+	memset(m, 0, sizeof(*m));
+	m->kind = k;
+	m->pid = -1;
+	if (n == 1)
+		return k == 'E' ? 0 : -1;
+	if (s[1] != '|')
+		return -1;
+	const char *p = s + 2, *end = s + n;
+	const char *bar = memchr(p, '|', (size_t)(end - p));
+	const char *pid_end = bar ? bar : end;
+	if (marker_int(p, (size_t)(pid_end - p), &m->pid))
+		return -1;
+	if (!bar)
+		return k == 'E' ? 0 : -1;
+	const char *name = bar + 1;
+	if (k == 'B' || k == 'E') {
+		m->name = name;
+		m->name_len = (size_t)(end - name);
+		return 0;
+	}
+	/* C, S, F: the number follows the last '|'; names may hold '|'. */
+	const char *last = end;
+	while (last > name && last[-1] != '|')
+		last--;
+	if (last == name)
+		return -1;
+	if (marker_int(last, (size_t)(end - last), &m->value))
+		return -1;
+	m->name = name;
+	m->name_len = (size_t)(last - 1 - name);
+	return 0;
+}
+
+void tw_print_split(const trawl_event *ev, const char **ip, size_t *ip_len,
+		    const char **buf, size_t *buf_len)
+{
+	const char *p = ev->payload;
+	size_t n = ev->payload_len;
+	*ip = NULL;
+	*ip_len = 0;
+	if (ev->bits & TW_EV_IP_FROM_NAME) {
+		/* "tracing_mark_write: text": the ip stood where names do. */
+		*ip = "tracing_mark_write";
+		*ip_len = 18;
+	} else {
+		/* "tracing_mark_write: text" inside a print event */
+		const char *c = memchr(p, ':', n);
+		if (c && c + 1 < p + n && c[1] == ' ' && c > p &&
+		    !memchr(p, ' ', (size_t)(c - p))) {
+			*ip = p;
+			*ip_len = (size_t)(c - p);
+			n -= (size_t)(c + 2 - p);
+			p = c + 2;
+		}
+	}
+	*buf = p;
+	*buf_len = n;
+}
+
+TRAWL_API int trawl_event_marker(const trawl_event *ev, trawl_marker *out)
+{
+	if (ev->type->kind != TW_KIND_PRINT)
+		return -TRAWL_ENOENT;
+	const char *ip, *buf;
+	size_t ip_len, n;
+	tw_print_split(ev, &ip, &ip_len, &buf, &n);
+	return tw_parse_marker(buf, n, out) ? -TRAWL_ENOENT : 0;
+}

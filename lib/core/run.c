@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The run loop: one time order for every source. A seekable input is first
+ * scanned for its timestamps only; if they never go backwards, events are
+ * delivered straight from the reader (zero copy). Otherwise, and for pipes
+ * (which cannot be read twice), records go through the external sorter and
+ * come out by (time, seq), seq being the record order in the source, so
+ * equal timestamps keep their record order.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+#define DEFAULT_SORT_MEMORY (32u << 20)
+#define PROGRESS_EVERY 65536
+
+static trawl_trace *new_trace(const trawl_open_opts *opts, trawl_error *err)
+{
+	trawl_open_opts o = {0};
+	if (opts)
+		o = *opts;
+	tw_mem mem;
+	tw_mem_init(&mem, o.realloc, o.alloc_ctx);
+	trawl_trace *t = tw_calloc(&mem, 1, sizeof(*t));
+	if (!t) {
+		tw_error_at(err, TRAWL_ENOMEM, 0, NULL, 0, 0, 0,
+			    "out of memory");
+		return NULL;
+	}
+	t->mem = mem;
+	t->opts = o;
+	if (!t->opts.sort_memory)
+		t->opts.sort_memory = DEFAULT_SORT_MEMORY;
+	t->compression = "none";
+	t->ev.t = t;
+	t->ev.nfields = -1;
+	return t;
+}
+
+static trawl_trace *open_any(const char *path, int fd, const char *name,
+			     const trawl_open_opts *opts, trawl_error *err)
+{
+	trawl_trace *t = new_trace(opts, err);
+	if (!t)
+		return NULL;
+	snprintf(t->name, sizeof(t->name), "%s",
+		 name ? name : (strcmp(path, "-") ? path : "<stdin>"));
+	if (tw_text_open(t, path, fd, err)) {
+		trawl_close(t);
+		return NULL;
+	}
+	return t;
+}
+
+TRAWL_API trawl_trace *trawl_open(const char *path, const trawl_open_opts *opts,
+				  trawl_error *err)
+{
+	if (!path) {
+		tw_error_at(err, TRAWL_EMISUSE, 0, NULL, 0, 0, 0,
+			    "trawl_open: path is NULL");
+		return NULL;
+	}
+	return open_any(path, -1, NULL, opts, err);
+}
+
+TRAWL_API trawl_trace *trawl_open_fd(int fd, const char *name,
+				     const trawl_open_opts *opts,
+				     trawl_error *err)
+{
+	if (fd < 0) {
+		tw_error_at(err, TRAWL_EMISUSE, 0, NULL, 0, 0, 0,
+			    "trawl_open_fd: bad descriptor %d", fd);
+		return NULL;
+	}
+	return open_any(NULL, fd, name ? name : "<fd>", opts, err);
+}
+
+TRAWL_API void trawl_close(trawl_trace *t)
+{
+	if (!t)
+		return;
+	if (t->ops && t->ops->close)
+		t->ops->close(t);
+	tw_types_free(t);
+	for (size_t i = 0; i < t->nsubs; i++) {
+		tw_free(&t->mem, t->subs[i].sys_pat);
+		tw_free(&t->mem, t->subs[i].name_pat);
+	}
+	tw_free(&t->mem, t->subs);
+	for (struct trawl_field_def *f = t->fields, *n; f; f = n) {
+		n = f->next;
+		tw_free(&t->mem, f->event);
+		tw_free(&t->mem, f->name);
+		tw_free(&t->mem, f);
+	}
+	tw_free(&t->mem, t->cpu_events);
+	tw_free(&t->mem, t->cpu_lost);
+	tw_buf_fini(&t->mem, &t->ev.comm_z);
+	tw_buf_fini(&t->mem, &t->ev.str_z);
+	tw_mem mem = t->mem;
+	tw_free(&mem, t);
+}
+
+TRAWL_API int trawl_on(trawl_trace *t, const char *pattern, trawl_callback cb,
+		       void *ctx)
+{
+	if (!t || !cb)
+		return -TRAWL_EMISUSE;
+	if (t->ran)
+		return -TRAWL_EMISUSE;
+	if (!pattern || !*pattern)
+		return -TRAWL_EINVAL;
+	void *p = t->subs;
+	if (tw_grow(&t->mem, &p, &t->subs_cap, t->nsubs + 1, sizeof(tw_sub)))
+		return -TRAWL_ENOMEM;
+	t->subs = p;
+	tw_sub *s = &t->subs[t->nsubs];
+	memset(s, 0, sizeof(*s));
+	const char *colon = strchr(pattern, ':');
+	if (colon) {
+		if (colon == pattern || !colon[1])
+			return -TRAWL_EINVAL;
+		s->sys_pat = tw_strndup(&t->mem, pattern,
+					(size_t)(colon - pattern));
+		s->name_pat = tw_strndup(&t->mem, colon + 1, strlen(colon + 1));
+	} else {
+		s->name_pat = tw_strndup(&t->mem, pattern, strlen(pattern));
+	}
+	if (!s->name_pat || (colon && !s->sys_pat)) {
+		tw_free(&t->mem, s->sys_pat);
+		tw_free(&t->mem, s->name_pat);
+		return -TRAWL_ENOMEM;
+	}
+	s->cb = cb;
+	s->ctx = ctx;
+	t->nsubs++;
+	return 0;
+}
+
+int tw_note_cpu(trawl_trace *t, int cpu)
+{
+	if (cpu < 0 || cpu >= TW_MAX_CPUS)
+		return -1;
+	if ((size_t)cpu >= t->cpu_cap) {
+		size_t ncap = t->cpu_cap ? t->cpu_cap : 8;
+		while (ncap <= (size_t)cpu)
+			ncap *= 2;
+		uint64_t *a = tw_realloc(&t->mem, t->cpu_events,
+					 ncap * sizeof(*a));
+		if (!a)
+			return -1;
+		t->cpu_events = a;
+		uint64_t *b = tw_realloc(&t->mem, t->cpu_lost,
+					 ncap * sizeof(*b));
+		if (!b)
+			return -1;
+		t->cpu_lost = b;
+		memset(a + t->cpu_cap, 0, (ncap - t->cpu_cap) * sizeof(*a));
+		memset(b + t->cpu_cap, 0, (ncap - t->cpu_cap) * sizeof(*b));
+		t->cpu_cap = ncap;
+	}
+	if (cpu >= t->ncpu)
+		t->ncpu = cpu + 1;
+	return 0;
+}
+
+void tw_note_bad_line(trawl_trace *t, uint64_t line)
+{
+	if (t->stats.bad_lines < TRAWL_BAD_LINES_KEPT)
+		t->stats.bad_line[t->stats.bad_lines] = line;
+	t->stats.bad_lines++;
+}
+
+void tw_note_lost(trawl_trace *t, int cpu, uint64_t n)
+{
+	t->stats.lost_events += n;
+	if (tw_note_cpu(t, cpu) == 0)
+		t->cpu_lost[cpu] += n;
+}
+
+static void report_progress(trawl_trace *t, int pass, int passes)
+{
+	if (!t->opts.progress || !t->ops->progress)
+		return;
+	uint64_t done, total;
+	t->ops->progress(t, &done, &total);
+	if (total) {
+		/* One bar over all passes: each pass is an equal share. */
+		done = (total * (uint64_t)pass + done) / (uint64_t)passes;
+	}
+	t->opts.progress(t->opts.progress_ctx, done, total);
+}
+
+static int deliver(trawl_trace *t, const tw_rec *r, uint64_t seq,
+		   trawl_error *err)
+{
+	tw_type *ty = tw_type_get(t, r->name, r->name_len);
+	if (!ty || (r->cpu >= 0 && tw_note_cpu(t, r->cpu) < 0))
+		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, r->line, 0,
+				   0, "out of memory");
+	trawl_event *ev = &t->ev;
+	ev->ts = r->ts;
+	ev->seq = seq;
+	ev->line = r->line;
+	ev->cpu = r->cpu;
+	ev->pid = r->pid;
+	ev->tgid = r->tgid;
+	ev->flags = r->flags;
+	ev->preempt = r->preempt;
+	ev->bits = r->bits;
+	ev->comm = r->comm;
+	ev->comm_len = r->comm_len;
+	ev->payload = r->payload;
+	ev->payload_len = r->payload_len;
+	ev->type = ty;
+	ev->nfields = -1;
+	ev->comm_ready = 0;
+
+	trawl_stats *st = &t->stats;
+	if (st->events == 0)
+		st->first_time = r->ts;
+	st->last_time = r->ts;
+	st->events++;
+	ty->events++;
+	if (r->cpu >= 0 && r->cpu < t->ncpu)
+		t->cpu_events[r->cpu]++;
+
+	for (uint32_t i = 0; i < ty->nsubs; i++) {
+		int rc = ty->subs[i]->cb(ev, ty->subs[i]->ctx);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Is the input already in time order? Reads it once, timestamps only. */
+static int prescan(trawl_trace *t, int *sorted, trawl_error *err)
+{
+	tw_rec r;
+	int64_t last = INT64_MIN;
+	uint64_t n = 0;
+	int rc;
+	*sorted = 1;
+	while ((rc = t->ops->next(t, &r, 1, err)) == TW_NEXT_EVENT) {
+		if (r.ts < last) {
+			*sorted = 0;
+			break;
+		}
+		last = r.ts;
+		if (++n % PROGRESS_EVERY == 0)
+			report_progress(t, 0, 2);
+	}
+	if (rc < 0)
+		return rc;
+	return t->ops->rewind(t, err);
+}
+
+static int run_direct(trawl_trace *t, int pass, int passes, trawl_error *err)
+{
+	tw_rec r;
+	int64_t last = INT64_MIN;
+	uint64_t seq = 0;
+	int rc;
+	while ((rc = t->ops->next(t, &r, 0, err)) == TW_NEXT_EVENT) {
+		if (r.ts < last)
+			t->stats.reordered++; /* only in source order mode */
+		else
+			last = r.ts;
+		rc = deliver(t, &r, seq++, err);
+		if (rc)
+			return rc;
+		if (seq % PROGRESS_EVERY == 0)
+			report_progress(t, pass, passes);
+	}
+	return rc;
+}
+
+static int run_sorted(trawl_trace *t, trawl_error *err)
+{
+	tw_sorter *s = tw_sorter_new(&t->mem, t->opts.sort_memory,
+				     t->opts.tmpdir);
+	if (!s)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
+				   "out of memory");
+	tw_rec r;
+	int64_t max = INT64_MIN;
+	uint64_t seq = 0;
+	int rc;
+	while ((rc = t->ops->next(t, &r, 0, err)) == TW_NEXT_EVENT) {
+		if (r.ts < max)
+			t->stats.reordered++;
+		else
+			max = r.ts;
+		rc = tw_sorter_add(s, r.ts, seq++, r.line, r.raw, r.raw_len,
+				   err);
+		if (rc)
+			goto out;
+		if (seq % PROGRESS_EVERY == 0)
+			report_progress(t, 0, 2);
+	}
+	if (rc < 0)
+		goto out;
+	rc = tw_sorter_finish(s, err);
+	if (rc)
+		goto out;
+	t->stats.spilled_runs = tw_sorter_runs_spilled(s);
+	tw_sorted o;
+	uint64_t n = 0;
+	while ((rc = tw_sorter_next(s, &o, err)) == 1) {
+		if (t->ops->reparse(t, o.raw, o.len, &r) != TW_NEXT_EVENT) {
+			rc = tw_error_at(err, TRAWL_EPARSE, 0, t->name, o.line,
+					 0, 0, "cannot parse a sorted record "
+					       "again (internal error)");
+			goto out;
+		}
+		r.line = o.line;
+		rc = deliver(t, &r, o.seq, err);
+		if (rc)
+			goto out;
+		if (++n % PROGRESS_EVERY == 0 && t->opts.progress &&
+		    seq > 0) {
+			uint64_t total;
+			uint64_t done;
+			t->ops->progress(t, &done, &total);
+			if (total)
+				t->opts.progress(t->opts.progress_ctx,
+						 total / 2 + total / 2 * n / seq,
+						 total);
+		}
+	}
+out:
+	tw_sorter_free(s);
+	return rc;
+}
+
+TRAWL_API int trawl_run(trawl_trace *t, trawl_error *err)
+{
+	if (!t)
+		return -TRAWL_EMISUSE;
+	if (t->ran)
+		return tw_error_at(err, TRAWL_EMISUSE, 0, t->name, 0, 0, 0,
+				   "trawl_run: a trace runs only once");
+	t->ran = 1;
+	int rc;
+	if (t->opts.flags & TRAWL_OPEN_SOURCE_ORDER)
+		return run_direct(t, 0, 1, err);
+	trawl_error scratch;
+	if (t->ops->rewind(t, &scratch) == -TRAWL_EUNSUPPORTED)
+		return run_sorted(t, err);
+	int sorted;
+	rc = prescan(t, &sorted, err);
+	if (rc)
+		return rc;
+	if (sorted)
+		return run_direct(t, 1, 2, err);
+	return run_sorted(t, err);
+}
+
+TRAWL_API int trawl_format(const trawl_trace *t)
+{
+	return t ? t->format : TRAWL_FORMAT_UNKNOWN;
+}
+
+TRAWL_API const char *trawl_format_name(int format)
+{
+	switch (format) {
+	case TRAWL_FORMAT_FTRACE:
+		return "ftrace";
+	case TRAWL_FORMAT_SYSTRACE:
+		return "systrace";
+	case TRAWL_FORMAT_SYSTRACE_HTML:
+		return "systrace-html";
+	case TRAWL_FORMAT_TRACE_CMD_REPORT:
+		return "trace-cmd-report";
+	default:
+		return "unknown";
+	}
+}
+
+TRAWL_API const char *trawl_compression(const trawl_trace *t)
+{
+	return t ? t->compression : "none";
+}
+
+TRAWL_API const trawl_stats *trawl_trace_stats(const trawl_trace *t)
+{
+	return t ? &t->stats : NULL;
+}
+
+TRAWL_API uint32_t trawl_type_count(const trawl_trace *t)
+{
+	return t ? (uint32_t)t->ntypes : 0;
+}
+
+TRAWL_API const char *trawl_type_name(const trawl_trace *t, uint32_t id)
+{
+	return t && id < t->ntypes ? t->types[id]->name : NULL;
+}
+
+TRAWL_API const char *trawl_type_system(const trawl_trace *t, uint32_t id)
+{
+	return t && id < t->ntypes ? t->types[id]->system : NULL;
+}
+
+TRAWL_API uint64_t trawl_type_events(const trawl_trace *t, uint32_t id)
+{
+	return t && id < t->ntypes ? t->types[id]->events : 0;
+}
+
+TRAWL_API int trawl_cpu_count(const trawl_trace *t)
+{
+	return t ? t->ncpu : 0;
+}
+
+TRAWL_API uint64_t trawl_cpu_events(const trawl_trace *t, int cpu)
+{
+	return t && cpu >= 0 && cpu < t->ncpu ? t->cpu_events[cpu] : 0;
+}
+
+TRAWL_API uint64_t trawl_cpu_lost(const trawl_trace *t, int cpu)
+{
+	return t && cpu >= 0 && cpu < t->ncpu ? t->cpu_lost[cpu] : 0;
+}

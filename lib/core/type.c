@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Event types, interned by name in an open-addressing table. A type is made
+ * when its name first appears; then the subscriptions that match it are
+ * collected once, so delivering an event never matches patterns.
+ */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+struct name_system {
+	const char *name;
+	const char *system;
+};
+
+/* Sorted by name (LC_ALL=C); see gen-event-systems.sh. */
+static const struct name_system known[] = {
+#include "event-systems.inc"
+};
+
+static int cmp_known(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct name_system *)elem)->name);
+}
+
+const char *tw_event_system_of(const char *name)
+{
+	const struct name_system *e =
+		bsearch(name, known, TW_ARRAY_SIZE(known), sizeof(known[0]),
+			cmp_known);
+	return e ? e->system : "";
+}
+
+int tw_sub_matches(const tw_sub *s, const tw_type *type)
+{
+	if (s->sys_pat && fnmatch(s->sys_pat, type->system, 0) != 0)
+		return 0;
+	if (fnmatch(s->name_pat, type->name, 0) == 0)
+		return 1;
+	/* "tracing_mark_write" is what text traces call ftrace's print. */
+	return type->kind == TW_KIND_PRINT &&
+	       fnmatch(s->name_pat, "tracing_mark_write", 0) == 0;
+}
+
+static int rehash(trawl_trace *t)
+{
+	size_t ncap = t->hash_cap ? t->hash_cap * 2 : 64;
+	tw_type **nh = tw_calloc(&t->mem, ncap, sizeof(*nh));
+	if (!nh)
+		return -1;
+	for (size_t i = 0; i < t->ntypes; i++) {
+		size_t j = t->types[i]->hash & (ncap - 1);
+		while (nh[j])
+			j = (j + 1) & (ncap - 1);
+		nh[j] = t->types[i];
+	}
+	tw_free(&t->mem, t->hash);
+	t->hash = nh;
+	t->hash_cap = ncap;
+	return 0;
+}
+
+static tw_type *make(trawl_trace *t, const char *name, size_t len,
+		     uint64_t h)
+{
+	if (t->ntypes * 2 >= t->hash_cap && rehash(t))
+		return NULL;
+	void *arr = t->types;
+	if (tw_grow(&t->mem, &arr, &t->types_cap, t->ntypes + 1,
+		    sizeof(*t->types)))
+		return NULL;
+	t->types = arr;
+	tw_type *ty = tw_calloc(&t->mem, 1, sizeof(*ty));
+	if (!ty)
+		return NULL;
+	ty->name = tw_strndup(&t->mem, name, len);
+	if (!ty->name)
+		goto fail;
+	ty->name_len = len;
+	ty->hash = h;
+	ty->id = (uint32_t)t->ntypes;
+	if (strcmp(ty->name, "print") == 0)
+		ty->kind = TW_KIND_PRINT;
+	else if (strcmp(ty->name, "function") == 0)
+		ty->kind = TW_KIND_FUNCTION;
+	ty->system = tw_event_system_of(ty->name);
+	for (size_t i = 0; i < t->nsubs; i++) {
+		if (!tw_sub_matches(&t->subs[i], ty))
+			continue;
+		tw_sub **ns = tw_realloc(&t->mem, ty->subs,
+					 (ty->nsubs + 1) * sizeof(*ns));
+		if (!ns)
+			goto fail;
+		ty->subs = ns;
+		ty->subs[ty->nsubs++] = &t->subs[i];
+	}
+	t->types[t->ntypes++] = ty;
+	size_t j = h & (t->hash_cap - 1);
+	while (t->hash[j])
+		j = (j + 1) & (t->hash_cap - 1);
+	t->hash[j] = ty;
+	return ty;
+fail:
+	tw_free(&t->mem, ty->subs);
+	tw_free(&t->mem, ty->name);
+	tw_free(&t->mem, ty);
+	return NULL;
+}
+
+tw_type *tw_type_get(trawl_trace *t, const char *name, size_t len)
+{
+	tw_type *last = t->last_type;
+	if (last && tw_eq(last->name, last->name_len, name, len))
+		return last;
+	if (tw_eq(name, len, "tracing_mark_write", 18)) {
+		name = "print";
+		len = 5;
+	}
+	uint64_t h = tw_hash(name, len);
+	if (t->hash_cap) {
+		size_t j = h & (t->hash_cap - 1);
+		for (tw_type *ty; (ty = t->hash[j]);
+		     j = (j + 1) & (t->hash_cap - 1)) {
+			if (ty->hash == h &&
+			    tw_eq(ty->name, ty->name_len, name, len))
+				return t->last_type = ty;
+		}
+	}
+	tw_type *ty = make(t, name, len, h);
+	if (ty)
+		t->last_type = ty;
+	return ty;
+}
+
+void tw_types_free(trawl_trace *t)
+{
+	for (size_t i = 0; i < t->ntypes; i++) {
+		tw_free(&t->mem, t->types[i]->subs);
+		tw_free(&t->mem, t->types[i]->name);
+		tw_free(&t->mem, t->types[i]);
+	}
+	tw_free(&t->mem, t->types);
+	tw_free(&t->mem, t->hash);
+	t->types = NULL;
+	t->hash = NULL;
+	t->ntypes = t->types_cap = t->hash_cap = 0;
+}

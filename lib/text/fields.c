@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Decoding a text payload into named fields, on first request.
+ *
+ * Most events print "key=value key=value"; values run to the next " key="
+ * (so comms with spaces survive), "[key=value]" is a field too (softirq's
+ * "[action=RCU]") and the "==>" of sched_switch is a separator. A few
+ * events print free text; for them, and for the plugin forms `trace-cmd
+ * report` uses, a small pattern table names the fields. The print event
+ * gets "ip" and "buf", plus the systrace marker fields when buf is one.
+ */
+#include <string.h>
+
+#include "text-int.h"
+
+/* Patterns: literal text and {name} or {name:d} (digits only). */
+struct pattern {
+	const char *event;
+	const char *pat;
+};
+
+static const struct pattern patterns[] = {
+	/* trace-cmd's sched plugin */
+	{"sched_switch", "{prev_comm}:{prev_pid:d} [{prev_prio:d}] "
+			 "{prev_state} ==> {next_comm}:{next_pid:d} "
+			 "[{next_prio:d}]"},
+	{"sched_wakeup", "{comm}:{pid:d} [{prio:d}] CPU:{target_cpu:d}"},
+	{"sched_wakeup", "{comm}:{pid:d} [{prio:d}] success={success:d} "
+			 "CPU:{target_cpu:d}"},
+	{"sched_wakeup_new", "{comm}:{pid:d} [{prio:d}] CPU:{target_cpu:d}"},
+	{"sched_wakeup_new", "{comm}:{pid:d} [{prio:d}] success={success:d} "
+			     "CPU:{target_cpu:d}"},
+	/* workqueue events print free text */
+	{"workqueue_queue_work", "work struct={work} function={function} "
+				 "workqueue={workqueue} req_cpu={req_cpu:d} "
+				 "cpu={cpu:d}"},
+	{"workqueue_activate_work", "work struct {work}"},
+	{"workqueue_execute_start", "work struct {work}: function {function}"},
+	{"workqueue_execute_end", "work struct {work}: function {function}"},
+	{"workqueue_execute_end", "work struct {work}"},
+	/* trace_printk and the function tracer */
+	{"bprint", "{ip}: {buf}"},
+	{"bputs", "{ip}: {str}"},
+	{"function", "{ip} <-{parent_ip}"},
+};
+
+#define MATCH_BUDGET 4096   /* steps of backtracking per payload */
+#define PATTERN_MAX_LEN 4096 /* longer payloads skip the patterns */
+
+struct matcher {
+	trawl_event *ev;
+	int steps;
+};
+
+static int digits_only(const char *s, size_t n)
+{
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)(s[i] - '0') > 9)
+			return 0;
+	return 1;
+}
+
+/* Match pattern p against s[0..n); on success fields are appended. */
+static int match(struct matcher *m, const char *p, const char *s, size_t n)
+{
+	if (++m->steps > MATCH_BUDGET)
+		return 0;
+	if (*p != '{') {
+		size_t lit = strcspn(p, "{");
+		if (n < lit || memcmp(p, s, lit) != 0)
+			return 0;
+		if (p[lit] == '\0')
+			return n == lit;
+		return match(m, p + lit, s + lit, n - lit);
+	}
+	const char *close = strchr(p, '}');
+	const char *colon = memchr(p, ':', (size_t)(close - p));
+	const char *key = p + 1;
+	size_t klen = (size_t)((colon ? colon : close) - key);
+	int numeric = colon != NULL;
+	const char *rest = close + 1;
+	size_t lit = strcspn(rest, "{");
+	int nf = m->ev->nfields;
+	if (nf >= TW_MAX_FIELDS)
+		return 0;
+	if (lit == 0) {
+		/* a field at the end takes the rest */
+		if (n == 0 || (numeric && !digits_only(s, n)))
+			return 0;
+		m->ev->fields[nf] = (tw_kv){key, s, (uint32_t)klen,
+					    (uint32_t)n};
+		m->ev->nfields++;
+		return 1;
+	}
+	/* Try each place the following literal occurs, leftmost first. */
+	for (size_t at = 1; at + lit <= n; at++) {
+		const char *hit = memchr(s + at, rest[0], n - at);
+		if (!hit)
+			break;
+		at = (size_t)(hit - s);
+		if (at + lit > n)
+			break;
+		if (memcmp(hit, rest, lit) != 0)
+			continue;
+		if (numeric && !digits_only(s, at))
+			break; /* digits stop before any later hit too */
+		m->ev->fields[nf] = (tw_kv){key, s, (uint32_t)klen,
+					    (uint32_t)at};
+		m->ev->nfields = nf + 1;
+		if (match(m, rest, s + at, n - at))
+			return 1;
+		m->ev->nfields = nf;
+		if (m->steps > MATCH_BUDGET)
+			return 0;
+	}
+	return 0;
+}
+
+static const struct pattern no_patterns;
+
+/* The first pattern of the type's event, found once per type. */
+static const struct pattern *first_pattern(tw_type *ty)
+{
+	if (!ty->patterns) {
+		ty->patterns = &no_patterns;
+		for (size_t i = 0; i < TW_ARRAY_SIZE(patterns); i++) {
+			if (strcmp(patterns[i].event, ty->name) == 0) {
+				ty->patterns = &patterns[i];
+				break;
+			}
+		}
+	}
+	return ty->patterns == &no_patterns ? NULL : ty->patterns;
+}
+
+static int try_patterns(trawl_event *ev, const char *s, size_t n)
+{
+	const struct pattern *p = first_pattern(ev->type);
+	if (!p || n > PATTERN_MAX_LEN)
+		return 0;
+	const char *name = ev->type->name;
+	struct matcher m = {ev, 0};
+	const struct pattern *end = patterns + TW_ARRAY_SIZE(patterns);
+	for (; p < end && strcmp(p->event, name) == 0; p++) {
+		size_t i = (size_t)(p - patterns);
+		ev->nfields = 0;
+		m.steps = 0;
+		if (match(&m, patterns[i].pat, s, n))
+			return 1;
+	}
+	ev->nfields = 0;
+	return 0;
+}
+
+static inline int ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '.';
+}
+
+/* Length of "ident=" at s (not "=="), or 0. */
+static size_t key_at(const char *s, const char *end)
+{
+	const char *p = s;
+	while (p < end && ident_char(*p))
+		p++;
+	if (p == s || p >= end || *p != '=' || (p + 1 < end && p[1] == '='))
+		return 0;
+	return (size_t)(p - s);
+}
+
+/* Where the value that starts at v ends: before " key=", " ==> ", " [k=". */
+static const char *value_end(const char *v, const char *end)
+{
+	for (const char *p = v; p < end;) {
+		const char *sp = memchr(p, ' ', (size_t)(end - p));
+		if (!sp)
+			return end;
+		const char *nx = sp + 1;
+		if (nx < end && (key_at(nx, end) ||
+				 (end - nx >= 3 && memcmp(nx, "==>", 3) == 0) ||
+				 (*nx == '[' && key_at(nx + 1, end))))
+			return sp;
+		p = nx;
+	}
+	return end;
+}
+
+static void decode_kv(trawl_event *ev, const char *s, size_t n)
+{
+	const char *p = s, *end = s + n;
+	int nf = ev->nfields;
+	while (p < end && nf < TW_MAX_FIELDS) {
+		while (p < end && *p == ' ')
+			p++;
+		if (end - p >= 3 && memcmp(p, "==>", 3) == 0) {
+			p += 3;
+			continue;
+		}
+		int bracket = p < end && *p == '[';
+		const char *k = p + bracket;
+		size_t klen = key_at(k, end);
+		if (!klen) {
+			/* not a field: skip this word */
+			const char *sp = memchr(p, ' ', (size_t)(end - p));
+			p = sp ? sp : end;
+			continue;
+		}
+		const char *v = k + klen + 1;
+		const char *ve;
+		if (bracket) {
+			const char *rb = memchr(v, ']', (size_t)(end - v));
+			ve = rb ? rb : end;
+			p = rb ? rb + 1 : end;
+		} else {
+			ve = value_end(v, end);
+			p = ve;
+		}
+		ev->fields[nf++] = (tw_kv){k, v, (uint32_t)klen,
+					   (uint32_t)(ve - v)};
+	}
+	ev->nfields = nf;
+}
+
+static void add(trawl_event *ev, const char *key, const char *v, size_t vlen)
+{
+	if (ev->nfields < TW_MAX_FIELDS)
+		ev->fields[ev->nfields++] = (tw_kv){key, v,
+						    (uint32_t)strlen(key),
+						    (uint32_t)vlen};
+}
+
+static void decode_print(trawl_event *ev)
+{
+	const char *ip, *buf;
+	size_t ip_len, buf_len;
+	tw_print_split(ev, &ip, &ip_len, &buf, &buf_len);
+	if (ip)
+		add(ev, "ip", ip, ip_len);
+	add(ev, "buf", buf, buf_len);
+	trawl_marker m;
+	if (tw_parse_marker(buf, buf_len, &m))
+		return;
+	/* The kind letter is the first byte of buf itself. */
+	add(ev, "kind", buf, 1);
+	if (m.pid >= 0) {
+		const char *pid = buf + 2;
+		const char *bar = memchr(pid, '|', buf_len - 2);
+		size_t pl = bar ? (size_t)(bar - pid) : buf_len - 2;
+		while (pl && (pid[pl - 1] == '\n' || pid[pl - 1] == ' '))
+			pl--;
+		add(ev, "pid", pid, pl);
+	}
+	if (m.name)
+		add(ev, "name", m.name, m.name_len);
+	if (m.kind == TRAWL_MARKER_COUNTER || m.kind == TRAWL_MARKER_ASYNC_BEGIN ||
+	    m.kind == TRAWL_MARKER_ASYNC_END) {
+		const char *num = m.name + m.name_len + 1;
+		size_t nl = (size_t)(buf + buf_len - num);
+		while (nl && (num[nl - 1] == '\n' || num[nl - 1] == ' '))
+			nl--;
+		add(ev, m.kind == TRAWL_MARKER_COUNTER ? "value" : "cookie",
+		    num, nl);
+	}
+}
+
+void tw_text_decode(const trawl_trace *t, trawl_event *ev)
+{
+	(void)t;
+	ev->nfields = 0;
+	if (ev->type->kind == TW_KIND_PRINT) {
+		decode_print(ev);
+		return;
+	}
+	const char *s = ev->payload;
+	size_t n = ev->payload_len;
+	if (try_patterns(ev, s, n))
+		return;
+	decode_kv(ev, s, n);
+}

@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The line format of tracefs `trace` and `trace_pipe`, which systrace and
+ * `trace-cmd report` share with small differences:
+ *
+ *   <comm>-<pid> [(<tgid>)] [<cpu>] [<flags>] <sec>.<frac>: <event>: <payload>
+ *              bash-2223    [000] d..2.  2410.932850: sched_switch: prev_...
+ *     Binder:543_2-612     (  543) [001] ...1  123.456789: tracing_mark_...
+ *   and `trace-cmd report -l`:  sh-2297    0d..3.  2519.964000: sched_waking:
+ *
+ * Comms may hold spaces, dashes, colons, slashes and brackets, so the cpu
+ * column is found as the first "[digits]" preceded by "-pid" (and maybe a
+ * tgid), not by position. Only the header is parsed here; the payload is
+ * decoded lazily (fields.c).
+ */
+#include <string.h>
+
+#include "text-int.h"
+
+static inline int is_digit(char c)
+{
+	return (unsigned char)(c - '0') < 10;
+}
+
+static inline int is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static int starts(const char *s, size_t n, const char *lit)
+{
+	size_t l = strlen(lit);
+	return n >= l && memcmp(s, lit, l) == 0;
+}
+
+/* Unsigned decimal in s[*i..n) up to max_digits; -1 when none. */
+static int64_t number(const char *s, size_t n, size_t *i, int max_digits)
+{
+	size_t j = *i;
+	int64_t v = 0;
+	while (j < n && is_digit(s[j]) && (int)(j - *i) < max_digits)
+		v = v * 10 + (s[j++] - '0');
+	if (j == *i || (j < n && is_digit(s[j])))
+		return -1;
+	*i = j;
+	return v;
+}
+
+/* "CPU:%d [LOST %lu EVENTS]" as tracefs prints it. */
+static int lost_line(const char *s, size_t n, tw_line_info *info)
+{
+	size_t i = 4;
+	int64_t cpu = number(s, n, &i, 5);
+	if (cpu < 0 || !starts(s + i, n - i, " [LOST "))
+		return TW_L_BAD;
+	i += 7;
+	int64_t lost = number(s, n, &i, 18);
+	if (lost < 0 || !starts(s + i, n - i, " EVENTS]"))
+		return TW_L_BAD;
+	info->cpu = (int)cpu;
+	info->lost = (uint64_t)lost;
+	return TW_L_LOST;
+}
+
+/* "# entries-in-buffer/entries-written: 48091/159186   #P:2" */
+static int comment_line(const char *s, size_t n, tw_line_info *info)
+{
+	static const char key[] = "# entries-in-buffer/entries-written: ";
+	if (!starts(s, n, key))
+		return TW_L_SKIP;
+	size_t i = sizeof(key) - 1;
+	int64_t a = number(s, n, &i, 18);
+	if (a < 0 || i >= n || s[i] != '/')
+		return TW_L_SKIP;
+	i++;
+	int64_t b = number(s, n, &i, 18);
+	if (b < 0)
+		return TW_L_SKIP;
+	info->in_buffer = (uint64_t)a;
+	info->written = (uint64_t)b;
+	return TW_L_ENTRIES;
+}
+
+/*
+ * The part before the cpu column, s[b..e): "comm-pid", maybe followed by a
+ * tgid "(  543)" or "(-------)". Fills comm, pid and tgid.
+ */
+static int comm_pid(const char *s, size_t b, size_t e, tw_rec *r)
+{
+	while (e > b && is_space(s[e - 1]))
+		e--;
+	r->tgid = -1;
+	if (e > b && s[e - 1] == ')') {
+		size_t o = e - 1;
+		while (o > b && s[o] != '(')
+			o--;
+		if (s[o] != '(')
+			return -1;
+		size_t i = o + 1;
+		while (i < e - 1 && is_space(s[i]))
+			i++;
+		if (is_digit(s[i])) {
+			int64_t tg = number(s, e - 1, &i, 10);
+			if (tg < 0 || tg > INT32_MAX || i != e - 1)
+				return -1;
+			r->tgid = (int32_t)tg;
+		} else {
+			while (i < e - 1 && s[i] == '-')
+				i++;
+			if (i != e - 1)
+				return -1;
+		}
+		e = o;
+		while (e > b && is_space(s[e - 1]))
+			e--;
+	}
+	size_t d = e;
+	while (d > b && is_digit(s[d - 1]))
+		d--;
+	if (d == e || e - d > 10 || d == b || s[d - 1] != '-')
+		return -1;
+	size_t i = d;
+	int64_t pid = number(s, e, &i, 10);
+	if (pid < 0 || pid > INT32_MAX)
+		return -1;
+	r->pid = (int32_t)pid;
+	r->comm = s + b;
+	r->comm_len = (uint32_t)(d - 1 - b);
+	return 0;
+}
+
+/*
+ * The irq-info column: irqs-off, need-resched, hardirq/softirq, preempt
+ * depth and (5 wide, since 5.x) migrate-disable.
+ */
+static int flags_token(const char *s, size_t len, tw_rec *r)
+{
+	if (len != 4 && len != 5)
+		return -1;
+	unsigned f = TRAWL_FLAG_KNOWN;
+	switch (s[0]) {
+	case 'd': f |= TRAWL_FLAG_IRQS_OFF; break;
+	case 'D': f |= TRAWL_FLAG_IRQS_OFF | TRAWL_FLAG_BH_OFF; break;
+	case 'b': f |= TRAWL_FLAG_BH_OFF; break;
+	case 'X': case '.': break;
+	default: return -1;
+	}
+	switch (s[1]) {
+	case 'N': f |= TRAWL_FLAG_NEED_RESCHED | TRAWL_FLAG_PREEMPT_RESCHED;
+		break;
+	case 'n': case 'L': case 'B': f |= TRAWL_FLAG_NEED_RESCHED; break;
+	case 'p': f |= TRAWL_FLAG_PREEMPT_RESCHED; break;
+	case '.': break;
+	default: return -1;
+	}
+	switch (s[2]) {
+	case 'Z': f |= TRAWL_FLAG_NMI; break;
+	case 'z': f |= TRAWL_FLAG_NMI | TRAWL_FLAG_HARDIRQ; break;
+	case 'H': f |= TRAWL_FLAG_HARDIRQ | TRAWL_FLAG_SOFTIRQ; break;
+	case 'h': f |= TRAWL_FLAG_HARDIRQ; break;
+	case 's': f |= TRAWL_FLAG_SOFTIRQ; break;
+	case '.': break;
+	default: return -1;
+	}
+	char p = s[3];
+	if (p == '.')
+		r->preempt = 0;
+	else if (is_digit(p))
+		r->preempt = (int8_t)(p - '0');
+	else if (p >= 'a' && p <= 'f')
+		r->preempt = (int8_t)(p - 'a' + 10);
+	else
+		return -1;
+	if (len == 5 && s[4] != '.' && !is_digit(s[4]) &&
+	    !(s[4] >= 'a' && s[4] <= 'f'))
+		return -1;
+	r->flags = (uint16_t)f;
+	return 0;
+}
+
+/* "2410.932850:" -> ns, full precision up to nanoseconds. */
+static int timestamp(const char *s, size_t n, size_t *pi, int64_t *ts)
+{
+	size_t i = *pi;
+	int64_t sec = 0;
+	size_t b = i;
+	while (i < n && is_digit(s[i])) {
+		if (i - b >= 12)
+			return -1;
+		sec = sec * 10 + (s[i++] - '0');
+	}
+	if (i == b)
+		return -1;
+	int64_t frac = 0;
+	int nd = 0;
+	if (i < n && s[i] == '.') {
+		i++;
+		while (i < n && is_digit(s[i])) {
+			if (nd < 9) {
+				frac = frac * 10 + (s[i] - '0');
+				nd++;
+			}
+			i++;
+		}
+		if (nd == 0)
+			return -1;
+	} else {
+		/* counter / x86-tsc clocks print plain integers */
+		if (i - b > 18)
+			return -1;
+		*ts = sec;
+		goto colon;
+	}
+	static const int64_t scale[10] = {1000000000, 100000000, 10000000,
+					  1000000,    100000,	 10000,
+					  1000,	      100,	 10,
+					  1};
+	*ts = sec * 1000000000 + frac * scale[nd];
+colon:
+	if (i >= n || s[i] != ':')
+		return -1;
+	*pi = i + 1;
+	return 0;
+}
+
+static int bad(tw_line_info *info, const char *why, size_t col)
+{
+	info->why = why;
+	info->col = col;
+	return TW_L_BAD;
+}
+
+/* The event name and payload after "ts: ". */
+static int name_payload(const char *s, size_t n, size_t i, tw_rec *r,
+			tw_line_info *info)
+{
+	while (i < n && is_space(s[i]))
+		i++;
+	size_t b = i;
+	while (i < n && s[i] != ':' && s[i] != ' ')
+		i++;
+	if (i == b)
+		return bad(info, "an event name", b);
+	if (i < n && s[i] == ':' && (i + 1 == n || s[i + 1] == ' ')) {
+		r->name = s + b;
+		r->name_len = (uint32_t)(i - b);
+		if (r->name_len == 18 &&
+		    memcmp(r->name, "tracing_mark_write", 18) == 0)
+			r->bits |= TW_EV_IP_FROM_NAME;
+		i++;
+		while (i < n && is_space(s[i]))
+			i++;
+		r->payload = s + i;
+		r->payload_len = (uint32_t)(n - i);
+		return TW_L_EVENT;
+	}
+	/* The function tracer: "do_sys_open <-do_sys_openat2" */
+	if (i + 3 < n && s[i] == ' ' && s[i + 1] == '<' && s[i + 2] == '-') {
+		r->name = "function";
+		r->name_len = 8;
+		r->payload = s + b;
+		r->payload_len = (uint32_t)(n - b);
+		return TW_L_EVENT;
+	}
+	return bad(info, "\"name: \" after the timestamp", b);
+}
+
+/* trace-cmd report -l: "sh-2297    0d..3.  2519.964000: sched_waking: ..." */
+static int latency_form(const char *s, size_t b, size_t n, tw_rec *r,
+			tw_line_info *info)
+{
+	for (const char *c = memchr(s + b, ':', n - b); c;
+	     c = memchr(c + 1, ':', (size_t)(s + n - c - 1))) {
+		size_t ce = (size_t)(c - s);
+		size_t tb = ce;
+		while (tb > b && (is_digit(s[tb - 1]) || s[tb - 1] == '.'))
+			tb--;
+		if (tb == ce || tb == b || !is_space(s[tb - 1]))
+			continue;
+		size_t fe = tb;
+		while (fe > b && is_space(s[fe - 1]))
+			fe--;
+		size_t fb = fe;
+		while (fb > b && !is_space(s[fb - 1]))
+			fb--;
+		/* cpu digits then 4 or 5 flag characters */
+		size_t d = fb;
+		while (d < fe && is_digit(s[d]))
+			d++;
+		if (d == fb || d - fb > 5 || flags_token(s + d, fe - d, r))
+			continue;
+		size_t k = fb;
+		int64_t cpu = number(s, d, &k, 5);
+		if (cpu < 0 || cpu >= TW_MAX_CPUS)
+			continue;
+		if (comm_pid(s, b, fb, r))
+			continue;
+		size_t ti = tb;
+		if (timestamp(s, n, &ti, &r->ts))
+			continue;
+		r->cpu = (int32_t)cpu;
+		return name_payload(s, n, ti, r, info);
+	}
+	return bad(info, "a \"[cpu]\" column", b);
+}
+
+int tw_ftrace_parse(const char *s, size_t n, tw_rec *r, tw_line_info *info)
+{
+	size_t i = 0;
+	while (i < n && is_space(s[i]))
+		i++;
+	if (i == n)
+		return TW_L_SKIP;
+	switch (s[i]) {
+	case '#':
+		return comment_line(s + i, n - i, info);
+	case 'C':
+		if (starts(s + i, n - i, "CPU:"))
+			return lost_line(s + i, n - i, info);
+		if (starts(s + i, n - i, "CPU "))
+			return TW_L_SKIP; /* trace-cmd: "CPU 1 is empty" */
+		break;
+	case 'c':
+		if (starts(s + i, n - i, "cpus="))
+			return TW_L_SKIP;
+		break;
+	case 'T':
+		if (n - i == 6 && starts(s + i, n - i, "TRACE:"))
+			return TW_L_SKIP;
+		break;
+	case 'v':
+		if (starts(s + i, n - i, "version = "))
+			return TW_L_SKIP;
+		break;
+	}
+	size_t b = i;
+	r->flags = 0;
+	r->preempt = -1;
+	r->bits = 0;
+	/* Find "[cpu]" after "comm-pid"; the comm is at least one byte. */
+	const char *q = b + 1 < n ? memchr(s + b + 1, '[', n - b - 1) : NULL;
+	for (; q; q = memchr(q + 1, '[', (size_t)(s + n - q - 1))) {
+		size_t qi = (size_t)(q - s);
+		if (!is_space(s[qi - 1]))
+			continue;
+		size_t k = qi + 1;
+		int64_t cpu = number(s, n, &k, 5);
+		if (cpu < 0 || k >= n || s[k] != ']' || cpu >= TW_MAX_CPUS)
+			continue;
+		if (comm_pid(s, b, qi, r))
+			continue;
+		r->cpu = (int32_t)cpu;
+		i = k + 1;
+		goto after_cpu;
+	}
+	return latency_form(s, b, n, r, info);
+
+after_cpu:
+	while (i < n && is_space(s[i]))
+		i++;
+	size_t tb = i;
+	while (i < n && !is_space(s[i]))
+		i++;
+	if (i > tb && s[i - 1] != ':') {
+		if (flags_token(s + tb, i - tb, r))
+			return bad(info, "irq-info flags such as \"d..2.\"",
+				   tb);
+		while (i < n && is_space(s[i]))
+			i++;
+		tb = i;
+	}
+	i = tb;
+	if (timestamp(s, n, &i, &r->ts))
+		return bad(info, "a timestamp such as \"2410.932850:\"", tb);
+	return name_payload(s, n, i, r, info);
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Line input for the text readers: a memory map for plain files (zero copy),
+ * a buffered stream for pipes, and gzip/zstd decompressed while streaming.
+ * Lines longer than TW_MAX_LINE are skipped, never buffered whole.
+ */
+#ifndef TW_INPUT_H
+#define TW_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/util.h"
+#include "../core/core.h"
+
+#define TW_MAX_LINE (1u << 20)
+
+enum tw_compression { TW_COMP_NONE, TW_COMP_GZIP, TW_COMP_ZSTD };
+
+enum tw_line_status {
+	TW_LINE_EOF = 0,
+	TW_LINE_OK = 1,
+	TW_LINE_TOO_LONG = 2, /* skipped: *len holds the bytes dropped */
+};
+
+typedef struct tw_input tw_input;
+
+/* Opens path ("-" is stdin) or, when path is NULL, reads fd (not closed). */
+tw_input *tw_input_open(const tw_mem *mem, const char *path, int fd,
+			const char *name, trawl_error *err);
+void tw_input_close(tw_input *in);
+
+/* Up to *n first bytes of the decompressed input, without consuming them. */
+int tw_input_peek(tw_input *in, const char **p, size_t *n, trawl_error *err);
+
+/*
+ * Next line without its '\n' (and '\r'). Return: enum tw_line_status, or a
+ * negative TRAWL_E* code with err filled. The line is valid until the next
+ * call.
+ */
+int tw_input_line(tw_input *in, const char **line, size_t *len,
+		  trawl_error *err);
+
+/* Back to the first byte; -TRAWL_EUNSUPPORTED for pipes. */
+int tw_input_rewind(tw_input *in, trawl_error *err);
+
+int tw_input_seekable(const tw_input *in);
+int tw_input_compression(const tw_input *in);
+uint64_t tw_input_line_no(const tw_input *in);  /* of the last line */
+uint64_t tw_input_offset(const tw_input *in);   /* decompressed bytes read */
+uint64_t tw_input_progress(const tw_input *in); /* file bytes read */
+uint64_t tw_input_size(const tw_input *in);     /* file size, 0 if unknown */
+const char *tw_input_name(const tw_input *in);
+
+#endif

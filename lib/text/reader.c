@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The text reader: recognises the format from the content, walks the lines
+ * (unwrapping systrace HTML on the way), classifies each with the shared
+ * line parser and counts what is not an event: malformed lines, lost-event
+ * notes and overwritten entries.
+ */
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+#include "input.h"
+#include "text-int.h"
+
+#define DETECT_BYTES (64u << 10)
+
+enum html_state {
+	HTML_OUTSIDE,  /* between trace-data blocks: ignore */
+	HTML_START,    /* inside a block, content not yet seen */
+	HTML_TRACE,    /* inside an ftrace text block */
+	HTML_OTHER,    /* inside a block of something else (JSON): ignore */
+};
+
+typedef struct text_reader {
+	tw_input *in;
+	int html;
+	int html_state;
+	int strict;
+} text_reader;
+
+static text_reader *rd(const trawl_trace *t)
+{
+	return t->reader;
+}
+
+static const char *find(const char *s, size_t n, const char *lit)
+{
+	size_t l = strlen(lit);
+	if (n < l)
+		return NULL;
+	for (const char *p = s; (p = memchr(p, lit[0], (size_t)(s + n - p)));
+	     p++) {
+		if ((size_t)(s + n - p) < l)
+			return NULL;
+		if (memcmp(p, lit, l) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+/*
+ * Systrace HTML keeps the trace in <script class="trace-data"> blocks; the
+ * ftrace text one is taken, others (JSON) are skipped. Narrows [*s, *n) to
+ * the part of the line inside a block; returns 0 when nothing is left.
+ */
+static int html_line(text_reader *r, const char **s, size_t *n)
+{
+	if (r->html_state == HTML_OUTSIDE) {
+		const char *tag = find(*s, *n, "<script");
+		if (!tag || !find(tag, (size_t)(*s + *n - tag), "trace-data"))
+			return 0;
+		const char *gt = memchr(tag, '>', (size_t)(*s + *n - tag));
+		if (!gt)
+			return 0;
+		r->html_state = HTML_START;
+		*n = (size_t)(*s + *n - gt - 1);
+		*s = gt + 1;
+	}
+	const char *end = find(*s, *n, "</script>");
+	if (end) {
+		*n = (size_t)(end - *s);
+		int was = r->html_state;
+		r->html_state = HTML_OUTSIDE;
+		if (was == HTML_OTHER)
+			return 0;
+	}
+	if (r->html_state == HTML_OTHER)
+		return 0;
+	if (r->html_state == HTML_START) {
+		size_t i = 0;
+		while (i < *n && isspace((unsigned char)(*s)[i]))
+			i++;
+		if (i == *n)
+			return 0;
+		tw_rec tmp;
+		tw_line_info info = {0};
+		int k = tw_ftrace_parse(*s, *n, &tmp, &info);
+		if ((*s)[i] == '#' || k == TW_L_EVENT ||
+		    (*n - i >= 6 && memcmp(*s + i, "TRACE:", 6) == 0))
+			r->html_state = end ? HTML_OUTSIDE : HTML_TRACE;
+		else {
+			r->html_state = end ? HTML_OUTSIDE : HTML_OTHER;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int bad_line(trawl_trace *t, text_reader *r, uint64_t line,
+		    const char *s, size_t n, const tw_line_info *info,
+		    trawl_error *err)
+{
+	if (!r->strict) {
+		tw_note_bad_line(t, line);
+		return 0;
+	}
+	if (!s)
+		return tw_error_at(err, TRAWL_EPARSE, 0, t->name, line, 0, 0,
+				   "cannot parse line: longer than %u bytes",
+				   TW_MAX_LINE);
+	char shown[48];
+	size_t k = 0;
+	for (size_t i = 0; i < n && k + 4 < sizeof(shown); i++)
+		shown[k++] = isprint((unsigned char)s[i]) ? s[i] : '?';
+	shown[k] = '\0';
+	return tw_error_at(err, TRAWL_EPARSE, 0, t->name, line,
+			   (uint32_t)info->col + 1,
+			   tw_input_offset(r->in),
+			   "cannot parse line \"%s%s\": expected %s", shown,
+			   k < n ? "..." : "", info->why ? info->why : "an event");
+}
+
+static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
+{
+	text_reader *r = rd(t);
+	for (;;) {
+		const char *s = NULL;
+		size_t n;
+		int rc = tw_input_line(r->in, &s, &n, err);
+		if (rc <= 0)
+			return rc;
+		uint64_t line = tw_input_line_no(r->in);
+		tw_line_info info = {0};
+		if (rc == TW_LINE_TOO_LONG) {
+			if (r->html && r->html_state != HTML_TRACE)
+				continue;
+			if (!scan && (rc = bad_line(t, r, line, NULL, n, &info,
+						    err)))
+				return rc;
+			continue;
+		}
+		if (r->html && !html_line(r, &s, &n))
+			continue;
+		switch (tw_ftrace_parse(s, n, rec, &info)) {
+		case TW_L_EVENT:
+			rec->line = line;
+			rec->raw = s;
+			rec->raw_len = (uint32_t)n;
+			return TW_NEXT_EVENT;
+		case TW_L_SKIP:
+			break;
+		case TW_L_LOST:
+			if (!scan)
+				tw_note_lost(t, info.cpu, info.lost);
+			break;
+		case TW_L_ENTRIES:
+			if (!scan && info.written > info.in_buffer)
+				t->stats.overwritten +=
+					info.written - info.in_buffer;
+			break;
+		default:
+			if (!scan && (rc = bad_line(t, r, line, s, n, &info,
+						    err)))
+				return rc;
+		}
+	}
+}
+
+static int rewind_input(trawl_trace *t, trawl_error *err)
+{
+	text_reader *r = rd(t);
+	int rc = tw_input_rewind(r->in, err);
+	if (rc == 0)
+		r->html_state = HTML_OUTSIDE;
+	return rc;
+}
+
+static int reparse(trawl_trace *t, const char *raw, size_t len, tw_rec *rec)
+{
+	(void)t;
+	tw_line_info info = {0};
+	if (tw_ftrace_parse(raw, len, rec, &info) != TW_L_EVENT)
+		return -TRAWL_EPARSE;
+	rec->raw = raw;
+	rec->raw_len = (uint32_t)len;
+	return TW_NEXT_EVENT;
+}
+
+static void progress(const trawl_trace *t, uint64_t *done, uint64_t *total)
+{
+	*done = tw_input_progress(rd(t)->in);
+	*total = tw_input_size(rd(t)->in);
+}
+
+static void close_reader(trawl_trace *t)
+{
+	text_reader *r = rd(t);
+	if (!r)
+		return;
+	tw_input_close(r->in);
+	tw_free(&t->mem, r);
+	t->reader = NULL;
+}
+
+static const tw_reader_ops text_ops = {
+	.next = next,
+	.rewind = rewind_input,
+	.reparse = reparse,
+	.decode = tw_text_decode,
+	.progress = progress,
+	.close = close_reader,
+};
+
+int tw_text_detect(const char *p, size_t n, int *format, trawl_error *err,
+		   const char *name)
+{
+	static const char dat_magic[] = "\x17\x08\x44tracing";
+	if (n >= 10 && memcmp(p, dat_magic, 10) == 0)
+		return tw_error_at(err, TRAWL_EUNSUPPORTED, 0, name, 0, 0, 0,
+				   "this is a trace-cmd trace.dat file; trawl "
+				   "reads it once the binary reader lands; "
+				   "for now run `trace-cmd report FILE > "
+				   "FILE.txt` and read that");
+	size_t i = 0;
+	if (n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+		i = 3;
+	while (i < n && isspace((unsigned char)p[i]))
+		i++;
+	if (i == n) {
+		*format = TRAWL_FORMAT_FTRACE; /* empty: no events */
+		return 0;
+	}
+	if (n - i >= 5 && (strncasecmp(p + i, "<!doc", 5) == 0 ||
+			   strncasecmp(p + i, "<html", 5) == 0)) {
+		*format = TRAWL_FORMAT_SYSTRACE_HTML;
+		return 0;
+	}
+	if (n - i >= 6 && memcmp(p + i, "TRACE:", 6) == 0) {
+		*format = TRAWL_FORMAT_SYSTRACE;
+		return 0;
+	}
+	if (n - i >= 5 && memcmp(p + i, "cpus=", 5) == 0) {
+		*format = TRAWL_FORMAT_TRACE_CMD_REPORT;
+		return 0;
+	}
+	/* Look at the lines: an event line decides; a tgid column with
+	 * tracing_mark_write markers is what atrace writes. */
+	size_t events = 0, binary = 0, padded = 0, latency = 0;
+	for (size_t b = i; b < n && events < 64;) {
+		const char *nl = memchr(p + b, '\n', n - b);
+		size_t e = nl ? (size_t)(nl - p) : n;
+		if (!nl && b > i)
+			break; /* the cut-off last line proves nothing */
+		if (memchr(p + b, '\0', e - b))
+			binary++;
+		tw_rec r;
+		tw_line_info info = {0};
+		if (tw_ftrace_parse(p + b, e - b, &r, &info) == TW_L_EVENT) {
+			events++;
+			const char *after = r.name + r.name_len + 1;
+			if (after + 1 < p + e && after[0] == ' ' &&
+			    after[1] == ' ')
+				padded++;
+			if (memchr(p + b, '[', (size_t)(r.name - (p + b))) ==
+			    NULL)
+				latency++;
+		}
+		b = e + 1;
+	}
+	if (events == 0) {
+		if (binary || memchr(p + i, '\0', n - i))
+			return tw_error_at(err, TRAWL_EFORMAT, 0, name, 0, 0,
+					   0,
+					   "cannot recognise the format: "
+					   "binary data, not a text trace");
+		int has_lines = memchr(p + i, '\n', n - i) != NULL;
+		if (has_lines && n >= DETECT_BYTES)
+			return tw_error_at(err, TRAWL_EFORMAT, 0, name, 0, 0,
+					   0,
+					   "cannot recognise the format: no "
+					   "ftrace event line in the first "
+					   "%u KiB", DETECT_BYTES >> 10);
+		*format = TRAWL_FORMAT_FTRACE;
+		return 0;
+	}
+	*format = (padded * 2 > events || latency * 2 > events)
+			  ? TRAWL_FORMAT_TRACE_CMD_REPORT
+			  : TRAWL_FORMAT_FTRACE;
+	return 0;
+}
+
+int tw_text_open(trawl_trace *t, const char *path, int fd, trawl_error *err)
+{
+	text_reader *r = tw_calloc(&t->mem, 1, sizeof(*r));
+	if (!r)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
+				   "out of memory");
+	t->reader = r;
+	t->ops = &text_ops;
+	r->strict = (t->opts.flags & TRAWL_OPEN_STRICT) != 0;
+	r->in = tw_input_open(&t->mem, path, fd, t->name, err);
+	if (!r->in)
+		return -(err ? err->code : TRAWL_EIO);
+	static const char *const comp[] = {"none", "gzip", "zstd"};
+	t->compression = comp[tw_input_compression(r->in)];
+	const char *p;
+	size_t n = DETECT_BYTES;
+	int rc = tw_input_peek(r->in, &p, &n, err);
+	if (rc)
+		return rc;
+	rc = tw_text_detect(p, n, &t->format, err, t->name);
+	if (rc)
+		return rc;
+	r->html = t->format == TRAWL_FORMAT_SYSTRACE_HTML;
+	return 0;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the text readers: the line classifier shared by the ftrace,
+ * systrace and trace-cmd report forms, and the payload decoder.
+ */
+#ifndef TW_TEXT_INT_H
+#define TW_TEXT_INT_H
+
+#include "../core/core.h"
+
+enum tw_line_kind {
+	TW_L_BAD = 0,
+	TW_L_EVENT,
+	TW_L_SKIP,    /* blank, comment or header */
+	TW_L_LOST,    /* CPU:n [LOST m EVENTS] */
+	TW_L_ENTRIES, /* # entries-in-buffer/entries-written: a/b */
+};
+
+typedef struct tw_line_info {
+	int cpu;
+	uint64_t lost;
+	uint64_t in_buffer;
+	uint64_t written;
+	const char *why; /* for TW_L_BAD: what was expected */
+	size_t col;	 /* for TW_L_BAD: 0-based column of the problem */
+} tw_line_info;
+
+/* Classify one line and, for an event, fill r's header fields. */
+int tw_ftrace_parse(const char *s, size_t n, tw_rec *r, tw_line_info *info);
+
+/* Decode the payload of ev into ev->fields (reader decode op). */
+void tw_text_decode(const trawl_trace *t, trawl_event *ev);
+
+/* Recognise the format from the first bytes of the decompressed input. */
+int tw_text_detect(const char *p, size_t n, int *format, trawl_error *err,
+		   const char *name);
+
+#endif

@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Byte sources for the text readers. A plain regular file is mapped and its
+ * lines are handed out in place; anything else (pipes, gzip, zstd) goes
+ * through one buffer that lines are cut from. Compression is recognised by
+ * its magic number, so names never matter.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "input.h"
+
+#define RAW_CHUNK (256u * 1024)
+#define BUF_INITIAL (1u << 20)
+
+struct tw_input {
+	const tw_mem *mem;
+	int fd;
+	int own_fd;
+	char name[256];
+	int seekable;
+	uint64_t size;
+	int comp;
+
+	/* Plain regular files: the whole map. */
+	const char *map;
+	size_t map_len;
+	size_t pos;
+
+	/* Streams: decompressed bytes [start, end) of buf are unread. */
+	char *buf;
+	size_t cap, start, end;
+	int eof;	/* no more decompressed bytes will come */
+	int skipping;	/* dropping the rest of an over-long line */
+	uint64_t skipped;
+
+	/* Compressed bytes not yet decompressed: raw[raw_pos, raw_len). */
+	unsigned char *raw;
+	size_t raw_pos, raw_len;
+	int raw_eof;
+	uint64_t raw_read;
+	z_stream z;
+	int z_ready;
+	ZSTD_DStream *zs;
+
+	uint64_t line_no;
+	uint64_t offset;
+};
+
+static int sys_err(tw_input *in, trawl_error *err, const char *what)
+{
+	int e = errno;
+	return tw_error_at(err, TRAWL_EIO, e, in->name, 0, 0, in->offset,
+			   "failed to %s: %s", what, strerror(e));
+}
+
+static int read_raw(tw_input *in, trawl_error *err)
+{
+	if (in->raw_pos < in->raw_len || in->raw_eof)
+		return 0;
+	ssize_t n;
+	do
+		n = read(in->fd, in->raw, RAW_CHUNK);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return sys_err(in, err, "read");
+	in->raw_pos = 0;
+	in->raw_len = (size_t)n;
+	in->raw_read += (uint64_t)n;
+	if (n == 0)
+		in->raw_eof = 1;
+	return 0;
+}
+
+static int decomp_init(tw_input *in, trawl_error *err)
+{
+	if (in->comp == TW_COMP_GZIP) {
+		if (in->z_ready)
+			inflateEnd(&in->z);
+		memset(&in->z, 0, sizeof(in->z));
+		/* 15 + 32: zlib or gzip header, detected. */
+		if (inflateInit2(&in->z, 15 + 32) != Z_OK)
+			return tw_error_at(err, TRAWL_ENOMEM, 0, in->name, 0,
+					   0, 0, "cannot start gzip decoder");
+		in->z_ready = 1;
+	} else if (in->comp == TW_COMP_ZSTD) {
+		if (!in->zs)
+			in->zs = ZSTD_createDStream();
+		if (!in->zs || ZSTD_isError(ZSTD_initDStream(in->zs)))
+			return tw_error_at(err, TRAWL_ENOMEM, 0, in->name, 0,
+					   0, 0, "cannot start zstd decoder");
+	}
+	return 0;
+}
+
+/* Append decompressed (or plain streamed) bytes after buf[end]. */
+static int fill(tw_input *in, trawl_error *err)
+{
+	if (in->eof)
+		return 0;
+	if (in->start > 0 && in->start == in->end)
+		in->start = in->end = 0;
+	if (in->end == in->cap) {
+		if (in->start > 0) {
+			memmove(in->buf, in->buf + in->start,
+				in->end - in->start);
+			in->end -= in->start;
+			in->start = 0;
+		} else {
+			void *p = in->buf;
+			if (tw_grow(in->mem, &p, &in->cap, in->cap * 2, 1))
+				return tw_error_at(err, TRAWL_ENOMEM, 0,
+						   in->name, 0, 0, in->offset,
+						   "out of memory");
+			in->buf = p;
+		}
+	}
+	size_t room = in->cap - in->end;
+	int rc = read_raw(in, err);
+	if (rc)
+		return rc;
+	if (in->comp == TW_COMP_NONE) {
+		size_t n = in->raw_len - in->raw_pos;
+		if (n == 0) {
+			in->eof = 1;
+			return 0;
+		}
+		if (n > room)
+			n = room;
+		memcpy(in->buf + in->end, in->raw + in->raw_pos, n);
+		in->raw_pos += n;
+		in->end += n;
+		return 0;
+	}
+	if (in->raw_pos == in->raw_len) {
+		/* Input ended; an unfinished stream is truncated data. */
+		in->eof = 1;
+		if (in->comp == TW_COMP_GZIP && in->z_ready &&
+		    in->z.total_in > 0)
+			return tw_error_at(err, TRAWL_EPARSE, 0, in->name, 0,
+					   0, in->raw_read,
+					   "gzip data is truncated at byte %llu",
+					   (unsigned long long)in->raw_read);
+		return 0;
+	}
+	if (in->comp == TW_COMP_GZIP) {
+		in->z.next_in = in->raw + in->raw_pos;
+		in->z.avail_in = (uInt)(in->raw_len - in->raw_pos);
+		in->z.next_out = (unsigned char *)in->buf + in->end;
+		in->z.avail_out = (uInt)room;
+		int zr = inflate(&in->z, Z_NO_FLUSH);
+		in->raw_pos = in->raw_len - in->z.avail_in;
+		in->end = in->cap - in->z.avail_out;
+		if (zr == Z_STREAM_END) {
+			/* Concatenated members (gzip a b > c) continue. */
+			inflateReset(&in->z);
+			in->z.total_in = 0;
+		} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
+			return tw_error_at(err, TRAWL_EPARSE, 0, in->name, 0,
+					   0, in->raw_read,
+					   "cannot decompress gzip data near "
+					   "byte %llu: %s",
+					   (unsigned long long)in->raw_read,
+					   in->z.msg ? in->z.msg : "corrupt");
+		}
+		return 0;
+	}
+	ZSTD_inBuffer ib = {in->raw, in->raw_len, in->raw_pos};
+	ZSTD_outBuffer ob = {in->buf, in->cap, in->end};
+	size_t zr = ZSTD_decompressStream(in->zs, &ob, &ib);
+	in->raw_pos = ib.pos;
+	in->end = ob.pos;
+	if (ZSTD_isError(zr))
+		return tw_error_at(err, TRAWL_EPARSE, 0, in->name, 0, 0,
+				   in->raw_read,
+				   "cannot decompress zstd data near byte "
+				   "%llu: %s",
+				   (unsigned long long)in->raw_read,
+				   ZSTD_getErrorName(zr));
+	return 0;
+}
+
+static int detect_compression(tw_input *in, trawl_error *err)
+{
+	int rc = read_raw(in, err);
+	if (rc)
+		return rc;
+	const unsigned char *r = in->raw;
+	size_t n = in->raw_len;
+	if (n >= 2 && r[0] == 0x1f && r[1] == 0x8b)
+		in->comp = TW_COMP_GZIP;
+	else if (n >= 4 && r[0] == 0x28 && r[1] == 0xb5 && r[2] == 0x2f &&
+		 r[3] == 0xfd)
+		in->comp = TW_COMP_ZSTD;
+	return decomp_init(in, err);
+}
+
+tw_input *tw_input_open(const tw_mem *mem, const char *path, int fd,
+			const char *name, trawl_error *err)
+{
+	tw_input *in = tw_calloc(mem, 1, sizeof(*in));
+	if (!in) {
+		tw_error_at(err, TRAWL_ENOMEM, 0, name ? name : path, 0, 0, 0,
+			    "out of memory");
+		return NULL;
+	}
+	in->mem = mem;
+	in->fd = -1;
+	snprintf(in->name, sizeof(in->name), "%s",
+		 name ? name : (path && strcmp(path, "-") ? path : "<stdin>"));
+	if (path && strcmp(path, "-") != 0) {
+		in->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (in->fd < 0) {
+			int e = errno;
+			tw_error_at(err, e == ENOENT ? TRAWL_EINVAL : TRAWL_EIO,
+				    e, in->name, 0, 0, 0, "cannot open: %s",
+				    strerror(e));
+			goto fail;
+		}
+		in->own_fd = 1;
+	} else {
+		in->fd = path ? 0 : fd;
+	}
+	struct stat st;
+	if (fstat(in->fd, &st) < 0) {
+		sys_err(in, err, "stat");
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		tw_error_at(err, TRAWL_EINVAL, 0, in->name, 0, 0, 0,
+			    "cannot read: it is a directory");
+		goto fail;
+	}
+	if (S_ISREG(st.st_mode)) {
+		in->size = (uint64_t)st.st_size;
+		in->seekable = lseek(in->fd, 0, SEEK_CUR) == 0;
+	}
+	in->raw = tw_malloc(mem, RAW_CHUNK);
+	if (!in->raw) {
+		tw_error_at(err, TRAWL_ENOMEM, 0, in->name, 0, 0, 0,
+			    "out of memory");
+		goto fail;
+	}
+	if (detect_compression(in, err))
+		goto fail;
+	if (in->comp == TW_COMP_NONE && in->seekable && in->size > 0) {
+		void *m = mmap(NULL, in->size, PROT_READ, MAP_PRIVATE, in->fd,
+			       0);
+		if (m != MAP_FAILED) {
+			madvise(m, in->size, MADV_SEQUENTIAL);
+			in->map = m;
+			in->map_len = in->size;
+			return in;
+		}
+	}
+	in->cap = BUF_INITIAL;
+	in->buf = tw_malloc(mem, in->cap);
+	if (!in->buf) {
+		tw_error_at(err, TRAWL_ENOMEM, 0, in->name, 0, 0, 0,
+			    "out of memory");
+		goto fail;
+	}
+	return in;
+fail:
+	tw_input_close(in);
+	return NULL;
+}
+
+void tw_input_close(tw_input *in)
+{
+	if (!in)
+		return;
+	if (in->map)
+		munmap((void *)in->map, in->map_len);
+	if (in->z_ready)
+		inflateEnd(&in->z);
+	if (in->zs)
+		ZSTD_freeDStream(in->zs);
+	if (in->own_fd && in->fd >= 0)
+		close(in->fd);
+	tw_free(in->mem, in->raw);
+	tw_free(in->mem, in->buf);
+	tw_free(in->mem, in);
+}
+
+int tw_input_peek(tw_input *in, const char **p, size_t *n, trawl_error *err)
+{
+	size_t want = *n;
+	if (in->map) {
+		*p = in->map + in->pos;
+		*n = in->map_len - in->pos < want ? in->map_len - in->pos
+						  : want;
+		return 0;
+	}
+	while (in->end - in->start < want && !in->eof) {
+		if (in->end == in->cap && in->start == 0)
+			break;
+		int rc = fill(in, err);
+		if (rc)
+			return rc;
+	}
+	*p = in->buf + in->start;
+	*n = in->end - in->start < want ? in->end - in->start : want;
+	return 0;
+}
+
+static size_t trim_cr(const char *s, size_t n)
+{
+	return n > 0 && s[n - 1] == '\r' ? n - 1 : n;
+}
+
+static int map_line(tw_input *in, const char **line, size_t *len)
+{
+	if (in->pos >= in->map_len)
+		return TW_LINE_EOF;
+	const char *s = in->map + in->pos;
+	size_t rest = in->map_len - in->pos;
+	const char *nl = memchr(s, '\n', rest);
+	size_t n = nl ? (size_t)(nl - s) : rest;
+	in->pos += nl ? n + 1 : n;
+	in->offset = in->pos;
+	in->line_no++;
+	*len = n;
+	if (n > TW_MAX_LINE)
+		return TW_LINE_TOO_LONG;
+	*line = s;
+	*len = trim_cr(s, n);
+	return TW_LINE_OK;
+}
+
+int tw_input_line(tw_input *in, const char **line, size_t *len,
+		  trawl_error *err)
+{
+	if (in->map)
+		return map_line(in, line, len);
+	size_t scanned = 0;
+	for (;;) {
+		char *s = in->buf + in->start;
+		size_t avail = in->end - in->start;
+		char *nl = avail > scanned ? memchr(s + scanned, '\n',
+						    avail - scanned)
+					   : NULL;
+		if (nl) {
+			size_t n = (size_t)(nl - s);
+			in->start += n + 1;
+			in->offset += n + 1;
+			if (in->skipping) {
+				in->skipping = 0;
+				*len = in->skipped + n;
+				in->skipped = 0;
+				return TW_LINE_TOO_LONG;
+			}
+			in->line_no++;
+			*line = s;
+			*len = trim_cr(s, n);
+			return TW_LINE_OK;
+		}
+		scanned = avail;
+		if (avail > TW_MAX_LINE) {
+			/* Drop what we have; keep looking for the newline. */
+			if (!in->skipping)
+				in->line_no++;
+			in->skipping = 1;
+			in->skipped += avail;
+			in->offset += avail;
+			in->start = in->end = 0;
+			scanned = 0;
+		}
+		if (in->eof) {
+			if (in->skipping) {
+				in->skipping = 0;
+				*len = in->skipped;
+				in->skipped = 0;
+				return TW_LINE_TOO_LONG;
+			}
+			if (avail == 0)
+				return TW_LINE_EOF;
+			/* Last line without a newline. */
+			in->start = in->end;
+			in->offset += avail;
+			in->line_no++;
+			*line = s;
+			*len = trim_cr(s, avail);
+			return TW_LINE_OK;
+		}
+		int rc = fill(in, err);
+		if (rc)
+			return rc;
+	}
+}
+
+int tw_input_rewind(tw_input *in, trawl_error *err)
+{
+	if (!in->seekable)
+		return -TRAWL_EUNSUPPORTED;
+	in->line_no = 0;
+	in->offset = 0;
+	if (in->map) {
+		in->pos = 0;
+		return 0;
+	}
+	if (lseek(in->fd, 0, SEEK_SET) < 0)
+		return sys_err(in, err, "seek");
+	in->start = in->end = 0;
+	in->eof = in->skipping = 0;
+	in->skipped = 0;
+	in->raw_pos = in->raw_len = 0;
+	in->raw_eof = 0;
+	in->raw_read = 0;
+	return decomp_init(in, err);
+}
+
+int tw_input_seekable(const tw_input *in)
+{
+	return in->seekable;
+}
+
+int tw_input_compression(const tw_input *in)
+{
+	return in->comp;
+}
+
+uint64_t tw_input_line_no(const tw_input *in)
+{
+	return in->line_no;
+}
+
+uint64_t tw_input_offset(const tw_input *in)
+{
+	return in->offset;
+}
+
+uint64_t tw_input_progress(const tw_input *in)
+{
+	return in->map ? in->pos : in->raw_read;
+}
+
+uint64_t tw_input_size(const tw_input *in)
+{
+	return in->size;
+}
+
+const char *tw_input_name(const tw_input *in)
+{
+	return in->name;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Small helpers shared by every concern of libtrawl: an allocator that can be
+ * hooked (for fault injection), a growable byte buffer and string hashing.
+ */
+#ifndef TW_UTIL_H
+#define TW_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The allocator of one trace; realloc(ctx, p, 0) frees. */
+typedef struct tw_mem {
+	void *(*realloc)(void *ctx, void *ptr, size_t size);
+	void *ctx;
+} tw_mem;
+
+void tw_mem_init(tw_mem *m, void *(*fn)(void *, void *, size_t), void *ctx);
+void *tw_malloc(const tw_mem *m, size_t n);
+void *tw_calloc(const tw_mem *m, size_t count, size_t size);
+void *tw_realloc(const tw_mem *m, void *p, size_t n);
+void tw_free(const tw_mem *m, void *p);
+char *tw_strndup(const tw_mem *m, const char *s, size_t n);
+
+/* Grow *pp (holding *cap elements of size elem) to at least need elements. */
+int tw_grow(const tw_mem *m, void **pp, size_t *cap, size_t need, size_t elem);
+
+/* A growable byte buffer. */
+typedef struct tw_buf {
+	char *data;
+	size_t len;
+	size_t cap;
+} tw_buf;
+
+int tw_buf_reserve(const tw_mem *m, tw_buf *b, size_t need);
+int tw_buf_append(const tw_mem *m, tw_buf *b, const void *p, size_t n);
+void tw_buf_fini(const tw_mem *m, tw_buf *b);
+
+/* FNV-1a: names here are short, and the hash runs once per new name. */
+static inline uint64_t tw_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static inline int tw_eq(const char *a, size_t an, const char *b, size_t bn)
+{
+	return an == bn && memcmp(a, b, an) == 0;
+}
+
+#define TW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define TW_LIKELY(x) __builtin_expect(!!(x), 1)
+#define TW_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#endif

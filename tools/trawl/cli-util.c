@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the subcommands: opening a trace with a progress bar,
+ * mapping library errors to exit codes, and escaping for JSON and CSV (trace
+ * text may hold NUL bytes and invalid UTF-8; the output stays valid).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("trawl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_status(int rc)
+{
+	if (rc >= 0)
+		return EXIT_OK;
+	return EXIT_INPUT;
+}
+
+struct progress_state {
+	struct timespec start, last;
+	int shown;
+};
+
+static struct progress_state progress;
+
+static double since(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) +
+	       (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+void cli_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	(void)ctx;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (progress.start.tv_sec == 0 && progress.start.tv_nsec == 0) {
+		progress.start = progress.last = now;
+		return;
+	}
+	/* Only long runs get a bar, and it redraws ten times a second. */
+	if (since(&progress.start, &now) < 0.5 ||
+	    since(&progress.last, &now) < 0.1)
+		return;
+	progress.last = now;
+	progress.shown = 1;
+	double el = since(&progress.start, &now);
+	if (total) {
+		int pct = (int)(done * 100 / total);
+		if (pct > 100)
+			pct = 100;
+		char bar[31];
+		int full = pct * 30 / 100;
+		memset(bar, '#', (size_t)full);
+		memset(bar + full, '.', (size_t)(30 - full));
+		bar[30] = '\0';
+		fprintf(stderr, "\r[%s] %3d%%  %.0f MB/s ", bar, pct,
+			(double)done / 1e6 / el);
+	} else {
+		fprintf(stderr, "\r%.0f MB read ", (double)done / 1e6);
+	}
+}
+
+static void progress_done(void)
+{
+	if (progress.shown)
+		fprintf(stderr, "\r%60s\r", "");
+}
+
+trawl_trace *cli_open(const char *path, unsigned flags, int *status)
+{
+	trawl_open_opts o = {0};
+	o.flags = flags;
+	if (isatty(2)) {
+		o.progress = cli_progress;
+		memset(&progress, 0, sizeof(progress));
+	}
+	trawl_error err = {0};
+	trawl_trace *t = trawl_open(path, &o, &err);
+	if (!t) {
+		cli_error("%s", err.msg);
+		*status = err.code == TRAWL_EIO && err.sys_errno != ENOENT
+				  ? EXIT_INPUT
+				  : EXIT_INPUT;
+		return NULL;
+	}
+	*status = EXIT_OK;
+	return t;
+}
+
+int cli_run(trawl_trace *t, const char *path)
+{
+	(void)path;
+	trawl_error err = {0};
+	int rc = trawl_run(t, &err);
+	progress_done();
+	if (rc < 0) {
+		cli_error("%s", err.msg[0] ? err.msg : trawl_strerror(rc));
+		return EXIT_INPUT;
+	}
+	if (rc > 0) /* a callback stopped the run (output closed) */
+		return rc == EXIT_INPUT ? EXIT_INPUT : EXIT_OK;
+	return EXIT_OK;
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t len;
+	unsigned min;
+	if (c < 0x80)
+		return 1;
+	if ((c & 0xe0) == 0xc0) {
+		len = 2;
+		min = 0x80;
+	} else if ((c & 0xf0) == 0xe0) {
+		len = 3;
+		min = 0x800;
+	} else if ((c & 0xf8) == 0xf0) {
+		len = 4;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	unsigned v = c & (0x7f >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		v = (v << 6) | (s[i] & 0x3f);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	return len;
+}
+
+void json_string(FILE *f, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	putc('"', f);
+	for (size_t i = 0; i < n;) {
+		unsigned c = p[i];
+		if (c == '"' || c == '\\') {
+			putc('\\', f);
+			putc((int)c, f);
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			fprintf(f, "\\u%04x", c);
+			i++;
+		} else if (c < 0x80) {
+			putc((int)c, f);
+			i++;
+		} else {
+			size_t l = utf8_len(p + i, n - i);
+			if (l == 0) {
+				fputs("\\ufffd", f);
+				i++;
+			} else {
+				fwrite(p + i, 1, l, f);
+				i += l;
+			}
+		}
+	}
+	putc('"', f);
+}
+
+void csv_field(FILE *f, const char *s, size_t n)
+{
+	int quote = 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == ',' || s[i] == '"' || s[i] == '\n' ||
+		    s[i] == '\r' || s[i] == ' ') {
+			quote = 1;
+			break;
+		}
+	if (!quote) {
+		fwrite(s, 1, n, f);
+		return;
+	}
+	putc('"', f);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"')
+			putc('"', f);
+		putc(s[i] ? s[i] : ' ', f);
+	}
+	putc('"', f);
+}
+
+int is_json_integer(const char *s, size_t n)
+{
+	size_t i = 0;
+	if (i < n && s[i] == '-')
+		i++;
+	if (i == n || n - i > 18)
+		return 0;
+	if (s[i] == '0' && n - i > 1)
+		return 0; /* leading zeros: keep as text (e.g. "000") */
+	for (; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
+
+void print_time(FILE *f, int64_t ns)
+{
+	const char *sign = "";
+	uint64_t u = (uint64_t)ns;
+	if (ns < 0) {
+		sign = "-";
+		u = (uint64_t)0 - u;
+	}
+	fprintf(f, "%s%llu.%09llu", sign, (unsigned long long)(u / 1000000000),
+		(unsigned long long)(u % 1000000000));
+}
+
+void flags_string(const trawl_event *ev, char out[6])
+{
+	unsigned fl = trawl_event_flags(ev);
+	if (!(fl & TRAWL_FLAG_KNOWN)) {
+		out[0] = '\0';
+		return;
+	}
+	int irq = fl & TRAWL_FLAG_IRQS_OFF, bh = fl & TRAWL_FLAG_BH_OFF;
+	out[0] = irq && bh ? 'D' : irq ? 'd' : bh ? 'b' : '.';
+	int nr = fl & TRAWL_FLAG_NEED_RESCHED,
+	    pr = fl & TRAWL_FLAG_PREEMPT_RESCHED;
+	out[1] = nr && pr ? 'N' : nr ? 'n' : pr ? 'p' : '.';
+	int hi = fl & TRAWL_FLAG_HARDIRQ, si = fl & TRAWL_FLAG_SOFTIRQ;
+	out[2] = fl & TRAWL_FLAG_NMI ? 'Z' : hi && si ? 'H' : hi ? 'h'
+					     : si	   ? 's'
+							   : '.';
+	int d = trawl_event_preempt_depth(ev);
+	out[3] = d <= 0 ? '.' : "0123456789abcdef"[d & 15];
+	out[4] = '\0';
+}

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trawl stats: what is in a trace. Counts come from the library's own
+ * counters, so stats is the cost of reading and ordering and nothing else.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void help(FILE *f)
+{
+	fprintf(f,
+		"usage: trawl stats FILE [--json] [--strict]\n\n"
+		"Counts events per type and per CPU, the time span, lost and "
+		"overwritten\nevents, malformed lines (with the first line "
+		"numbers) and events that\narrived out of time order.\n\n"
+		"  --json     machine-readable output (times in integer ns)\n"
+		"  --strict   the first malformed line is an error (exit 1)\n"
+		"  -h, --help this text\n");
+}
+
+struct by_count {
+	const char *name;
+	uint64_t n;
+};
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct by_count *x = a, *y = b;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void print_json(trawl_trace *t, const char *path)
+{
+	const trawl_stats *st = trawl_trace_stats(t);
+	FILE *f = stdout;
+	fputs("{\n  \"file\": ", f);
+	json_string(f, path, strlen(path));
+	fprintf(f, ",\n  \"format\": \"%s\",\n  \"compression\": \"%s\",\n",
+		trawl_format_name(trawl_format(t)), trawl_compression(t));
+	fprintf(f, "  \"total_events\": %llu,\n  \"events\": {",
+		(unsigned long long)st->events);
+	uint32_t nt = trawl_type_count(t);
+	int first = 1;
+	for (uint32_t i = 0; i < nt; i++) {
+		if (!trawl_type_events(t, i))
+			continue;
+		fputs(first ? "\n    " : ",\n    ", f);
+		first = 0;
+		const char *n = trawl_type_name(t, i);
+		json_string(f, n, strlen(n));
+		fprintf(f, ": %llu", (unsigned long long)trawl_type_events(t, i));
+	}
+	fputs(first ? "},\n" : "\n  },\n", f);
+	fputs("  \"cpus\": {", f);
+	first = 1;
+	for (int c = 0; c < trawl_cpu_count(t); c++) {
+		uint64_t ev = trawl_cpu_events(t, c), lost = trawl_cpu_lost(t, c);
+		if (!ev && !lost)
+			continue;
+		fprintf(f, "%s\"%d\": {\"events\": %llu, \"lost_events\": %llu}",
+			first ? "\n    " : ",\n    ", c, (unsigned long long)ev,
+			(unsigned long long)lost);
+		first = 0;
+	}
+	fputs(first ? "},\n" : "\n  },\n", f);
+	fprintf(f,
+		"  \"first_time\": %lld,\n  \"last_time\": %lld,\n"
+		"  \"span\": %lld,\n  \"lost_events\": %llu,\n"
+		"  \"overwritten_events\": %llu,\n  \"bad_lines\": %llu,\n"
+		"  \"bad_line_numbers\": [",
+		(long long)st->first_time, (long long)st->last_time,
+		(long long)(st->last_time - st->first_time),
+		(unsigned long long)st->lost_events,
+		(unsigned long long)st->overwritten,
+		(unsigned long long)st->bad_lines);
+	for (uint64_t i = 0; i < st->bad_lines && i < TRAWL_BAD_LINES_KEPT; i++)
+		fprintf(f, "%s%llu", i ? ", " : "",
+			(unsigned long long)st->bad_line[i]);
+	fprintf(f,
+		"],\n  \"reordered_events\": %llu,\n  \"spilled_runs\": %llu\n}\n",
+		(unsigned long long)st->reordered,
+		(unsigned long long)st->spilled_runs);
+}
+
+static void print_text(trawl_trace *t, const char *path)
+{
+	const trawl_stats *st = trawl_trace_stats(t);
+	FILE *f = stdout;
+	fprintf(f, "file:         %s\n", path);
+	fprintf(f, "format:       %s%s%s\n", trawl_format_name(trawl_format(t)),
+		strcmp(trawl_compression(t), "none") ? ", " : "",
+		strcmp(trawl_compression(t), "none") ? trawl_compression(t)
+						      : "");
+	fprintf(f, "events:       %llu\n", (unsigned long long)st->events);
+	if (st->events) {
+		fputs("time:         ", f);
+		print_time(f, st->first_time);
+		fputs(" .. ", f);
+		print_time(f, st->last_time);
+		fputs(" (span ", f);
+		print_time(f, st->last_time - st->first_time);
+		fputs(" s)\n", f);
+	}
+	fprintf(f, "lost events:  %llu\n", (unsigned long long)st->lost_events);
+	if (st->overwritten)
+		fprintf(f,
+			"overwritten:  %llu (written to the buffer but "
+			"overwritten before it was read)\n",
+			(unsigned long long)st->overwritten);
+	fprintf(f, "bad lines:    %llu", (unsigned long long)st->bad_lines);
+	for (uint64_t i = 0; i < st->bad_lines && i < TRAWL_BAD_LINES_KEPT; i++)
+		fprintf(f, "%s%llu", i ? ", " : " (lines ",
+			(unsigned long long)st->bad_line[i]);
+	if (st->bad_lines)
+		fputs(st->bad_lines > TRAWL_BAD_LINES_KEPT ? ", ...)" : ")", f);
+	fputc('\n', f);
+	fprintf(f, "reordered:    %llu", (unsigned long long)st->reordered);
+	if (st->reordered)
+		fprintf(f, " (events arrived out of time order and were "
+			   "sorted%s)",
+			st->spilled_runs ? " on disk" : "");
+	fputc('\n', f);
+
+	uint32_t nt = trawl_type_count(t);
+	struct by_count *rows = calloc(nt ? nt : 1, sizeof(*rows));
+	if (!rows)
+		return;
+	size_t nr = 0;
+	for (uint32_t i = 0; i < nt; i++)
+		if (trawl_type_events(t, i))
+			rows[nr++] = (struct by_count){trawl_type_name(t, i),
+						       trawl_type_events(t, i)};
+	qsort(rows, nr, sizeof(*rows), cmp_count);
+	if (nr) {
+		fprintf(f, "\n%-32s %12s %7s\n", "event", "count", "share");
+		for (size_t i = 0; i < nr; i++)
+			fprintf(f, "%-32s %12llu %6.2f%%\n", rows[i].name,
+				(unsigned long long)rows[i].n,
+				100.0 * (double)rows[i].n / (double)st->events);
+	}
+	free(rows);
+	if (trawl_cpu_count(t)) {
+		fprintf(f, "\n%-6s %12s %12s\n", "cpu", "events", "lost");
+		for (int c = 0; c < trawl_cpu_count(t); c++) {
+			uint64_t ev = trawl_cpu_events(t, c);
+			uint64_t lost = trawl_cpu_lost(t, c);
+			if (ev || lost)
+				fprintf(f, "%-6d %12llu %12llu\n", c,
+					(unsigned long long)ev,
+					(unsigned long long)lost);
+		}
+	}
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"strict", no_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int json = 0;
+	unsigned flags = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = 1;
+			break;
+		case 's':
+			flags |= TRAWL_OPEN_STRICT;
+			break;
+		case 'h':
+			help(stdout);
+			return EXIT_OK;
+		default:
+			help(stderr);
+			return EXIT_INPUT;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_error("stats needs exactly one FILE (or - for standard "
+			  "input); see `trawl stats --help`");
+		return EXIT_INPUT;
+	}
+	const char *path = argv[optind];
+	int status;
+	trawl_trace *t = cli_open(path, flags, &status);
+	if (!t)
+		return status;
+	/* No callbacks: the library counts every event it orders. */
+	status = cli_run(t, path);
+	if (status == EXIT_OK) {
+		if (json)
+			print_json(t, path);
+		else
+			print_text(t, path);
+	}
+	trawl_close(t);
+	return status;
+}
