@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Field handles and typed reads on text payloads: key=value with spaces in
+ * values, sched_switch's "==>", bracketed fields, hashed pointers, the
+ * plugin forms of `trace-cmd report`, workqueue free text, systrace markers.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../helpers/helpers.h"
+
+struct keep {
+	trawl_event *ev[16];
+	int n;
+};
+
+static int keep_copy(const trawl_event *ev, void *ctx)
+{
+	struct keep *k = ctx;
+	if (k->n < 16)
+		k->ev[k->n++] = trawl_event_copy(ev);
+	return 0;
+}
+
+static trawl_trace *t_open;
+static char *t_path;
+static struct keep kept;
+
+/* Open text, subscribe pattern; run later with run_kept(). */
+static trawl_trace *open_text(const char *text)
+{
+	t_path = tmp_file(text, strlen(text));
+	t_open = trawl_open(t_path, NULL, NULL);
+	cr_assert_not_null(t_open);
+	memset(&kept, 0, sizeof(kept));
+	return t_open;
+}
+
+static void run_kept(const char *pattern)
+{
+	cr_assert_eq(trawl_on(t_open, pattern, keep_copy, &kept), 0);
+	cr_assert_eq(trawl_run(t_open, NULL), 0);
+	cr_assert_gt(kept.n, 0);
+}
+
+static void done(void)
+{
+	for (int i = 0; i < kept.n; i++)
+		trawl_event_free(kept.ev[i]);
+	trawl_close(t_open);
+	unlink(t_path);
+	free(t_path);
+}
+
+static void assert_raw(const trawl_event *ev, trawl_field f, const char *want)
+{
+	size_t len;
+	const char *v = trawl_event_raw(ev, f, &len);
+	cr_assert_not_null(v, "field missing, wanted \"%s\"", want);
+	cr_assert_eq(len, strlen(want), "got \"%.*s\", wanted \"%s\"",
+		     (int)len, v, want);
+	cr_assert(memcmp(v, want, len) == 0, "got \"%.*s\", wanted \"%s\"",
+		  (int)len, v, want);
+}
+
+Test(field, sched_switch_key_value_with_spaces_and_arrow)
+{
+	trawl_trace *t = open_text(
+		" Web Content-2801 [001] d..2. 10.000001: sched_switch: "
+		"prev_comm=Web Content prev_pid=2801 prev_prio=120 "
+		"prev_state=R+ ==> next_comm=kworker/u4:2 next_pid=-5 "
+		"next_prio=120\n");
+	trawl_field pc = trawl_field_lookup(t, "sched_switch", "prev_comm");
+	trawl_field ps = trawl_field_lookup(t, "sched_switch", "prev_state");
+	trawl_field np = trawl_field_lookup(t, "sched_switch", "next_pid");
+	trawl_field nc = trawl_field_lookup(t, NULL, "next_comm");
+	trawl_field other = trawl_field_lookup(t, "sched_wakeup", "prev_pid");
+	trawl_field none = trawl_field_lookup(t, "sched_switch", "nope");
+	cr_assert_eq(trawl_field_lookup(t, "sched_switch", "next_pid"), np,
+		     "the same name gives the same handle");
+	run_kept("*");
+	const trawl_event *ev = kept.ev[0];
+	assert_raw(ev, pc, "Web Content");
+	assert_raw(ev, ps, "R+");
+	assert_raw(ev, nc, "kworker/u4:2");
+	cr_assert_eq(trawl_event_int(ev, np), -5);
+	cr_assert_str_eq(trawl_event_str(ev, pc), "Web Content");
+	cr_assert_not(trawl_event_has(ev, other));
+	cr_assert_not(trawl_event_has(ev, none));
+	int64_t v;
+	cr_assert_eq(trawl_event_get_int(ev, none, &v), -TRAWL_ENOENT);
+	cr_assert_eq(trawl_event_get_int(ev, ps, &v), -TRAWL_ETYPE);
+	cr_assert_eq(trawl_event_field_count(ev), 7);
+	size_t kl;
+	const char *k = trawl_event_field_name(ev, 3, &kl);
+	cr_assert(kl == 10 && memcmp(k, "prev_state", 10) == 0);
+	cr_assert_null(trawl_event_field_name(ev, 7, &kl));
+	cr_assert_str_eq(trawl_event_comm(ev), "Web Content");
+	done();
+}
+
+Test(field, numbers_hex_pointers_and_trailing_units)
+{
+	trawl_trace *t = open_text(
+		"  a-1 [000] ..... 1.000001: x: hrtimer=00000000a96ea016 "
+		"plain=0000000012345678 hex=0x1F neg=-42 runtime=1616825 [ns] "
+		"big=18446744073709551615 word=dead mode=REL|HARD\n");
+	trawl_field hr = trawl_field_lookup(t, "x", "hrtimer");
+	trawl_field pl = trawl_field_lookup(t, "x", "plain");
+	trawl_field hx = trawl_field_lookup(t, "x", "hex");
+	trawl_field ng = trawl_field_lookup(t, "x", "neg");
+	trawl_field rt = trawl_field_lookup(t, "x", "runtime");
+	trawl_field bg = trawl_field_lookup(t, "x", "big");
+	trawl_field wd = trawl_field_lookup(t, "x", "word");
+	trawl_field md = trawl_field_lookup(t, "x", "mode");
+	run_kept("x");
+	const trawl_event *ev = kept.ev[0];
+	cr_assert_eq(trawl_event_uint(ev, hr), 0xa96ea016u);
+	cr_assert_eq(trawl_event_uint(ev, pl), 0x12345678u);
+	cr_assert_eq(trawl_event_int(ev, hx), 31);
+	cr_assert_eq(trawl_event_int(ev, ng), -42);
+	cr_assert_eq(trawl_event_int(ev, rt), 1616825);
+	assert_raw(ev, rt, "1616825 [ns]");
+	int64_t v;
+	cr_assert_eq(trawl_event_get_int(ev, bg, &v), 0);
+	cr_assert_eq((uint64_t)v, UINT64_MAX);
+	cr_assert_eq(trawl_event_get_int(ev, wd, &v), -TRAWL_ETYPE);
+	cr_assert_eq(trawl_event_get_int(ev, md, &v), -TRAWL_ETYPE);
+	done();
+}
+
+Test(field, bracketed_fields_of_softirq)
+{
+	trawl_trace *t = open_text(
+		"  <idle>-0 [000] d.h1. 1.000001: softirq_raise: vec=9 "
+		"[action=RCU]\n");
+	trawl_field vec = trawl_field_lookup(t, "softirq_raise", "vec");
+	trawl_field act = trawl_field_lookup(t, "softirq_raise", "action");
+	run_kept("softirq_raise");
+	cr_assert_eq(trawl_event_int(kept.ev[0], vec), 9);
+	assert_raw(kept.ev[0], vec, "9");
+	assert_raw(kept.ev[0], act, "RCU");
+	done();
+}
+
+Test(field, trace_cmd_report_plugin_forms)
+{
+	trawl_trace *t = open_text(
+		"cpus=2\n"
+		"  trace-cmd-2296  [001]  2519.963971: sched_switch:         "
+		"trace-cmd:2296 [120] S ==> swapper/1:0 [120]\n"
+		"  sh-2297  [000]  2519.964003: sched_wakeup:         "
+		"kworker/u4:2:18 [0] CPU:000\n");
+	trawl_field pc = trawl_field_lookup(t, "sched_switch", "prev_comm");
+	trawl_field pp = trawl_field_lookup(t, "sched_switch", "prev_pid");
+	trawl_field st = trawl_field_lookup(t, "sched_switch", "prev_state");
+	trawl_field nc = trawl_field_lookup(t, "sched_switch", "next_comm");
+	trawl_field np = trawl_field_lookup(t, "sched_switch", "next_pid");
+	trawl_field npr = trawl_field_lookup(t, "sched_switch", "next_prio");
+	trawl_field wc = trawl_field_lookup(t, "sched_wakeup", "comm");
+	trawl_field wp = trawl_field_lookup(t, "sched_wakeup", "pid");
+	trawl_field wt = trawl_field_lookup(t, "sched_wakeup", "target_cpu");
+	run_kept("*");
+	cr_assert_eq(kept.n, 2);
+	assert_raw(kept.ev[0], pc, "trace-cmd");
+	cr_assert_eq(trawl_event_int(kept.ev[0], pp), 2296);
+	assert_raw(kept.ev[0], st, "S");
+	assert_raw(kept.ev[0], nc, "swapper/1");
+	cr_assert_eq(trawl_event_int(kept.ev[0], np), 0);
+	cr_assert_eq(trawl_event_int(kept.ev[0], npr), 120);
+	assert_raw(kept.ev[1], wc, "kworker/u4:2");
+	cr_assert_eq(trawl_event_int(kept.ev[1], wp), 18);
+	cr_assert_eq(trawl_event_int(kept.ev[1], wt), 0);
+	done();
+}
+
+Test(field, workqueue_free_text)
+{
+	trawl_trace *t = open_text(
+		" kworker/0:2-290 [000] ..... 2411.120021: "
+		"workqueue_execute_start: work struct 00000000e7f45dc5: "
+		"function vmstat_shepherd\n"
+		" kworker/0:2-290 [000] ..... 2411.120022: "
+		"workqueue_queue_work: work struct=00000000e7f45dc5 "
+		"function=vmstat_update workqueue=mm_percpu_wq req_cpu=8192 "
+		"cpu=0\n"
+		" kworker/0:2-290 [000] ..... 2411.120023: "
+		"workqueue_activate_work: work struct 00000000e7f45dc5\n");
+	trawl_field fn = trawl_field_lookup(t, NULL, "function");
+	trawl_field wk = trawl_field_lookup(t, NULL, "work");
+	trawl_field wq = trawl_field_lookup(t, NULL, "workqueue");
+	run_kept("workqueue:*");
+	cr_assert_eq(kept.n, 3);
+	assert_raw(kept.ev[0], fn, "vmstat_shepherd");
+	cr_assert_eq(trawl_event_uint(kept.ev[0], wk), 0xe7f45dc5u);
+	assert_raw(kept.ev[1], fn, "vmstat_update");
+	assert_raw(kept.ev[1], wq, "mm_percpu_wq");
+	assert_raw(kept.ev[2], wk, "00000000e7f45dc5");
+	done();
+}
+
+Test(field, systrace_markers_as_fields_and_struct)
+{
+	trawl_trace *t = open_text(
+		" surfaceflinger-540 (  540) [001] ...1 1.000001: "
+		"tracing_mark_write: B|540|onMessage|Received\n"
+		" surfaceflinger-540 (  540) [001] ...1 1.000002: "
+		"tracing_mark_write: E|540\n"
+		" surfaceflinger-540 (  540) [001] ...1 1.000003: "
+		"tracing_mark_write: C|540|HW_VSYNC|-7\n"
+		" surfaceflinger-540 (  540) [001] ...1 1.000004: print: "
+		"tracing_mark_write: S|540|load|1000\n"
+		" surfaceflinger-540 (  540) [001] ...1 1.000005: print: "
+		"tracing_mark_write: F|540|load|1000\n"
+		" surfaceflinger-540 (  540) [001] ...1 1.000006: "
+		"tracing_mark_write: E\n"
+		" surfaceflinger-540 (  540) [001] ...1 1.000007: "
+		"tracing_mark_write: hello: world\n");
+	trawl_field kind = trawl_field_lookup(t, "tracing_mark_write", "kind");
+	trawl_field pid = trawl_field_lookup(t, "print", "pid");
+	trawl_field name = trawl_field_lookup(t, "print", "name");
+	trawl_field value = trawl_field_lookup(t, "print", "value");
+	trawl_field cookie = trawl_field_lookup(t, "print", "cookie");
+	trawl_field buf = trawl_field_lookup(t, "print", "buf");
+	trawl_field ip = trawl_field_lookup(t, "print", "ip");
+	run_kept("tracing_mark_write");
+	cr_assert_eq(kept.n, 7);
+	trawl_marker m;
+	cr_assert_eq(trawl_event_marker(kept.ev[0], &m), 0);
+	cr_assert_eq(m.kind, TRAWL_MARKER_BEGIN);
+	cr_assert_eq(m.pid, 540);
+	cr_assert_eq(m.name_len, 18);
+	cr_assert(memcmp(m.name, "onMessage|Received", 18) == 0);
+	assert_raw(kept.ev[0], kind, "B");
+	cr_assert_eq(trawl_event_int(kept.ev[0], pid), 540);
+	assert_raw(kept.ev[0], name, "onMessage|Received");
+	assert_raw(kept.ev[0], ip, "tracing_mark_write");
+
+	cr_assert_eq(trawl_event_marker(kept.ev[1], &m), 0);
+	cr_assert_eq(m.kind, TRAWL_MARKER_END);
+	cr_assert_eq(m.pid, 540);
+	cr_assert_not(trawl_event_has(kept.ev[1], name));
+
+	cr_assert_eq(trawl_event_marker(kept.ev[2], &m), 0);
+	cr_assert_eq(m.kind, TRAWL_MARKER_COUNTER);
+	cr_assert_eq(m.value, -7);
+	cr_assert_eq(trawl_event_int(kept.ev[2], value), -7);
+	assert_raw(kept.ev[2], name, "HW_VSYNC");
+
+	cr_assert_eq(trawl_event_marker(kept.ev[3], &m), 0);
+	cr_assert_eq(m.kind, TRAWL_MARKER_ASYNC_BEGIN);
+	cr_assert_eq(trawl_event_int(kept.ev[3], cookie), 1000);
+	assert_raw(kept.ev[3], ip, "tracing_mark_write");
+	assert_raw(kept.ev[3], buf, "S|540|load|1000");
+	cr_assert_eq(trawl_event_marker(kept.ev[4], &m), 0);
+	cr_assert_eq(m.kind, TRAWL_MARKER_ASYNC_END);
+
+	cr_assert_eq(trawl_event_marker(kept.ev[5], &m), 0);
+	cr_assert_eq(m.kind, TRAWL_MARKER_END);
+	cr_assert_eq(m.pid, -1);
+
+	cr_assert_eq(trawl_event_marker(kept.ev[6], &m), -TRAWL_ENOENT);
+	assert_raw(kept.ev[6], buf, "hello: world");
+	cr_assert_not(trawl_event_has(kept.ev[6], kind));
+	cr_assert_str_eq(trawl_event_name(kept.ev[6]), "print");
+	cr_assert_str_eq(trawl_event_system(kept.ev[6]), "ftrace");
+	done();
+}
+
+Test(field, function_tracer_and_trace_printk)
+{
+	trawl_trace *t = open_text(
+		"  bash-1234 [000] ..... 123.456789: do_sys_open "
+		"<-do_sys_openat2\n"
+		"  bash-1234 [000] ..... 123.456790: bprint: "
+		"my_driver_poll: rx 512 bytes\n");
+	trawl_field ip = trawl_field_lookup(t, NULL, "ip");
+	trawl_field parent = trawl_field_lookup(t, NULL, "parent_ip");
+	trawl_field buf = trawl_field_lookup(t, NULL, "buf");
+	run_kept("*");
+	cr_assert_eq(kept.n, 2);
+	cr_assert_str_eq(trawl_event_name(kept.ev[0]), "function");
+	assert_raw(kept.ev[0], ip, "do_sys_open");
+	assert_raw(kept.ev[0], parent, "do_sys_openat2");
+	assert_raw(kept.ev[1], ip, "my_driver_poll");
+	assert_raw(kept.ev[1], buf, "rx 512 bytes");
+	done();
+}
+
+Test(field, hostile_pattern_input_stays_bounded)
+{
+	/* Many ':' and "[" make the plugin pattern backtrack: bounded. */
+	char line[5000];
+	int n = snprintf(line, sizeof(line),
+			 "  a-1 [000] ..... 1.000001: sched_switch: ");
+	for (int i = 0; n < 4000; i++)
+		line[n++] = ":1 [2] "[i % 7];
+	strcpy(line + n, "\n");
+	trawl_trace *t = open_text(line);
+	trawl_field pc = trawl_field_lookup(t, "sched_switch", "prev_comm");
+	run_kept("*");
+	cr_assert_not(trawl_event_has(kept.ev[0], pc));
+	done();
+}

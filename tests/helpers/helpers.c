@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+#include "helpers.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *tmp_file(const void *data, size_t len)
+{
+	char *path = strdup("/tmp/trawl-test-XXXXXX");
+	int fd = mkstemp(path);
+	if (fd < 0)
+		abort();
+	const char *p = data;
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w <= 0)
+			abort();
+		p += w;
+		len -= (size_t)w;
+	}
+	close(fd);
+	return path;
+}
+
+static int on_any(const trawl_event *ev, void *ctx)
+{
+	got *g = ctx;
+	if (g->n == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 256;
+		g->ev = realloc(g->ev, g->cap * sizeof(*g->ev));
+		if (!g->ev)
+			abort();
+	}
+	got_event *e = &g->ev[g->n++];
+	e->ts = trawl_event_time(ev);
+	e->seq = trawl_event_seq(ev);
+	e->line = trawl_event_line(ev);
+	e->cpu = trawl_event_cpu(ev);
+	e->pid = trawl_event_pid(ev);
+	e->tgid = trawl_event_tgid(ev);
+	e->flags = trawl_event_flags(ev);
+	e->preempt = trawl_event_preempt_depth(ev);
+	snprintf(e->comm, sizeof(e->comm), "%s", trawl_event_comm(ev));
+	snprintf(e->name, sizeof(e->name), "%s", trawl_event_name(ev));
+	return 0;
+}
+
+static int collect(trawl_trace *t, got *g)
+{
+	trawl_on(t, "*", on_any, g);
+	g->rc = trawl_run(t, &g->err);
+	g->stats = *trawl_trace_stats(t);
+	g->format = trawl_format(t);
+	trawl_close(t);
+	return g->rc;
+}
+
+int collect_path(const char *path, const trawl_open_opts *opts, got *g)
+{
+	memset(g, 0, sizeof(*g));
+	trawl_trace *t = trawl_open(path, opts, &g->err);
+	if (!t)
+		return g->rc = -g->err.code;
+	return collect(t, g);
+}
+
+int collect_text(const char *text, const trawl_open_opts *opts, got *g)
+{
+	char *path = tmp_file(text, strlen(text));
+	int rc = collect_path(path, opts, g);
+	unlink(path);
+	free(path);
+	return rc;
+}
+
+int collect_pipe(const void *data, size_t len, const trawl_open_opts *opts,
+		 got *g)
+{
+	memset(g, 0, sizeof(*g));
+	int fds[2];
+	if (pipe(fds))
+		abort();
+	pid_t child = fork();
+	if (child == 0) {
+		close(fds[0]);
+		const char *p = data;
+		while (len > 0) {
+			ssize_t w = write(fds[1], p, len);
+			if (w <= 0)
+				_exit(1);
+			p += w;
+			len -= (size_t)w;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	trawl_trace *t = trawl_open_fd(fds[0], "<pipe>", opts, &g->err);
+	int rc = t ? collect(t, g) : (g->rc = -g->err.code);
+	close(fds[0]);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	return rc;
+}
+
+void got_free(got *g)
+{
+	free(g->ev);
+	memset(g, 0, sizeof(*g));
+}
+
+const char *fixture(const char *name)
+{
+	static char buf[4096];
+	const char *dir = getenv("TRAWL_FIXTURES");
+	snprintf(buf, sizeof(buf), "%s/%s", dir ? dir : "tests/fixtures", name);
+	return buf;
+}

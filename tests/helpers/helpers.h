@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* Test helpers: run a trace given as a string and collect what arrives. */
+#ifndef TW_TEST_HELPERS_H
+#define TW_TEST_HELPERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <trawl/trawl.h>
+
+typedef struct got_event {
+	int64_t ts;
+	uint64_t seq;
+	uint64_t line;
+	int cpu;
+	int pid;
+	int tgid;
+	unsigned flags;
+	int preempt;
+	char comm[64];
+	char name[64];
+} got_event;
+
+typedef struct got {
+	got_event *ev;
+	size_t n, cap;
+	trawl_stats stats;
+	int format;
+	int rc;
+	trawl_error err;
+} got;
+
+/* Write bytes to a new temporary file; returns its path (free() it). */
+char *tmp_file(const void *data, size_t len);
+
+/* Open path with opts, subscribe "*" and collect every event. */
+int collect_path(const char *path, const trawl_open_opts *opts, got *g);
+
+/* The same for a string (through a temporary file). */
+int collect_text(const char *text, const trawl_open_opts *opts, got *g);
+
+/* The same through a pipe (not seekable), fed by a child process. */
+int collect_pipe(const void *data, size_t len, const trawl_open_opts *opts,
+		 got *g);
+
+void got_free(got *g);
+
+/* Path of a fixture under tests/fixtures (TRAWL_FIXTURES or source dir). */
+const char *fixture(const char *name);
+
+#endif
