@@ -84,8 +84,12 @@ static int html_line(text_reader *r, const char **s, size_t *n)
 			return 0;
 		tw_rec tmp;
 		tw_line_info info = {0};
-		int k = tw_ftrace_parse(*s, *n, &tmp, &info);
-		if ((*s)[i] == '#' || k == TW_L_EVENT ||
+		char c = (*s)[i];
+		/* JSON blocks hold quoted trace-like text: never take them. */
+		int k = c == '{' || c == '['
+				? TW_L_BAD
+				: tw_ftrace_parse(*s, *n, &tmp, &info);
+		if (c == '#' || k == TW_L_EVENT ||
 		    (*n - i >= 6 && memcmp(*s + i, "TRACE:", 6) == 0))
 			r->html_state = end ? HTML_OUTSIDE : HTML_TRACE;
 		else {

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The text line forms: irq-info flags of 4 and 5 characters or none, the
+ * record-tgid column, 6 and 9 decimals, hard comms, lost-event lines, header
+ * comments; and bad input: counted with line numbers, or an error with
+ * --strict; never a crash.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../helpers/helpers.h"
+
+Test(ftrace, header_columns_of_every_form)
+{
+	const char *text =
+		"# tracer: nop\n"
+		"#\n"
+		"# entries-in-buffer/entries-written: 7/10   #P:2\n"
+		"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+		"          <idle>-0       [000] d.h1.  2410.935233: a: x=1\n"
+		" kworker/u4:2-events_unbound-77 [001] dN.2  2410.935234: b: x=1\n"
+		" memfd:sealed-91-1541    (  1541) [001] ...1. 2410.935235123: c: x=1\n"
+		"   Binder:543_2-612      (-------) [000] Dp.f. 2410.935236: d: x=1\n"
+		"  Chrome_IOThread-3301  [003] 2410.935237: e: x=1\n"
+		"      Web Content-2801   [002] .Ns3.  2410.935238: f: x=1\n"
+		"   [kthread] 1-12  [002] b.Z.. 2410.935239: g: x=1\n"
+		"##### CPU 1 buffer started ####\n"
+		"CPU:1 [LOST 33 EVENTS]\n"
+		"  a-1 [001] ..... 2410.935240: h: x=1\r\n";
+	got g;
+	cr_assert_eq(collect_text(text, NULL, &g), 0, "%s", g.err.msg);
+	cr_assert_eq(g.format, TRAWL_FORMAT_FTRACE);
+	cr_assert_eq(g.n, 8, "events: %zu, bad lines %llu (first %llu)", g.n,
+		     (unsigned long long)g.stats.bad_lines,
+		     (unsigned long long)g.stats.bad_line[0]);
+	cr_assert_eq(g.stats.bad_lines, 0);
+
+	cr_assert_str_eq(g.ev[0].comm, "<idle>");
+	cr_assert_eq(g.ev[0].pid, 0);
+	cr_assert_eq(g.ev[0].ts, 2410935233000LL);
+	cr_assert_eq(g.ev[0].flags, TRAWL_FLAG_KNOWN | TRAWL_FLAG_IRQS_OFF |
+					    TRAWL_FLAG_HARDIRQ);
+	cr_assert_eq(g.ev[0].preempt, 1);
+	cr_assert_eq(g.ev[0].tgid, -1);
+
+	cr_assert_str_eq(g.ev[1].comm, "kworker/u4:2-events_unbound");
+	cr_assert_eq(g.ev[1].pid, 77);
+	cr_assert_eq(g.ev[1].cpu, 1);
+	cr_assert(g.ev[1].flags & TRAWL_FLAG_NEED_RESCHED);
+	cr_assert_eq(g.ev[1].preempt, 2);
+
+	cr_assert_str_eq(g.ev[2].comm, "memfd:sealed-91");
+	cr_assert_eq(g.ev[2].pid, 1541);
+	cr_assert_eq(g.ev[2].tgid, 1541);
+	cr_assert_eq(g.ev[2].ts, 2410935235123LL, "9 decimals kept");
+
+	cr_assert_str_eq(g.ev[3].comm, "Binder:543_2");
+	cr_assert_eq(g.ev[3].tgid, -1);
+	cr_assert_eq(g.ev[3].preempt, 15);
+	cr_assert(g.ev[3].flags & TRAWL_FLAG_BH_OFF);
+	cr_assert(g.ev[3].flags & TRAWL_FLAG_PREEMPT_RESCHED);
+
+	cr_assert_str_eq(g.ev[4].comm, "Chrome_IOThread");
+	cr_assert_eq(g.ev[4].cpu, 3);
+	cr_assert_eq(g.ev[4].flags, 0, "no irq-info column");
+	cr_assert_eq(g.ev[4].preempt, -1);
+
+	cr_assert_str_eq(g.ev[5].comm, "Web Content");
+	cr_assert(g.ev[5].flags & TRAWL_FLAG_SOFTIRQ);
+	cr_assert_str_eq(g.ev[6].comm, "[kthread] 1");
+	cr_assert(g.ev[6].flags & TRAWL_FLAG_NMI);
+	cr_assert_str_eq(g.ev[7].name, "h");
+	cr_assert_eq(g.ev[7].line, 14);
+
+	cr_assert_eq(g.stats.lost_events, 33);
+	cr_assert_eq(g.stats.overwritten, 3);
+	got_free(&g);
+}
+
+Test(ftrace, lost_events_are_counted_per_cpu)
+{
+	const char *text = "  a-1 [000] ..... 1.000001: a: x=1\n"
+			   "CPU:0 [LOST 5 EVENTS]\n"
+			   "  a-1 [000] ..... 1.000002: a: x=1\n"
+			   "CPU:3 [LOST 7 EVENTS]\n"
+			   "CPU:0 [LOST 1 EVENTS]\n";
+	char *path = tmp_file(text, strlen(text));
+	trawl_trace *t = trawl_open(path, NULL, NULL);
+	cr_assert_eq(trawl_run(t, NULL), 0);
+	cr_assert_eq(trawl_trace_stats(t)->lost_events, 13);
+	cr_assert_eq(trawl_cpu_lost(t, 0), 6);
+	cr_assert_eq(trawl_cpu_lost(t, 3), 7);
+	cr_assert_eq(trawl_cpu_count(t), 4);
+	cr_assert_eq(trawl_cpu_events(t, 0), 2);
+	trawl_close(t);
+	unlink(path);
+	free(path);
+}
+
+Test(ftrace, bad_lines_are_counted_with_line_numbers)
+{
+	const char *text = "  a-1 [000] ..... 1.000001: a: x=1\n"
+			   "garbage here\n"
+			   "  a-1 [000] ..... 1.0000\n"     /* cut in the ts */
+			   "  a-1 [000] ..... 1.000003: a: x=1\n"
+			   "  a-1 [000] .x... 1.000004: a: x=1\n" /* flags */
+			   "  a-1 [000] ..... 1.000005 a\n"
+			   "  a-1 [000] ..... 1.000006: a: x=1"; /* no \n */
+	got g;
+	cr_assert_eq(collect_text(text, NULL, &g), 0);
+	cr_assert_eq(g.n, 3);
+	cr_assert_eq(g.stats.bad_lines, 4);
+	cr_assert_eq(g.stats.bad_line[0], 2);
+	cr_assert_eq(g.stats.bad_line[1], 3);
+	cr_assert_eq(g.stats.bad_line[2], 5);
+	cr_assert_eq(g.stats.bad_line[3], 6);
+	cr_assert_eq(g.ev[2].line, 7);
+	got_free(&g);
+}
+
+Test(ftrace, strict_mode_names_file_line_and_column)
+{
+	const char *text = "  a-1 [000] ..... 1.000001: a: x=1\n"
+			   "  a-1 [000] ..... 1.00x001: a: x=1\n";
+	trawl_open_opts o = {.flags = TRAWL_OPEN_STRICT};
+	got g;
+	cr_assert_eq(collect_text(text, &o, &g), -TRAWL_EPARSE);
+	cr_assert_eq(g.err.line, 2);
+	cr_assert_eq(g.err.column, 19);
+	cr_assert(strstr(g.err.msg, ":2:19: cannot parse line"), "%s",
+		  g.err.msg);
+	cr_assert(strstr(g.err.msg, "timestamp"), "%s", g.err.msg);
+	got_free(&g);
+}
+
+Test(ftrace, nul_bytes_invalid_utf8_and_huge_lines)
+{
+	size_t big = 10u << 20;
+	const char head[] = "  a-1 [000] ..... 1.000001: a: x=1\n";
+	const char comm[] = "  \xff\xfe\x80-2 [001] ..... 1.000002: a: x=1\n";
+	const char nul[] = "  a\0b-3 [001] ..... 1.000003: a: x=1\n";
+	const char tail[] = "  a-4 [000] ..... 1.000004: a: x=1\n";
+	size_t n = sizeof(head) - 1 + sizeof(comm) - 1 + sizeof(nul) - 1 +
+		   big + 1 + sizeof(tail) - 1;
+	char *buf = malloc(n), *p = buf;
+	memcpy(p, head, sizeof(head) - 1);
+	p += sizeof(head) - 1;
+	memcpy(p, comm, sizeof(comm) - 1);
+	p += sizeof(comm) - 1;
+	memcpy(p, nul, sizeof(nul) - 1);
+	p += sizeof(nul) - 1;
+	memset(p, 'x', big);
+	p += big;
+	*p++ = '\n';
+	memcpy(p, tail, sizeof(tail) - 1);
+	char *path = tmp_file(buf, n);
+	got g, q;
+	cr_assert_eq(collect_path(path, NULL, &g), 0, "%s", g.err.msg);
+	cr_assert_eq(g.n, 4);
+	cr_assert_eq(g.stats.bad_lines, 1);
+	cr_assert_eq(g.stats.bad_line[0], 4);
+	cr_assert_str_eq(g.ev[1].comm, "\xff\xfe\x80");
+	cr_assert_eq(g.ev[2].pid, 3);
+	cr_assert_eq(g.ev[3].line, 5);
+	/* Streamed (pipe) input: the same answer, bounded memory. */
+	cr_assert_eq(collect_pipe(buf, n, NULL, &q), 0, "%s", q.err.msg);
+	cr_assert_eq(q.n, 4);
+	cr_assert_eq(q.stats.bad_lines, 1);
+	cr_assert_eq(q.stats.bad_line[0], 4);
+	cr_assert_eq(q.ev[3].line, 5);
+	got_free(&g);
+	got_free(&q);
+	unlink(path);
+	free(path);
+	free(buf);
+}
+
+Test(ftrace, empty_and_blank_inputs_have_no_events)
+{
+	got g;
+	cr_assert_eq(collect_text("", NULL, &g), 0);
+	cr_assert_eq(g.n, 0);
+	got_free(&g);
+	cr_assert_eq(collect_text("\n\n   \n", NULL, &g), 0);
+	cr_assert_eq(g.n, 0);
+	cr_assert_eq(g.stats.bad_lines, 0);
+	got_free(&g);
+}
+
+Test(ftrace, binary_garbage_is_refused_with_a_clear_error)
+{
+	unsigned char junk[4096];
+	unsigned x = 12345;
+	for (size_t i = 0; i < sizeof(junk); i++) {
+		x = x * 1103515245 + 12345;
+		junk[i] = (unsigned char)(x >> 16);
+	}
+	char *path = tmp_file(junk, sizeof(junk));
+	got g;
+	cr_assert_eq(collect_path(path, NULL, &g), -TRAWL_EFORMAT);
+	cr_assert(strstr(g.err.msg, "binary"), "%s", g.err.msg);
+	cr_assert(strstr(g.err.msg, path), "%s", g.err.msg);
+	got_free(&g);
+	unlink(path);
+	free(path);
+}
+
+Test(ftrace, trace_dat_is_named_not_misread)
+{
+	const char dat[] = "\x17\x08\x44tracing6\0\0\0\0\0\0\0";
+	char *path = tmp_file(dat, sizeof(dat));
+	got g;
+	cr_assert_eq(collect_path(path, NULL, &g), -TRAWL_EUNSUPPORTED);
+	cr_assert(strstr(g.err.msg, "trace.dat"), "%s", g.err.msg);
+	got_free(&g);
+	unlink(path);
+	free(path);
+}
+
+Test(ftrace, missing_file_is_an_error_naming_it)
+{
+	got g;
+	cr_assert_lt(collect_path("/nonexistent/trace.txt", NULL, &g), 0);
+	cr_assert(strstr(g.err.msg, "/nonexistent/trace.txt"), "%s",
+		  g.err.msg);
+	got_free(&g);
+}
+
+Test(ftrace, trace_cmd_report_latency_form)
+{
+	const char *text =
+		"cpus=2\n"
+		"      sh-2297    0d..3.  2519.964000: sched_waking:   "
+		"comm=migration/0 pid=18 prio=0 target_cpu=000\n"
+		"  kworker/u4:2-99    1dNh4.  2519.964003123: sched_wakeup: "
+		"migration/0:18 [0] CPU:000\n";
+	got g;
+	cr_assert_eq(collect_text(text, NULL, &g), 0);
+	cr_assert_eq(g.format, TRAWL_FORMAT_TRACE_CMD_REPORT);
+	cr_assert_eq(g.n, 2);
+	cr_assert_str_eq(g.ev[0].comm, "sh");
+	cr_assert_eq(g.ev[0].cpu, 0);
+	cr_assert_eq(g.ev[0].preempt, 3);
+	cr_assert_str_eq(g.ev[1].comm, "kworker/u4:2");
+	cr_assert_eq(g.ev[1].cpu, 1);
+	cr_assert_eq(g.ev[1].ts, 2519964003123LL);
+	cr_assert(g.ev[1].flags & TRAWL_FLAG_HARDIRQ);
+	got_free(&g);
+}
+
+Test(ftrace, systrace_html_takes_only_the_ftrace_block)
+{
+	const char *text =
+		"<!DOCTYPE html>\n<html>\n<head></head><body>\n"
+		"<script class=\"trace-data\" type=\"application/text\">\n"
+		"{\"traceEvents\": [], \"x\": \"  a-1 [000] ..... 1.0: no: x\"}\n"
+		"</script>\n"
+		"<!-- BEGIN TRACE -->\n"
+		"  <script class=\"trace-data\" type=\"application/text\">\n"
+		"TRACE:\n# tracer: nop\n#\n"
+		"  surfaceflinger-540 (  540) [001] ...1 1.000001: "
+		"tracing_mark_write: B|540|draw\n"
+		"  surfaceflinger-540 (  540) [001] ...1 1.000002: "
+		"tracing_mark_write: E|540\n"
+		"  </script>\n<!-- END TRACE -->\n"
+		"<script>var x = \"  a-1 [000] ..... 1.0: no: x\";</script>\n"
+		"</body></html>\n";
+	got g;
+	cr_assert_eq(collect_text(text, NULL, &g), 0, "%s", g.err.msg);
+	cr_assert_eq(g.format, TRAWL_FORMAT_SYSTRACE_HTML);
+	cr_assert_eq(g.n, 2);
+	cr_assert_eq(g.stats.bad_lines, 0);
+	cr_assert_str_eq(g.ev[0].name, "print");
+	cr_assert_eq(g.ev[0].tgid, 540);
+	cr_assert_eq(g.ev[0].line, 12);
+	got_free(&g);
+}
