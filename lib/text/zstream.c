@@ -34,6 +34,7 @@ struct tw_input {
 	const char *map;
 	size_t map_len;
 	size_t pos;
+	size_t dropped; /* map pages before this were given back */
 
 	/* Streams: decompressed bytes [start, end) of buf are unread. */
 	char *buf;
@@ -317,10 +318,30 @@ static size_t trim_cr(const char *s, size_t n)
 	return n > 0 && s[n - 1] == '\r' ? n - 1 : n;
 }
 
+/*
+ * Mapped pages we have read count in our RSS; give them back as we go, so
+ * memory does not grow with the file. Pointers into dropped pages stay
+ * valid: a later touch faults the page in again from the page cache.
+ */
+#define MAP_DROP_EVERY (2u << 20)
+
+static void map_drop(tw_input *in)
+{
+	size_t upto = in->pos & ~(size_t)(MAP_DROP_EVERY - 1);
+	if (upto >= in->dropped + 2 * MAP_DROP_EVERY) {
+		size_t keep_from = upto - MAP_DROP_EVERY;
+		madvise((void *)(in->map + in->dropped),
+			keep_from - in->dropped, MADV_DONTNEED);
+		in->dropped = keep_from;
+	}
+}
+
 static int map_line(tw_input *in, const char **line, size_t *len)
 {
 	if (in->pos >= in->map_len)
 		return TW_LINE_EOF;
+	if (TW_UNLIKELY(in->pos >= in->dropped + 3 * MAP_DROP_EVERY))
+		map_drop(in);
 	const char *s = in->map + in->pos;
 	size_t rest = in->map_len - in->pos;
 	const char *nl = memchr(s, '\n', rest);
@@ -405,6 +426,7 @@ int tw_input_rewind(tw_input *in, trawl_error *err)
 	in->offset = 0;
 	if (in->map) {
 		in->pos = 0;
+		in->dropped = 0;
 		return 0;
 	}
 	if (lseek(in->fd, 0, SEEK_SET) < 0)
