@@ -124,6 +124,13 @@ typedef struct tw_reader_ops {
 	 * a negative TRAWL_E* with err filled.
 	 */
 	int (*next)(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err);
+	/*
+	 * Optional: decide whether the input is in time order using several
+	 * threads, without touching counters. Return: 0 with *sorted set,
+	 * -TRAWL_EUNSUPPORTED to fall back to next(scan=1), or an error.
+	 */
+	int (*prescan)(trawl_trace *t, int threads, int *sorted,
+		       trawl_error *err);
 	/* Back to the start, or -TRAWL_EUNSUPPORTED. */
 	int (*rewind)(trawl_trace *t, trawl_error *err);
 	/* Parse one record's raw bytes again (records kept by the sorter). */

@@ -243,6 +243,12 @@ static int prescan(trawl_trace *t, int *sorted, trawl_error *err)
 	uint64_t n = 0;
 	int rc;
 	*sorted = 1;
+	if (t->ops->prescan && t->opts.threads != 1) {
+		int threads = t->opts.threads > 0 ? t->opts.threads : 2;
+		rc = t->ops->prescan(t, threads, sorted, err);
+		if (rc != -TRAWL_EUNSUPPORTED)
+			return rc;
+	}
 	while ((rc = t->ops->next(t, &r, 1, err)) == TW_NEXT_EVENT) {
 		if (r.ts < last) {
 			*sorted = 0;

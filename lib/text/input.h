@@ -52,4 +52,7 @@ uint64_t tw_input_progress(const tw_input *in); /* file bytes read */
 uint64_t tw_input_size(const tw_input *in);     /* file size, 0 if unknown */
 const char *tw_input_name(const tw_input *in);
 
+/* The whole mapped file for plain regular files; NULL for streams. */
+const char *tw_input_map(const tw_input *in, size_t *len);
+
 #endif

@@ -170,6 +170,19 @@ static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 	}
 }
 
+static int prescan(trawl_trace *t, int threads, int *sorted,
+		   trawl_error *err)
+{
+	(void)err;
+	text_reader *r = rd(t);
+	size_t len;
+	const char *map = tw_input_map(r->in, &len);
+	/* HTML needs its block state, which is sequential. */
+	if (!map || r->html)
+		return -TRAWL_EUNSUPPORTED;
+	return tw_text_prescan_map(map, len, threads, sorted);
+}
+
 static int rewind_input(trawl_trace *t, trawl_error *err)
 {
 	text_reader *r = rd(t);
@@ -208,6 +221,7 @@ static void close_reader(trawl_trace *t)
 
 static const tw_reader_ops text_ops = {
 	.next = next,
+	.prescan = prescan,
 	.rewind = rewind_input,
 	.reparse = reparse,
 	.decode = tw_text_decode,

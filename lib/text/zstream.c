@@ -474,3 +474,9 @@ const char *tw_input_name(const tw_input *in)
 {
 	return in->name;
 }
+
+const char *tw_input_map(const tw_input *in, size_t *len)
+{
+	*len = in->map_len;
+	return in->map;
+}
