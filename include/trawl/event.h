@@ -17,14 +17,14 @@ typedef struct trawl_trace trawl_trace;
 
 /* Bits of trawl_event_flags(), from the kernel's irq-info column. */
 enum trawl_event_flag {
-	TRAWL_FLAG_IRQS_OFF = 1u << 0,     /* 'd' (or 'D'): irqs disabled */
-	TRAWL_FLAG_BH_OFF = 1u << 1,       /* 'b' (or 'D'): bottom halves off */
+	TRAWL_FLAG_IRQS_OFF = 1u << 0,	   /* 'd' (or 'D'): irqs disabled */
+	TRAWL_FLAG_BH_OFF = 1u << 1,	   /* 'b' (or 'D'): bottom halves off */
 	TRAWL_FLAG_NEED_RESCHED = 1u << 2, /* 'N' or 'n' */
 	TRAWL_FLAG_PREEMPT_RESCHED = 1u << 3, /* 'N' or 'p' */
-	TRAWL_FLAG_HARDIRQ = 1u << 4,      /* 'h' or 'H' */
-	TRAWL_FLAG_SOFTIRQ = 1u << 5,      /* 's' or 'H' */
-	TRAWL_FLAG_NMI = 1u << 6,          /* 'Z' */
-	TRAWL_FLAG_KNOWN = 1u << 7,        /* the source had a flags column */
+	TRAWL_FLAG_HARDIRQ = 1u << 4,	      /* 'h' or 'H' */
+	TRAWL_FLAG_SOFTIRQ = 1u << 5,	      /* 's' or 'H' */
+	TRAWL_FLAG_NMI = 1u << 6,	      /* 'Z' */
+	TRAWL_FLAG_KNOWN = 1u << 7, /* the source had a flags column */
 };
 
 /**

@@ -131,10 +131,10 @@ TRAWL_API const char *trawl_event_field_value(const trawl_event *ev, size_t i,
 /* The kind of an Android systrace / atrace marker. */
 enum trawl_marker_kind {
 	TRAWL_MARKER_BEGIN = 'B',   /* B|pid|name: a slice begins */
-	TRAWL_MARKER_END = 'E',     /* E|pid (or E): the innermost slice ends */
+	TRAWL_MARKER_END = 'E',	    /* E|pid (or E): the innermost slice ends */
 	TRAWL_MARKER_COUNTER = 'C', /* C|pid|name|value */
 	TRAWL_MARKER_ASYNC_BEGIN = 'S', /* S|pid|name|cookie */
-	TRAWL_MARKER_ASYNC_END = 'F',   /* F|pid|name|cookie */
+	TRAWL_MARKER_ASYNC_END = 'F',	/* F|pid|name|cookie */
 };
 
 /**

@@ -60,9 +60,9 @@ typedef struct trawl_open_opts {
 /* Input formats, recognised from content. */
 enum trawl_format {
 	TRAWL_FORMAT_UNKNOWN = 0,
-	TRAWL_FORMAT_FTRACE,        /* tracefs trace / trace_pipe text */
-	TRAWL_FORMAT_SYSTRACE,      /* Android systrace / atrace text */
-	TRAWL_FORMAT_SYSTRACE_HTML, /* the same, wrapped in systrace HTML */
+	TRAWL_FORMAT_FTRACE,	       /* tracefs trace / trace_pipe text */
+	TRAWL_FORMAT_SYSTRACE,	       /* Android systrace / atrace text */
+	TRAWL_FORMAT_SYSTRACE_HTML,    /* the same, wrapped in systrace HTML */
 	TRAWL_FORMAT_TRACE_CMD_REPORT, /* `trace-cmd report` output */
 };
 

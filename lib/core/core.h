@@ -15,7 +15,7 @@
 #include "trawl/trawl.h"
 
 #define TW_MAX_FIELDS 64
-#define TW_MAX_CPUS 65536
+#define TW_MAX_CPUS   65536
 
 /* A decoded field: name and value text, both pointing into the event. */
 typedef struct tw_kv {
@@ -28,7 +28,7 @@ typedef struct tw_kv {
 typedef struct tw_sub {
 	trawl_callback cb;
 	void *ctx;
-	char *sys_pat;	/* NULL: any system */
+	char *sys_pat; /* NULL: any system */
 	char *name_pat;
 } tw_sub;
 
@@ -139,8 +139,7 @@ typedef struct tw_reader_ops {
 	/* Decode ev's fields into ev->fields, setting ev->nfields. */
 	void (*decode)(const trawl_trace *t, trawl_event *ev);
 	/* Where we are, for progress: done and total bytes. */
-	void (*progress)(const trawl_trace *t, uint64_t *done,
-			 uint64_t *total);
+	void (*progress)(const trawl_trace *t, uint64_t *done, uint64_t *total);
 	void (*close)(trawl_trace *t);
 } tw_reader_ops;
 

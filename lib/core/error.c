@@ -54,11 +54,12 @@ int tw_error_at(trawl_error *err, int code, int sys_errno, const char *file,
 
 	int k;
 	if (line && column)
-		k = snprintf(err->msg, sizeof(err->msg), "%s:%llu:%u: ",
-			     err->file, (unsigned long long)line, column);
+		k = snprintf(err->msg, sizeof(err->msg),
+			     "%s:%llu:%u: ", err->file,
+			     (unsigned long long)line, column);
 	else if (line)
-		k = snprintf(err->msg, sizeof(err->msg), "%s:%llu: ",
-			     err->file, (unsigned long long)line);
+		k = snprintf(err->msg, sizeof(err->msg), "%s:%llu: ", err->file,
+			     (unsigned long long)line);
 	else if (file && *file)
 		k = snprintf(err->msg, sizeof(err->msg), "%s: ", err->file);
 	else

@@ -14,7 +14,7 @@
 #include "core.h"
 
 #define DEFAULT_SORT_MEMORY (32u << 20)
-#define PROGRESS_EVERY 65536
+#define PROGRESS_EVERY	    65536
 
 static trawl_trace *new_trace(const trawl_open_opts *opts, trawl_error *err)
 {
@@ -122,8 +122,8 @@ TRAWL_API int trawl_on(trawl_trace *t, const char *pattern, trawl_callback cb,
 	if (colon) {
 		if (colon == pattern || !colon[1])
 			return -TRAWL_EINVAL;
-		s->sys_pat = tw_strndup(&t->mem, pattern,
-					(size_t)(colon - pattern));
+		s->sys_pat =
+			tw_strndup(&t->mem, pattern, (size_t)(colon - pattern));
 		s->name_pat = tw_strndup(&t->mem, colon + 1, strlen(colon + 1));
 	} else {
 		s->name_pat = tw_strndup(&t->mem, pattern, strlen(pattern));
@@ -147,13 +147,13 @@ int tw_note_cpu(trawl_trace *t, int cpu)
 		size_t ncap = t->cpu_cap ? t->cpu_cap : 8;
 		while (ncap <= (size_t)cpu)
 			ncap *= 2;
-		uint64_t *a = tw_realloc(&t->mem, t->cpu_events,
-					 ncap * sizeof(*a));
+		uint64_t *a =
+			tw_realloc(&t->mem, t->cpu_events, ncap * sizeof(*a));
 		if (!a)
 			return -1;
 		t->cpu_events = a;
-		uint64_t *b = tw_realloc(&t->mem, t->cpu_lost,
-					 ncap * sizeof(*b));
+		uint64_t *b =
+			tw_realloc(&t->mem, t->cpu_lost, ncap * sizeof(*b));
 		if (!b)
 			return -1;
 		t->cpu_lost = b;
@@ -198,8 +198,8 @@ static int deliver(trawl_trace *t, const tw_rec *r, uint64_t seq,
 {
 	tw_type *ty = tw_type_get(t, r->name, r->name_len);
 	if (!ty || (r->cpu >= 0 && tw_note_cpu(t, r->cpu) < 0))
-		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, r->line, 0,
-				   0, "out of memory");
+		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, r->line, 0, 0,
+				   "out of memory");
 	trawl_event *ev = &t->ev;
 	ev->ts = r->ts;
 	ev->seq = seq;
@@ -285,8 +285,8 @@ static int run_direct(trawl_trace *t, int pass, int passes, trawl_error *err)
 
 static int run_sorted(trawl_trace *t, trawl_error *err)
 {
-	tw_sorter *s = tw_sorter_new(&t->mem, t->opts.sort_memory,
-				     t->opts.tmpdir);
+	tw_sorter *s =
+		tw_sorter_new(&t->mem, t->opts.sort_memory, t->opts.tmpdir);
 	if (!s)
 		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
 				   "out of memory");
@@ -317,23 +317,23 @@ static int run_sorted(trawl_trace *t, trawl_error *err)
 	while ((rc = tw_sorter_next(s, &o, err)) == 1) {
 		if (t->ops->reparse(t, o.raw, o.len, &r) != TW_NEXT_EVENT) {
 			rc = tw_error_at(err, TRAWL_EPARSE, 0, t->name, o.line,
-					 0, 0, "cannot parse a sorted record "
-					       "again (internal error)");
+					 0, 0,
+					 "cannot parse a sorted record "
+					 "again (internal error)");
 			goto out;
 		}
 		r.line = o.line;
 		rc = deliver(t, &r, o.seq, err);
 		if (rc)
 			goto out;
-		if (++n % PROGRESS_EVERY == 0 && t->opts.progress &&
-		    seq > 0) {
+		if (++n % PROGRESS_EVERY == 0 && t->opts.progress && seq > 0) {
 			uint64_t total;
 			uint64_t done;
 			t->ops->progress(t, &done, &total);
 			if (total)
-				t->opts.progress(t->opts.progress_ctx,
-						 total / 2 + total / 2 * n / seq,
-						 total);
+				t->opts.progress(
+					t->opts.progress_ctx,
+					total / 2 + total / 2 * n / seq, total);
 		}
 	}
 out:

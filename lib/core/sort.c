@@ -22,7 +22,7 @@
 
 #include "core.h"
 
-#define REC_HDR 28
+#define REC_HDR	    28
 #define MIN_RUN_BUF (64u << 10)
 #define MAX_RUN_BUF (1u << 20)
 
@@ -109,8 +109,7 @@ static int open_tmp(tw_sorter *s, trawl_error *err)
 	s->fd = open(s->tmpdir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (s->fd < 0) {
 		char path[300];
-		snprintf(path, sizeof(path), "%s/trawl-sort-XXXXXX",
-			 s->tmpdir);
+		snprintf(path, sizeof(path), "%s/trawl-sort-XXXXXX", s->tmpdir);
 		s->fd = mkstemp(path);
 		if (s->fd >= 0)
 			unlink(path);
@@ -232,16 +231,16 @@ static int load_head(tw_sorter *s, run *r, trawl_error *err)
 				void *p = r->buf;
 				if (tw_grow(s->mem, &p, &r->cap,
 					    REC_HDR + (size_t)len, 1))
-					return tw_error_at(err, TRAWL_ENOMEM,
-							   0, NULL, 0, 0, 0,
+					return tw_error_at(err, TRAWL_ENOMEM, 0,
+							   NULL, 0, 0, 0,
 							   "out of memory");
 				r->buf = p;
 			}
 		}
 		if (r->pos >= r->end) {
 			if (r->len)
-				return tw_error_at(err, TRAWL_EIO, 0,
-						   s->tmpdir, 0, 0, r->pos,
+				return tw_error_at(err, TRAWL_EIO, 0, s->tmpdir,
+						   0, 0, r->pos,
 						   "sorted run is truncated");
 			return 0;
 		}

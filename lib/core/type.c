@@ -27,9 +27,8 @@ static int cmp_known(const void *key, const void *elem)
 
 const char *tw_event_system_of(const char *name)
 {
-	const struct name_system *e =
-		bsearch(name, known, TW_ARRAY_SIZE(known), sizeof(known[0]),
-			cmp_known);
+	const struct name_system *e = bsearch(name, known, TW_ARRAY_SIZE(known),
+					      sizeof(known[0]), cmp_known);
 	return e ? e->system : "";
 }
 
@@ -62,8 +61,7 @@ static int rehash(trawl_trace *t)
 	return 0;
 }
 
-static tw_type *make(trawl_trace *t, const char *name, size_t len,
-		     uint64_t h)
+static tw_type *make(trawl_trace *t, const char *name, size_t len, uint64_t h)
 {
 	if (t->ntypes * 2 >= t->hash_cap && rehash(t))
 		return NULL;

@@ -44,7 +44,7 @@ static const struct pattern patterns[] = {
 	{"function", "{ip} <-{parent_ip}"},
 };
 
-#define MATCH_BUDGET 4096   /* steps of backtracking per payload */
+#define MATCH_BUDGET	4096 /* steps of backtracking per payload */
 #define PATTERN_MAX_LEN 4096 /* longer payloads skip the patterns */
 
 struct matcher {
@@ -89,8 +89,8 @@ static int match(struct matcher *m, const char *p, const char *s, size_t n)
 		/* a field at the end takes the rest */
 		if (n == 0 || (numeric && !digits_only(s, n)))
 			return 0;
-		m->ev->fields[nf] = (tw_kv){key, s, (uint32_t)klen,
-					    (uint32_t)n};
+		m->ev->fields[nf] =
+			(tw_kv){key, s, (uint32_t)klen, (uint32_t)n};
 		m->ev->nfields++;
 		return 1;
 	}
@@ -106,8 +106,8 @@ static int match(struct matcher *m, const char *p, const char *s, size_t n)
 			continue;
 		if (numeric && !digits_only(s, at))
 			break; /* digits stop before any later hit too */
-		m->ev->fields[nf] = (tw_kv){key, s, (uint32_t)klen,
-					    (uint32_t)at};
+		m->ev->fields[nf] =
+			(tw_kv){key, s, (uint32_t)klen, (uint32_t)at};
 		m->ev->nfields = nf + 1;
 		if (match(m, rest, s + at, n - at))
 			return 1;
@@ -218,8 +218,8 @@ static void decode_kv(trawl_event *ev, const char *s, size_t n)
 			ve = value_end(v, end);
 			p = ve;
 		}
-		ev->fields[nf++] = (tw_kv){k, v, (uint32_t)klen,
-					   (uint32_t)(ve - v)};
+		ev->fields[nf++] =
+			(tw_kv){k, v, (uint32_t)klen, (uint32_t)(ve - v)};
 	}
 	ev->nfields = nf;
 }
@@ -227,9 +227,8 @@ static void decode_kv(trawl_event *ev, const char *s, size_t n)
 static void add(trawl_event *ev, const char *key, const char *v, size_t vlen)
 {
 	if (ev->nfields < TW_MAX_FIELDS)
-		ev->fields[ev->nfields++] = (tw_kv){key, v,
-						    (uint32_t)strlen(key),
-						    (uint32_t)vlen};
+		ev->fields[ev->nfields++] =
+			(tw_kv){key, v, (uint32_t)strlen(key), (uint32_t)vlen};
 }
 
 static void decode_print(trawl_event *ev)
@@ -255,7 +254,8 @@ static void decode_print(trawl_event *ev)
 	}
 	if (m.name)
 		add(ev, "name", m.name, m.name_len);
-	if (m.kind == TRAWL_MARKER_COUNTER || m.kind == TRAWL_MARKER_ASYNC_BEGIN ||
+	if (m.kind == TRAWL_MARKER_COUNTER ||
+	    m.kind == TRAWL_MARKER_ASYNC_BEGIN ||
 	    m.kind == TRAWL_MARKER_ASYNC_END) {
 		const char *num = m.name + m.name_len + 1;
 		size_t nl = (size_t)(buf + buf_len - num);

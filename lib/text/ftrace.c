@@ -139,28 +139,58 @@ static int flags_token(const char *s, size_t len, tw_rec *r)
 		return -1;
 	unsigned f = TRAWL_FLAG_KNOWN;
 	switch (s[0]) {
-	case 'd': f |= TRAWL_FLAG_IRQS_OFF; break;
-	case 'D': f |= TRAWL_FLAG_IRQS_OFF | TRAWL_FLAG_BH_OFF; break;
-	case 'b': f |= TRAWL_FLAG_BH_OFF; break;
-	case 'X': case '.': break;
-	default: return -1;
+	case 'd':
+		f |= TRAWL_FLAG_IRQS_OFF;
+		break;
+	case 'D':
+		f |= TRAWL_FLAG_IRQS_OFF | TRAWL_FLAG_BH_OFF;
+		break;
+	case 'b':
+		f |= TRAWL_FLAG_BH_OFF;
+		break;
+	case 'X':
+	case '.':
+		break;
+	default:
+		return -1;
 	}
 	switch (s[1]) {
-	case 'N': f |= TRAWL_FLAG_NEED_RESCHED | TRAWL_FLAG_PREEMPT_RESCHED;
+	case 'N':
+		f |= TRAWL_FLAG_NEED_RESCHED | TRAWL_FLAG_PREEMPT_RESCHED;
 		break;
-	case 'n': case 'L': case 'B': f |= TRAWL_FLAG_NEED_RESCHED; break;
-	case 'p': f |= TRAWL_FLAG_PREEMPT_RESCHED; break;
-	case '.': break;
-	default: return -1;
+	case 'n':
+	case 'L':
+	case 'B':
+		f |= TRAWL_FLAG_NEED_RESCHED;
+		break;
+	case 'p':
+		f |= TRAWL_FLAG_PREEMPT_RESCHED;
+		break;
+	case '.':
+		break;
+	default:
+		return -1;
 	}
 	switch (s[2]) {
-	case 'Z': f |= TRAWL_FLAG_NMI; break;
-	case 'z': f |= TRAWL_FLAG_NMI | TRAWL_FLAG_HARDIRQ; break;
-	case 'H': f |= TRAWL_FLAG_HARDIRQ | TRAWL_FLAG_SOFTIRQ; break;
-	case 'h': f |= TRAWL_FLAG_HARDIRQ; break;
-	case 's': f |= TRAWL_FLAG_SOFTIRQ; break;
-	case '.': break;
-	default: return -1;
+	case 'Z':
+		f |= TRAWL_FLAG_NMI;
+		break;
+	case 'z':
+		f |= TRAWL_FLAG_NMI | TRAWL_FLAG_HARDIRQ;
+		break;
+	case 'H':
+		f |= TRAWL_FLAG_HARDIRQ | TRAWL_FLAG_SOFTIRQ;
+		break;
+	case 'h':
+		f |= TRAWL_FLAG_HARDIRQ;
+		break;
+	case 's':
+		f |= TRAWL_FLAG_SOFTIRQ;
+		break;
+	case '.':
+		break;
+	default:
+		return -1;
 	}
 	char p = s[3];
 	if (p == '.')
@@ -211,10 +241,9 @@ static int timestamp(const char *s, size_t n, size_t *pi, int64_t *ts)
 		*ts = sec;
 		goto colon;
 	}
-	static const int64_t scale[10] = {1000000000, 100000000, 10000000,
-					  1000000,    100000,	 10000,
-					  1000,	      100,	 10,
-					  1};
+	static const int64_t scale[10] = {
+		1000000000, 100000000, 10000000, 1000000, 100000,
+		10000,	    1000,      100,	 10,	  1};
 	*ts = sec * 1000000000 + frac * scale[nd];
 colon:
 	if (i >= n || s[i] != ':')

@@ -46,10 +46,10 @@ int tw_input_rewind(tw_input *in, trawl_error *err);
 
 int tw_input_seekable(const tw_input *in);
 int tw_input_compression(const tw_input *in);
-uint64_t tw_input_line_no(const tw_input *in);  /* of the last line */
-uint64_t tw_input_offset(const tw_input *in);   /* decompressed bytes read */
+uint64_t tw_input_line_no(const tw_input *in);	/* of the last line */
+uint64_t tw_input_offset(const tw_input *in);	/* decompressed bytes read */
 uint64_t tw_input_progress(const tw_input *in); /* file bytes read */
-uint64_t tw_input_size(const tw_input *in);     /* file size, 0 if unknown */
+uint64_t tw_input_size(const tw_input *in);	/* file size, 0 if unknown */
 const char *tw_input_name(const tw_input *in);
 
 /* The whole mapped file for plain regular files; NULL for streams. */

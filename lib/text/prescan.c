@@ -15,7 +15,7 @@
 #include "text-int.h"
 
 #define MAX_THREADS 16
-#define DROP_EVERY (4u << 20)
+#define DROP_EVERY  (4u << 20)
 
 struct slice {
 	const char *p;
@@ -53,16 +53,14 @@ static void *scan_slice(void *arg)
 			uintptr_t from = ((uintptr_t)dropped + 4095) & ~4095ul;
 			uintptr_t to = ((uintptr_t)p - DROP_EVERY) & ~4095ul;
 			if (to > from)
-				madvise((void *)from, to - from,
-					MADV_DONTNEED);
+				madvise((void *)from, to - from, MADV_DONTNEED);
 			dropped = (const char *)to;
 		}
 	}
 	return NULL;
 }
 
-int tw_text_prescan_map(const char *map, size_t len, int threads,
-			int *sorted)
+int tw_text_prescan_map(const char *map, size_t len, int threads, int *sorted)
 {
 	if (threads > MAX_THREADS)
 		threads = MAX_THREADS;
@@ -73,10 +71,10 @@ int tw_text_prescan_map(const char *map, size_t len, int threads,
 	int started[MAX_THREADS] = {0};
 	const char *p = map, *end = map + len;
 	for (int i = 0; i < threads; i++) {
-		const char *cut = i == threads - 1
-					  ? end
-					  : map + len / (size_t)threads *
-							  (size_t)(i + 1);
+		const char *cut =
+			i == threads - 1
+				? end
+				: map + len / (size_t)threads * (size_t)(i + 1);
 		if (cut < p)
 			cut = p;
 		if (cut < end) {
@@ -89,8 +87,8 @@ int tw_text_prescan_map(const char *map, size_t len, int threads,
 		p = cut;
 	}
 	for (int i = 1; i < threads; i++)
-		started[i] = pthread_create(&tid[i], NULL, scan_slice,
-					    &sl[i]) == 0;
+		started[i] =
+			pthread_create(&tid[i], NULL, scan_slice, &sl[i]) == 0;
 	scan_slice(&sl[0]);
 	for (int i = 1; i < threads; i++) {
 		if (started[i])

@@ -15,10 +15,10 @@
 #define DETECT_BYTES (64u << 10)
 
 enum html_state {
-	HTML_OUTSIDE,  /* between trace-data blocks: ignore */
-	HTML_START,    /* inside a block, content not yet seen */
-	HTML_TRACE,    /* inside an ftrace text block */
-	HTML_OTHER,    /* inside a block of something else (JSON): ignore */
+	HTML_OUTSIDE, /* between trace-data blocks: ignore */
+	HTML_START,   /* inside a block, content not yet seen */
+	HTML_TRACE,   /* inside an ftrace text block */
+	HTML_OTHER,   /* inside a block of something else (JSON): ignore */
 };
 
 typedef struct text_reader {
@@ -118,10 +118,10 @@ static int bad_line(trawl_trace *t, text_reader *r, uint64_t line,
 		shown[k++] = isprint((unsigned char)s[i]) ? s[i] : '?';
 	shown[k] = '\0';
 	return tw_error_at(err, TRAWL_EPARSE, 0, t->name, line,
-			   (uint32_t)info->col + 1,
-			   tw_input_offset(r->in),
+			   (uint32_t)info->col + 1, tw_input_offset(r->in),
 			   "cannot parse line \"%s%s\": expected %s", shown,
-			   k < n ? "..." : "", info->why ? info->why : "an event");
+			   k < n ? "..." : "",
+			   info->why ? info->why : "an event");
 }
 
 static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
@@ -138,8 +138,8 @@ static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 		if (rc == TW_LINE_TOO_LONG) {
 			if (r->html && r->html_state != HTML_TRACE)
 				continue;
-			if (!scan && (rc = bad_line(t, r, line, NULL, n, &info,
-						    err)))
+			if (!scan &&
+			    (rc = bad_line(t, r, line, NULL, n, &info, err)))
 				return rc;
 			continue;
 		}
@@ -163,15 +163,14 @@ static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 					info.written - info.in_buffer;
 			break;
 		default:
-			if (!scan && (rc = bad_line(t, r, line, s, n, &info,
-						    err)))
+			if (!scan &&
+			    (rc = bad_line(t, r, line, s, n, &info, err)))
 				return rc;
 		}
 	}
 }
 
-static int prescan(trawl_trace *t, int threads, int *sorted,
-		   trawl_error *err)
+static int prescan(trawl_trace *t, int threads, int *sorted, trawl_error *err)
 {
 	(void)err;
 	text_reader *r = rd(t);
@@ -287,17 +286,16 @@ int tw_text_detect(const char *p, size_t n, int *format, trawl_error *err,
 	}
 	if (events == 0) {
 		if (binary || memchr(p + i, '\0', n - i))
-			return tw_error_at(err, TRAWL_EFORMAT, 0, name, 0, 0,
-					   0,
+			return tw_error_at(err, TRAWL_EFORMAT, 0, name, 0, 0, 0,
 					   "cannot recognise the format: "
 					   "binary data, not a text trace");
 		int has_lines = memchr(p + i, '\n', n - i) != NULL;
 		if (has_lines && n >= DETECT_BYTES)
-			return tw_error_at(err, TRAWL_EFORMAT, 0, name, 0, 0,
-					   0,
+			return tw_error_at(err, TRAWL_EFORMAT, 0, name, 0, 0, 0,
 					   "cannot recognise the format: no "
 					   "ftrace event line in the first "
-					   "%u KiB", DETECT_BYTES >> 10);
+					   "%u KiB",
+					   DETECT_BYTES >> 10);
 		*format = TRAWL_FORMAT_FTRACE;
 		return 0;
 	}

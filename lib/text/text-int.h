@@ -29,8 +29,7 @@ typedef struct tw_line_info {
 int tw_ftrace_parse(const char *s, size_t n, tw_rec *r, tw_line_info *info);
 
 /* Whether a mapped file's events are in time order, using threads. */
-int tw_text_prescan_map(const char *map, size_t len, int threads,
-			int *sorted);
+int tw_text_prescan_map(const char *map, size_t len, int threads, int *sorted);
 
 /* Decode the payload of ev into ev->fields (reader decode op). */
 void tw_text_decode(const trawl_trace *t, trawl_event *ev);

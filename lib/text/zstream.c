@@ -18,7 +18,7 @@
 
 #include "input.h"
 
-#define RAW_CHUNK (256u * 1024)
+#define RAW_CHUNK   (256u * 1024)
 #define BUF_INITIAL (1u << 20)
 
 struct tw_input {
@@ -39,8 +39,8 @@ struct tw_input {
 	/* Streams: decompressed bytes [start, end) of buf are unread. */
 	char *buf;
 	size_t cap, start, end;
-	int eof;	/* no more decompressed bytes will come */
-	int skipping;	/* dropping the rest of an over-long line */
+	int eof;      /* no more decompressed bytes will come */
+	int skipping; /* dropping the rest of an over-long line */
 	uint64_t skipped;
 
 	/* Compressed bytes not yet decompressed: raw[raw_pos, raw_len). */
@@ -89,15 +89,15 @@ static int decomp_init(tw_input *in, trawl_error *err)
 		memset(&in->z, 0, sizeof(in->z));
 		/* 15 + 32: zlib or gzip header, detected. */
 		if (inflateInit2(&in->z, 15 + 32) != Z_OK)
-			return tw_error_at(err, TRAWL_ENOMEM, 0, in->name, 0,
-					   0, 0, "cannot start gzip decoder");
+			return tw_error_at(err, TRAWL_ENOMEM, 0, in->name, 0, 0,
+					   0, "cannot start gzip decoder");
 		in->z_ready = 1;
 	} else if (in->comp == TW_COMP_ZSTD) {
 		if (!in->zs)
 			in->zs = ZSTD_createDStream();
 		if (!in->zs || ZSTD_isError(ZSTD_initDStream(in->zs)))
-			return tw_error_at(err, TRAWL_ENOMEM, 0, in->name, 0,
-					   0, 0, "cannot start zstd decoder");
+			return tw_error_at(err, TRAWL_ENOMEM, 0, in->name, 0, 0,
+					   0, "cannot start zstd decoder");
 	}
 	return 0;
 }
@@ -146,10 +146,11 @@ static int fill(tw_input *in, trawl_error *err)
 		in->eof = 1;
 		if (in->comp == TW_COMP_GZIP && in->z_ready &&
 		    in->z.total_in > 0)
-			return tw_error_at(err, TRAWL_EPARSE, 0, in->name, 0,
-					   0, in->raw_read,
-					   "gzip data is truncated at byte %llu",
-					   (unsigned long long)in->raw_read);
+			return tw_error_at(
+				err, TRAWL_EPARSE, 0, in->name, 0, 0,
+				in->raw_read,
+				"gzip data is truncated at byte %llu",
+				(unsigned long long)in->raw_read);
 		return 0;
 	}
 	if (in->comp == TW_COMP_GZIP) {
@@ -165,8 +166,8 @@ static int fill(tw_input *in, trawl_error *err)
 			inflateReset(&in->z);
 			in->z.total_in = 0;
 		} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
-			return tw_error_at(err, TRAWL_EPARSE, 0, in->name, 0,
-					   0, in->raw_read,
+			return tw_error_at(err, TRAWL_EPARSE, 0, in->name, 0, 0,
+					   in->raw_read,
 					   "cannot decompress gzip data near "
 					   "byte %llu: %s",
 					   (unsigned long long)in->raw_read,
@@ -253,8 +254,8 @@ tw_input *tw_input_open(const tw_mem *mem, const char *path, int fd,
 	if (detect_compression(in, err))
 		goto fail;
 	if (in->comp == TW_COMP_NONE && in->seekable && in->size > 0) {
-		void *m = mmap(NULL, in->size, PROT_READ, MAP_PRIVATE, in->fd,
-			       0);
+		void *m =
+			mmap(NULL, in->size, PROT_READ, MAP_PRIVATE, in->fd, 0);
 		if (m != MAP_FAILED) {
 			madvise(m, in->size, MADV_SEQUENTIAL);
 			in->map = m;
@@ -366,9 +367,9 @@ int tw_input_line(tw_input *in, const char **line, size_t *len,
 	for (;;) {
 		char *s = in->buf + in->start;
 		size_t avail = in->end - in->start;
-		char *nl = avail > scanned ? memchr(s + scanned, '\n',
-						    avail - scanned)
-					   : NULL;
+		char *nl = avail > scanned
+				   ? memchr(s + scanned, '\n', avail - scanned)
+				   : NULL;
 		if (nl) {
 			size_t n = (size_t)(nl - s);
 			in->start += n + 1;

@@ -54,7 +54,7 @@ static inline int tw_eq(const char *a, size_t an, const char *b, size_t bn)
 }
 
 #define TW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define TW_LIKELY(x) __builtin_expect(!!(x), 1)
-#define TW_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define TW_LIKELY(x)	 __builtin_expect(!!(x), 1)
+#define TW_UNLIKELY(x)	 __builtin_expect(!!(x), 0)
 
 #endif

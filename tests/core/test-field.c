@@ -60,8 +60,8 @@ static void assert_raw(const trawl_event *ev, trawl_field f, const char *want)
 	size_t len;
 	const char *v = trawl_event_raw(ev, f, &len);
 	cr_assert_not_null(v, "field missing, wanted \"%s\"", want);
-	cr_assert_eq(len, strlen(want), "got \"%.*s\", wanted \"%s\"",
-		     (int)len, v, want);
+	cr_assert_eq(len, strlen(want), "got \"%.*s\", wanted \"%s\"", (int)len,
+		     v, want);
 	cr_assert(memcmp(v, want, len) == 0, "got \"%.*s\", wanted \"%s\"",
 		  (int)len, v, want);
 }
@@ -272,11 +272,11 @@ Test(field, systrace_markers_as_fields_and_struct)
 
 Test(field, function_tracer_and_trace_printk)
 {
-	trawl_trace *t = open_text(
-		"  bash-1234 [000] ..... 123.456789: do_sys_open "
-		"<-do_sys_openat2\n"
-		"  bash-1234 [000] ..... 123.456790: bprint: "
-		"my_driver_poll: rx 512 bytes\n");
+	trawl_trace *t =
+		open_text("  bash-1234 [000] ..... 123.456789: do_sys_open "
+			  "<-do_sys_openat2\n"
+			  "  bash-1234 [000] ..... 123.456790: bprint: "
+			  "my_driver_poll: rx 512 bytes\n");
 	trawl_field ip = trawl_field_lookup(t, NULL, "ip");
 	trawl_field parent = trawl_field_lookup(t, NULL, "parent_ip");
 	trawl_field buf = trawl_field_lookup(t, NULL, "buf");

@@ -15,7 +15,8 @@
 /* One ftrace line; ts in microseconds. */
 static void put_line(FILE *f, int cpu, long long us, const char *name, int id)
 {
-	fprintf(f, "            task-%-7d [%03d] d..2. %5lld.%06lld: %s: id=%d\n",
+	fprintf(f,
+		"            task-%-7d [%03d] d..2. %5lld.%06lld: %s: id=%d\n",
 		100 + cpu, cpu, us / 1000000, us % 1000000, name, id);
 }
 

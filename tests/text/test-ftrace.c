@@ -21,9 +21,12 @@ Test(ftrace, header_columns_of_every_form)
 		"# entries-in-buffer/entries-written: 7/10   #P:2\n"
 		"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
 		"          <idle>-0       [000] d.h1.  2410.935233: a: x=1\n"
-		" kworker/u4:2-events_unbound-77 [001] dN.2  2410.935234: b: x=1\n"
-		" memfd:sealed-91-1541    (  1541) [001] ...1. 2410.935235123: c: x=1\n"
-		"   Binder:543_2-612      (-------) [000] Dp.f. 2410.935236: d: x=1\n"
+		" kworker/u4:2-events_unbound-77 [001] dN.2  2410.935234: b: "
+		"x=1\n"
+		" memfd:sealed-91-1541    (  1541) [001] ...1. 2410.935235123: "
+		"c: x=1\n"
+		"   Binder:543_2-612      (-------) [000] Dp.f. 2410.935236: "
+		"d: x=1\n"
 		"  Chrome_IOThread-3301  [003] 2410.935237: e: x=1\n"
 		"      Web Content-2801   [002] .Ns3.  2410.935238: f: x=1\n"
 		"   [kthread] 1-12  [002] b.Z.. 2410.935239: g: x=1\n"
@@ -104,7 +107,7 @@ Test(ftrace, bad_lines_are_counted_with_line_numbers)
 {
 	const char *text = "  a-1 [000] ..... 1.000001: a: x=1\n"
 			   "garbage here\n"
-			   "  a-1 [000] ..... 1.0000\n"     /* cut in the ts */
+			   "  a-1 [000] ..... 1.0000\n" /* cut in the ts */
 			   "  a-1 [000] ..... 1.000003: a: x=1\n"
 			   "  a-1 [000] .x... 1.000004: a: x=1\n" /* flags */
 			   "  a-1 [000] ..... 1.000005 a\n"
@@ -143,8 +146,8 @@ Test(ftrace, nul_bytes_invalid_utf8_and_huge_lines)
 	const char comm[] = "  \xff\xfe\x80-2 [001] ..... 1.000002: a: x=1\n";
 	const char nul[] = "  a\0b-3 [001] ..... 1.000003: a: x=1\n";
 	const char tail[] = "  a-4 [000] ..... 1.000004: a: x=1\n";
-	size_t n = sizeof(head) - 1 + sizeof(comm) - 1 + sizeof(nul) - 1 +
-		   big + 1 + sizeof(tail) - 1;
+	size_t n = sizeof(head) - 1 + sizeof(comm) - 1 + sizeof(nul) - 1 + big +
+		   1 + sizeof(tail) - 1;
 	char *buf = malloc(n), *p = buf;
 	memcpy(p, head, sizeof(head) - 1);
 	p += sizeof(head) - 1;
@@ -224,8 +227,7 @@ Test(ftrace, missing_file_is_an_error_naming_it)
 {
 	got g;
 	cr_assert_lt(collect_path("/nonexistent/trace.txt", NULL, &g), 0);
-	cr_assert(strstr(g.err.msg, "/nonexistent/trace.txt"), "%s",
-		  g.err.msg);
+	cr_assert(strstr(g.err.msg, "/nonexistent/trace.txt"), "%s", g.err.msg);
 	got_free(&g);
 }
 
@@ -256,7 +258,8 @@ Test(ftrace, systrace_html_takes_only_the_ftrace_block)
 	const char *text =
 		"<!DOCTYPE html>\n<html>\n<head></head><body>\n"
 		"<script class=\"trace-data\" type=\"application/text\">\n"
-		"{\"traceEvents\": [], \"x\": \"  a-1 [000] ..... 1.0: no: x\"}\n"
+		"{\"traceEvents\": [], \"x\": \"  a-1 [000] ..... 1.0: no: "
+		"x\"}\n"
 		"</script>\n"
 		"<!-- BEGIN TRACE -->\n"
 		"  <script class=\"trace-data\" type=\"application/text\">\n"

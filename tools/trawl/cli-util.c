@@ -242,9 +242,11 @@ void flags_string(const trawl_event *ev, char out[6])
 	    pr = fl & TRAWL_FLAG_PREEMPT_RESCHED;
 	out[1] = nr && pr ? 'N' : nr ? 'n' : pr ? 'p' : '.';
 	int hi = fl & TRAWL_FLAG_HARDIRQ, si = fl & TRAWL_FLAG_SOFTIRQ;
-	out[2] = fl & TRAWL_FLAG_NMI ? 'Z' : hi && si ? 'H' : hi ? 'h'
-					     : si	   ? 's'
-							   : '.';
+	out[2] = fl & TRAWL_FLAG_NMI ? 'Z'
+		 : hi && si	     ? 'H'
+		 : hi		     ? 'h'
+		 : si		     ? 's'
+				     : '.';
 	int d = trawl_event_preempt_depth(ev);
 	out[3] = d <= 0 ? '.' : "0123456789abcdef"[d & 15];
 	out[4] = '\0';

@@ -77,7 +77,8 @@ static int on_event(const trawl_event *ev, void *ctx)
 		fields_text(f, ev);
 		putc('\n', f);
 	} else if (r->fmt == OUT_CSV) {
-		fprintf(f, "%llu,%lld,%d,%d,", (unsigned long long)trawl_event_seq(ev),
+		fprintf(f, "%llu,%lld,%d,%d,",
+			(unsigned long long)trawl_event_seq(ev),
 			(long long)trawl_event_time(ev), trawl_event_cpu(ev),
 			trawl_event_pid(ev));
 		if (trawl_event_tgid(ev) >= 0)
@@ -97,8 +98,10 @@ static int on_event(const trawl_event *ev, void *ctx)
 		}
 		putc('\n', f);
 	} else {
-		fprintf(f, "%s{\"seq\":%llu,\"time\":%lld,\"cpu\":%d,\"pid\":%d,",
-			r->n ? ",\n" : "", (unsigned long long)trawl_event_seq(ev),
+		fprintf(f,
+			"%s{\"seq\":%llu,\"time\":%lld,\"cpu\":%d,\"pid\":%d,",
+			r->n ? ",\n" : "",
+			(unsigned long long)trawl_event_seq(ev),
 			(long long)trawl_event_time(ev), trawl_event_cpu(ev),
 			trawl_event_pid(ev));
 		if (trawl_event_tgid(ev) >= 0)
@@ -206,7 +209,8 @@ int cmd_report(int argc, char **argv)
 	static char obuf[1 << 16];
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	if (r.fmt == OUT_CSV)
-		fputs("seq,time,cpu,pid,tgid,comm,event,flags,fields\n", stdout);
+		fputs("seq,time,cpu,pid,tgid,comm,event,flags,fields\n",
+		      stdout);
 	else if (r.fmt == OUT_JSON)
 		fputs("[\n", stdout);
 	status = cli_run(t, path);

@@ -53,16 +53,19 @@ static void print_json(trawl_trace *t, const char *path)
 		first = 0;
 		const char *n = trawl_type_name(t, i);
 		json_string(f, n, strlen(n));
-		fprintf(f, ": %llu", (unsigned long long)trawl_type_events(t, i));
+		fprintf(f, ": %llu",
+			(unsigned long long)trawl_type_events(t, i));
 	}
 	fputs(first ? "},\n" : "\n  },\n", f);
 	fputs("  \"cpus\": {", f);
 	first = 1;
 	for (int c = 0; c < trawl_cpu_count(t); c++) {
-		uint64_t ev = trawl_cpu_events(t, c), lost = trawl_cpu_lost(t, c);
+		uint64_t ev = trawl_cpu_events(t, c),
+			 lost = trawl_cpu_lost(t, c);
 		if (!ev && !lost)
 			continue;
-		fprintf(f, "%s\"%d\": {\"events\": %llu, \"lost_events\": %llu}",
+		fprintf(f,
+			"%s\"%d\": {\"events\": %llu, \"lost_events\": %llu}",
 			first ? "\n    " : ",\n    ", c, (unsigned long long)ev,
 			(unsigned long long)lost);
 		first = 0;
@@ -82,7 +85,8 @@ static void print_json(trawl_trace *t, const char *path)
 		fprintf(f, "%s%llu", i ? ", " : "",
 			(unsigned long long)st->bad_line[i]);
 	fprintf(f,
-		"],\n  \"reordered_events\": %llu,\n  \"spilled_runs\": %llu\n}\n",
+		"],\n  \"reordered_events\": %llu,\n  \"spilled_runs\": "
+		"%llu\n}\n",
 		(unsigned long long)st->reordered,
 		(unsigned long long)st->spilled_runs);
 }
@@ -95,7 +99,7 @@ static void print_text(trawl_trace *t, const char *path)
 	fprintf(f, "format:       %s%s%s\n", trawl_format_name(trawl_format(t)),
 		strcmp(trawl_compression(t), "none") ? ", " : "",
 		strcmp(trawl_compression(t), "none") ? trawl_compression(t)
-						      : "");
+						     : "");
 	fprintf(f, "events:       %llu\n", (unsigned long long)st->events);
 	if (st->events) {
 		fputs("time:         ", f);
@@ -121,8 +125,9 @@ static void print_text(trawl_trace *t, const char *path)
 	fputc('\n', f);
 	fprintf(f, "reordered:    %llu", (unsigned long long)st->reordered);
 	if (st->reordered)
-		fprintf(f, " (events arrived out of time order and were "
-			   "sorted%s)",
+		fprintf(f,
+			" (events arrived out of time order and were "
+			"sorted%s)",
 			st->spilled_runs ? " on disk" : "");
 	fputc('\n', f);
 
