@@ -274,6 +274,9 @@ int tw_text_detect(const char *p, size_t n, int *format, trawl_error *err,
 		tw_line_info info = {0};
 		if (tw_ftrace_parse(p + b, e - b, &r, &info) == TW_L_EVENT) {
 			events++;
+			/* (function tracer lines name no event in the line) */
+			if (r.name < p + b || r.name >= p + e)
+				goto next_line;
 			const char *after = r.name + r.name_len + 1;
 			if (after + 1 < p + e && after[0] == ' ' &&
 			    after[1] == ' ')
@@ -282,6 +285,7 @@ int tw_text_detect(const char *p, size_t n, int *format, trawl_error *err,
 			    NULL)
 				latency++;
 		}
+next_line:
 		b = e + 1;
 	}
 	if (events == 0) {
