@@ -1,0 +1,1 @@
+report --events 'sched_wakeup*,print' tcreport-l.txt

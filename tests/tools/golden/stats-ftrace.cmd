@@ -1,0 +1,1 @@
+stats ftrace-irqinfo.txt

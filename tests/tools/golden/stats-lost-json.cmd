@@ -1,0 +1,1 @@
+stats --json lost-events.txt

@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# CLI tests: exit codes, --help, formats, stdin, strict mode, golden output.
+# usage: test-cli.sh TRAWL FIXTURES_DIR
+set -u
+TRAWL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+FIX=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+n=0
+
+check() { # check NAME CONDITION-COMMAND...
+	local name=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then
+		echo "ok $n - $name"
+	else
+		echo "not ok $n - $name"
+		fails=$((fails + 1))
+	fi
+}
+
+status() { # status WANT CMD... : run, keep stdout/stderr in $T/out $T/err
+	local want=$1
+	shift
+	"$@" >"$T/out" 2>"$T/err"
+	local got=$?
+	[ "$got" = "$want" ] || { echo "  exit $got, wanted $want: $*" >&2; cat "$T/err" >&2; return 1; }
+}
+
+valid_json() { python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1"; }
+
+check "top-level --help" status 0 "$TRAWL" --help
+check "--help lists stats" grep -q "stats" "$T/out"
+check "no arguments is a usage error" status 1 "$TRAWL"
+check "unknown command" status 1 "$TRAWL" frobnicate
+check "unknown command says what to do" grep -q "trawl --help" "$T/err"
+for cmd in stats report; do
+	check "$cmd --help" status 0 "$TRAWL" $cmd --help
+	check "$cmd --help shows usage" grep -q "usage: trawl $cmd" "$T/out"
+	check "$cmd without FILE" status 1 "$TRAWL" $cmd
+	check "$cmd bad option" status 1 "$TRAWL" $cmd --bogus x
+done
+
+check "missing file exits 1" status 1 "$TRAWL" stats "$T/nope.txt"
+check "missing file is named" grep -q "nope.txt" "$T/err"
+
+SAMPLE=$FIX/ftrace-irqinfo.txt
+check "stats --json" status 0 "$TRAWL" stats --json "$SAMPLE"
+check "stats --json is valid JSON" valid_json "$T/out"
+cp "$T/out" "$T/file.json"
+check "stats from stdin" status 0 sh -c "cat '$SAMPLE' | '$TRAWL' stats --json -"
+check "stdin gives the same counts" python3 - "$T/file.json" "$T/out" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for k in ("file",):
+    a.pop(k); b.pop(k)
+a.pop("spilled_runs"); b.pop("spilled_runs")
+sys.exit(0 if a == b else 1)
+PY
+check "json keys follow DESIGN.md" python3 - "$T/file.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+need = ["total_events", "events", "cpus", "first_time", "last_time", "span",
+        "lost_events", "bad_lines", "reordered_events", "format"]
+assert all(k in d for k in need), [k for k in need if k not in d]
+assert isinstance(d["first_time"], int) and d["span"] == d["last_time"] - d["first_time"]
+assert sum(d["events"].values()) == d["total_events"]
+assert sum(c["events"] for c in d["cpus"].values()) == d["total_events"]
+PY
+
+check "report --json" status 0 "$TRAWL" report --json --events 'sched_switch,irq:*' "$SAMPLE"
+check "report --json is valid JSON" valid_json "$T/out"
+check "report --events filters" python3 - "$T/out" <<'PY'
+import json, sys
+evs = json.load(open(sys.argv[1]))
+names = {e["event"] for e in evs}
+assert names and names <= {"sched_switch", "irq_handler_entry", "irq_handler_exit", "softirq_raise", "softirq_entry", "softirq_exit"}, names
+assert "softirq_entry" in names  # irq:* is the irq system, softirqs included
+assert all(isinstance(e["fields"]["next_pid"], int) for e in evs if e["event"] == "sched_switch")
+keys = [(e["time"], e["seq"]) for e in evs]
+assert keys == sorted(keys)
+PY
+check "report --csv" status 0 "$TRAWL" report --csv "$SAMPLE"
+check "csv header" sh -c "head -1 '$T/out' | grep -q '^seq,time,cpu,pid,tgid,comm,event,flags,fields$'"
+check "csv has a row per event" sh -c "[ \$(($(wc -l <"$T/out") - 1)) = $(python3 -c "import json;print(json.load(open('$T/file.json'))['total_events'])") ]"
+check "bad event pattern" status 1 "$TRAWL" report --events 'irq:' "$SAMPLE"
+
+# malformed input: counted by default, an error with --strict
+{ head -20 "$SAMPLE"; echo "this is not an event"; tail -5 "$SAMPLE"; } >"$T/bad.txt"
+check "bad line counted" status 0 "$TRAWL" stats "$T/bad.txt"
+check "bad line number shown" grep -q "bad lines:    1 (lines 21)" "$T/out"
+check "--strict fails" status 1 "$TRAWL" stats --strict "$T/bad.txt"
+check "--strict names file and line" grep -q "bad.txt:21:1: cannot parse line" "$T/err"
+check "report warns about bad lines" status 0 "$TRAWL" report "$T/bad.txt"
+check "report warning" grep -q "1 malformed line skipped" "$T/err"
+
+# binary and trace.dat
+head -c 3000 /dev/urandom >"$T/junk.bin"
+check "binary input exits 1" status 1 "$TRAWL" stats "$T/junk.bin"
+if [ -f "$FIX/tc.dat" ]; then
+	check "trace.dat is refused with advice" status 1 "$TRAWL" stats "$FIX/tc.dat"
+	check "advice names trace-cmd report" grep -q "trace-cmd report" "$T/err"
+fi
+
+# out of order: two halves swapped are sorted back
+grep -v '^#' "$SAMPLE" >"$T/body.txt"
+half=$(($(wc -l <"$T/body.txt") / 2))
+{ tail -n +$((half + 1)) "$T/body.txt"; head -n $half "$T/body.txt"; } >"$T/swapped.txt"
+check "swapped halves" status 0 "$TRAWL" stats --json "$T/swapped.txt"
+check "swapped halves reordered and complete" python3 - "$T/out" "$T/file.json" <<'PY'
+import json, sys
+s, f = (json.load(open(p)) for p in sys.argv[1:3])
+assert s["reordered_events"] > 0
+assert s["events"] == f["events"] and s["first_time"] == f["first_time"]
+PY
+check "swapped report in time order" status 0 "$TRAWL" report --json "$T/swapped.txt"
+check "swapped report sorted" python3 -c "
+import json,sys; e=json.load(open('$T/out')); k=[x['time'] for x in e]; sys.exit(k!=sorted(k))"
+
+# golden files (tests/tools/golden, regenerate with regen-golden.sh)
+for g in "$HERE"/golden/*.cmd; do
+	[ -e "$g" ] || continue
+	base=${g%.cmd}
+	args=$(cat "$g")
+	(cd "$FIX" && eval "\"$TRAWL\" $args") >"$T/golden.out" 2>&1
+	check "golden $(basename "$base")" diff -u "$base.out" "$T/golden.out"
+done
+
+echo "1..$n"
+[ $fails = 0 ]
