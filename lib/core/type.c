@@ -116,7 +116,7 @@ tw_type *tw_type_get(trawl_trace *t, const char *name, size_t len)
 		name = "print";
 		len = 5;
 	}
-	uint64_t h = tw_hash(name, len);
+	uint64_t h = tw_hash_quick(name, len);
 	if (t->hash_cap) {
 		size_t j = h & (t->hash_cap - 1);
 		for (tw_type *ty; (ty = t->hash[j]);

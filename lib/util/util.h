@@ -37,15 +37,24 @@ int tw_buf_reserve(const tw_mem *m, tw_buf *b, size_t need);
 int tw_buf_append(const tw_mem *m, tw_buf *b, const void *p, size_t n);
 void tw_buf_fini(const tw_mem *m, tw_buf *b);
 
-/* FNV-1a: names here are short, and the hash runs once per new name. */
-static inline uint64_t tw_hash(const char *s, size_t n)
+/*
+ * A quick hash for the per-event type lookup: the first and last eight bytes
+ * and the length, mixed. Reads only inside s[0..n).
+ */
+static inline uint64_t tw_hash_quick(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
+	uint64_t a, b;
+	if (n >= 8) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+	} else {
+		a = b = 0;
+		memcpy(&a, s, n);
 	}
-	return h;
+	uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ull)) + n;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
 }
 
 static inline int tw_eq(const char *a, size_t an, const char *b, size_t bn)
