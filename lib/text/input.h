@@ -52,6 +52,12 @@ uint64_t tw_input_progress(const tw_input *in); /* file bytes read */
 uint64_t tw_input_size(const tw_input *in);	/* file size, 0 if unknown */
 const char *tw_input_name(const tw_input *in);
 
+/*
+ * A parse-ahead thread read the map up to byte `end`, line `line`: move the
+ * input there (for progress and messages) and give back pages behind it.
+ */
+void tw_input_consumed(tw_input *in, uint64_t end, uint64_t line);
+
 /* The whole mapped file for plain regular files; NULL for streams. */
 const char *tw_input_map(const tw_input *in, size_t *len);
 

@@ -26,6 +26,8 @@ typedef struct text_reader {
 	int html;
 	int html_state;
 	int strict;
+	int threads;
+	tw_pipe *pipe; /* parse-ahead thread, mapped files only */
 } text_reader;
 
 static text_reader *rd(const trawl_trace *t)
@@ -124,49 +126,100 @@ static int bad_line(trawl_trace *t, text_reader *r, uint64_t line,
 			   info->why ? info->why : "an event");
 }
 
+void tw_classify(const char *s, size_t n, uint64_t line, tw_item *it)
+{
+	it->rec.line = line;
+	it->info.why = NULL;
+	it->info.col = 0;
+	if (n > TW_MAX_LINE) {
+		it->kind = TW_ITEM_TOO_LONG;
+		it->rec.raw = NULL;
+		it->rec.raw_len = 0;
+		return;
+	}
+	if (n > 0 && s[n - 1] == '\r')
+		n--;
+	it->rec.raw = s;
+	it->rec.raw_len = (uint32_t)n;
+	it->kind = tw_ftrace_parse(s, n, &it->rec, &it->info);
+}
+
+/* Counters and errors of one classified line; 1 when it is an event. */
+static int apply(trawl_trace *t, text_reader *r, const tw_item *it, int scan,
+		 tw_rec *rec, trawl_error *err)
+{
+	switch (it->kind) {
+	case TW_L_EVENT:
+		*rec = it->rec;
+		return TW_NEXT_EVENT;
+	case TW_L_SKIP:
+		return 0;
+	case TW_L_LOST:
+		if (!scan)
+			tw_note_lost(t, it->info.cpu, it->info.lost);
+		return 0;
+	case TW_L_ENTRIES:
+		if (!scan && it->info.written > it->info.in_buffer)
+			t->stats.overwritten +=
+				it->info.written - it->info.in_buffer;
+		return 0;
+	default:
+		if (scan)
+			return 0;
+		return bad_line(t, r, it->rec.line, it->rec.raw,
+				it->rec.raw_len, &it->info, err);
+	}
+}
+
+static int next_pipelined(trawl_trace *t, text_reader *r, tw_rec *rec,
+			  trawl_error *err)
+{
+	tw_item *it;
+	while (tw_pipe_next(r->pipe, &it)) {
+		tw_input_consumed(r->in, it->end, it->rec.line);
+		int rc = apply(t, r, it, 0, rec, err);
+		if (rc)
+			return rc;
+	}
+	return TW_NEXT_EOF;
+}
+
 static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 {
 	text_reader *r = rd(t);
+	if (!scan && !r->html && r->threads != 1) {
+		size_t len;
+		const char *map = tw_input_map(r->in, &len);
+		if (map && !r->pipe && tw_input_offset(r->in) == 0)
+			r->pipe = tw_pipe_start(&t->mem, map, len);
+		if (r->pipe)
+			return next_pipelined(t, r, rec, err);
+	}
 	for (;;) {
 		const char *s = NULL;
 		size_t n;
 		int rc = tw_input_line(r->in, &s, &n, err);
 		if (rc <= 0)
 			return rc;
+		tw_item it;
 		uint64_t line = tw_input_line_no(r->in);
-		tw_line_info info = {0};
 		if (rc == TW_LINE_TOO_LONG) {
 			if (r->html && r->html_state != HTML_TRACE)
 				continue;
-			if (!scan &&
-			    (rc = bad_line(t, r, line, NULL, n, &info, err)))
-				return rc;
-			continue;
+			it.kind = TW_ITEM_TOO_LONG;
+			it.rec.line = line;
+			it.rec.raw = NULL;
+			it.rec.raw_len = 0;
+			it.info.why = NULL;
+			it.info.col = 0;
+		} else {
+			if (r->html && !html_line(r, &s, &n))
+				continue;
+			tw_classify(s, n, line, &it);
 		}
-		if (r->html && !html_line(r, &s, &n))
-			continue;
-		switch (tw_ftrace_parse(s, n, rec, &info)) {
-		case TW_L_EVENT:
-			rec->line = line;
-			rec->raw = s;
-			rec->raw_len = (uint32_t)n;
-			return TW_NEXT_EVENT;
-		case TW_L_SKIP:
-			break;
-		case TW_L_LOST:
-			if (!scan)
-				tw_note_lost(t, info.cpu, info.lost);
-			break;
-		case TW_L_ENTRIES:
-			if (!scan && info.written > info.in_buffer)
-				t->stats.overwritten +=
-					info.written - info.in_buffer;
-			break;
-		default:
-			if (!scan &&
-			    (rc = bad_line(t, r, line, s, n, &info, err)))
-				return rc;
-		}
+		rc = apply(t, r, &it, scan, rec, err);
+		if (rc)
+			return rc;
 	}
 }
 
@@ -185,6 +238,8 @@ static int prescan(trawl_trace *t, int threads, int *sorted, trawl_error *err)
 static int rewind_input(trawl_trace *t, trawl_error *err)
 {
 	text_reader *r = rd(t);
+	tw_pipe_stop(r->pipe);
+	r->pipe = NULL;
 	int rc = tw_input_rewind(r->in, err);
 	if (rc == 0)
 		r->html_state = HTML_OUTSIDE;
@@ -213,6 +268,7 @@ static void close_reader(trawl_trace *t)
 	text_reader *r = rd(t);
 	if (!r)
 		return;
+	tw_pipe_stop(r->pipe);
 	tw_input_close(r->in);
 	tw_free(&t->mem, r);
 	t->reader = NULL;
@@ -318,6 +374,7 @@ int tw_text_open(trawl_trace *t, const char *path, int fd, trawl_error *err)
 	t->reader = r;
 	t->ops = &text_ops;
 	r->strict = (t->opts.flags & TRAWL_OPEN_STRICT) != 0;
+	r->threads = t->opts.threads;
 	r->in = tw_input_open(&t->mem, path, fd, t->name, err);
 	if (!r->in)
 		return -(err ? err->code : TRAWL_EIO);

@@ -25,6 +25,26 @@ typedef struct tw_line_info {
 	size_t col;	 /* for TW_L_BAD: 0-based column of the problem */
 } tw_line_info;
 
+/* One classified line, as the reader and the parse-ahead thread see it. */
+typedef struct tw_item {
+	int kind;	/* enum tw_line_kind, or TW_ITEM_TOO_LONG */
+	tw_rec rec;	/* header for events; line and raw bytes for all */
+	tw_line_info info;
+	uint64_t end;	/* byte offset after the line */
+} tw_item;
+
+#define TW_ITEM_TOO_LONG (-1)
+
+/* Classify line number `line`, s[0..n) (without its newline). */
+void tw_classify(const char *s, size_t n, uint64_t line, tw_item *it);
+
+/* Parse-ahead thread over a mapped file (pipeline.c). */
+typedef struct tw_pipe tw_pipe;
+tw_pipe *tw_pipe_start(const tw_mem *mem, const char *map, size_t len);
+/* Return: 1 with *it (valid until the next call), 0 at the end. */
+int tw_pipe_next(tw_pipe *p, tw_item **it);
+void tw_pipe_stop(tw_pipe *p);
+
 /* Classify one line and, for an event, fill r's header fields. */
 int tw_ftrace_parse(const char *s, size_t n, tw_rec *r, tw_line_info *info);
 

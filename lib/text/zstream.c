@@ -481,3 +481,12 @@ const char *tw_input_map(const tw_input *in, size_t *len)
 	*len = in->map_len;
 	return in->map;
 }
+
+void tw_input_consumed(tw_input *in, uint64_t end, uint64_t line)
+{
+	in->pos = (size_t)end;
+	in->offset = end;
+	in->line_no = line;
+	if (TW_UNLIKELY(in->pos >= in->dropped + 3 * MAP_DROP_EVERY))
+		map_drop(in);
+}
