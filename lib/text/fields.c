@@ -34,6 +34,7 @@ static const struct pattern patterns[] = {
 	{"workqueue_queue_work", "work struct={work} function={function} "
 				 "workqueue={workqueue} req_cpu={req_cpu:d} "
 				 "cpu={cpu:d}"},
+	{"workqueue_activate_work", "work struct {work} function={function}"},
 	{"workqueue_activate_work", "work struct {work}"},
 	{"workqueue_execute_start", "work struct {work}: function {function}"},
 	{"workqueue_execute_end", "work struct {work}: function {function}"},

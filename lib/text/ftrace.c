@@ -336,6 +336,8 @@ static int name_payload(const char *s, size_t n, size_t i, tw_rec *r,
 		    memcmp(r->name, "tracing_mark_write", 18) == 0)
 			r->bits |= TW_EV_IP_FROM_NAME;
 		i = skip_blanks(s, i + 1, n);
+		while (n > i && s[n - 1] == ' ')
+			n--; /* some print formats end in a space */
 		r->payload = s + i;
 		r->payload_len = (uint32_t)(n - i);
 		return TW_L_EVENT;

@@ -188,17 +188,23 @@ Test(field, workqueue_free_text)
 		"function=vmstat_update workqueue=mm_percpu_wq req_cpu=8192 "
 		"cpu=0\n"
 		" kworker/0:2-290 [000] ..... 2411.120023: "
-		"workqueue_activate_work: work struct 00000000e7f45dc5\n");
+		"workqueue_activate_work: work struct 00000000e7f45dc5\n"
+		" kworker/0:2-290 [000] ..... 2411.120024: "
+		"workqueue_activate_work: work struct 00000000bf9e4e0e "
+		"function=blk_mq_requeue_work \n");
 	trawl_field fn = trawl_field_lookup(t, NULL, "function");
 	trawl_field wk = trawl_field_lookup(t, NULL, "work");
 	trawl_field wq = trawl_field_lookup(t, NULL, "workqueue");
 	run_kept("workqueue:*");
-	cr_assert_eq(kept.n, 3);
+	cr_assert_eq(kept.n, 4);
 	assert_raw(kept.ev[0], fn, "vmstat_shepherd");
 	cr_assert_eq(trawl_event_uint(kept.ev[0], wk), 0xe7f45dc5u);
 	assert_raw(kept.ev[1], fn, "vmstat_update");
 	assert_raw(kept.ev[1], wq, "mm_percpu_wq");
 	assert_raw(kept.ev[2], wk, "00000000e7f45dc5");
+	/* 6.18 adds the function, and a trailing space */
+	assert_raw(kept.ev[3], wk, "00000000bf9e4e0e");
+	assert_raw(kept.ev[3], fn, "blk_mq_requeue_work");
 	done();
 }
 

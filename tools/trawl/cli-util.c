@@ -81,10 +81,33 @@ static void progress_done(void)
 		fprintf(stderr, "\r%60s\r", "");
 }
 
-trawl_trace *cli_open(const char *path, unsigned flags, int *status)
+int cli_input_option(struct cli_input *in, int opt, const char *arg)
+{
+	if (opt == 0x100) {
+		in->flags |= TRAWL_OPEN_STRICT;
+		return 1;
+	}
+	if (opt == 0x101) {
+		char *end;
+		long n = strtol(arg, &end, 10);
+		if (*end || n < 1 || n > 64) {
+			cli_error("--threads takes a number from 1 to 64, not "
+				  "'%s'",
+				  arg);
+			return -1;
+		}
+		in->threads = (int)n;
+		return 1;
+	}
+	return 0;
+}
+
+trawl_trace *cli_open(const char *path, const struct cli_input *in,
+		      int *status)
 {
 	trawl_open_opts o = {0};
-	o.flags = flags;
+	o.flags = in->flags;
+	o.threads = in->threads;
 	if (isatty(2)) {
 		o.progress = cli_progress;
 		memset(&progress, 0, sizeof(progress));
@@ -93,9 +116,7 @@ trawl_trace *cli_open(const char *path, unsigned flags, int *status)
 	trawl_trace *t = trawl_open(path, &o, &err);
 	if (!t) {
 		cli_error("%s", err.msg);
-		*status = err.code == TRAWL_EIO && err.sys_errno != ENOENT
-				  ? EXIT_INPUT
-				  : EXIT_INPUT;
+		*status = EXIT_INPUT;
 		return NULL;
 	}
 	*status = EXIT_OK;

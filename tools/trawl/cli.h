@@ -28,8 +28,29 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Exit status for a library error code (negative TRAWL_E*). */
 int cli_status(int rc);
 
+/* Options every reading subcommand takes. */
+struct cli_input {
+	unsigned flags; /* TRAWL_OPEN_* */
+	int threads;	/* 0: library default */
+};
+
+/* Parse a common option (--strict, --threads N); 1 if it was one. */
+int cli_input_option(struct cli_input *in, int opt, const char *arg);
+
+#define CLI_INPUT_LONG_OPTIONS                                                 \
+	{"strict", no_argument, NULL, 0x100},                                  \
+	{                                                                      \
+		"threads", required_argument, NULL, 0x101                      \
+	}
+
+#define CLI_INPUT_HELP                                                         \
+	"  --strict       the first malformed line is an error (exit 1)\n"    \
+	"  --threads N    threads for reading (default 2; 1 = no helper "      \
+	"threads)\n"
+
 /* Open FILE with the common options; prints the error and sets *status. */
-trawl_trace *cli_open(const char *path, unsigned flags, int *status);
+trawl_trace *cli_open(const char *path, const struct cli_input *in,
+		      int *status);
 
 /* Run with a progress bar on stderr when it is a terminal. */
 int cli_run(trawl_trace *t, const char *path);

@@ -22,7 +22,7 @@ static void help(FILE *f)
 {
 	fprintf(f,
 		"usage: trawl report FILE [--events LIST] [--csv|--json] "
-		"[--strict]\n\n"
+		"[--strict] [--threads N]\n\n"
 		"Prints every event in time order (equal times in record "
 		"order) with its\nseq (position in the source), time, cpu, "
 		"comm, pid, event and fields.\n\n"
@@ -32,8 +32,7 @@ static void help(FILE *f)
 		"  --csv          CSV with a header row\n"
 		"  --json         a JSON array of objects (times in integer "
 		"ns)\n"
-		"  --strict       the first malformed line is an error (exit "
-		"1)\n"
+		CLI_INPUT_HELP
 		"  -h, --help     this text\n");
 }
 
@@ -149,13 +148,13 @@ int cmd_report(int argc, char **argv)
 		{"events", required_argument, NULL, 'e'},
 		{"csv", no_argument, NULL, 'c'},
 		{"json", no_argument, NULL, 'j'},
-		{"strict", no_argument, NULL, 's'},
+		CLI_INPUT_LONG_OPTIONS,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct report r = {OUT_TEXT, stdout, 0};
 	const char *events = "*";
-	unsigned flags = 0;
+	struct cli_input input = {0};
 	int c;
 	while ((c = getopt_long(argc, argv, "he:", opts, NULL)) != -1) {
 		switch (c) {
@@ -168,14 +167,16 @@ int cmd_report(int argc, char **argv)
 		case 'j':
 			r.fmt = OUT_JSON;
 			break;
-		case 's':
-			flags |= TRAWL_OPEN_STRICT;
-			break;
 		case 'h':
 			help(stdout);
 			return EXIT_OK;
 		default:
-			help(stderr);
+			switch (cli_input_option(&input, c, optarg)) {
+			case 1:
+				continue;
+			case 0:
+				help(stderr);
+			}
 			return EXIT_INPUT;
 		}
 	}
@@ -186,7 +187,7 @@ int cmd_report(int argc, char **argv)
 	}
 	const char *path = argv[optind];
 	int status;
-	trawl_trace *t = cli_open(path, flags, &status);
+	trawl_trace *t = cli_open(path, &input, &status);
 	if (!t)
 		return status;
 	char *list = strdup(events);

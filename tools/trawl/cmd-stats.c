@@ -12,13 +12,12 @@
 static void help(FILE *f)
 {
 	fprintf(f,
-		"usage: trawl stats FILE [--json] [--strict]\n\n"
+		"usage: trawl stats FILE [--json] [--strict] [--threads N]\n\n"
 		"Counts events per type and per CPU, the time span, lost and "
 		"overwritten\nevents, malformed lines (with the first line "
 		"numbers) and events that\narrived out of time order.\n\n"
-		"  --json     machine-readable output (times in integer ns)\n"
-		"  --strict   the first malformed line is an error (exit 1)\n"
-		"  -h, --help this text\n");
+		"  --json         machine-readable output (times in integer "
+		"ns)\n" CLI_INPUT_HELP "  -h, --help     this text\n");
 }
 
 struct by_count {
@@ -166,26 +165,28 @@ int cmd_stats(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
-		{"strict", no_argument, NULL, 's'},
+		CLI_INPUT_LONG_OPTIONS,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int json = 0;
-	unsigned flags = 0;
+	struct cli_input input = {0};
 	int c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = 1;
 			break;
-		case 's':
-			flags |= TRAWL_OPEN_STRICT;
-			break;
 		case 'h':
 			help(stdout);
 			return EXIT_OK;
 		default:
-			help(stderr);
+			switch (cli_input_option(&input, c, optarg)) {
+			case 1:
+				continue;
+			case 0:
+				help(stderr);
+			}
 			return EXIT_INPUT;
 		}
 	}
@@ -196,7 +197,7 @@ int cmd_stats(int argc, char **argv)
 	}
 	const char *path = argv[optind];
 	int status;
-	trawl_trace *t = cli_open(path, flags, &status);
+	trawl_trace *t = cli_open(path, &input, &status);
 	if (!t)
 		return status;
 	/* No callbacks: the library counts every event it orders. */
