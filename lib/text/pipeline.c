@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Parsing ahead on a second core. For a mapped file in time order, a worker
- * thread classifies lines (tw_ftrace_parse) into batches while the thread
- * that called trawl_run() delivers the previous batch to the callbacks. The
- * worker only reads the map and writes batches; every counter and every
- * error is applied by the delivering thread, in line order, so the result
- * is the same as the sequential reader's.
+ * Parsing a mapped file on several cores, delivering in order. The file is
+ * cut into batches of about BATCH_BYTES; batch k is [cut(k*B), cut((k+1)*B))
+ * where cut(x) is just past the newline that ends the line holding byte x-1,
+ * so every worker finds its own boundaries and neighbours agree. Worker w
+ * classifies batches w, w+W, w+2W... (tw_classify) into slot k % SLOTS; the
+ * thread that called trawl_run() takes the slots in batch order and applies
+ * every counter and error itself, so the result is the sequential reader's.
  *
- * Four batches circulate: the worker fills slot (w % 4) while the consumer
- * drains slot (c % 4); a mutex and two condition variables hand them over,
- * once per batch of BATCH lines, not once per line.
+ * A batch holds at most CAP lines; a batch of shorter lines than that stops
+ * early and the consumer classifies the rest itself (resume offset), which
+ * keeps memory fixed whatever the line lengths.
  */
 #include <pthread.h>
 #include <string.h>
@@ -17,82 +18,143 @@
 #include "input.h"
 #include "text-int.h"
 
-#define SLOTS 4
-#define BATCH 4096
+#define BATCH_BYTES (256u << 10)
+#define CAP 4096
+#define MAX_WORKERS 8
+#define SLOTS (2 * MAX_WORKERS)
 
 struct slot {
-	tw_item items[BATCH];
-	size_t n;
-	int last; /* the input ends with this batch */
+	uint64_t batch;	  /* which batch the slot holds */
+	int ready;	  /* filled by its worker */
+	size_t n;	  /* items */
+	uint64_t lines;	  /* lines classified by the worker */
+	size_t resume;	  /* offset where the consumer goes on, or end */
+	size_t end;	  /* batch end offset */
+	int last;	  /* no batch after this one */
+	tw_item items[CAP];
+};
+
+struct worker {
+	tw_pipe *p;
+	int id;
+	pthread_t thread;
+	int started;
 };
 
 struct tw_pipe {
 	const tw_mem *mem;
 	const char *map;
 	size_t len;
-	pthread_t thread;
+	int nworkers;
+	struct worker workers[MAX_WORKERS];
 	pthread_mutex_t lock;
 	pthread_cond_t filled, drained;
-	uint64_t produced, consumed; /* batches */
+	uint64_t consumed; /* batches fully taken by the consumer */
 	int stop;
-	struct slot slots[SLOTS];
+	struct slot *slots; /* SLOTS of them */
 	/* consumer side */
-	size_t pos; /* next item in the current slot */
-	int have;
+	struct slot *cur;
+	size_t pos;
+	uint64_t line_base; /* lines before the current batch */
+	size_t tail;	    /* consumer's own classification offset */
+	uint64_t tail_line;
+	tw_item tail_item;
 	int done;
 };
 
+static size_t cut(const tw_pipe *p, uint64_t x)
+{
+	if (x == 0)
+		return 0;
+	if (x >= p->len)
+		return p->len;
+	const char *nl = memchr(p->map + x - 1, '\n', p->len - (x - 1));
+	return nl ? (size_t)(nl - p->map) + 1 : p->len;
+}
+
+/* Classify the line at offset *at (< end); advances *at. */
+static void classify_at(const tw_pipe *p, size_t *at, size_t end,
+			uint64_t line, tw_item *it)
+{
+	const char *s = p->map + *at;
+	const char *nl = memchr(s, '\n', end - *at);
+	size_t n = nl ? (size_t)(nl - s) : end - *at;
+	tw_classify(s, n, line, it);
+	*at += n + (nl != NULL);
+	it->end = *at;
+}
+
+static void fill(tw_pipe *p, struct slot *sl, uint64_t k)
+{
+	size_t at = cut(p, k * BATCH_BYTES);
+	size_t end = cut(p, (k + 1) * BATCH_BYTES);
+	size_t n = 0;
+	while (at < end && n < CAP) {
+		classify_at(p, &at, end, n + 1, &sl->items[n]);
+		n++;
+	}
+	sl->batch = k;
+	sl->n = n;
+	sl->lines = n;
+	sl->resume = at;
+	sl->end = end;
+	sl->last = end >= p->len;
+}
+
 static void *work(void *arg)
 {
-	tw_pipe *p = arg;
-	const char *s = p->map, *end = p->map + p->len;
-	uint64_t line = 0;
-	for (;;) {
+	struct worker *w = arg;
+	tw_pipe *p = w->p;
+	for (uint64_t k = (uint64_t)w->id;; k += (uint64_t)p->nworkers) {
+		struct slot *sl = &p->slots[k % SLOTS];
 		pthread_mutex_lock(&p->lock);
-		while (p->produced - p->consumed >= SLOTS && !p->stop)
+		/* The slot is free once batch k - SLOTS was consumed. */
+		while (!p->stop && k >= p->consumed + SLOTS)
 			pthread_cond_wait(&p->drained, &p->lock);
 		int stop = p->stop;
 		pthread_mutex_unlock(&p->lock);
-		if (stop)
+		if (stop || (k > 0 && cut(p, k * BATCH_BYTES) >= p->len))
 			return NULL;
-		struct slot *sl = &p->slots[p->produced % SLOTS];
-		size_t n = 0;
-		while (n < BATCH && s < end) {
-			const char *nl = memchr(s, '\n', (size_t)(end - s));
-			size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
-			tw_item *it = &sl->items[n++];
-			line++;
-			tw_classify(s, len, line, it);
-			s += len + (nl != NULL);
-			it->end = (uint64_t)(s - p->map);
-		}
-		sl->n = n;
-		sl->last = s >= end;
+		fill(p, sl, k);
 		pthread_mutex_lock(&p->lock);
-		p->produced++;
-		pthread_cond_signal(&p->filled);
+		sl->ready = 1;
+		pthread_cond_broadcast(&p->filled);
 		pthread_mutex_unlock(&p->lock);
 		if (sl->last)
 			return NULL;
 	}
 }
 
-tw_pipe *tw_pipe_start(const tw_mem *mem, const char *map, size_t len)
+tw_pipe *tw_pipe_start(const tw_mem *mem, const char *map, size_t len,
+		       int threads)
 {
 	tw_pipe *p = tw_calloc(mem, 1, sizeof(*p));
 	if (!p)
 		return NULL;
+	p->slots = tw_calloc(mem, SLOTS, sizeof(*p->slots));
+	if (!p->slots) {
+		tw_free(mem, p);
+		return NULL;
+	}
 	p->mem = mem;
 	p->map = map;
 	p->len = len;
+	p->nworkers = threads < 1 ? 1 : threads > MAX_WORKERS ? MAX_WORKERS
+							       : threads;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->filled, NULL);
 	pthread_cond_init(&p->drained, NULL);
-	if (pthread_create(&p->thread, NULL, work, p) != 0) {
-		pthread_mutex_destroy(&p->lock);
-		pthread_cond_destroy(&p->filled);
-		pthread_cond_destroy(&p->drained);
-		tw_free(mem, p);
+	int started = 0;
+	for (int i = 0; i < p->nworkers; i++) {
+		p->workers[i] = (struct worker){p, i, 0, 0};
+		p->workers[i].started =
+			pthread_create(&p->workers[i].thread, NULL, work,
+				       &p->workers[i]) == 0;
+		started += p->workers[i].started;
+	}
+	if (started < p->nworkers) {
+		/* A worker that did not start would leave a hole. */
+		tw_pipe_stop(p);
 		return NULL;
 	}
 	return p;
@@ -100,33 +162,49 @@ tw_pipe *tw_pipe_start(const tw_mem *mem, const char *map, size_t len)
 
 int tw_pipe_next(tw_pipe *p, tw_item **out)
 {
-	if (p->done)
-		return 0;
 	for (;;) {
-		if (p->have) {
-			struct slot *sl = &p->slots[p->consumed % SLOTS];
+		if (p->done)
+			return 0;
+		struct slot *sl = p->cur;
+		if (sl) {
 			if (p->pos < sl->n) {
-				*out = &sl->items[p->pos++];
+				tw_item *it = &sl->items[p->pos++];
+				it->rec.line += p->line_base;
+				*out = it;
 				return 1;
 			}
+			if (p->tail < sl->end) {
+				/* More lines than CAP: classify them here. */
+				p->tail_line++;
+				classify_at(p, &p->tail, sl->end,
+					    p->line_base + sl->lines +
+						    p->tail_line,
+					    &p->tail_item);
+				*out = &p->tail_item;
+				return 1;
+			}
+			p->line_base += sl->lines + p->tail_line;
 			int last = sl->last;
-			/* Hand the drained slot back. */
 			pthread_mutex_lock(&p->lock);
+			sl->ready = 0;
 			p->consumed++;
-			p->have = 0;
-			pthread_cond_signal(&p->drained);
+			p->cur = NULL;
+			pthread_cond_broadcast(&p->drained);
 			pthread_mutex_unlock(&p->lock);
 			if (last) {
 				p->done = 1;
 				return 0;
 			}
 		}
+		struct slot *next = &p->slots[p->consumed % SLOTS];
 		pthread_mutex_lock(&p->lock);
-		while (p->produced == p->consumed)
+		while (!(next->ready && next->batch == p->consumed))
 			pthread_cond_wait(&p->filled, &p->lock);
 		pthread_mutex_unlock(&p->lock);
-		p->have = 1;
+		p->cur = next;
 		p->pos = 0;
+		p->tail = next->resume;
+		p->tail_line = 0;
 	}
 }
 
@@ -136,11 +214,14 @@ void tw_pipe_stop(tw_pipe *p)
 		return;
 	pthread_mutex_lock(&p->lock);
 	p->stop = 1;
-	pthread_cond_signal(&p->drained);
+	pthread_cond_broadcast(&p->drained);
 	pthread_mutex_unlock(&p->lock);
-	pthread_join(p->thread, NULL);
+	for (int i = 0; i < p->nworkers; i++)
+		if (p->workers[i].started)
+			pthread_join(p->workers[i].thread, NULL);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->filled);
 	pthread_cond_destroy(&p->drained);
+	tw_free(p->mem, p->slots);
 	tw_free(p->mem, p);
 }

@@ -191,7 +191,8 @@ static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 		size_t len;
 		const char *map = tw_input_map(r->in, &len);
 		if (map && !r->pipe && tw_input_offset(r->in) == 0)
-			r->pipe = tw_pipe_start(&t->mem, map, len);
+			r->pipe = tw_pipe_start(&t->mem, map, len,
+					       r->threads > 0 ? r->threads : 2);
 		if (r->pipe)
 			return next_pipelined(t, r, rec, err);
 	}

@@ -40,7 +40,8 @@ void tw_classify(const char *s, size_t n, uint64_t line, tw_item *it);
 
 /* Parse-ahead thread over a mapped file (pipeline.c). */
 typedef struct tw_pipe tw_pipe;
-tw_pipe *tw_pipe_start(const tw_mem *mem, const char *map, size_t len);
+tw_pipe *tw_pipe_start(const tw_mem *mem, const char *map, size_t len,
+		       int threads);
 /* Return: 1 with *it (valid until the next call), 0 at the end. */
 int tw_pipe_next(tw_pipe *p, tw_item **it);
 void tw_pipe_stop(tw_pipe *p);

@@ -281,3 +281,66 @@ Test(ftrace, systrace_html_takes_only_the_ftrace_block)
 	cr_assert_eq(g.ev[0].line, 12);
 	got_free(&g);
 }
+
+static void same_run(const got *a, const got *b)
+{
+	cr_assert_eq(a->n, b->n, "%zu vs %zu events", a->n, b->n);
+	for (size_t i = 0; i < a->n; i++) {
+		cr_assert_eq(a->ev[i].seq, b->ev[i].seq);
+		cr_assert_eq(a->ev[i].line, b->ev[i].line, "event %zu", i);
+		cr_assert_eq(a->ev[i].ts, b->ev[i].ts);
+	}
+	cr_assert_eq(a->stats.bad_lines, b->stats.bad_lines);
+	for (int i = 0; i < TRAWL_BAD_LINES_KEPT; i++)
+		cr_assert_eq(a->stats.bad_line[i], b->stats.bad_line[i]);
+	cr_assert_eq(a->stats.lost_events, b->stats.lost_events);
+}
+
+Test(ftrace, parsing_threads_change_nothing)
+{
+	/* Short lines (more per batch than a batch holds), a line longer
+	 * than the limit spanning batches, lost-event lines, no final
+	 * newline: one thread and several must agree line for line. */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	for (int i = 0; i < 300000; i++) {
+		if (i % 7 == 3)
+			fputs("x\n", f);
+		else if (i % 1000 == 999)
+			fprintf(f, "CPU:%d [LOST %d EVENTS]\n", i % 4, i);
+		else
+			fprintf(f, "  a-%d [%03d] ..... %d.%06d: e%d: v=%d\n",
+				i % 50, i % 4, 1 + i / 1000000, i % 1000000,
+				i % 5, i);
+		if (i == 150000) {
+			for (int k = 0; k < (3 << 20) / 64; k++)
+				fputs("0123456789abcdef0123456789abcdef"
+				      "0123456789abcdef0123456789abcdef",
+				      f);
+			fputc('\n', f);
+		}
+	}
+	fputs("  a-1 [000] ..... 9.000000: last: v=1", f);
+	fclose(f);
+	char *path = tmp_file(buf, len);
+	got one, two, four;
+	trawl_open_opts o1 = {.threads = 1}, o2 = {.threads = 2},
+			o4 = {.threads = 4};
+	cr_assert_eq(collect_path(path, &o1, &one), 0, "%s", one.err.msg);
+	cr_assert_eq(collect_path(path, &o2, &two), 0, "%s", two.err.msg);
+	cr_assert_eq(collect_path(path, &o4, &four), 0, "%s", four.err.msg);
+	cr_assert_gt(one.n, 250000);
+	cr_assert_gt(one.stats.bad_lines, 40000);
+	cr_assert_eq(one.stats.bad_line[0], 4);
+	same_run(&one, &two);
+	same_run(&one, &four);
+	cr_assert_str_eq(one.ev[one.n - 1].name, "last");
+	cr_assert_eq(one.ev[one.n - 1].line, 300002);
+	got_free(&one);
+	got_free(&two);
+	got_free(&four);
+	unlink(path);
+	free(path);
+	free(buf);
+}
