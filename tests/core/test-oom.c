@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Out-of-memory sweep (SQLite's test_malloc habit): fail allocation N for
+ * N = 1, 2, ... until a run needs no more allocations than that. Every
+ * failure must come back as a clean error; ASan's leak check runs on top.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../helpers/helpers.h"
+
+struct fault {
+	long countdown; /* allocations left before the failing one */
+	int fired;
+};
+
+static void *faulty_realloc(void *ctx, void *ptr, size_t size)
+{
+	struct fault *f = ctx;
+	if (size == 0) {
+		free(ptr);
+		return NULL;
+	}
+	if (f->countdown-- == 0) {
+		f->fired = 1;
+		return NULL;
+	}
+	return realloc(ptr, size);
+}
+
+static int noop(const trawl_event *ev, void *ctx)
+{
+	trawl_field f = ctx;
+	(void)trawl_event_comm(ev);
+	(void)trawl_event_str(ev, f);
+	trawl_event *c = trawl_event_copy(ev);
+	trawl_event_free(c);
+	return 0;
+}
+
+static void sweep(const char *path, unsigned flags)
+{
+	long n;
+	for (n = 0; n < 10000; n++) {
+		struct fault f = {n, 0};
+		trawl_open_opts o = {.realloc = faulty_realloc,
+				     .alloc_ctx = &f,
+				     .flags = flags,
+				     .threads = 1};
+		trawl_error err;
+		trawl_trace *t = trawl_open(path, &o, &err);
+		int rc;
+		if (!t) {
+			cr_assert(f.fired, "open failed without a fault: %s",
+				  err.msg);
+			cr_assert_eq(err.code, TRAWL_ENOMEM, "%s", err.msg);
+			continue;
+		}
+		trawl_field fld = trawl_field_lookup(t, NULL, "next_comm");
+		if (!fld) {
+			cr_assert(f.fired);
+			trawl_close(t);
+			continue;
+		}
+		if (trawl_on(t, "*", noop, (void *)fld) != 0) {
+			cr_assert(f.fired);
+			trawl_close(t);
+			continue;
+		}
+		rc = trawl_run(t, &err);
+		trawl_close(t);
+		if (!f.fired) {
+			cr_assert_eq(rc, 0, "%s", err.msg);
+			break;
+		}
+		cr_assert(rc == 0 || rc == -TRAWL_ENOMEM,
+			  "allocation %ld failed: rc %d %s", n, rc, err.msg);
+	}
+	cr_assert_lt(n, 10000, "never completed");
+	cr_assert_gt(n, 5, "too few allocations to be a sweep");
+}
+
+static const char text[] =
+	"# tracer: nop\n"
+	"  a-1 [000] d..2. 1.000002: sched_switch: prev_comm=a prev_pid=1 "
+	"prev_prio=120 prev_state=S ==> next_comm=b next_pid=2 next_prio=120\n"
+	"  b-2 [001] ..... 1.000001: tracing_mark_write: B|2|x\n"
+	"garbage\n"
+	"CPU:1 [LOST 3 EVENTS]\n"
+	"  b-2 [003] ..... 1.000003: irq_handler_entry: irq=1 name=x\n";
+
+Test(oom, every_allocation_failure_is_a_clean_error)
+{
+	char *path = tmp_file(text, sizeof(text) - 1);
+	sweep(path, 0);
+	sweep(path, TRAWL_OPEN_SOURCE_ORDER);
+	unlink(path);
+	free(path);
+}
