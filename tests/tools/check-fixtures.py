@@ -53,7 +53,8 @@ def canonical(name):
 
 for counts in sorted(os.listdir(expected_dir)):
     name = counts[: -len(".counts")]
-    path = os.path.join(fixtures, name)
+    # expected/handmade_X.counts describes handmade/X
+    path = os.path.join(fixtures, name.replace("handmade_", "handmade/", 1))
     # trace.dat is checked through its `trace-cmd report` text fixtures
     # until the binary reader exists; provenance is not a trace
     if name.endswith(".dat") or not os.path.exists(path) or name.startswith("provenance"):
