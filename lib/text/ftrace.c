@@ -192,121 +192,89 @@ static int comm_pid(const char *s, size_t b, size_t e, tw_rec *r)
 
 /*
  * The irq-info column: irqs-off, need-resched, hardirq/softirq, preempt
- * depth and (5 wide, since 5.x) migrate-disable.
+ * depth and (5 wide, since 5.x) migrate-disable. One table per column maps
+ * a character to its flag bits, with FLAG_OK set for every valid one.
  */
+#define FLAG_OK 0x8000u
+
+static const uint16_t irqs_col[256] = {
+	['d'] = FLAG_OK | TRAWL_FLAG_IRQS_OFF,
+	['D'] = FLAG_OK | TRAWL_FLAG_IRQS_OFF | TRAWL_FLAG_BH_OFF,
+	['b'] = FLAG_OK | TRAWL_FLAG_BH_OFF,
+	['X'] = FLAG_OK,
+	['.'] = FLAG_OK,
+};
+static const uint16_t resched_col[256] = {
+	['N'] = FLAG_OK | TRAWL_FLAG_NEED_RESCHED | TRAWL_FLAG_PREEMPT_RESCHED,
+	['n'] = FLAG_OK | TRAWL_FLAG_NEED_RESCHED,
+	['L'] = FLAG_OK | TRAWL_FLAG_NEED_RESCHED,
+	['B'] = FLAG_OK | TRAWL_FLAG_NEED_RESCHED,
+	['p'] = FLAG_OK | TRAWL_FLAG_PREEMPT_RESCHED,
+	['.'] = FLAG_OK,
+};
+static const uint16_t irq_col[256] = {
+	['Z'] = FLAG_OK | TRAWL_FLAG_NMI,
+	['z'] = FLAG_OK | TRAWL_FLAG_NMI | TRAWL_FLAG_HARDIRQ,
+	['H'] = FLAG_OK | TRAWL_FLAG_HARDIRQ | TRAWL_FLAG_SOFTIRQ,
+	['h'] = FLAG_OK | TRAWL_FLAG_HARDIRQ,
+	['s'] = FLAG_OK | TRAWL_FLAG_SOFTIRQ,
+	['.'] = FLAG_OK,
+};
+/* depth + 1 for '.' and hex digits; 0 for anything else */
+static const uint8_t depth_col[256] = {
+	['.'] = 1,	 ['0'] = 1,  ['1'] = 2,	 ['2'] = 3,  ['3'] = 4,
+	['4'] = 5,	 ['5'] = 6,  ['6'] = 7,	 ['7'] = 8,  ['8'] = 9,
+	['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14,
+	['e'] = 15, ['f'] = 16,
+};
+
 static int flags_token(const char *s, size_t len, tw_rec *r)
 {
 	if (len != 4 && len != 5)
 		return -1;
-	unsigned f = TRAWL_FLAG_KNOWN;
-	switch (s[0]) {
-	case 'd':
-		f |= TRAWL_FLAG_IRQS_OFF;
-		break;
-	case 'D':
-		f |= TRAWL_FLAG_IRQS_OFF | TRAWL_FLAG_BH_OFF;
-		break;
-	case 'b':
-		f |= TRAWL_FLAG_BH_OFF;
-		break;
-	case 'X':
-	case '.':
-		break;
-	default:
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned f = irqs_col[u[0]] & resched_col[u[1]] & irq_col[u[2]];
+	unsigned all = irqs_col[u[0]] | resched_col[u[1]] | irq_col[u[2]];
+	if (!(f & FLAG_OK) || !depth_col[u[3]] ||
+	    (len == 5 && !depth_col[u[4]]))
 		return -1;
-	}
-	switch (s[1]) {
-	case 'N':
-		f |= TRAWL_FLAG_NEED_RESCHED | TRAWL_FLAG_PREEMPT_RESCHED;
-		break;
-	case 'n':
-	case 'L':
-	case 'B':
-		f |= TRAWL_FLAG_NEED_RESCHED;
-		break;
-	case 'p':
-		f |= TRAWL_FLAG_PREEMPT_RESCHED;
-		break;
-	case '.':
-		break;
-	default:
-		return -1;
-	}
-	switch (s[2]) {
-	case 'Z':
-		f |= TRAWL_FLAG_NMI;
-		break;
-	case 'z':
-		f |= TRAWL_FLAG_NMI | TRAWL_FLAG_HARDIRQ;
-		break;
-	case 'H':
-		f |= TRAWL_FLAG_HARDIRQ | TRAWL_FLAG_SOFTIRQ;
-		break;
-	case 'h':
-		f |= TRAWL_FLAG_HARDIRQ;
-		break;
-	case 's':
-		f |= TRAWL_FLAG_SOFTIRQ;
-		break;
-	case '.':
-		break;
-	default:
-		return -1;
-	}
-	char p = s[3];
-	if (p == '.')
-		r->preempt = 0;
-	else if (is_digit(p))
-		r->preempt = (int8_t)(p - '0');
-	else if (p >= 'a' && p <= 'f')
-		r->preempt = (int8_t)(p - 'a' + 10);
-	else
-		return -1;
-	if (len == 5 && s[4] != '.' && !is_digit(s[4]) &&
-	    !(s[4] >= 'a' && s[4] <= 'f'))
-		return -1;
-	r->flags = (uint16_t)f;
+	r->preempt = (int8_t)(depth_col[u[3]] - 1);
+	r->flags = (uint16_t)((all & ~FLAG_OK) | TRAWL_FLAG_KNOWN);
 	return 0;
 }
 
 /* "2410.932850:" -> ns, full precision up to nanoseconds. */
 static int timestamp(const char *s, size_t n, size_t *pi, int64_t *ts)
 {
-	size_t i = *pi;
-	int64_t sec = 0;
-	size_t b = i;
-	while (i < n && is_digit(s[i])) {
-		if (i - b >= 12)
-			return -1;
-		sec = sec * 10 + (s[i++] - '0');
-	}
-	if (i == b)
+	size_t i = *pi, b = i;
+	size_t lim = n - i > 19 ? i + 19 : n;
+	uint64_t sec = 0;
+	while (i < lim && is_digit(s[i]))
+		sec = sec * 10 + (uint64_t)(s[i++] - '0');
+	if (i == b || i - b > 18)
 		return -1;
-	int64_t frac = 0;
-	int nd = 0;
 	if (i < n && s[i] == '.') {
-		i++;
-		while (i < n && is_digit(s[i])) {
-			if (nd < 9) {
-				frac = frac * 10 + (s[i] - '0');
-				nd++;
-			}
-			i++;
-		}
+		/* seconds: as many as fit in int64 nanoseconds */
+		if (sec > 9223372035u)
+			return -1;
+		size_t f = ++i;
+		uint64_t frac = 0;
+		size_t flim = n - i > 9 ? i + 9 : n;
+		while (i < flim && is_digit(s[i]))
+			frac = frac * 10 + (uint64_t)(s[i++] - '0');
+		size_t nd = i - f;
 		if (nd == 0)
 			return -1;
+		while (i < n && is_digit(s[i]))
+			i++; /* below a nanosecond: no clock has it */
+		static const uint64_t scale[10] = {
+			1000000000, 100000000, 10000000, 1000000, 100000,
+			10000,	    1000,      100,	 10,	  1};
+		*ts = (int64_t)(sec * 1000000000u + frac * scale[nd]);
 	} else {
 		/* counter / x86-tsc clocks print plain integers */
-		if (i - b > 18)
-			return -1;
-		*ts = sec;
-		goto colon;
+		*ts = (int64_t)sec;
 	}
-	static const int64_t scale[10] = {
-		1000000000, 100000000, 10000000, 1000000, 100000,
-		10000,	    1000,      100,	 10,	  1};
-	*ts = sec * 1000000000 + frac * scale[nd];
-colon:
 	if (i >= n || s[i] != ':')
 		return -1;
 	*pi = i + 1;

@@ -21,7 +21,6 @@
 #define BATCH_BYTES (256u << 10)
 #define CAP 4096
 #define MAX_WORKERS 8
-#define SLOTS (2 * MAX_WORKERS)
 
 struct slot {
 	uint64_t batch;	  /* which batch the slot holds */
@@ -51,7 +50,8 @@ struct tw_pipe {
 	pthread_cond_t filled, drained;
 	uint64_t consumed; /* batches fully taken by the consumer */
 	int stop;
-	struct slot *slots; /* SLOTS of them */
+	struct slot *slots; /* nslots of them: two per worker, plus one */
+	uint64_t nslots;
 	/* consumer side */
 	struct slot *cur;
 	size_t pos;
@@ -106,10 +106,10 @@ static void *work(void *arg)
 	struct worker *w = arg;
 	tw_pipe *p = w->p;
 	for (uint64_t k = (uint64_t)w->id;; k += (uint64_t)p->nworkers) {
-		struct slot *sl = &p->slots[k % SLOTS];
+		struct slot *sl = &p->slots[k % p->nslots];
 		pthread_mutex_lock(&p->lock);
-		/* The slot is free once batch k - SLOTS was consumed. */
-		while (!p->stop && k >= p->consumed + SLOTS)
+		/* The slot is free once batch k - nslots was consumed. */
+		while (!p->stop && k >= p->consumed + p->nslots)
 			pthread_cond_wait(&p->drained, &p->lock);
 		int stop = p->stop;
 		pthread_mutex_unlock(&p->lock);
@@ -131,16 +131,21 @@ tw_pipe *tw_pipe_start(const tw_mem *mem, const char *map, size_t len,
 	tw_pipe *p = tw_calloc(mem, 1, sizeof(*p));
 	if (!p)
 		return NULL;
-	p->slots = tw_calloc(mem, SLOTS, sizeof(*p->slots));
+	p->nworkers = threads < 1 ? 1 : threads > MAX_WORKERS ? MAX_WORKERS
+							       : threads;
+	p->nslots = 2 * (uint64_t)p->nworkers + 1;
+	/* Not zeroed: a slot's items are written before they are read, and
+	 * zeroing megabytes up front costs more than small inputs take. */
+	p->slots = tw_malloc(mem, p->nslots * sizeof(*p->slots));
 	if (!p->slots) {
 		tw_free(mem, p);
 		return NULL;
 	}
+	for (uint64_t i = 0; i < p->nslots; i++)
+		p->slots[i].ready = 0;
 	p->mem = mem;
 	p->map = map;
 	p->len = len;
-	p->nworkers = threads < 1 ? 1 : threads > MAX_WORKERS ? MAX_WORKERS
-							       : threads;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->filled, NULL);
 	pthread_cond_init(&p->drained, NULL);
@@ -168,6 +173,12 @@ int tw_pipe_next(tw_pipe *p, tw_item **out)
 		struct slot *sl = p->cur;
 		if (sl) {
 			if (p->pos < sl->n) {
+				/* Items were written on another core: ask for
+				 * the next ones early. */
+				__builtin_prefetch(&sl->items[p->pos + 4]);
+				__builtin_prefetch(
+					(const char *)&sl->items[p->pos + 4] +
+					64);
 				tw_item *it = &sl->items[p->pos++];
 				it->rec.line += p->line_base;
 				*out = it;
@@ -196,7 +207,7 @@ int tw_pipe_next(tw_pipe *p, tw_item **out)
 				return 0;
 			}
 		}
-		struct slot *next = &p->slots[p->consumed % SLOTS];
+		struct slot *next = &p->slots[p->consumed % p->nslots];
 		pthread_mutex_lock(&p->lock);
 		while (!(next->ready && next->batch == p->consumed))
 			pthread_cond_wait(&p->filled, &p->lock);

@@ -344,3 +344,20 @@ Test(ftrace, parsing_threads_change_nothing)
 	free(path);
 	free(buf);
 }
+
+Test(ftrace, counter_clock_integers_and_extra_decimals)
+{
+	const char *text =
+		"  a-1 [000] ..... 123456789012345: x: v=1\n"
+		"  a-1 [000] ..... 123456789012346: x: v=2\n"
+		"  a-1 [000] ..... 1.1234567891: x: v=3\n"
+		"  a-1 [000] ..... 99999999999.000001: x: v=4\n";
+	got g;
+	cr_assert_eq(collect_text(text, NULL, &g), 0);
+	cr_assert_eq(g.n, 3, "events %zu", g.n);
+	cr_assert_eq(g.stats.bad_lines, 1, "seconds that overflow ns");
+	cr_assert_eq(g.ev[0].ts, 1123456789LL, "digits below 1 ns dropped");
+	cr_assert_eq(g.ev[1].ts, 123456789012345LL);
+	cr_assert_eq(g.ev[2].ts, 123456789012346LL);
+	got_free(&g);
+}
