@@ -141,6 +141,11 @@ static int try_patterns(trawl_event *ev, const char *s, size_t n)
 	const struct pattern *p = first_pattern(ev->type);
 	if (!p || n > PATTERN_MAX_LEN)
 		return 0;
+	/* A payload that starts "key=" is the kernel's own form: none of
+	 * the patterns (plugin forms, free text) begins that way. */
+	const char *sp = memchr(s, ' ', n);
+	if (memchr(s, '=', sp ? (size_t)(sp - s) : n))
+		return 0;
 	const char *name = ev->type->name;
 	struct matcher m = {ev, 0};
 	const struct pattern *end = patterns + TW_ARRAY_SIZE(patterns);
@@ -155,35 +160,54 @@ static int try_patterns(trawl_event *ev, const char *s, size_t n)
 	return 0;
 }
 
-static inline int ident_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '_' || c == '.';
-}
+/* Characters of field names: [A-Za-z0-9_.] */
+static const uint8_t ident[256] = {
+	['a' ... 'z'] = 1, ['A' ... 'Z'] = 1, ['0' ... '9'] = 1,
+	['_'] = 1,	   ['.'] = 1,
+};
 
 /* Length of "ident=" at s (not "=="), or 0. */
 static size_t key_at(const char *s, const char *end)
 {
 	const char *p = s;
-	while (p < end && ident_char(*p))
+	while (p < end && ident[(unsigned char)*p])
 		p++;
 	if (p == s || p >= end || *p != '=' || (p + 1 < end && p[1] == '='))
 		return 0;
 	return (size_t)(p - s);
 }
 
-/* Where the value that starts at v ends: before " key=", " ==> ", " [k=". */
-static const char *value_end(const char *v, const char *end)
+/*
+ * Where the value that starts at v ends: before " key=", " ==> " or
+ * " [key=". The key found there is handed back (*next, *next_len) so
+ * the caller does not scan it twice.
+ */
+static const char *value_end(const char *v, const char *end,
+			     const char **next, size_t *next_len)
 {
+	*next = NULL;
 	for (const char *p = v; p < end;) {
 		const char *sp = memchr(p, ' ', (size_t)(end - p));
 		if (!sp)
 			return end;
 		const char *nx = sp + 1;
-		if (nx < end && (key_at(nx, end) ||
-				 (end - nx >= 3 && memcmp(nx, "==>", 3) == 0) ||
-				 (*nx == '[' && key_at(nx + 1, end))))
-			return sp;
+		if (nx < end) {
+			/* cheap first-character test before the scan */
+			unsigned char c = (unsigned char)*nx;
+			if (ident[c]) {
+				size_t k = key_at(nx, end);
+				if (k) {
+					*next = nx;
+					*next_len = k;
+					return sp;
+				}
+			} else if (c == '=' && end - nx >= 3 &&
+				   memcmp(nx, "==>", 3) == 0) {
+				return sp;
+			} else if (c == '[' && key_at(nx + 1, end)) {
+				return sp;
+			}
+		}
 		p = nx;
 	}
 	return end;
@@ -193,6 +217,8 @@ static void decode_kv(trawl_event *ev, const char *s, size_t n)
 {
 	const char *p = s, *end = s + n;
 	int nf = ev->nfields;
+	const char *known = NULL; /* a key value_end already measured */
+	size_t known_len = 0;
 	while (p < end && nf < TW_MAX_FIELDS) {
 		while (p < end && *p == ' ')
 			p++;
@@ -202,7 +228,7 @@ static void decode_kv(trawl_event *ev, const char *s, size_t n)
 		}
 		int bracket = p < end && *p == '[';
 		const char *k = p + bracket;
-		size_t klen = key_at(k, end);
+		size_t klen = k == known ? known_len : key_at(k, end);
 		if (!klen) {
 			/* not a field: skip this word */
 			const char *sp = memchr(p, ' ', (size_t)(end - p));
@@ -215,8 +241,9 @@ static void decode_kv(trawl_event *ev, const char *s, size_t n)
 			const char *rb = memchr(v, ']', (size_t)(end - v));
 			ve = rb ? rb : end;
 			p = rb ? rb + 1 : end;
+			known = NULL;
 		} else {
-			ve = value_end(v, end);
+			ve = value_end(v, end, &known, &known_len);
 			p = ve;
 		}
 		ev->fields[nf++] =
