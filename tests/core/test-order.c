@@ -259,38 +259,10 @@ Test(order, callback_return_value_stops_the_run)
 	free(text);
 }
 
-struct counts {
-	int n[8];
-};
-
-static int count0(const trawl_event *ev, void *c)
+static int count_into(const trawl_event *ev, void *slot)
 {
 	(void)ev;
-	((struct counts *)c)->n[0]++;
-	return 0;
-}
-static int count1(const trawl_event *ev, void *c)
-{
-	(void)ev;
-	((struct counts *)c)->n[1]++;
-	return 0;
-}
-static int count2(const trawl_event *ev, void *c)
-{
-	(void)ev;
-	((struct counts *)c)->n[2]++;
-	return 0;
-}
-static int count3(const trawl_event *ev, void *c)
-{
-	(void)ev;
-	((struct counts *)c)->n[3]++;
-	return 0;
-}
-static int count4(const trawl_event *ev, void *c)
-{
-	(void)ev;
-	((struct counts *)c)->n[4]++;
+	++*(int *)slot;
 	return 0;
 }
 
@@ -305,20 +277,20 @@ Test(order, subscriptions_by_name_system_glob_and_alias)
 		"  a-1 [000] ..... 1.000006: made_up_event: x=1\n";
 	char *path = tmp_file(text, strlen(text));
 	trawl_trace *t = trawl_open(path, NULL, NULL);
-	struct counts c = {0};
-	cr_assert_eq(trawl_on(t, "irq:*", count0, &c), 0);
-	cr_assert_eq(trawl_on(t, "sched_*", count1, &c), 0);
-	cr_assert_eq(trawl_on(t, "sched:sched_switch", count2, &c), 0);
-	cr_assert_eq(trawl_on(t, "tracing_mark_write", count3, &c), 0);
-	cr_assert_eq(trawl_on(t, "*", count4, &c), 0);
-	cr_assert_eq(trawl_on(t, "", count4, &c), -TRAWL_EINVAL);
-	cr_assert_eq(trawl_on(t, "irq:", count4, &c), -TRAWL_EINVAL);
+	int n[5] = {0};
+	cr_assert_eq(trawl_on(t, "irq:*", count_into, &n[0]), 0);
+	cr_assert_eq(trawl_on(t, "sched_*", count_into, &n[1]), 0);
+	cr_assert_eq(trawl_on(t, "sched:sched_switch", count_into, &n[2]), 0);
+	cr_assert_eq(trawl_on(t, "tracing_mark_write", count_into, &n[3]), 0);
+	cr_assert_eq(trawl_on(t, "*", count_into, &n[4]), 0);
+	cr_assert_eq(trawl_on(t, "", count_into, &n[4]), -TRAWL_EINVAL);
+	cr_assert_eq(trawl_on(t, "irq:", count_into, &n[4]), -TRAWL_EINVAL);
 	cr_assert_eq(trawl_run(t, NULL), 0);
-	cr_assert_eq(c.n[0], 2);
-	cr_assert_eq(c.n[1], 2);
-	cr_assert_eq(c.n[2], 1);
-	cr_assert_eq(c.n[3], 1);
-	cr_assert_eq(c.n[4], 6);
+	cr_assert_eq(n[0], 2);
+	cr_assert_eq(n[1], 2);
+	cr_assert_eq(n[2], 1);
+	cr_assert_eq(n[3], 1);
+	cr_assert_eq(n[4], 6);
 	trawl_close(t);
 	unlink(path);
 	free(path);
