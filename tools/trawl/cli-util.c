@@ -48,10 +48,6 @@ void cli_progress(void *ctx, uint64_t done, uint64_t total)
 	(void)ctx;
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (progress.start.tv_sec == 0 && progress.start.tv_nsec == 0) {
-		progress.start = progress.last = now;
-		return;
-	}
 	/* Only long runs get a bar, and it redraws ten times a second. */
 	if (since(&progress.start, &now) < 0.5 ||
 	    since(&progress.last, &now) < 0.1)
@@ -111,6 +107,8 @@ trawl_trace *cli_open(const char *path, const struct cli_input *in,
 	if (isatty(2)) {
 		o.progress = cli_progress;
 		memset(&progress, 0, sizeof(progress));
+		clock_gettime(CLOCK_MONOTONIC, &progress.start);
+		progress.last = progress.start;
 	}
 	trawl_error err = {0};
 	trawl_trace *t = trawl_open(path, &o, &err);
