@@ -20,6 +20,10 @@
 struct slice {
 	const char *p;
 	size_t n;
+	/* slice 0 (the calling thread) reports progress for all */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *ctx;
+	uint64_t scale, total;
 	int any;
 	int sorted;
 	int64_t first, last;
@@ -50,6 +54,10 @@ static void *scan_slice(void *arg)
 		p += len + (nl != NULL);
 		/* Read pages count in RSS: give back what is behind us. */
 		if ((size_t)(p - dropped) >= 2 * DROP_EVERY) {
+			if (s->progress)
+				s->progress(s->ctx,
+					    (uint64_t)(p - s->p) * s->scale,
+					    s->total);
 			uintptr_t from = ((uintptr_t)dropped + 4095) & ~4095ul;
 			uintptr_t to = ((uintptr_t)p - DROP_EVERY) & ~4095ul;
 			if (to > from)
@@ -60,7 +68,9 @@ static void *scan_slice(void *arg)
 	return NULL;
 }
 
-int tw_text_prescan_map(const char *map, size_t len, int threads, int *sorted)
+int tw_text_prescan_map(const char *map, size_t len, int threads, int *sorted,
+			void (*progress)(void *, uint64_t, uint64_t),
+			void *ctx)
 {
 	if (threads > MAX_THREADS)
 		threads = MAX_THREADS;
@@ -85,6 +95,13 @@ int tw_text_prescan_map(const char *map, size_t len, int threads, int *sorted)
 		sl[i].p = p;
 		sl[i].n = (size_t)(cut - p);
 		p = cut;
+		if (i == 0 && progress) {
+			/* The pre-scan is the first half of the run. */
+			sl[0].progress = progress;
+			sl[0].ctx = ctx;
+			sl[0].scale = (uint64_t)threads;
+			sl[0].total = 2 * (uint64_t)len;
+		}
 	}
 	for (int i = 1; i < threads; i++)
 		started[i] =

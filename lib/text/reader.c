@@ -233,7 +233,8 @@ static int prescan(trawl_trace *t, int threads, int *sorted, trawl_error *err)
 	/* HTML needs its block state, which is sequential. */
 	if (!map || r->html)
 		return -TRAWL_EUNSUPPORTED;
-	return tw_text_prescan_map(map, len, threads, sorted);
+	return tw_text_prescan_map(map, len, threads, sorted,
+				   t->opts.progress, t->opts.progress_ctx);
 }
 
 static int rewind_input(trawl_trace *t, trawl_error *err)
