@@ -50,7 +50,9 @@ void tw_pipe_stop(tw_pipe *p);
 int tw_ftrace_parse(const char *s, size_t n, tw_rec *r, tw_line_info *info);
 
 /* Whether a mapped file's events are in time order, using threads. */
-int tw_text_prescan_map(const char *map, size_t len, int threads, int *sorted);
+int tw_text_prescan_map(const char *map, size_t len, int threads, int *sorted,
+			void (*progress)(void *, uint64_t, uint64_t),
+			void *ctx);
 
 /* Decode the payload of ev into ev->fields (reader decode op). */
 void tw_text_decode(const trawl_trace *t, trawl_event *ev);
