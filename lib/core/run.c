@@ -258,6 +258,13 @@ static int prescan(trawl_trace *t, int *sorted, trawl_error *err)
 		if (++n % PROGRESS_EVERY == 0)
 			report_progress(t, 0, 2);
 	}
+	/*
+	 * Damaged input (a truncated gzip member, say): the pre-scan saw
+	 * what comes before the damage in order; the main pass delivers
+	 * that part and then reports the same error, at the same place.
+	 */
+	if (rc < 0 && rc != -TRAWL_ENOMEM && rc != -TRAWL_EIO)
+		rc = 0;
 	if (rc < 0)
 		return rc;
 	return t->ops->rewind(t, err);

@@ -51,6 +51,7 @@ struct tw_input {
 	z_stream z;
 	int z_ready;
 	ZSTD_DStream *zs;
+	size_t zs_pending; /* nonzero: a zstd frame is not finished */
 
 	uint64_t line_no;
 	uint64_t offset;
@@ -144,13 +145,15 @@ static int fill(tw_input *in, trawl_error *err)
 	if (in->raw_pos == in->raw_len) {
 		/* Input ended; an unfinished stream is truncated data. */
 		in->eof = 1;
-		if (in->comp == TW_COMP_GZIP && in->z_ready &&
-		    in->z.total_in > 0)
-			return tw_error_at(
-				err, TRAWL_EPARSE, 0, in->name, 0, 0,
-				in->raw_read,
-				"gzip data is truncated at byte %llu",
-				(unsigned long long)in->raw_read);
+		if ((in->comp == TW_COMP_GZIP && in->z_ready &&
+		     in->z.total_in > 0) ||
+		    (in->comp == TW_COMP_ZSTD && in->zs_pending))
+			return tw_error_at(err, TRAWL_EPARSE, 0, in->name, 0,
+					   0, in->raw_read,
+					   "%s data is truncated at byte %llu",
+					   in->comp == TW_COMP_GZIP ? "gzip"
+								    : "zstd",
+					   (unsigned long long)in->raw_read);
 		return 0;
 	}
 	if (in->comp == TW_COMP_GZIP) {
@@ -180,6 +183,7 @@ static int fill(tw_input *in, trawl_error *err)
 	size_t zr = ZSTD_decompressStream(in->zs, &ob, &ib);
 	in->raw_pos = ib.pos;
 	in->end = ob.pos;
+	in->zs_pending = ZSTD_isError(zr) ? 0 : zr;
 	if (ZSTD_isError(zr))
 		return tw_error_at(err, TRAWL_EPARSE, 0, in->name, 0, 0,
 				   in->raw_read,
@@ -438,6 +442,7 @@ int tw_input_rewind(tw_input *in, trawl_error *err)
 	in->raw_pos = in->raw_len = 0;
 	in->raw_eof = 0;
 	in->raw_read = 0;
+	in->zs_pending = 0;
 	return decomp_init(in, err);
 }
 

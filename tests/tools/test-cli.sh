@@ -98,6 +98,17 @@ check "--strict names file and line" grep -q "bad.txt:21:1: cannot parse line" "
 check "report warns about bad lines" status 0 "$TRAWL" report "$T/bad.txt"
 check "report warning" grep -q "1 malformed line skipped" "$T/err"
 
+# damaged compressed input: the readable part is counted, the damage named
+for z in gz zst; do
+	head -c 6000 "$SAMPLE.$z" >"$T/cut.$z"
+	check "truncated $z exits 1" status 1 "$TRAWL" stats "$T/cut.$z"
+	check "truncated $z is named" grep -q "cut.$z: .* data is truncated at byte 6000" "$T/err"
+	check "truncated $z still counts what it read" grep -Eq "^events: +[1-9]" "$T/out"
+	check "truncated $z from a pipe" status 1 sh -c "cat '$T/cut.$z' | '$TRAWL' stats -"
+done
+printf 'x' | cat "$SAMPLE.gz" - >"$T/trailing.gz"
+check "garbage after gzip data exits 1" status 1 "$TRAWL" stats "$T/trailing.gz"
+
 # binary and trace.dat
 head -c 3000 /dev/urandom >"$T/junk.bin"
 check "binary input exits 1" status 1 "$TRAWL" stats "$T/junk.bin"

@@ -202,7 +202,9 @@ int cmd_stats(int argc, char **argv)
 		return status;
 	/* No callbacks: the library counts every event it orders. */
 	status = cli_run(t, path);
-	if (status == EXIT_OK) {
+	/* Damaged input: what came before the damage is still worth seeing
+	 * (the error is already on stderr, and the exit status says it). */
+	if (status == EXIT_OK || trawl_trace_stats(t)->events > 0) {
 		if (json)
 			print_json(t, path);
 		else
