@@ -55,6 +55,10 @@ struct tw_input {
 
 	uint64_t line_no;
 	uint64_t offset;
+
+	/* A decoding error is sticky: reported again on every later read. */
+	int failed;
+	trawl_error failure;
 };
 
 static int sys_err(tw_input *in, trawl_error *err, const char *what)
@@ -104,7 +108,7 @@ static int decomp_init(tw_input *in, trawl_error *err)
 }
 
 /* Append decompressed (or plain streamed) bytes after buf[end]. */
-static int fill(tw_input *in, trawl_error *err)
+static int fill_once(tw_input *in, trawl_error *err)
 {
 	if (in->eof)
 		return 0;
@@ -144,7 +148,6 @@ static int fill(tw_input *in, trawl_error *err)
 	}
 	if (in->raw_pos == in->raw_len) {
 		/* Input ended; an unfinished stream is truncated data. */
-		in->eof = 1;
 		if ((in->comp == TW_COMP_GZIP && in->z_ready &&
 		     in->z.total_in > 0) ||
 		    (in->comp == TW_COMP_ZSTD && in->zs_pending))
@@ -154,6 +157,7 @@ static int fill(tw_input *in, trawl_error *err)
 					   in->comp == TW_COMP_GZIP ? "gzip"
 								    : "zstd",
 					   (unsigned long long)in->raw_read);
+		in->eof = 1;
 		return 0;
 	}
 	if (in->comp == TW_COMP_GZIP) {
@@ -192,6 +196,22 @@ static int fill(tw_input *in, trawl_error *err)
 				   (unsigned long long)in->raw_read,
 				   ZSTD_getErrorName(zr));
 	return 0;
+}
+
+static int fill(tw_input *in, trawl_error *err)
+{
+	if (in->failed) {
+		if (err)
+			*err = in->failure;
+		return -in->failure.code;
+	}
+	int rc = fill_once(in, &in->failure);
+	if (rc < 0) {
+		in->failed = 1;
+		if (err)
+			*err = in->failure;
+	}
+	return rc;
 }
 
 static int detect_compression(tw_input *in, trawl_error *err)
@@ -310,8 +330,12 @@ int tw_input_peek(tw_input *in, const char **p, size_t *n, trawl_error *err)
 		if (in->end == in->cap && in->start == 0)
 			break;
 		int rc = fill(in, err);
-		if (rc)
+		/* Damage after some data: show what there is; the error
+		 * comes back when reading reaches it. */
+		if (rc && in->end == in->start)
 			return rc;
+		if (rc)
+			break;
 	}
 	*p = in->buf + in->start;
 	*n = in->end - in->start < want ? in->end - in->start : want;
@@ -443,6 +467,7 @@ int tw_input_rewind(tw_input *in, trawl_error *err)
 	in->raw_eof = 0;
 	in->raw_read = 0;
 	in->zs_pending = 0;
+	in->failed = 0;
 	return decomp_init(in, err);
 }
 
