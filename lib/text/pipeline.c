@@ -116,11 +116,14 @@ static void *work(void *arg)
 		if (stop || (k > 0 && cut(p, k * BATCH_BYTES) >= p->len))
 			return NULL;
 		fill(p, sl, k);
+		/* Read before publishing: once the slot is handed over, the
+		 * consumer may drain it and another worker refill it. */
+		int last = sl->last;
 		pthread_mutex_lock(&p->lock);
 		sl->ready = 1;
 		pthread_cond_broadcast(&p->filled);
 		pthread_mutex_unlock(&p->lock);
-		if (sl->last)
+		if (last)
 			return NULL;
 	}
 }
