@@ -107,16 +107,23 @@ static int64_t number(const char *s, size_t n, size_t *i, int max_digits)
 	return v;
 }
 
-/* "CPU:%d [LOST %lu EVENTS]" as tracefs prints it. */
+/*
+ * "CPU:%d [LOST %lu EVENTS]" as tracefs prints it, and "CPU:%d [%lu EVENTS
+ * DROPPED]" as `trace-cmd report` does.
+ */
 static int lost_line(const char *s, size_t n, tw_line_info *info)
 {
 	size_t i = 4;
 	int64_t cpu = number(s, n, &i, 5);
-	if (cpu < 0 || !starts(s + i, n - i, " [LOST "))
+	if (cpu < 0 || cpu >= TW_MAX_CPUS || !starts(s + i, n - i, " ["))
 		return TW_L_BAD;
-	i += 7;
+	i += 2;
+	int lost_word = starts(s + i, n - i, "LOST ");
+	if (lost_word)
+		i += 5;
 	int64_t lost = number(s, n, &i, 18);
-	if (lost < 0 || !starts(s + i, n - i, " EVENTS]"))
+	if (lost < 0 ||
+	    !starts(s + i, n - i, lost_word ? " EVENTS]" : " EVENTS DROPPED]"))
 		return TW_L_BAD;
 	info->cpu = (int)cpu;
 	info->lost = (uint64_t)lost;

@@ -89,13 +89,16 @@ Test(ftrace, lost_events_are_counted_per_cpu)
 			   "CPU:0 [LOST 5 EVENTS]\n"
 			   "  a-1 [000] ..... 1.000002: a: x=1\n"
 			   "CPU:3 [LOST 7 EVENTS]\n"
-			   "CPU:0 [LOST 1 EVENTS]\n";
+			   "CPU:0 [LOST 1 EVENTS]\n"
+			   "CPU:3 [100 EVENTS DROPPED]\n" /* trace-cmd */
+			   "CPU:99999 [LOST 1 EVENTS]\n"; /* bad cpu */
 	char *path = tmp_file(text, strlen(text));
 	trawl_trace *t = trawl_open(path, NULL, NULL);
 	cr_assert_eq(trawl_run(t, NULL), 0);
-	cr_assert_eq(trawl_trace_stats(t)->lost_events, 13);
+	cr_assert_eq(trawl_trace_stats(t)->lost_events, 113);
+	cr_assert_eq(trawl_trace_stats(t)->bad_lines, 1);
 	cr_assert_eq(trawl_cpu_lost(t, 0), 6);
-	cr_assert_eq(trawl_cpu_lost(t, 3), 7);
+	cr_assert_eq(trawl_cpu_lost(t, 3), 107);
 	cr_assert_eq(trawl_cpu_count(t), 4);
 	cr_assert_eq(trawl_cpu_events(t, 0), 2);
 	trawl_close(t);

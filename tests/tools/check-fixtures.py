@@ -110,7 +110,11 @@ for counts in sorted(os.listdir(expected_dir)):
 
 # The same recording two ways: `trace-cmd report` of tc.dat (counted by
 # count-events.sh from trace-cmd's own output) and trawl on the report text.
-for dat, texts in {"tc.dat": ["tcreport.txt", "tcreport-t.txt", "tcreport-l.txt"]}.items():
+# same-recording.txt is the kernel's own text of the buffer that
+# same-recording.dat was extracted from (record-same.sh).
+pairs = {"tc.dat": ["tcreport.txt", "tcreport-t.txt", "tcreport-l.txt"],
+         "same-recording.dat": ["same-recording.txt"]}
+for dat, texts in pairs.items():
     cpath = os.path.join(expected_dir, dat + ".counts")
     if not os.path.exists(cpath):
         continue
@@ -127,6 +131,9 @@ for dat, texts in {"tc.dat": ["tcreport.txt", "tcreport-t.txt", "tcreport-l.txt"
         if got["events"] != events or got["total_events"] != int(want["total"]):
             fail(text, f"differs from trace-cmd report of {dat}: "
                        f"{got['total_events']} vs {want['total']}")
+        cpus = {c: v["events"] for c, v in got["cpus"].items() if v["events"]}
+        if cpus != {str(int(c)): n for c, n in want["cpu"].items()}:
+            fail(text, f"per-cpu counts differ from trace-cmd report of {dat}")
 
 print(f"checked {checked} fixtures against independent counts")
 if checked == 0:
