@@ -38,8 +38,12 @@ enum trawl_open_flag {
  *                input before a sorted run is spilled to disk (default 32 MiB)
  * @tmpdir:       where spilled runs go (default $TMPDIR or /tmp); the file is
  *                unlinked at once, so nothing is left behind
- * @threads:      worker threads for parsing (default: 2 when the machine has
- *                more than one CPU; 1 disables them)
+ * @threads:      worker threads for parsing (default 2; 1 disables them)
+ * @window:       0 (default): the order is exact, which for a pipe means
+ *                reading it to the end before the first event; N: stream
+ *                instead (live trace_pipe), holding at most N events to put
+ *                in order; an event later than that is delivered anyway and
+ *                counted in trawl_stats.late_events
  * @progress:     called now and then with bytes read so far and the total
  *                (0 when unknown), from the thread that called trawl_run()
  * @progress_ctx: passed to @progress
@@ -51,6 +55,7 @@ typedef struct trawl_open_opts {
 	size_t sort_memory;
 	const char *tmpdir;
 	int threads;
+	size_t window;
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
 	void *(*realloc)(void *ctx, void *ptr, size_t size);
@@ -173,6 +178,9 @@ TRAWL_API const char *trawl_compression(const trawl_trace *t);
  * @bytes:          bytes of (decompressed) input read
  * @lines:          lines of input read
  * @spilled_runs:   sorted runs written to disk while sorting (0: in memory)
+ * @late_events:    with a streaming window (trawl_open_opts.window), events
+ *                  that came too late for it and were delivered out of time
+ *                  order
  */
 typedef struct trawl_stats {
 	uint64_t events;
@@ -186,6 +194,7 @@ typedef struct trawl_stats {
 	uint64_t bytes;
 	uint64_t lines;
 	uint64_t spilled_runs;
+	uint64_t late_events;
 } trawl_stats;
 
 /**

@@ -212,6 +212,16 @@ int tw_parse_marker(const char *s, size_t n, trawl_marker *m);
 void tw_print_split(const trawl_event *ev, const char **ip, size_t *ip_len,
 		    const char **buf, size_t *buf_len);
 
+/* window.c: the streaming reorder window */
+typedef struct tw_window tw_window;
+tw_window *tw_window_new(const tw_mem *mem, size_t capacity);
+int tw_window_full(const tw_window *w);
+int tw_window_push(tw_window *w, int64_t ts, uint64_t seq, uint64_t line,
+		   const char *raw, size_t len);
+/* Return: 1 with *out (valid until the next push or pop), 0 when empty. */
+int tw_window_pop(tw_window *w, tw_sorted *out);
+void tw_window_free(tw_window *w);
+
 /* text reader */
 int tw_text_open(trawl_trace *t, const char *path, int fd, trawl_error *err);
 

@@ -348,6 +348,76 @@ out:
 	return rc;
 }
 
+/* Streaming: a bounded reorder window, for live pipes (window.c). */
+static int run_window(trawl_trace *t, trawl_error *err)
+{
+	tw_window *w = tw_window_new(&t->mem, t->opts.window);
+	if (!w)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
+				   "out of memory for a window of %zu events",
+				   t->opts.window);
+	tw_rec r;
+	tw_sorted o;
+	int64_t max_in = INT64_MIN, last_ts = INT64_MIN;
+	uint64_t last_seq = 0, seq = 0;
+	int rc, more = 1;
+	while (more) {
+		rc = t->ops->next(t, &r, 0, err);
+		if (rc < 0)
+			goto out;
+		more = rc == TW_NEXT_EVENT;
+		if (more) {
+			if (r.ts < max_in)
+				t->stats.reordered++;
+			else
+				max_in = r.ts;
+			if (!tw_window_full(w)) {
+				rc = tw_window_push(w, r.ts, seq++, r.line,
+						    r.raw, r.raw_len);
+				if (rc)
+					goto nomem;
+				continue;
+			}
+		}
+		/* Full (or at the end): the oldest goes, then the new one in. */
+		while (tw_window_pop(w, &o)) {
+			if (o.ts < last_ts ||
+			    (o.ts == last_ts && o.seq < last_seq))
+				t->stats.late_events++;
+			else {
+				last_ts = o.ts;
+				last_seq = o.seq;
+			}
+			tw_rec d;
+			if (t->ops->reparse(t, o.raw, o.len, &d) !=
+			    TW_NEXT_EVENT) {
+				rc = tw_error_at(err, TRAWL_EPARSE, 0, t->name,
+						 o.line, 0, 0,
+						 "cannot parse a windowed record "
+						 "again (internal error)");
+				goto out;
+			}
+			d.line = o.line;
+			rc = deliver(t, &d, o.seq, err);
+			if (rc)
+				goto out;
+			if (more)
+				break;
+		}
+		if (more && (rc = tw_window_push(w, r.ts, seq++, r.line, r.raw,
+						 r.raw_len)))
+			goto nomem;
+	}
+	rc = 0;
+	goto out;
+nomem:
+	rc = tw_error_at(err, TRAWL_ENOMEM, 0, t->name, r.line, 0, 0,
+			 "out of memory");
+out:
+	tw_window_free(w);
+	return rc;
+}
+
 TRAWL_API int trawl_run(trawl_trace *t, trawl_error *err)
 {
 	if (!t)
@@ -359,6 +429,8 @@ TRAWL_API int trawl_run(trawl_trace *t, trawl_error *err)
 	int rc;
 	if (t->opts.flags & TRAWL_OPEN_SOURCE_ORDER)
 		return run_direct(t, 0, 1, err);
+	if (t->opts.window)
+		return run_window(t, err);
 	trawl_error scratch;
 	if (t->ops->rewind(t, &scratch) == -TRAWL_EUNSUPPORTED)
 		return run_sorted(t, err);

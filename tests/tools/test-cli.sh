@@ -132,6 +132,15 @@ check "swapped report in time order" status 0 "$TRAWL" report --json "$T/swapped
 check "swapped report sorted" python3 -c "
 import json,sys; e=json.load(open('$T/out')); k=[x['time'] for x in e]; sys.exit(k!=sorted(k))"
 
+# streaming with a window: late events are delivered and counted
+check "window too small" status 0 sh -c "cat '$T/swapped.txt' | '$TRAWL' stats --json --window 10 -"
+check "window too small counts late events" python3 -c "
+import json,sys; d=json.load(open('$T/out')); sys.exit(not (d['late_events'] > 0 and d['total_events'] == json.load(open('$T/file.json'))['total_events']))"
+check "window as large as the input" status 0 sh -c "cat '$T/swapped.txt' | '$TRAWL' report --json --window 100000 -"
+check "large window is exact" python3 -c "
+import json,sys; e=json.load(open('$T/out')); k=[(x['time'],x['seq']) for x in e]; sys.exit(k!=sorted(k))"
+check "bad --window" status 1 "$TRAWL" stats --window 0 "$SAMPLE"
+
 # golden files (tests/tools/golden, regenerate with regen-golden.sh)
 for g in "$HERE"/golden/*.cmd; do
 	[ -e "$g" ] || continue

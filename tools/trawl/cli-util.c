@@ -95,6 +95,18 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
 		in->threads = (int)n;
 		return 1;
 	}
+	if (opt == 0x102) {
+		char *end;
+		unsigned long long n = strtoull(arg, &end, 10);
+		if (*end || n < 1 || n > 100000000ull) {
+			cli_error("--window takes a number of events from 1 to "
+				  "100000000, not '%s'",
+				  arg);
+			return -1;
+		}
+		in->window = (size_t)n;
+		return 1;
+	}
 	return 0;
 }
 
@@ -104,6 +116,7 @@ trawl_trace *cli_open(const char *path, const struct cli_input *in,
 	trawl_open_opts o = {0};
 	o.flags = in->flags;
 	o.threads = in->threads;
+	o.window = in->window;
 	if (isatty(2)) {
 		o.progress = cli_progress;
 		memset(&progress, 0, sizeof(progress));

@@ -32,6 +32,7 @@ int cli_status(int rc);
 struct cli_input {
 	unsigned flags; /* TRAWL_OPEN_* */
 	int threads;	/* 0: library default */
+	size_t window;	/* 0: exact order */
 };
 
 /* Parse a common option (--strict, --threads N); 1 if it was one. */
@@ -39,14 +40,21 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg);
 
 #define CLI_INPUT_LONG_OPTIONS                                                 \
 	{"strict", no_argument, NULL, 0x100},                                  \
+	{"threads", required_argument, NULL, 0x101},                           \
 	{                                                                      \
-		"threads", required_argument, NULL, 0x101                      \
+		"window", required_argument, NULL, 0x102                       \
 	}
 
 #define CLI_INPUT_HELP                                                         \
 	"  --strict       the first malformed line is an error (exit 1)\n"    \
 	"  --threads N    threads for reading (default 2; 1 = no helper "      \
-	"threads)\n"
+	"threads)\n"                                                          \
+	"  --window N     stream (e.g. a live trace_pipe): put events in "     \
+	"order\n"                                                             \
+	"                 within N at a time instead of reading to the end "   \
+	"first;\n"                                                            \
+	"                 later ones are delivered anyway and counted as "     \
+	"late\n"
 
 /* Open FILE with the common options; prints the error and sets *status. */
 trawl_trace *cli_open(const char *path, const struct cli_input *in,

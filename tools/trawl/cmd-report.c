@@ -231,6 +231,13 @@ int cmd_report(int argc, char **argv)
 			  path, (unsigned long long)st->reordered,
 			  st->reordered == 1 ? "" : "s",
 			  st->reordered == 1 ? "was" : "were");
+	if (st->late_events)
+		cli_error("%s: %llu event%s came later than --window allowed "
+			  "and %s delivered out of time order; a larger "
+			  "window (or none) fixes it",
+			  path, (unsigned long long)st->late_events,
+			  st->late_events == 1 ? "" : "s",
+			  st->late_events == 1 ? "was" : "were");
 	trawl_close(t);
 	if (fflush(stdout) != 0 && errno != EPIPE)
 		return EXIT_INPUT;

@@ -84,9 +84,10 @@ static void print_json(trawl_trace *t, const char *path)
 		fprintf(f, "%s%llu", i ? ", " : "",
 			(unsigned long long)st->bad_line[i]);
 	fprintf(f,
-		"],\n  \"reordered_events\": %llu,\n  \"spilled_runs\": "
-		"%llu\n}\n",
+		"],\n  \"reordered_events\": %llu,\n  \"late_events\": %llu,\n"
+		"  \"spilled_runs\": %llu\n}\n",
 		(unsigned long long)st->reordered,
+		(unsigned long long)st->late_events,
 		(unsigned long long)st->spilled_runs);
 }
 
@@ -122,6 +123,11 @@ static void print_text(trawl_trace *t, const char *path)
 	if (st->bad_lines)
 		fputs(st->bad_lines > TRAWL_BAD_LINES_KEPT ? ", ...)" : ")", f);
 	fputc('\n', f);
+	if (st->late_events)
+		fprintf(f,
+			"late:         %llu (came later than --window allowed "
+			"and were delivered out of time order)\n",
+			(unsigned long long)st->late_events);
 	fprintf(f, "reordered:    %llu", (unsigned long long)st->reordered);
 	if (st->reordered)
 		fprintf(f,
