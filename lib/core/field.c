@@ -65,8 +65,15 @@ static const tw_kv *find(const trawl_event *ev, trawl_field f)
 	int n = ev->nfields;
 	uint32_t h = d->hint;
 	if (h < (uint32_t)n &&
-	    tw_eq(ev->fields[h].key, ev->fields[h].klen, d->name, d->name_len))
-		return &ev->fields[h];
+	    tw_eq(ev->fields[h].key, ev->fields[h].klen, d->name, d->name_len)) {
+		/* A name may appear twice in hostile text; the first one is
+		 * the field, whatever index the previous event used. */
+		uint32_t i = 0;
+		while (i < h && !tw_eq(ev->fields[i].key, ev->fields[i].klen,
+				       d->name, d->name_len))
+			i++;
+		return &ev->fields[i];
+	}
 	for (int i = 0; i < n; i++) {
 		if (tw_eq(ev->fields[i].key, ev->fields[i].klen, d->name,
 			  d->name_len)) {

@@ -288,7 +288,8 @@ static void sift_down(tw_sorter *s, size_t i)
 int tw_sorter_finish(tw_sorter *s, trawl_error *err)
 {
 	if (s->nruns == 0) {
-		qsort(s->index, s->nindex, sizeof(idx), cmp_idx);
+		if (s->nindex > 1) /* (index is NULL when nothing came) */
+			qsort(s->index, s->nindex, sizeof(idx), cmp_idx);
 		return 0;
 	}
 	if (spill(s, err))

@@ -79,8 +79,8 @@ static void classify_at(const tw_pipe *p, size_t *at, size_t end,
 	const char *s = p->map + *at;
 	const char *nl = memchr(s, '\n', end - *at);
 	size_t n = nl ? (size_t)(nl - s) : end - *at;
-	tw_classify(s, n, line, it);
 	*at += n + (nl != NULL);
+	tw_classify(s, n > TW_MAX_LINE ? n : tw_line_trim_cr(s, n), line, it);
 	it->end = *at;
 }
 
@@ -178,10 +178,13 @@ int tw_pipe_next(tw_pipe *p, tw_item **out)
 			if (p->pos < sl->n) {
 				/* Items were written on another core: ask for
 				 * the next ones early. */
-				__builtin_prefetch(&sl->items[p->pos + 4]);
-				__builtin_prefetch(
-					(const char *)&sl->items[p->pos + 4] +
-					64);
+				if (p->pos + 4 < sl->n) {
+					const char *ahead =
+						(const char *)&sl->items[p->pos +
+									 4];
+					__builtin_prefetch(ahead);
+					__builtin_prefetch(ahead + 64);
+				}
 				tw_item *it = &sl->items[p->pos++];
 				it->rec.line += p->line_base;
 				*out = it;

@@ -137,8 +137,6 @@ void tw_classify(const char *s, size_t n, uint64_t line, tw_item *it)
 		it->rec.raw_len = 0;
 		return;
 	}
-	if (n > 0 && s[n - 1] == '\r')
-		n--;
 	it->rec.raw = s;
 	it->rec.raw_len = (uint32_t)n;
 	it->kind = tw_ftrace_parse(s, n, &it->rec, &it->info);
@@ -184,13 +182,29 @@ static int next_pipelined(trawl_trace *t, text_reader *r, tw_rec *rec,
 	return TW_NEXT_EOF;
 }
 
+/* Parse-ahead threads pay from a few batches on; small files go alone. */
+#define PIPE_MIN_BYTES (2u << 20)
+
+static int next_line(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err);
+
 static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
+{
+	int rc = next_line(t, rec, scan, err);
+	if (rc == TW_NEXT_EOF && !scan) {
+		t->stats.bytes = tw_input_offset(rd(t)->in);
+		t->stats.lines = tw_input_line_no(rd(t)->in);
+	}
+	return rc;
+}
+
+static int next_line(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 {
 	text_reader *r = rd(t);
 	if (!scan && !r->html && r->threads != 1) {
 		size_t len;
 		const char *map = tw_input_map(r->in, &len);
-		if (map && !r->pipe && tw_input_offset(r->in) == 0)
+		if (map && len >= PIPE_MIN_BYTES && !r->pipe &&
+		    tw_input_offset(r->in) == 0)
 			r->pipe = tw_pipe_start(&t->mem, map, len,
 					       r->threads > 0 ? r->threads : 2);
 		if (r->pipe)

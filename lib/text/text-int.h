@@ -35,7 +35,15 @@ typedef struct tw_item {
 
 #define TW_ITEM_TOO_LONG (-1)
 
-/* Classify line number `line`, s[0..n) (without its newline). */
+/*
+ * Classify line number `line`, s[0..n): without its newline, and without the
+ * '\r' of a CRLF ending (tw_line_trim_cr), which every line source removes.
+ */
+static inline size_t tw_line_trim_cr(const char *s, size_t n)
+{
+	return n > 0 && s[n - 1] == '\r' ? n - 1 : n;
+}
+
 void tw_classify(const char *s, size_t n, uint64_t line, tw_item *it);
 
 /* Parse-ahead thread over a mapped file (pipeline.c). */

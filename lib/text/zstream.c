@@ -17,6 +17,7 @@
 #include <zstd.h>
 
 #include "input.h"
+#include "text-int.h"
 
 #define RAW_CHUNK   (256u * 1024)
 #define BUF_INITIAL (1u << 20)
@@ -342,10 +343,6 @@ int tw_input_peek(tw_input *in, const char **p, size_t *n, trawl_error *err)
 	return 0;
 }
 
-static size_t trim_cr(const char *s, size_t n)
-{
-	return n > 0 && s[n - 1] == '\r' ? n - 1 : n;
-}
 
 /*
  * Mapped pages we have read count in our RSS; give them back as we go, so
@@ -382,7 +379,7 @@ static int map_line(tw_input *in, const char **line, size_t *len)
 	if (n > TW_MAX_LINE)
 		return TW_LINE_TOO_LONG;
 	*line = s;
-	*len = trim_cr(s, n);
+	*len = tw_line_trim_cr(s, n);
 	return TW_LINE_OK;
 }
 
@@ -409,8 +406,13 @@ int tw_input_line(tw_input *in, const char **line, size_t *len,
 				return TW_LINE_TOO_LONG;
 			}
 			in->line_no++;
+			if (n > TW_MAX_LINE) {
+				/* as the mapped path says of it */
+				*len = n;
+				return TW_LINE_TOO_LONG;
+			}
 			*line = s;
-			*len = trim_cr(s, n);
+			*len = tw_line_trim_cr(s, n);
 			return TW_LINE_OK;
 		}
 		scanned = avail;
@@ -426,9 +428,13 @@ int tw_input_line(tw_input *in, const char **line, size_t *len,
 		}
 		if (in->eof) {
 			if (in->skipping) {
+				/* An over-long last line: what is still
+				 * buffered is its tail, not a line. */
 				in->skipping = 0;
-				*len = in->skipped;
+				*len = in->skipped + avail;
 				in->skipped = 0;
+				in->offset += avail;
+				in->start = in->end;
 				return TW_LINE_TOO_LONG;
 			}
 			if (avail == 0)
@@ -438,7 +444,7 @@ int tw_input_line(tw_input *in, const char **line, size_t *len,
 			in->offset += avail;
 			in->line_no++;
 			*line = s;
-			*len = trim_cr(s, avail);
+			*len = tw_line_trim_cr(s, avail);
 			return TW_LINE_OK;
 		}
 		int rc = fill(in, err);

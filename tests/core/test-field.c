@@ -311,3 +311,18 @@ Test(field, hostile_pattern_input_stays_bounded)
 	cr_assert_not(trawl_event_has(kept.ev[0], pc));
 	done();
 }
+
+Test(field, a_repeated_name_reads_the_first_whatever_came_before)
+{
+	trawl_trace *t = open_text("a-1 [000] 1.000000: e: x=1 pid=5 pid=6\n"
+				   "a-1 [000] 2.000000: e: a=1 b=2 pid=7\n"
+				   "a-1 [000] 3.000000: e: x=1 pid=5 pid=6\n");
+	trawl_field pid = trawl_field_lookup(t, NULL, "pid");
+	run_kept("e");
+	cr_assert_eq(kept.n, 3);
+	cr_assert_eq(trawl_event_int(kept.ev[0], pid), 5);
+	cr_assert_eq(trawl_event_int(kept.ev[1], pid), 7);
+	cr_assert_eq(trawl_event_int(kept.ev[2], pid), 5);
+	cr_assert_eq(trawl_event_int(kept.ev[0], pid), 5, "copies are stable");
+	done();
+}

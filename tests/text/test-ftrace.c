@@ -373,3 +373,62 @@ Test(ftrace, counter_clock_integers_and_extra_decimals)
 	cr_assert_eq(g.ev[2].ts, 123456789012346LL);
 	got_free(&g);
 }
+
+Test(ftrace, crlf_lines_read_alike_on_every_path)
+{
+	/* One '\r' of a CRLF ending goes, a second is payload; the pre-scan
+	 * must see "e:" lines as events too, or they would come out of
+	 * order. */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	for (int i = 0; i < 60000; i++)
+		fprintf(f, "  a-1 [000] ..... %d.%06d: e: x=%d\r\n",
+			5 + i / 1000000, i % 1000000, i);
+	fputs("  a-1 [000] ..... 1.000000: e:\r\n", f);
+	fputs("  a-1 [000] ..... 9.000000: e: x=1\r\r\n", f);
+	fclose(f);
+	char *path = tmp_file(buf, len);
+	got one, two, pipe;
+	trawl_open_opts o1 = {.threads = 1}, o2 = {.threads = 2};
+	cr_assert_eq(collect_path(path, &o1, &one), 0);
+	cr_assert_eq(collect_path(path, &o2, &two), 0);
+	cr_assert_eq(collect_pipe(buf, len, NULL, &pipe), 0);
+	cr_assert_eq(one.n, 60002);
+	cr_assert_eq(one.ev[0].ts, 1000000000LL, "the late line came first");
+	cr_assert_eq(one.stats.reordered, 1);
+	same_run(&one, &two);
+	same_run(&one, &pipe);
+	got_free(&one);
+	got_free(&two);
+	got_free(&pipe);
+	unlink(path);
+	free(path);
+	free(buf);
+}
+
+Test(ftrace, over_long_last_line_without_newline_is_one_bad_line)
+{
+	size_t big = 1500000;
+	const char head[] = "  a-1 [000] ..... 1.000000: e: x=1\n";
+	const char tail[] = " a-1 [000] 2.000000: phantom: y=2";
+	size_t n = sizeof(head) - 1 + big + sizeof(tail) - 1;
+	char *buf = malloc(n);
+	memcpy(buf, head, sizeof(head) - 1);
+	memset(buf + sizeof(head) - 1, 'x', big);
+	memcpy(buf + sizeof(head) - 1 + big, tail, sizeof(tail) - 1);
+	got m, p;
+	char *path = tmp_file(buf, n);
+	cr_assert_eq(collect_path(path, NULL, &m), 0);
+	cr_assert_eq(collect_pipe(buf, n, NULL, &p), 0);
+	cr_assert_eq(m.n, 1);
+	cr_assert_eq(m.stats.bad_lines, 1);
+	cr_assert_eq(m.stats.lines, 2);
+	same_run(&m, &p);
+	cr_assert_eq(p.stats.lines, 2);
+	got_free(&m);
+	got_free(&p);
+	unlink(path);
+	free(path);
+	free(buf);
+}

@@ -85,10 +85,12 @@ static void print_json(trawl_trace *t, const char *path)
 			(unsigned long long)st->bad_line[i]);
 	fprintf(f,
 		"],\n  \"reordered_events\": %llu,\n  \"late_events\": %llu,\n"
-		"  \"spilled_runs\": %llu\n}\n",
+		"  \"spilled_runs\": %llu,\n  \"lines\": %llu,\n"
+		"  \"bytes\": %llu\n}\n",
 		(unsigned long long)st->reordered,
 		(unsigned long long)st->late_events,
-		(unsigned long long)st->spilled_runs);
+		(unsigned long long)st->spilled_runs,
+		(unsigned long long)st->lines, (unsigned long long)st->bytes);
 }
 
 static void print_text(trawl_trace *t, const char *path)
@@ -100,6 +102,8 @@ static void print_text(trawl_trace *t, const char *path)
 		strcmp(trawl_compression(t), "none") ? ", " : "",
 		strcmp(trawl_compression(t), "none") ? trawl_compression(t)
 						     : "");
+	fprintf(f, "input:        %llu lines, %llu bytes\n",
+		(unsigned long long)st->lines, (unsigned long long)st->bytes);
 	fprintf(f, "events:       %llu\n", (unsigned long long)st->events);
 	if (st->events) {
 		fputs("time:         ", f);
