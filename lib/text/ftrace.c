@@ -291,7 +291,7 @@ static int timestamp(const char *s, size_t n, size_t *pi, int64_t *ts)
 static int bad(tw_line_info *info, const char *why, size_t col)
 {
 	info->why = why;
-	info->col = col;
+	info->col = (uint32_t)col;
 	return TW_L_BAD;
 }
 

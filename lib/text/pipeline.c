@@ -178,10 +178,9 @@ int tw_pipe_next(tw_pipe *p, tw_item **out)
 			if (p->pos < sl->n) {
 				/* Items were written on another core: ask for
 				 * the next ones early. */
-				if (p->pos + 4 < sl->n) {
+				if (p->pos + 16 < sl->n) {
 					const char *ahead =
-						(const char *)&sl->items[p->pos +
-									 4];
+						(const char *)&sl->items[p->pos + 16];
 					__builtin_prefetch(ahead);
 					__builtin_prefetch(ahead + 64);
 				}

@@ -17,21 +17,24 @@ enum tw_line_kind {
 };
 
 typedef struct tw_line_info {
-	int cpu;
-	uint64_t lost;
-	uint64_t in_buffer;
-	uint64_t written;
-	const char *why; /* for TW_L_BAD: what was expected */
-	size_t col;	 /* for TW_L_BAD: 0-based column of the problem */
+	union {
+		uint64_t lost;	    /* TW_L_LOST */
+		uint64_t in_buffer; /* TW_L_ENTRIES */
+	};
+	uint64_t written; /* TW_L_ENTRIES */
+	const char *why;  /* TW_L_BAD: what was expected */
+	int32_t cpu;	  /* TW_L_LOST */
+	uint32_t col;	  /* TW_L_BAD: 0-based column of the problem */
 } tw_line_info;
 
 /* One classified line, as the reader and the parse-ahead thread see it. */
 typedef struct tw_item {
-	int kind;	/* enum tw_line_kind, or TW_ITEM_TOO_LONG */
-	tw_rec rec;	/* header for events; line and raw bytes for all */
+	tw_rec rec;	   /* header for events; line and raw bytes for all */
 	tw_line_info info;
-	uint64_t end;	/* byte offset after the line */
-} tw_item;
+	uint64_t end;	   /* byte offset after the line */
+	int kind;	   /* enum tw_line_kind, or TW_ITEM_TOO_LONG */
+} __attribute__((aligned(64))) tw_item; /* two cache lines: they cross
+					 * cores in the parse-ahead ring */
 
 #define TW_ITEM_TOO_LONG (-1)
 
