@@ -14,7 +14,7 @@
 #include "fuzz-common.h"
 #include "text-int.h"
 
-#define MAX_LINES 8192
+#define MAX_LINES   8192
 #define RESET_EVERY 4096 /* reopen the scratch trace: types pile up */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -69,8 +69,7 @@ static void one_event(const char *s, size_t n, const tw_rec *r,
 	FUZZ_CHECK(function || inside(r->name, r->name_len, s, n),
 		   "name outside");
 	FUZZ_CHECK(r->name_len > 0, "empty name");
-	FUZZ_CHECK(inside(r->payload, r->payload_len, s, n),
-		   "payload outside");
+	FUZZ_CHECK(inside(r->payload, r->payload_len, s, n), "payload outside");
 	FUZZ_CHECK(r->cpu >= 0 && r->cpu < 65536, "cpu %d", r->cpu);
 	FUZZ_CHECK(r->pid >= 0, "pid %d", r->pid);
 	FUZZ_CHECK(r->tgid >= -1, "tgid %d", r->tgid);
@@ -106,12 +105,12 @@ static void one_event(const char *s, size_t n, const tw_rec *r,
 	/* Decoded fields point into the payload or at static names. */
 	for (int i = 0; i < ev.nfields; i++) {
 		const tw_kv *kv = &ev.fields[i];
-		FUZZ_CHECK(inside(kv->val, kv->vlen, r->payload,
-				  r->payload_len) ||
-				   (kv->vlen == 18 &&
-				    memcmp(kv->val, "tracing_mark_write", 18) ==
-					    0),
-			   "field %d value outside the payload", i);
+		FUZZ_CHECK(
+			inside(kv->val, kv->vlen, r->payload, r->payload_len) ||
+				(kv->vlen == 18 &&
+				 memcmp(kv->val, "tracing_mark_write", 18) ==
+					 0),
+			"field %d value outside the payload", i);
 	}
 	trawl_event *c = trawl_event_copy(&ev);
 	FUZZ_CHECK(c != NULL, "copy");
@@ -144,7 +143,8 @@ static void one_line(const char *line, size_t n, uint64_t line_no)
 		g_x.events++;
 		break;
 	case TW_L_BAD:
-		FUZZ_CHECK(info.col <= n, "bad column %zu of %zu", info.col, n);
+		FUZZ_CHECK(info.col <= n, "bad column %u of %zu",
+			   (unsigned)info.col, n);
 		g_x.bad++;
 		break;
 	case TW_L_LOST:
