@@ -41,7 +41,7 @@ static void *scan_slice(void *arg)
 		tw_rec r;
 		tw_line_info info;
 		if (len <= TW_MAX_LINE &&
-		    tw_ftrace_parse(p, tw_line_trim_cr(p, len), &r, &info) ==
+		    tw_ftrace_ts(p, tw_line_trim_cr(p, len), &r, &info) ==
 			    TW_L_EVENT) {
 			if (!s->any) {
 				s->any = 1;

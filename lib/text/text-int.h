@@ -60,6 +60,13 @@ void tw_pipe_stop(tw_pipe *p);
 /* Classify one line and, for an event, fill r's header fields. */
 int tw_ftrace_parse(const char *s, size_t n, tw_rec *r, tw_line_info *info);
 
+/*
+ * The same, up to the timestamp only, for the order pre-scan: every line
+ * tw_ftrace_parse() takes as an event is an event here with the same
+ * r->ts; a few lines it rejects (a bad name) may be events here.
+ */
+int tw_ftrace_ts(const char *s, size_t n, tw_rec *r, tw_line_info *info);
+
 /* Whether a mapped file's events are in time order, using threads. */
 int tw_text_prescan_map(const char *map, size_t len, int threads, int *sorted,
 			void (*progress)(void *, uint64_t, uint64_t),
