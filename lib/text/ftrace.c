@@ -443,7 +443,8 @@ after_cpu:
 	i = skip_blanks(s, i, n);
 	size_t tb = i;
 	if (i + 5 < n && s[i + 5] == ' ' && s[i + 4] != ':' &&
-	    !memchr(s + i, ' ', 5))
+	    s[i + 4] != ' ' && s[i + 3] != ' ' && s[i + 2] != ' ' &&
+	    s[i + 1] != ' ')
 		i += 5; /* the usual 5-wide irq-info column */
 	else
 		while (i < n && !is_space(s[i]))
