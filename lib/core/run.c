@@ -235,6 +235,19 @@ static int deliver(trawl_trace *t, const tw_rec *r, uint64_t seq,
 	return 0;
 }
 
+/* Deliver a record the sorter or the window kept as raw bytes. */
+static int deliver_kept(trawl_trace *t, const tw_sorted *o, trawl_error *err)
+{
+	tw_rec r;
+	if (t->ops->reparse(t, o->raw, o->len, &r) != TW_NEXT_EVENT)
+		return tw_error_at(err, TRAWL_EPARSE, 0, t->name, o->line, 0,
+				   0,
+				   "cannot parse a kept record again "
+				   "(internal error)");
+	r.line = o->line;
+	return deliver(t, &r, o->seq, err);
+}
+
 /* Is the input already in time order? Reads it once, timestamps only. */
 static int prescan(trawl_trace *t, int *sorted, trawl_error *err)
 {
@@ -322,15 +335,7 @@ static int run_sorted(trawl_trace *t, trawl_error *err)
 	tw_sorted o;
 	uint64_t n = 0;
 	while ((rc = tw_sorter_next(s, &o, err)) == 1) {
-		if (t->ops->reparse(t, o.raw, o.len, &r) != TW_NEXT_EVENT) {
-			rc = tw_error_at(err, TRAWL_EPARSE, 0, t->name, o.line,
-					 0, 0,
-					 "cannot parse a sorted record "
-					 "again (internal error)");
-			goto out;
-		}
-		r.line = o.line;
-		rc = deliver(t, &r, o.seq, err);
+		rc = deliver_kept(t, &o, err);
 		if (rc)
 			goto out;
 		if (++n % PROGRESS_EVERY == 0 && t->opts.progress && seq > 0) {
@@ -388,17 +393,7 @@ static int run_window(trawl_trace *t, trawl_error *err)
 				last_ts = o.ts;
 				last_seq = o.seq;
 			}
-			tw_rec d;
-			if (t->ops->reparse(t, o.raw, o.len, &d) !=
-			    TW_NEXT_EVENT) {
-				rc = tw_error_at(err, TRAWL_EPARSE, 0, t->name,
-						 o.line, 0, 0,
-						 "cannot parse a windowed record "
-						 "again (internal error)");
-				goto out;
-			}
-			d.line = o.line;
-			rc = deliver(t, &d, o.seq, err);
+			rc = deliver_kept(t, &o, err);
 			if (rc)
 				goto out;
 			if (more)
