@@ -187,8 +187,11 @@ static const char *value_end(const char *v, const char *end,
 {
 	*next = NULL;
 	for (const char *p = v; p < end;) {
-		const char *sp = memchr(p, ' ', (size_t)(end - p));
-		if (!sp)
+		/* Values are short: a plain loop beats a memchr call. */
+		const char *sp = p;
+		while (sp < end && *sp != ' ')
+			sp++;
+		if (sp == end)
 			return end;
 		const char *nx = sp + 1;
 		if (nx < end) {

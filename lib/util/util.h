@@ -59,7 +59,8 @@ static inline uint64_t tw_hash_quick(const char *s, size_t n)
 
 static inline int tw_eq(const char *a, size_t an, const char *b, size_t bn)
 {
-	return an == bn && memcmp(a, b, an) == 0;
+	/* The first byte settles most mismatches without a call. */
+	return an == bn && (an == 0 || (a[0] == b[0] && memcmp(a, b, an) == 0));
 }
 
 #define TW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
