@@ -84,8 +84,17 @@ struct trawl_event {
 	size_t payload_len;
 	tw_type *type;
 	trawl_trace *t;
-	/* Lazily decoded; nfields < 0 until the first field read. */
+	/*
+	 * Lazily decoded, and only as far as asked: nfields < 0 until the
+	 * first field read; fields[0..nfields) are decoded; decode_done when
+	 * there are no more. The reader keeps where it stopped in decode_at
+	 * (and a key it already measured there, decode_key/decode_key_len).
+	 */
 	int nfields;
+	int decode_done;
+	const char *decode_at;
+	const char *decode_key;
+	size_t decode_key_len;
 	int comm_ready;
 	tw_buf comm_z;
 	tw_buf str_z;
@@ -136,8 +145,13 @@ typedef struct tw_reader_ops {
 	/* Parse one record's raw bytes again (records kept by the sorter). */
 	int (*reparse)(trawl_trace *t, const char *raw, size_t len,
 		       tw_rec *rec);
-	/* Decode ev's fields into ev->fields, setting ev->nfields. */
-	void (*decode)(const trawl_trace *t, trawl_event *ev);
+	/*
+	 * Decode more of ev's fields into ev->fields: until a field named
+	 * key[0..klen) has been added, or all of them when key is NULL. The
+	 * first call sees nfields < 0.
+	 */
+	void (*decode)(const trawl_trace *t, trawl_event *ev, const char *key,
+		       size_t klen);
 	/* Where we are, for progress: done and total bytes. */
 	void (*progress)(const trawl_trace *t, uint64_t *done, uint64_t *total);
 	void (*close)(trawl_trace *t);

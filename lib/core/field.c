@@ -42,10 +42,11 @@ TRAWL_API trawl_field trawl_field_lookup(trawl_trace *t, const char *event,
 	return f;
 }
 
+/* Decode every field (for enumeration). */
 static void decode(const trawl_event *ev)
 {
-	if (ev->nfields < 0)
-		ev->t->ops->decode(ev->t, (trawl_event *)ev);
+	if (ev->nfields < 0 || !ev->decode_done)
+		ev->t->ops->decode(ev->t, (trawl_event *)ev, NULL, 0);
 }
 
 static const tw_kv *find(const trawl_event *ev, trawl_field f)
@@ -61,7 +62,9 @@ static const tw_kv *find(const trawl_event *ev, trawl_field f)
 		if (!d->last_match)
 			return NULL;
 	}
-	decode(ev);
+	if (ev->nfields < 0)
+		ev->t->ops->decode(ev->t, (trawl_event *)ev, d->name,
+				   d->name_len);
 	int n = ev->nfields;
 	uint32_t h = d->hint;
 	if (h < (uint32_t)n &&
@@ -75,6 +78,17 @@ static const tw_kv *find(const trawl_event *ev, trawl_field f)
 		return &ev->fields[i];
 	}
 	for (int i = 0; i < n; i++) {
+		if (tw_eq(ev->fields[i].key, ev->fields[i].klen, d->name,
+			  d->name_len)) {
+			d->hint = (uint32_t)i;
+			return &ev->fields[i];
+		}
+	}
+	if (ev->decode_done)
+		return NULL;
+	/* Not among those decoded so far: decode on, up to it. */
+	ev->t->ops->decode(ev->t, (trawl_event *)ev, d->name, d->name_len);
+	for (int i = n; i < ev->nfields; i++) {
 		if (tw_eq(ev->fields[i].key, ev->fields[i].klen, d->name,
 			  d->name_len)) {
 			d->hint = (uint32_t)i;

@@ -216,13 +216,19 @@ static const char *value_end(const char *v, const char *end,
 	return end;
 }
 
-static void decode_kv(trawl_event *ev, const char *s, size_t n)
+/*
+ * Decode key=value fields from ev->decode_at on, until the field named
+ * want[0..wlen) is added (want NULL: to the end). Resumable: the position
+ * and a key already measured by the last value_end() stay in the event.
+ */
+static void decode_kv(trawl_event *ev, const char *want, size_t wlen)
 {
-	const char *p = s, *end = s + n;
+	const char *p = ev->decode_at, *end = ev->payload + ev->payload_len;
+	const char *known = ev->decode_key;
+	size_t known_len = ev->decode_key_len;
 	int nf = ev->nfields;
-	const char *known = NULL; /* a key value_end already measured */
-	size_t known_len = 0;
-	while (p < end && nf < TW_MAX_FIELDS) {
+	int found = 0;
+	while (p < end && nf < TW_MAX_FIELDS && !found) {
 		while (p < end && *p == ' ')
 			p++;
 		if (end - p >= 3 && memcmp(p, "==>", 3) == 0) {
@@ -251,8 +257,14 @@ static void decode_kv(trawl_event *ev, const char *s, size_t n)
 		}
 		ev->fields[nf++] =
 			(tw_kv){k, v, (uint32_t)klen, (uint32_t)(ve - v)};
+		found = want && tw_eq(k, klen, want, wlen);
 	}
 	ev->nfields = nf;
+	ev->decode_at = p;
+	ev->decode_key = known;
+	ev->decode_key_len = known_len;
+	if (p >= end || nf >= TW_MAX_FIELDS)
+		ev->decode_done = 1;
 }
 
 static void add(trawl_event *ev, const char *key, const char *v, size_t vlen)
@@ -297,17 +309,27 @@ static void decode_print(trawl_event *ev)
 	}
 }
 
-void tw_text_decode(const trawl_trace *t, trawl_event *ev)
+void tw_text_decode(const trawl_trace *t, trawl_event *ev, const char *key,
+		    size_t klen)
 {
 	(void)t;
-	ev->nfields = 0;
-	if (ev->type->kind == TW_KIND_PRINT) {
-		decode_print(ev);
-		return;
+	if (ev->nfields < 0) {
+		ev->nfields = 0;
+		ev->decode_done = 0;
+		ev->decode_at = ev->payload;
+		ev->decode_key = NULL;
+		ev->decode_key_len = 0;
+		/* The print event and the pattern forms decode at once. */
+		if (ev->type->kind == TW_KIND_PRINT) {
+			decode_print(ev);
+			ev->decode_done = 1;
+			return;
+		}
+		if (try_patterns(ev, ev->payload, ev->payload_len)) {
+			ev->decode_done = 1;
+			return;
+		}
 	}
-	const char *s = ev->payload;
-	size_t n = ev->payload_len;
-	if (try_patterns(ev, s, n))
-		return;
-	decode_kv(ev, s, n);
+	if (!ev->decode_done)
+		decode_kv(ev, key, klen);
 }

@@ -73,7 +73,8 @@ int tw_text_prescan_map(const char *map, size_t len, int threads, int *sorted,
 			void *ctx);
 
 /* Decode the payload of ev into ev->fields (reader decode op). */
-void tw_text_decode(const trawl_trace *t, trawl_event *ev);
+void tw_text_decode(const trawl_trace *t, trawl_event *ev, const char *key,
+		    size_t klen);
 
 /* Recognise the format from the first bytes of the decompressed input. */
 int tw_text_detect(const char *p, size_t n, int *format, trawl_error *err,

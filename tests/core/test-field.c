@@ -326,3 +326,39 @@ Test(field, a_repeated_name_reads_the_first_whatever_came_before)
 	cr_assert_eq(trawl_event_int(kept.ev[0], pid), 5, "copies are stable");
 	done();
 }
+
+static trawl_field pf_a, pf_c, pf_e;
+static int pf_checked;
+
+static int read_in_odd_orders(const trawl_event *ev, void *ctx)
+{
+	(void)ctx;
+	/* c first decodes a..c only; then e goes on; then a is already
+	 * there; enumeration finishes the rest. */
+	cr_assert_eq(trawl_event_int(ev, pf_c), 3);
+	cr_assert_eq(trawl_event_int(ev, pf_e), 5);
+	cr_assert_eq(trawl_event_int(ev, pf_a), 1);
+	cr_assert_eq(trawl_event_field_count(ev), 6);
+	size_t len;
+	const char *k = trawl_event_field_name(ev, 5, &len);
+	cr_assert(len == 1 && *k == 'f');
+	trawl_event *copy = trawl_event_copy(ev);
+	cr_assert_eq(trawl_event_int(copy, pf_e), 5);
+	cr_assert_eq(trawl_event_field_count(copy), 6);
+	trawl_event_free(copy);
+	pf_checked++;
+	return 0;
+}
+
+Test(field, decoding_goes_only_as_far_as_asked_and_on_when_asked)
+{
+	trawl_trace *t = open_text(
+		"a-1 [000] 1.000000: e: a=1 b=2 c=3 d=4 e=5 f=6\n");
+	pf_a = trawl_field_lookup(t, NULL, "a");
+	pf_c = trawl_field_lookup(t, NULL, "c");
+	pf_e = trawl_field_lookup(t, NULL, "e");
+	cr_assert_eq(trawl_on(t, "e", read_in_odd_orders, NULL), 0);
+	cr_assert_eq(trawl_run(t, NULL), 0);
+	cr_assert_eq(pf_checked, 1);
+	done();
+}
