@@ -35,8 +35,7 @@ typedef struct tw_sub {
 /* What kind of payload a type has, for field decoding. */
 enum tw_type_kind {
 	TW_KIND_GENERIC = 0,
-	TW_KIND_PRINT,	  /* ftrace print / tracing_mark_write: markers */
-	TW_KIND_FUNCTION, /* function tracer: "ip <-parent" */
+	TW_KIND_PRINT, /* ftrace print / tracing_mark_write: markers */
 };
 
 typedef struct tw_type {

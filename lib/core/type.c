@@ -81,8 +81,6 @@ static tw_type *make(trawl_trace *t, const char *name, size_t len, uint64_t h)
 	ty->id = (uint32_t)t->ntypes;
 	if (strcmp(ty->name, "print") == 0)
 		ty->kind = TW_KIND_PRINT;
-	else if (strcmp(ty->name, "function") == 0)
-		ty->kind = TW_KIND_FUNCTION;
 	ty->system = tw_event_system_of(ty->name);
 	for (size_t i = 0; i < t->nsubs; i++) {
 		if (!tw_sub_matches(&t->subs[i], ty))

@@ -44,13 +44,11 @@ int tw_input_line(tw_input *in, const char **line, size_t *len,
 /* Back to the first byte; -TRAWL_EUNSUPPORTED for pipes. */
 int tw_input_rewind(tw_input *in, trawl_error *err);
 
-int tw_input_seekable(const tw_input *in);
 int tw_input_compression(const tw_input *in);
 uint64_t tw_input_line_no(const tw_input *in);	/* of the last line */
 uint64_t tw_input_offset(const tw_input *in);	/* decompressed bytes read */
 uint64_t tw_input_progress(const tw_input *in); /* file bytes read */
 uint64_t tw_input_size(const tw_input *in);	/* file size, 0 if unknown */
-const char *tw_input_name(const tw_input *in);
 
 /*
  * A parse-ahead thread read the map up to byte `end`, line `line`: move the

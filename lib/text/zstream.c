@@ -477,11 +477,6 @@ int tw_input_rewind(tw_input *in, trawl_error *err)
 	return decomp_init(in, err);
 }
 
-int tw_input_seekable(const tw_input *in)
-{
-	return in->seekable;
-}
-
 int tw_input_compression(const tw_input *in)
 {
 	return in->comp;
@@ -505,11 +500,6 @@ uint64_t tw_input_progress(const tw_input *in)
 uint64_t tw_input_size(const tw_input *in)
 {
 	return in->size;
-}
-
-const char *tw_input_name(const tw_input *in)
-{
-	return in->name;
 }
 
 const char *tw_input_map(const tw_input *in, size_t *len)
