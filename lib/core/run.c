@@ -197,7 +197,7 @@ static int deliver(trawl_trace *t, const tw_rec *r, uint64_t seq,
 		   trawl_error *err)
 {
 	tw_type *ty = tw_type_get(t, r->name, r->name_len);
-	if (!ty || (r->cpu >= 0 && tw_note_cpu(t, r->cpu) < 0))
+	if (!ty || (r->cpu >= t->ncpu && tw_note_cpu(t, r->cpu) < 0))
 		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, r->line, 0, 0,
 				   "out of memory");
 	trawl_event *ev = &t->ev;
