@@ -69,7 +69,7 @@ test: build
 	@echo "all tests passed"
 
 bench: build
-	bench/run.sh
+	python3 bench/run.py
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
