@@ -16,6 +16,10 @@
 
 #define TW_MAX_FIELDS 64
 #define TW_MAX_CPUS   65536
+/* Distinct event names a trace may show: hostile text with a new name on
+ * every line must not grow memory with the file. Real traces have a few
+ * hundred at most. */
+#define TW_MAX_TYPES  65536
 
 /* A decoded field: name and value text, both pointing into the event. */
 typedef struct tw_kv {

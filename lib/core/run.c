@@ -197,6 +197,16 @@ static int deliver(trawl_trace *t, const tw_rec *r, uint64_t seq,
 		   trawl_error *err)
 {
 	tw_type *ty = tw_type_get(t, r->name, r->name_len);
+	if (!ty && t->ntypes >= TW_MAX_TYPES) {
+		if (t->opts.flags & TRAWL_OPEN_STRICT)
+			return tw_error_at(err, TRAWL_ELIMIT, 0, t->name,
+					   r->line, 0, 0,
+					   "cannot take a %dth distinct event "
+					   "name: is this a trace?",
+					   TW_MAX_TYPES + 1);
+		tw_note_bad_line(t, r->line); /* one name too many */
+		return 0;
+	}
 	if (!ty || (r->cpu >= t->ncpu && tw_note_cpu(t, r->cpu) < 0))
 		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, r->line, 0, 0,
 				   "out of memory");

@@ -124,6 +124,8 @@ tw_type *tw_type_get(trawl_trace *t, const char *name, size_t len)
 				return t->last_type = ty;
 		}
 	}
+	if (t->ntypes >= TW_MAX_TYPES)
+		return NULL;
 	tw_type *ty = make(t, name, len, h);
 	if (ty)
 		t->last_type = ty;

@@ -432,3 +432,23 @@ Test(ftrace, over_long_last_line_without_newline_is_one_bad_line)
 	free(path);
 	free(buf);
 }
+
+Test(ftrace, a_new_event_name_on_every_line_is_bounded)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	for (int i = 0; i < 70000; i++)
+		fprintf(f, "  a-1 [000] ..... 1.%06d: ev%d: x=1\n", i, i);
+	fclose(f);
+	char *path = tmp_file(buf, len);
+	got g;
+	cr_assert_eq(collect_path(path, NULL, &g), 0, "%s", g.err.msg);
+	cr_assert_eq(g.n, 65536);
+	cr_assert_eq(g.stats.bad_lines, 70000 - 65536);
+	cr_assert_eq(g.stats.bad_line[0], 65537);
+	got_free(&g);
+	unlink(path);
+	free(path);
+	free(buf);
+}
