@@ -61,9 +61,9 @@ static inline size_t find_colon_space(const char *s, size_t i, size_t n)
 {
 	while (i + 16 <= n) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(s + i));
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-			_mm_cmpeq_epi8(v, _mm_set1_epi8(':')),
-			_mm_cmpeq_epi8(v, _mm_set1_epi8(' '))));
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')),
+				     _mm_cmpeq_epi8(v, _mm_set1_epi8(' '))));
 		if (m)
 			return i + (size_t)__builtin_ctz(m);
 		i += 16;
@@ -153,7 +153,8 @@ static int comment_line(const char *s, size_t n, tw_line_info *info)
  * The part before the cpu column, s[b..e): "comm-pid", maybe followed by a
  * tgid "(  543)" or "(-------)". Fills comm, pid and tgid.
  */
-static int comm_pid(const char *s, size_t b, size_t e, tw_rec *r)
+static inline __attribute__((always_inline)) int
+comm_pid(const char *s, size_t b, size_t e, tw_rec *r)
 {
 	while (e > b && is_space(s[e - 1]))
 		e--;
@@ -230,10 +231,9 @@ static const uint16_t irq_col[256] = {
 };
 /* depth + 1 for '.' and hex digits; 0 for anything else */
 static const uint8_t depth_col[256] = {
-	['.'] = 1,	 ['0'] = 1,  ['1'] = 2,	 ['2'] = 3,  ['3'] = 4,
-	['4'] = 5,	 ['5'] = 6,  ['6'] = 7,	 ['7'] = 8,  ['8'] = 9,
-	['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14,
-	['e'] = 15, ['f'] = 16,
+	['.'] = 1,  ['0'] = 1,	['1'] = 2,  ['2'] = 3,	['3'] = 4,  ['4'] = 5,
+	['5'] = 6,  ['6'] = 7,	['7'] = 8,  ['8'] = 9,	['9'] = 10, ['a'] = 11,
+	['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
 };
 
 static int flags_token(const char *s, size_t len, tw_rec *r)
@@ -252,7 +252,8 @@ static int flags_token(const char *s, size_t len, tw_rec *r)
 }
 
 /* "2410.932850:" -> ns, full precision up to nanoseconds. */
-static int timestamp(const char *s, size_t n, size_t *pi, int64_t *ts)
+static inline __attribute__((always_inline)) int
+timestamp(const char *s, size_t n, size_t *pi, int64_t *ts)
 {
 	size_t i = *pi, b = i;
 	size_t lim = n - i > 19 ? i + 19 : n;
@@ -271,10 +272,10 @@ static int timestamp(const char *s, size_t n, size_t *pi, int64_t *ts)
 		    (is_digit((char)u[0]) & is_digit((char)u[1]) &
 		     is_digit((char)u[2]) & is_digit((char)u[3]) &
 		     is_digit((char)u[4]) & is_digit((char)u[5]))) {
-			uint64_t us = (u[0] - '0') * 100000u +
-				      (u[1] - '0') * 10000u +
-				      (u[2] - '0') * 1000u + (u[3] - '0') * 100u +
-				      (u[4] - '0') * 10u + (u[5] - '0');
+			uint64_t us =
+				(u[0] - '0') * 100000u + (u[1] - '0') * 10000u +
+				(u[2] - '0') * 1000u + (u[3] - '0') * 100u +
+				(u[4] - '0') * 10u + (u[5] - '0');
 			*ts = (int64_t)(sec * 1000000000u + us * 1000u);
 			*pi = i + 8;
 			return 0;
