@@ -18,8 +18,8 @@
 #include "input.h"
 #include "text-int.h"
 
-#define BATCH_BYTES (256u << 10)
-#define CAP 4096
+#define BATCH_BYTES (512u << 10)
+#define CAP 8192
 #define MAX_WORKERS 8
 
 struct slot {
