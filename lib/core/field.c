@@ -67,8 +67,8 @@ static const tw_kv *find(const trawl_event *ev, trawl_field f)
 				   d->name_len);
 	int n = ev->nfields;
 	uint32_t h = d->hint;
-	if (h < (uint32_t)n &&
-	    tw_eq(ev->fields[h].key, ev->fields[h].klen, d->name, d->name_len)) {
+	if (h < (uint32_t)n && tw_eq(ev->fields[h].key, ev->fields[h].klen,
+				     d->name, d->name_len)) {
 		/* A name may appear twice in hostile text; the first one is
 		 * the field, whatever index the previous event used. */
 		uint32_t i = 0;
@@ -119,7 +119,7 @@ static int hexval(char c)
  * have no 0x; a run of exactly 8 or 16 hex digits that starts with 0 is read
  * as hex.
  */
-static int parse_number(const char *s, size_t n, int64_t *out, int *neg_out)
+static int parse_number(const char *s, size_t n, int64_t *out)
 {
 	size_t i = 0;
 	int neg = 0;
@@ -163,7 +163,6 @@ static int parse_number(const char *s, size_t n, int64_t *out, int *neg_out)
 	}
 	if (i == digits_at)
 		return -1;
-	*neg_out = neg;
 	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
 	return 0;
 }
@@ -174,8 +173,7 @@ TRAWL_API int trawl_event_get_int(const trawl_event *ev, trawl_field f,
 	const tw_kv *kv = find(ev, f);
 	if (!kv)
 		return -TRAWL_ENOENT;
-	int neg;
-	if (parse_number(kv->val, kv->vlen, out, &neg))
+	if (parse_number(kv->val, kv->vlen, out))
 		return -TRAWL_ETYPE;
 	return 0;
 }
@@ -246,8 +244,7 @@ TRAWL_API const char *trawl_event_field_value(const trawl_event *ev, size_t i,
 /* Numbers in markers are plain decimal, possibly negative. */
 static int marker_int(const char *s, size_t n, int64_t *out)
 {
-	int neg;
-	if (n == 0 || parse_number(s, n, out, &neg))
+	if (n == 0 || parse_number(s, n, out))
 		return -1;
 	return 0;
 }

@@ -180,14 +180,22 @@ void tw_note_lost(trawl_trace *t, int cpu, uint64_t n)
 		t->cpu_lost[cpu] += n;
 }
 
-static void report_progress(trawl_trace *t, int pass, int passes)
+/*
+ * One bar over all passes, each an equal share. Within a pass, progress is
+ * the reader's bytes, or n of `of` records when `of` is set (the sorter's
+ * output, which has no byte position).
+ */
+static void report_progress(trawl_trace *t, int pass, int passes, uint64_t n,
+			    uint64_t of)
 {
 	if (!t->opts.progress || !t->ops->progress)
 		return;
 	uint64_t done, total;
 	t->ops->progress(t, &done, &total);
 	if (total) {
-		/* One bar over all passes: each pass is an equal share. */
+		if (of)
+			done = (uint64_t)((double)total * (double)n /
+					  (double)of);
 		done = (total * (uint64_t)pass + done) / (uint64_t)passes;
 	}
 	t->opts.progress(t->opts.progress_ctx, done, total);
@@ -250,8 +258,7 @@ static int deliver_kept(trawl_trace *t, const tw_sorted *o, trawl_error *err)
 {
 	tw_rec r;
 	if (t->ops->reparse(t, o->raw, o->len, &r) != TW_NEXT_EVENT)
-		return tw_error_at(err, TRAWL_EPARSE, 0, t->name, o->line, 0,
-				   0,
+		return tw_error_at(err, TRAWL_EPARSE, 0, t->name, o->line, 0, 0,
 				   "cannot parse a kept record again "
 				   "(internal error)");
 	r.line = o->line;
@@ -279,7 +286,7 @@ static int prescan(trawl_trace *t, int *sorted, trawl_error *err)
 		}
 		last = r.ts;
 		if (++n % PROGRESS_EVERY == 0)
-			report_progress(t, 0, 2);
+			report_progress(t, 0, 2, 0, 0);
 	}
 	/*
 	 * Damaged input (a truncated gzip member, say): the pre-scan saw
@@ -308,7 +315,7 @@ static int run_direct(trawl_trace *t, int pass, int passes, trawl_error *err)
 		if (rc)
 			return rc;
 		if (seq % PROGRESS_EVERY == 0)
-			report_progress(t, pass, passes);
+			report_progress(t, pass, passes, 0, 0);
 	}
 	return rc;
 }
@@ -334,7 +341,7 @@ static int run_sorted(trawl_trace *t, trawl_error *err)
 		if (rc)
 			goto out;
 		if (seq % PROGRESS_EVERY == 0)
-			report_progress(t, 0, 2);
+			report_progress(t, 0, 2, 0, 0);
 	}
 	if (rc < 0)
 		goto out;
@@ -348,15 +355,8 @@ static int run_sorted(trawl_trace *t, trawl_error *err)
 		rc = deliver_kept(t, &o, err);
 		if (rc)
 			goto out;
-		if (++n % PROGRESS_EVERY == 0 && t->opts.progress && seq > 0) {
-			uint64_t total;
-			uint64_t done;
-			t->ops->progress(t, &done, &total);
-			if (total)
-				t->opts.progress(
-					t->opts.progress_ctx,
-					total / 2 + total / 2 * n / seq, total);
-		}
+		if (++n % PROGRESS_EVERY == 0)
+			report_progress(t, 1, 2, n, seq);
 	}
 out:
 	tw_sorter_free(s);
@@ -394,7 +394,8 @@ static int run_window(trawl_trace *t, trawl_error *err)
 				continue;
 			}
 		}
-		/* Full (or at the end): the oldest goes, then the new one in. */
+		/* Full (or at the end): the oldest goes, then the new one in.
+		 */
 		while (tw_window_pop(w, &o)) {
 			if (o.ts < last_ts ||
 			    (o.ts == last_ts && o.seq < last_seq))

@@ -4,7 +4,7 @@
  * cut into batches of about BATCH_BYTES; batch k is [cut(k*B), cut((k+1)*B))
  * where cut(x) is just past the newline that ends the line holding byte x-1,
  * so every worker finds its own boundaries and neighbours agree. Worker w
- * classifies batches w, w+W, w+2W... (tw_classify) into slot k % SLOTS; the
+ * classifies batches w, w+W, w+2W... (tw_classify) into slot k % nslots; the
  * thread that called trawl_run() takes the slots in batch order and applies
  * every counter and error itself, so the result is the sequential reader's.
  *
@@ -19,17 +19,17 @@
 #include "text-int.h"
 
 #define BATCH_BYTES (512u << 10)
-#define CAP 8192
+#define CAP	    8192
 #define MAX_WORKERS 8
 
 struct slot {
-	uint64_t batch;	  /* which batch the slot holds */
-	int ready;	  /* filled by its worker */
-	size_t n;	  /* items */
-	uint64_t lines;	  /* lines classified by the worker */
-	size_t resume;	  /* offset where the consumer goes on, or end */
-	size_t end;	  /* batch end offset */
-	int last;	  /* no batch after this one */
+	uint64_t batch; /* which batch the slot holds */
+	int ready;	/* filled by its worker */
+	size_t n;	/* items */
+	uint64_t lines; /* lines classified by the worker */
+	size_t resume;	/* offset where the consumer goes on, or end */
+	size_t end;	/* batch end offset */
+	int last;	/* no batch after this one */
 	tw_item items[CAP];
 };
 
@@ -73,8 +73,8 @@ static size_t cut(const tw_pipe *p, uint64_t x)
 }
 
 /* Classify the line at offset *at (< end); advances *at. */
-static void classify_at(const tw_pipe *p, size_t *at, size_t end,
-			uint64_t line, tw_item *it)
+static void classify_at(const tw_pipe *p, size_t *at, size_t end, uint64_t line,
+			tw_item *it)
 {
 	const char *s = p->map + *at;
 	const char *nl = memchr(s, '\n', end - *at);
@@ -134,8 +134,9 @@ tw_pipe *tw_pipe_start(const tw_mem *mem, const char *map, size_t len,
 	tw_pipe *p = tw_calloc(mem, 1, sizeof(*p));
 	if (!p)
 		return NULL;
-	p->nworkers = threads < 1 ? 1 : threads > MAX_WORKERS ? MAX_WORKERS
-							       : threads;
+	p->nworkers = threads < 1	      ? 1
+		      : threads > MAX_WORKERS ? MAX_WORKERS
+					      : threads;
 	p->nslots = 2 * (uint64_t)p->nworkers + 1;
 	/* Not zeroed: a slot's items are written before they are read, and
 	 * zeroing megabytes up front costs more than small inputs take. */
@@ -180,7 +181,8 @@ int tw_pipe_next(tw_pipe *p, tw_item **out)
 				 * the next ones early. */
 				if (p->pos + 16 < sl->n) {
 					const char *ahead =
-						(const char *)&sl->items[p->pos + 16];
+						(const char *)&sl
+							->items[p->pos + 16];
 					__builtin_prefetch(ahead);
 					__builtin_prefetch(ahead + 64);
 				}

@@ -37,17 +37,7 @@ static text_reader *rd(const trawl_trace *t)
 
 static const char *find(const char *s, size_t n, const char *lit)
 {
-	size_t l = strlen(lit);
-	if (n < l)
-		return NULL;
-	for (const char *p = s; (p = memchr(p, lit[0], (size_t)(s + n - p)));
-	     p++) {
-		if ((size_t)(s + n - p) < l)
-			return NULL;
-		if (memcmp(p, lit, l) == 0)
-			return p;
-	}
-	return NULL;
+	return memmem(s, n, lit, strlen(lit));
 }
 
 /*
@@ -205,8 +195,9 @@ static int next_line(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 		const char *map = tw_input_map(r->in, &len);
 		if (map && len >= PIPE_MIN_BYTES && !r->pipe &&
 		    tw_input_offset(r->in) == 0)
-			r->pipe = tw_pipe_start(&t->mem, map, len,
-					       r->threads > 0 ? r->threads : 2);
+			r->pipe =
+				tw_pipe_start(&t->mem, map, len,
+					      r->threads > 0 ? r->threads : 2);
 		if (r->pipe)
 			return next_pipelined(t, r, rec, err);
 	}
@@ -247,8 +238,8 @@ static int prescan(trawl_trace *t, int threads, int *sorted, trawl_error *err)
 	/* HTML needs its block state, which is sequential. */
 	if (!map || r->html)
 		return -TRAWL_EUNSUPPORTED;
-	return tw_text_prescan_map(map, len, threads, sorted,
-				   t->opts.progress, t->opts.progress_ctx);
+	return tw_text_prescan_map(map, len, threads, sorted, t->opts.progress,
+				   t->opts.progress_ctx);
 }
 
 static int rewind_input(trawl_trace *t, trawl_error *err)
@@ -357,7 +348,7 @@ int tw_text_detect(const char *p, size_t n, int *format, trawl_error *err,
 			    NULL)
 				latency++;
 		}
-next_line:
+	next_line:
 		b = e + 1;
 	}
 	if (events == 0) {

@@ -110,8 +110,7 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
 	return 0;
 }
 
-trawl_trace *cli_open(const char *path, const struct cli_input *in,
-		      int *status)
+trawl_trace *cli_open(const char *path, const struct cli_input *in, int *status)
 {
 	trawl_open_opts o = {0};
 	o.flags = in->flags;
@@ -134,9 +133,8 @@ trawl_trace *cli_open(const char *path, const struct cli_input *in,
 	return t;
 }
 
-int cli_run(trawl_trace *t, const char *path)
+int cli_run(trawl_trace *t)
 {
-	(void)path;
 	trawl_error err = {0};
 	int rc = trawl_run(t, &err);
 	progress_done();

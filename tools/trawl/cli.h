@@ -40,19 +40,19 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg);
 
 #define CLI_INPUT_LONG_OPTIONS                                                 \
 	{"strict", no_argument, NULL, 0x100},                                  \
-	{"threads", required_argument, NULL, 0x101},                           \
+		{"threads", required_argument, NULL, 0x101},                   \
 	{                                                                      \
 		"window", required_argument, NULL, 0x102                       \
 	}
 
 #define CLI_INPUT_HELP                                                         \
-	"  --strict       the first malformed line is an error (exit 1)\n"    \
+	"  --strict       the first malformed line is an error (exit 1)\n"     \
 	"  --threads N    threads for reading (default 2; 1 = no helper "      \
-	"threads)\n"                                                          \
+	"threads)\n"                                                           \
 	"  --window N     stream (e.g. a live trace_pipe): put events in "     \
-	"order\n"                                                             \
+	"order\n"                                                              \
 	"                 within N at a time instead of reading to the end "   \
-	"first;\n"                                                            \
+	"first;\n"                                                             \
 	"                 later ones are delivered anyway and counted as "     \
 	"late\n"
 
@@ -61,7 +61,7 @@ trawl_trace *cli_open(const char *path, const struct cli_input *in,
 		      int *status);
 
 /* Run with a progress bar on stderr when it is a terminal. */
-int cli_run(trawl_trace *t, const char *path);
+int cli_run(trawl_trace *t);
 
 /* A progress callback for trawl_open_opts. */
 void cli_progress(void *ctx, uint64_t done, uint64_t total);

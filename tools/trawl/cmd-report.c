@@ -20,20 +20,17 @@ struct report {
 
 static void help(FILE *f)
 {
-	fprintf(f,
-		"usage: trawl report FILE [--events LIST] [--csv|--json] "
-		"[--strict] [--threads N]\n\n"
-		"Prints every event in time order (equal times in record "
-		"order) with its\nseq (position in the source), time, cpu, "
-		"comm, pid, event and fields.\n\n"
-		"  --events LIST  only these events: comma-separated names, "
-		"\"sys:name\",\n"
-		"                 \"irq:*\" or globs such as \"sched_*\"\n"
-		"  --csv          CSV with a header row\n"
-		"  --json         a JSON array of objects (times in integer "
-		"ns)\n"
-		CLI_INPUT_HELP
-		"  -h, --help     this text\n");
+	fprintf(f, "usage: trawl report FILE [--events LIST] [--csv|--json] "
+		   "[--strict] [--threads N]\n\n"
+		   "Prints every event in time order (equal times in record "
+		   "order) with its\nseq (position in the source), time, cpu, "
+		   "comm, pid, event and fields.\n\n"
+		   "  --events LIST  only these events: comma-separated names, "
+		   "\"sys:name\",\n"
+		   "                 \"irq:*\" or globs such as \"sched_*\"\n"
+		   "  --csv          CSV with a header row\n"
+		   "  --json         a JSON array of objects (times in integer "
+		   "ns)\n" CLI_INPUT_HELP "  -h, --help     this text\n");
 }
 
 static void fields_text(FILE *f, const trawl_event *ev)
@@ -214,7 +211,7 @@ int cmd_report(int argc, char **argv)
 		      stdout);
 	else if (r.fmt == OUT_JSON)
 		fputs("[\n", stdout);
-	status = cli_run(t, path);
+	status = cli_run(t);
 	if (r.fmt == OUT_JSON)
 		fputs(r.n ? "\n]\n" : "]\n", stdout);
 	const trawl_stats *st = trawl_trace_stats(t);

@@ -211,7 +211,7 @@ int cmd_stats(int argc, char **argv)
 	if (!t)
 		return status;
 	/* No callbacks: the library counts every event it orders. */
-	status = cli_run(t, path);
+	status = cli_run(t);
 	/* Damaged input: what came before the damage is still worth seeing
 	 * (the error is already on stderr, and the exit status says it). */
 	if (status == EXIT_OK || trawl_trace_stats(t)->events > 0) {
