@@ -141,10 +141,23 @@ TRAWL_API int trawl_event_preempt_depth(const trawl_event *ev);
  * @ev:  the event
  * @len: OUT: length in bytes (the text is not NUL-terminated)
  *
- * Return: the text after "name: " for text sources.
+ * Return: the text after "name: " for text sources; for trace.dat, the
+ * event as its print format shows it (what `trace-cmd report` prints).
  * Lifetime: borrowed, valid until the callback returns.
  */
 TRAWL_API const char *trawl_event_payload(const trawl_event *ev, size_t *len);
+
+/**
+ * trawl_event_buffer() - the ftrace instance (buffer) the event came from
+ * @ev: the event
+ *
+ * trace.dat files may hold several instances (`trace-cmd record -B NAME`);
+ * they are delivered in one time order.
+ *
+ * Return: the instance name, "" for the top-level buffer and text sources.
+ * Lifetime: borrowed, valid until trawl_close().
+ */
+TRAWL_API const char *trawl_event_buffer(const trawl_event *ev);
 
 /**
  * trawl_event_copy() - keep an event beyond its callback

@@ -19,7 +19,7 @@
 /* Distinct event names a trace may show: hostile text with a new name on
  * every line must not grow memory with the file. Real traces have a few
  * hundred at most. */
-#define TW_MAX_TYPES  65536
+#define TW_MAX_TYPES 65536
 
 /* A decoded field: name and value text, both pointing into the event. */
 typedef struct tw_kv {
@@ -53,6 +53,7 @@ typedef struct tw_type {
 	tw_sub **subs;
 	uint32_t nsubs;
 	const void *patterns; /* reader's decoding hints for this name */
+	const void *bin;      /* binary readers: their format of the type */
 } tw_type;
 
 struct trawl_field_def {
@@ -64,11 +65,16 @@ struct trawl_field_def {
 	const tw_type *last_type;
 	int last_match;
 	uint32_t hint; /* index where the field was last found */
+	/* Binary readers: what the field is in each type, by type id. */
+	const void **bin;
+	size_t nbin;
 };
 
 enum tw_event_bit {
 	TW_EV_IP_FROM_NAME = 1u << 0, /* "tracing_mark_write: text" form */
 	TW_EV_OWNED = 1u << 1,	      /* a trawl_event_copy() */
+	TW_EV_TYPED = 1u << 2,	      /* tw_rec: type set, not name */
+	TW_EV_BINARY = 1u << 3,	      /* fields are in data, not text */
 };
 
 struct trawl_event {
@@ -101,6 +107,12 @@ struct trawl_event {
 	int comm_ready;
 	tw_buf comm_z;
 	tw_buf str_z;
+	/* Binary sources: the record, its instance, and text made from it. */
+	const void *data;
+	uint32_t data_len;
+	uint32_t buffer;
+	tw_buf payload_z;
+	tw_buf fields_z;
 	tw_kv fields[TW_MAX_FIELDS];
 };
 
@@ -114,11 +126,14 @@ typedef struct tw_rec {
 	int8_t preempt;
 	uint8_t bits;
 	const char *comm;
-	const char *name;
-	const char *payload;
-	const char *raw; /* the whole record, for sorting */
+	union {
+		const char *name;
+		tw_type *type; /* binary readers (bits & TW_EV_TYPED) */
+	};
+	const char *payload; /* binary readers: the record's data */
+	const char *raw;     /* the whole record, for sorting */
 	uint32_t comm_len;
-	uint32_t name_len;
+	uint32_t name_len; /* typed: the buffer (instance) number */
 	uint32_t payload_len;
 	uint32_t raw_len;
 	uint64_t line;
@@ -155,6 +170,19 @@ typedef struct tw_reader_ops {
 	 */
 	void (*decode)(const trawl_trace *t, trawl_event *ev, const char *key,
 		       size_t klen);
+	/*
+	 * Binary readers only (NULL for text, whose fields are text): read
+	 * field f of ev as an integer or as its text; the event's text as
+	 * its print format shows it (into ev->payload_z); the text of an
+	 * ftrace print event; the name of an instance (buffer) number.
+	 */
+	int (*get_int)(const trawl_event *ev, struct trawl_field_def *f,
+		       int64_t *out);
+	const char *(*get_raw)(const trawl_event *ev, struct trawl_field_def *f,
+			       size_t *len);
+	int (*payload)(const trawl_event *ev);
+	int (*print_buf)(const trawl_event *ev, const char **buf, size_t *len);
+	const char *(*buffer_name)(const trawl_trace *t, uint32_t buffer);
 	/* Where we are, for progress: done and total bytes. */
 	void (*progress)(const trawl_trace *t, uint64_t *done, uint64_t *total);
 	void (*close)(trawl_trace *t);
@@ -167,6 +195,7 @@ struct trawl_trace {
 	int format;
 	const char *compression;
 	int ran;
+	int need_raw; /* the run keeps records: readers must fill rec->raw */
 
 	const tw_reader_ops *ops;
 	void *reader;
@@ -197,6 +226,8 @@ int tw_error_at(trawl_error *err, int code, int sys_errno, const char *file,
 
 /* type.c: intern an event type by name ("tracing_mark_write" is "print"). */
 tw_type *tw_type_get(trawl_trace *t, const char *name, size_t len);
+/* A new type with a known system (binary readers, which name their own). */
+tw_type *tw_type_new(trawl_trace *t, const char *name, const char *system);
 const char *tw_event_system_of(const char *name);
 int tw_sub_matches(const tw_sub *s, const tw_type *type);
 void tw_types_free(trawl_trace *t);
@@ -224,7 +255,9 @@ int tw_sorter_next(tw_sorter *s, tw_sorted *out, trawl_error *err);
 uint64_t tw_sorter_runs_spilled(const tw_sorter *s);
 void tw_sorter_free(tw_sorter *s);
 
-/* field.c: systrace markers and the print event's "ip: buf" split */
+/* field.c: numbers as field reads see them, systrace markers and the print
+ * event's "ip: buf" split */
+int tw_parse_number(const char *s, size_t n, int64_t *out);
 int tw_parse_marker(const char *s, size_t n, trawl_marker *m);
 void tw_print_split(const trawl_event *ev, const char **ip, size_t *ip_len,
 		    const char **buf, size_t *buf_len);
@@ -241,5 +274,9 @@ void tw_window_free(tw_window *w);
 
 /* text reader */
 int tw_text_open(trawl_trace *t, const char *path, int fd, trawl_error *err);
+
+/* trace.dat reader: takes over the input the text reader opened. */
+struct tw_input;
+int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err);
 
 #endif

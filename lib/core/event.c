@@ -77,6 +77,12 @@ TRAWL_API int trawl_event_preempt_depth(const trawl_event *ev)
 
 TRAWL_API const char *trawl_event_payload(const trawl_event *ev, size_t *len)
 {
+	if ((ev->bits & TW_EV_BINARY) && !ev->payload &&
+	    ev->t->ops->payload(ev)) {
+		if (len)
+			*len = 0;
+		return "";
+	}
 	if (len)
 		*len = ev->payload_len;
 	return ev->payload;
@@ -86,10 +92,21 @@ TRAWL_API const char *trawl_event_payload(const trawl_event *ev, size_t *len)
  * A copy owns one block: the struct, then the comm and payload bytes. Field
  * pointers are not copied; the copy decodes again when asked.
  */
+TRAWL_API const char *trawl_event_buffer(const trawl_event *ev)
+{
+	if (!(ev->bits & TW_EV_BINARY) || !ev->t->ops->buffer_name)
+		return "";
+	return ev->t->ops->buffer_name(ev->t, ev->buffer);
+}
+
 TRAWL_API trawl_event *trawl_event_copy(const trawl_event *ev)
 {
 	const tw_mem *mem = &ev->t->mem;
-	size_t extra = ev->comm_len + ev->payload_len + 2;
+	/* Binary events keep their record; their text is made again. */
+	int binary = (ev->bits & TW_EV_BINARY) != 0;
+	size_t payload_len = binary ? 0 : ev->payload_len;
+	size_t extra =
+		ev->comm_len + payload_len + 2 + (binary ? ev->data_len : 0);
 	trawl_event *c = tw_malloc(mem, sizeof(*c) + extra);
 	if (!c)
 		return NULL;
@@ -99,13 +116,22 @@ TRAWL_API trawl_event *trawl_event_copy(const trawl_event *ev)
 	p[ev->comm_len] = '\0';
 	c->comm = p;
 	p += ev->comm_len + 1;
-	memcpy(p, ev->payload, ev->payload_len);
-	p[ev->payload_len] = '\0';
-	c->payload = p;
+	if (binary) {
+		c->payload = NULL;
+		c->payload_len = 0;
+		memcpy(p, ev->data, ev->data_len);
+		c->data = p;
+	} else {
+		memcpy(p, ev->payload, payload_len);
+		p[payload_len] = '\0';
+		c->payload = p;
+	}
 	c->nfields = -1;
 	c->comm_ready = 0;
 	memset(&c->comm_z, 0, sizeof(c->comm_z));
 	memset(&c->str_z, 0, sizeof(c->str_z));
+	memset(&c->payload_z, 0, sizeof(c->payload_z));
+	memset(&c->fields_z, 0, sizeof(c->fields_z));
 	c->bits |= TW_EV_OWNED;
 	return c;
 }
@@ -117,5 +143,7 @@ TRAWL_API void trawl_event_free(trawl_event *ev)
 	const tw_mem *mem = &ev->t->mem;
 	tw_buf_fini(mem, &ev->comm_z);
 	tw_buf_fini(mem, &ev->str_z);
+	tw_buf_fini(mem, &ev->payload_z);
+	tw_buf_fini(mem, &ev->fields_z);
 	tw_free(mem, ev);
 }

@@ -49,19 +49,30 @@ static void decode(const trawl_event *ev)
 		ev->t->ops->decode(ev->t, (trawl_event *)ev, NULL, 0);
 }
 
+/* Whether handle d may be read from ev's type at all. */
+static int type_matches(struct trawl_field_def *d, const trawl_event *ev)
+{
+	if (!d->event)
+		return 1;
+	if (d->last_type != ev->type) {
+		d->last_type = ev->type;
+		d->last_match = strcmp(d->event, ev->type->name) == 0;
+	}
+	return d->last_match;
+}
+
+static int binary(const trawl_event *ev)
+{
+	return (ev->bits & TW_EV_BINARY) != 0;
+}
+
 static const tw_kv *find(const trawl_event *ev, trawl_field f)
 {
 	if (!f)
 		return NULL;
 	struct trawl_field_def *d = (struct trawl_field_def *)f;
-	if (d->event) {
-		if (d->last_type != ev->type) {
-			d->last_type = ev->type;
-			d->last_match = strcmp(d->event, ev->type->name) == 0;
-		}
-		if (!d->last_match)
-			return NULL;
-	}
+	if (!type_matches(d, ev))
+		return NULL;
 	if (ev->nfields < 0)
 		ev->t->ops->decode(ev->t, (trawl_event *)ev, d->name,
 				   d->name_len);
@@ -98,8 +109,29 @@ static const tw_kv *find(const trawl_event *ev, trawl_field f)
 	return NULL;
 }
 
+/* Binary sources read typed values straight from the record. */
+static int bin_int(const trawl_event *ev, trawl_field f, int64_t *out)
+{
+	struct trawl_field_def *d = (struct trawl_field_def *)f;
+	if (!d || !type_matches(d, ev))
+		return -TRAWL_ENOENT;
+	return ev->t->ops->get_int(ev, d, out);
+}
+
+static const char *bin_raw(const trawl_event *ev, trawl_field f, size_t *len)
+{
+	struct trawl_field_def *d = (struct trawl_field_def *)f;
+	if (!d || !type_matches(d, ev))
+		return NULL;
+	return ev->t->ops->get_raw(ev, d, len);
+}
+
 TRAWL_API int trawl_event_has(const trawl_event *ev, trawl_field f)
 {
+	if (binary(ev)) {
+		int64_t v;
+		return bin_int(ev, f, &v) != -TRAWL_ENOENT;
+	}
 	return find(ev, f) != NULL;
 }
 
@@ -170,6 +202,8 @@ static int parse_number(const char *s, size_t n, int64_t *out)
 TRAWL_API int trawl_event_get_int(const trawl_event *ev, trawl_field f,
 				  int64_t *out)
 {
+	if (binary(ev))
+		return bin_int(ev, f, out);
 	const tw_kv *kv = find(ev, f);
 	if (!kv)
 		return -TRAWL_ENOENT;
@@ -193,6 +227,8 @@ TRAWL_API uint64_t trawl_event_uint(const trawl_event *ev, trawl_field f)
 TRAWL_API const char *trawl_event_raw(const trawl_event *ev, trawl_field f,
 				      size_t *len)
 {
+	if (binary(ev))
+		return bin_raw(ev, f, len);
 	const tw_kv *kv = find(ev, f);
 	if (!kv)
 		return NULL;
@@ -203,12 +239,13 @@ TRAWL_API const char *trawl_event_raw(const trawl_event *ev, trawl_field f,
 
 TRAWL_API const char *trawl_event_str(const trawl_event *ev, trawl_field f)
 {
-	const tw_kv *kv = find(ev, f);
-	if (!kv)
+	size_t n;
+	const char *v = trawl_event_raw(ev, f, &n);
+	if (!v)
 		return NULL;
 	trawl_event *e = (trawl_event *)ev;
 	e->str_z.len = 0;
-	if (tw_buf_append(&e->t->mem, &e->str_z, kv->val, kv->vlen))
+	if (tw_buf_append(&e->t->mem, &e->str_z, v, n))
 		return NULL;
 	return e->str_z.data;
 }
@@ -239,6 +276,11 @@ TRAWL_API const char *trawl_event_field_value(const trawl_event *ev, size_t i,
 	if (len)
 		*len = ev->fields[i].vlen;
 	return ev->fields[i].val;
+}
+
+int tw_parse_number(const char *s, size_t n, int64_t *out)
+{
+	return parse_number(s, n, out);
 }
 
 /* Numbers in markers are plain decimal, possibly negative. */
@@ -327,6 +369,11 @@ TRAWL_API int trawl_event_marker(const trawl_event *ev, trawl_marker *out)
 		return -TRAWL_ENOENT;
 	const char *ip, *buf;
 	size_t ip_len, n;
-	tw_print_split(ev, &ip, &ip_len, &buf, &n);
+	if (binary(ev)) {
+		if (ev->t->ops->print_buf(ev, &buf, &n))
+			return -TRAWL_ENOENT;
+	} else {
+		tw_print_split(ev, &ip, &ip_len, &buf, &n);
+	}
 	return tw_parse_marker(buf, n, out) ? -TRAWL_ENOENT : 0;
 }

@@ -93,12 +93,15 @@ TRAWL_API void trawl_close(trawl_trace *t)
 		n = f->next;
 		tw_free(&t->mem, f->event);
 		tw_free(&t->mem, f->name);
+		tw_free(&t->mem, f->bin);
 		tw_free(&t->mem, f);
 	}
 	tw_free(&t->mem, t->cpu_events);
 	tw_free(&t->mem, t->cpu_lost);
 	tw_buf_fini(&t->mem, &t->ev.comm_z);
 	tw_buf_fini(&t->mem, &t->ev.str_z);
+	tw_buf_fini(&t->mem, &t->ev.payload_z);
+	tw_buf_fini(&t->mem, &t->ev.fields_z);
 	tw_mem mem = t->mem;
 	tw_free(&mem, t);
 }
@@ -204,8 +207,9 @@ static void report_progress(trawl_trace *t, int pass, int passes, uint64_t n,
 static int deliver(trawl_trace *t, const tw_rec *r, uint64_t seq,
 		   trawl_error *err)
 {
-	tw_type *ty = tw_type_get(t, r->name, r->name_len);
-	if (!ty && t->ntypes >= TW_MAX_TYPES) {
+	int typed = (r->bits & TW_EV_TYPED) != 0;
+	tw_type *ty = typed ? r->type : tw_type_get(t, r->name, r->name_len);
+	if (!ty && !typed && t->ntypes >= TW_MAX_TYPES) {
 		if (t->opts.flags & TRAWL_OPEN_STRICT)
 			return tw_error_at(err, TRAWL_ELIMIT, 0, t->name,
 					   r->line, 0, 0,
@@ -230,8 +234,17 @@ static int deliver(trawl_trace *t, const tw_rec *r, uint64_t seq,
 	ev->bits = r->bits;
 	ev->comm = r->comm;
 	ev->comm_len = r->comm_len;
-	ev->payload = r->payload;
-	ev->payload_len = r->payload_len;
+	if (r->bits & TW_EV_BINARY) {
+		/* the text is made from the record when asked */
+		ev->data = r->payload;
+		ev->data_len = r->payload_len;
+		ev->buffer = r->name_len;
+		ev->payload = NULL;
+		ev->payload_len = 0;
+	} else {
+		ev->payload = r->payload;
+		ev->payload_len = r->payload_len;
+	}
 	ev->type = ty;
 	ev->nfields = -1;
 	ev->comm_ready = 0;
@@ -322,6 +335,7 @@ static int run_direct(trawl_trace *t, int pass, int passes, trawl_error *err)
 
 static int run_sorted(trawl_trace *t, trawl_error *err)
 {
+	t->need_raw = 1;
 	tw_sorter *s =
 		tw_sorter_new(&t->mem, t->opts.sort_memory, t->opts.tmpdir);
 	if (!s)
@@ -366,6 +380,7 @@ out:
 /* Streaming: a bounded reorder window, for live pipes (window.c). */
 static int run_window(trawl_trace *t, trawl_error *err)
 {
+	t->need_raw = 1;
 	tw_window *w = tw_window_new(&t->mem, t->opts.window);
 	if (!w)
 		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
@@ -465,6 +480,8 @@ TRAWL_API const char *trawl_format_name(int format)
 		return "systrace-html";
 	case TRAWL_FORMAT_TRACE_CMD_REPORT:
 		return "trace-cmd-report";
+	case TRAWL_FORMAT_TRACE_DAT:
+		return "trace-dat";
 	default:
 		return "unknown";
 	}

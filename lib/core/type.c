@@ -61,7 +61,8 @@ static int rehash(trawl_trace *t)
 	return 0;
 }
 
-static tw_type *make(trawl_trace *t, const char *name, size_t len, uint64_t h)
+static tw_type *make(trawl_trace *t, const char *name, size_t len, uint64_t h,
+		     const char *system)
 {
 	if (t->ntypes * 2 >= t->hash_cap && rehash(t))
 		return NULL;
@@ -81,7 +82,7 @@ static tw_type *make(trawl_trace *t, const char *name, size_t len, uint64_t h)
 	ty->id = (uint32_t)t->ntypes;
 	if (strcmp(ty->name, "print") == 0)
 		ty->kind = TW_KIND_PRINT;
-	ty->system = tw_event_system_of(ty->name);
+	ty->system = system ? system : tw_event_system_of(ty->name);
 	for (size_t i = 0; i < t->nsubs; i++) {
 		if (!tw_sub_matches(&t->subs[i], ty))
 			continue;
@@ -126,10 +127,18 @@ tw_type *tw_type_get(trawl_trace *t, const char *name, size_t len)
 	}
 	if (t->ntypes >= TW_MAX_TYPES)
 		return NULL;
-	tw_type *ty = make(t, name, len, h);
+	tw_type *ty = make(t, name, len, h, NULL);
 	if (ty)
 		t->last_type = ty;
 	return ty;
+}
+
+tw_type *tw_type_new(trawl_trace *t, const char *name, const char *system)
+{
+	if (t->ntypes >= TW_MAX_TYPES)
+		return NULL;
+	size_t len = strlen(name);
+	return make(t, name, len, tw_hash_quick(name, len), system);
 }
 
 void tw_types_free(trawl_trace *t)

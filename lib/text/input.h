@@ -56,6 +56,13 @@ uint64_t tw_input_size(const tw_input *in);	/* file size, 0 if unknown */
  */
 void tw_input_consumed(tw_input *in, uint64_t end, uint64_t line);
 
+/*
+ * The next bytes of the decompressed input, consumed (to copy a whole
+ * stream elsewhere). Return: 1 with *p and *n set (valid until the next
+ * call), 0 at the end, or a negative TRAWL_E* code with err filled.
+ */
+int tw_input_read(tw_input *in, const char **p, size_t *n, trawl_error *err);
+
 /* The whole mapped file for plain regular files; NULL for streams. */
 const char *tw_input_map(const tw_input *in, size_t *len);
 

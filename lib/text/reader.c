@@ -291,16 +291,18 @@ static const tw_reader_ops text_ops = {
 	.close = close_reader,
 };
 
+int tw_is_trace_dat(const char *p, size_t n)
+{
+	return n >= 10 && memcmp(p, "\x17\x08\x44tracing", 10) == 0;
+}
+
 int tw_text_detect(const char *p, size_t n, int *format, trawl_error *err,
 		   const char *name)
 {
-	static const char dat_magic[] = "\x17\x08\x44tracing";
-	if (n >= 10 && memcmp(p, dat_magic, 10) == 0)
-		return tw_error_at(err, TRAWL_EUNSUPPORTED, 0, name, 0, 0, 0,
-				   "this is a trace-cmd trace.dat file; trawl "
-				   "reads it once the binary reader lands; "
-				   "for now run `trace-cmd report FILE > "
-				   "FILE.txt` and read that");
+	if (tw_is_trace_dat(p, n)) {
+		*format = TRAWL_FORMAT_TRACE_DAT;
+		return 0;
+	}
 	size_t i = 0;
 	if (n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
 		i = 3;
@@ -395,6 +397,14 @@ int tw_text_open(trawl_trace *t, const char *path, int fd, trawl_error *err)
 	rc = tw_text_detect(p, n, &t->format, err, t->name);
 	if (rc)
 		return rc;
+	if (t->format == TRAWL_FORMAT_TRACE_DAT) {
+		/* binary: the trace.dat reader takes the input over */
+		tw_input *in = r->in;
+		tw_free(&t->mem, r);
+		t->reader = NULL;
+		t->ops = NULL;
+		return tw_dat_open(t, in, err);
+	}
 	r->html = t->format == TRAWL_FORMAT_SYSTRACE_HTML;
 	return 0;
 }

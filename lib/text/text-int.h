@@ -77,6 +77,8 @@ void tw_text_decode(const trawl_trace *t, trawl_event *ev, const char *key,
 		    size_t klen);
 
 /* Recognise the format from the first bytes of the decompressed input. */
+/* Whether the bytes start with trace-cmd's trace.dat magic. */
+int tw_is_trace_dat(const char *p, size_t n);
 int tw_text_detect(const char *p, size_t n, int *format, trawl_error *err,
 		   const char *name);
 

@@ -152,8 +152,8 @@ static int fill_once(tw_input *in, trawl_error *err)
 		if ((in->comp == TW_COMP_GZIP && in->z_ready &&
 		     in->z.total_in > 0) ||
 		    (in->comp == TW_COMP_ZSTD && in->zs_pending))
-			return tw_error_at(err, TRAWL_EPARSE, 0, in->name, 0,
-					   0, in->raw_read,
+			return tw_error_at(err, TRAWL_EPARSE, 0, in->name, 0, 0,
+					   in->raw_read,
 					   "%s data is truncated at byte %llu",
 					   in->comp == TW_COMP_GZIP ? "gzip"
 								    : "zstd",
@@ -343,7 +343,6 @@ int tw_input_peek(tw_input *in, const char **p, size_t *n, trawl_error *err)
 	return 0;
 }
 
-
 /*
  * Mapped pages we have read count in our RSS; give them back as we go, so
  * memory does not grow with the file. Pointers into dropped pages stay
@@ -515,4 +514,29 @@ void tw_input_consumed(tw_input *in, uint64_t end, uint64_t line)
 	in->line_no = line;
 	if (TW_UNLIKELY(in->pos >= in->dropped + 3 * MAP_DROP_EVERY))
 		map_drop(in);
+}
+
+int tw_input_read(tw_input *in, const char **p, size_t *n, trawl_error *err)
+{
+	if (in->map) {
+		if (in->pos >= in->map_len)
+			return 0;
+		*p = in->map + in->pos;
+		*n = in->map_len - in->pos;
+		in->pos = in->map_len;
+		return 1;
+	}
+	while (in->start == in->end) {
+		if (in->eof)
+			return 0;
+		in->start = in->end = 0;
+		int rc = fill(in, err);
+		if (rc)
+			return rc;
+	}
+	*p = in->buf + in->start;
+	*n = in->end - in->start;
+	in->offset += *n;
+	in->start = in->end;
+	return 1;
 }

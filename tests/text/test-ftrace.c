@@ -214,12 +214,12 @@ Test(ftrace, binary_garbage_is_refused_with_a_clear_error)
 	free(path);
 }
 
-Test(ftrace, trace_dat_is_named_not_misread)
+Test(ftrace, truncated_trace_dat_is_named_not_misread_as_text)
 {
 	const char dat[] = "\x17\x08\x44tracing6\0\0\0\0\0\0\0";
 	char *path = tmp_file(dat, sizeof(dat));
 	got g;
-	cr_assert_eq(collect_path(path, NULL, &g), -TRAWL_EUNSUPPORTED);
+	cr_assert_eq(collect_path(path, NULL, &g), -TRAWL_EFORMAT);
 	cr_assert(strstr(g.err.msg, "trace.dat"), "%s", g.err.msg);
 	got_free(&g);
 	unlink(path);

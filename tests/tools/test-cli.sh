@@ -112,10 +112,20 @@ check "garbage after gzip data exits 1" status 1 "$TRAWL" stats "$T/trailing.gz"
 # binary and trace.dat
 head -c 3000 /dev/urandom >"$T/junk.bin"
 check "binary input exits 1" status 1 "$TRAWL" stats "$T/junk.bin"
-if [ -f "$FIX/tc.dat" ]; then
-	check "trace.dat is refused with advice" status 1 "$TRAWL" stats "$FIX/tc.dat"
-	check "advice names trace-cmd report" grep -q "trace-cmd report" "$T/err"
-fi
+check "trace.dat is read" status 0 "$TRAWL" stats "$FIX/tc.dat"
+check "trace.dat format named" grep -q "^format: *trace-dat, zstd" "$T/out"
+check "trace.dat from a pipe" status 0 sh -c "cat '$FIX/tc.dat' | '$TRAWL' stats --json - >'$T/pipe.json'"
+check "trace.dat from a pipe counts the same" grep -q '"total_events": 1222' "$T/pipe.json"
+gzip -c "$FIX/tc-v6.dat" >"$T/tc6.dat.gz"
+check "gzipped trace.dat" status 0 "$TRAWL" stats --json "$T/tc6.dat.gz"
+check "gzipped trace.dat counts the same" grep -q '"total_events": 1222' "$T/out"
+head -c 20000 "$FIX/tc-v7-nocomp.dat" >"$T/cut.dat"
+check "trace.dat cut in its header exits 1" status 1 "$TRAWL" stats "$T/cut.dat"
+check "cut header is named with its offset" grep -q "cut.dat: not a readable trace.dat: .* at offset [0-9]" "$T/err"
+head -c 120000 "$FIX/tc-v6.dat" >"$T/cut6.dat"
+check "trace.dat cut in its data exits 1" status 1 "$TRAWL" stats "$T/cut6.dat"
+check "cut data is named with its offset" grep -q "cut6.dat: the file is truncated at offset 120000" "$T/err"
+check "cut data still counts what it read" grep -Eq "^events: +[1-9]" "$T/out"
 
 # out of order: two halves swapped are sorted back
 grep -v '^#' "$SAMPLE" >"$T/body.txt"

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One CPU's records, decoded from the kernel ring buffer's pages as the file
+ * keeps them: zero-copy from the map, or from decompressed chunks of a v7
+ * compressed file (count4, then csize4 usize4 bytes per chunk).
+ *
+ * A page is a header (timestamp, commit word) and records. A record starts
+ * with a 32-bit word: type_len (5 bits) and time_delta (27 bits), the low
+ * bits holding type_len in a little-endian file:
+ *
+ *   type_len 1..28  data of type_len * 4 bytes follows
+ *   type_len 0      array[0] = 4 + data length, data follows
+ *   29  PADDING     time_delta 0: the rest of the page is empty;
+ *                   else a discarded event of 4 + array[0] bytes
+ *   30  TIME_EXTEND time += array[0] << 27 | time_delta
+ *   31  TIME_STAMP  time  = array[0] << 27 | time_delta (absolute)
+ *
+ * The commit word holds the data size, bit 31 set when events were lost
+ * before this page and bit 30 when their count is stored after the data.
+ * The timestamp rules follow the kernel's reader (rb_update_read_stamp):
+ * padding does not move time; an absolute stamp keeps the top five bits
+ * of the time it replaces.
+ */
+#include <string.h>
+
+#include "dat-int.h"
+
+#define TYPE_PADDING	 29
+#define TYPE_TIME_EXTEND 30
+#define TYPE_TIME_STAMP	 31
+#define TS_SHIFT	 27
+#define TS_MSB		 (0xf8ull << 56)
+#define COMMIT_MASK	 ((1u << 27) - 1)
+#define MISSING_EVENTS	 (1u << 31)
+#define MISSING_STORED	 (1u << 30)
+#define MAX_CHUNK	 (256u << 20)
+
+static void damage(tw_dat_cursor *c, uint64_t off, const char *why)
+{
+	if (!c->damaged++) {
+		c->damage_off = off;
+		c->damage_why = why;
+	}
+}
+
+/* File offset of a byte of data, for messages (chunks: the chunk). */
+static uint64_t file_off(const tw_dat_cursor *c, const unsigned char *p)
+{
+	if (c->chunk && c->data == c->chunk)
+		return c->data_file_off;
+	return c->data_file_off + (uint64_t)(p - c->data);
+}
+
+/* The next compressed chunk into c->chunk; 0 at the end or on damage. */
+static int load_chunk(tw_dat_cursor *c)
+{
+	const tw_dat_file *f = c->f;
+	/* trace-cmd's size leaves out the 4-byte chunk count */
+	uint64_t end = c->span->offset + 4 + c->span->size;
+	if (end > f->size)
+		end = f->size;
+	while (c->chunks_left) {
+		c->chunks_left--;
+		uint64_t at = c->next_chunk;
+		if (at > end || end - at < 8) {
+			damage(c, at, "a compressed chunk header past the end");
+			return 0;
+		}
+		uint32_t csize = tw_dat_u32(f, f->map + at);
+		uint32_t usize = tw_dat_u32(f, f->map + at + 4);
+		if (csize > end - at - 8 || usize > MAX_CHUNK) {
+			damage(c, at, "a compressed chunk that does not fit");
+			return 0;
+		}
+		c->next_chunk = at + 8 + csize;
+		if (usize > c->chunk_cap) {
+			unsigned char *p = tw_realloc(f->mem, c->chunk, usize);
+			if (!p) {
+				damage(c, at, "a chunk too big for memory");
+				return 0;
+			}
+			c->chunk = p;
+			c->chunk_cap = usize;
+		}
+		if (tw_dat_decompress(f, f->map + at + 8, csize, c->chunk,
+				      usize)) {
+			damage(c, at,
+			       "a compressed chunk that does not "
+			       "decompress");
+			continue; /* the next chunk may still be good */
+		}
+		c->data = c->chunk;
+		c->data_len = usize;
+		c->data_file_off = at;
+		c->page_at = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* Set up the page at c->page_at; 0 when there is none left in data. */
+static int load_page(tw_dat_cursor *c)
+{
+	const tw_dat_file *f = c->f;
+	const tw_dat_page_format *pf = &f->page;
+	while (c->page_at < c->data_len) {
+		const unsigned char *pg = c->data + c->page_at;
+		size_t avail = c->data_len - c->page_at;
+		if (avail > c->page_size)
+			avail = c->page_size;
+		c->page_at += c->page_size;
+		if (avail < pf->data_offset) {
+			damage(c, file_off(c, pg), "a truncated page");
+			return 0;
+		}
+		uint64_t commit =
+			pf->commit_size == 8
+				? tw_dat_u64(f, pg + pf->commit_offset)
+				: tw_dat_u32(f, pg + pf->commit_offset);
+		size_t size = (size_t)(commit & COMMIT_MASK);
+		if (size > avail - pf->data_offset) {
+			damage(c, file_off(c, pg),
+			       "a page whose size does not fit");
+			continue;
+		}
+		if (commit & MISSING_EVENTS) {
+			c->lost_pages++;
+			size_t at = pf->data_offset + size;
+			if ((commit & MISSING_STORED) &&
+			    avail - at >= pf->commit_size)
+				c->lost += pf->commit_size == 8
+						   ? tw_dat_u64(f, pg + at)
+						   : tw_dat_u32(f, pg + at);
+		}
+		c->page_ts = tw_dat_u64(f, pg);
+		c->ts = c->page_ts;
+		c->rec = pg + pf->data_offset;
+		c->rec_end = c->rec + size;
+		return 1;
+	}
+	return 0;
+}
+
+static int next_page(tw_dat_cursor *c)
+{
+	for (;;) {
+		if (load_page(c))
+			return 1;
+		if (!c->chunk && !c->chunks_left)
+			return 0;
+		if (!load_chunk(c))
+			return 0;
+	}
+}
+
+static int64_t to_ns(const tw_dat_file *f, uint64_t ts)
+{
+	if (f->has_tsc2nsec)
+		ts = (uint64_t)(((unsigned __int128)ts * f->tsc_mult) >>
+				f->tsc_shift) +
+		     (uint64_t)f->tsc_offset;
+	return (int64_t)(ts + (uint64_t)f->ts_offset);
+}
+
+int tw_dat_cursor_next(tw_dat_cursor *c)
+{
+	const tw_dat_file *f = c->f;
+	if (c->done)
+		return 0;
+	for (;;) {
+		const unsigned char *p = c->rec;
+		size_t left = (size_t)(c->rec_end - p);
+		if (left == 0) {
+			if (!next_page(c))
+				break;
+			continue;
+		}
+		if (left < 4) {
+			damage(c, file_off(c, p), "a record cut by its page");
+			c->rec = c->rec_end;
+			continue;
+		}
+		uint32_t word = tw_dat_u32(f, p);
+		uint32_t type_len, delta;
+		if (f->big_endian) {
+			type_len = word >> 27;
+			delta = word & ((1u << 27) - 1);
+		} else {
+			type_len = word & 31;
+			delta = word >> 5;
+		}
+		if (type_len >= TYPE_PADDING || type_len == 0) {
+			if (type_len == TYPE_PADDING && delta == 0) {
+				c->rec = c->rec_end; /* rest of page empty */
+				continue;
+			}
+			if (left < 8) {
+				damage(c, file_off(c, p),
+				       "a record cut by its page");
+				c->rec = c->rec_end;
+				continue;
+			}
+		}
+		uint64_t array0 = left >= 8 ? tw_dat_u32(f, p + 4) : 0;
+		switch (type_len) {
+		case TYPE_PADDING:
+			if (array0 > left - 4) {
+				damage(c, file_off(c, p),
+				       "padding longer than its page");
+				c->rec = c->rec_end;
+			} else {
+				c->rec = p + 4 + array0;
+			}
+			continue;
+		case TYPE_TIME_EXTEND:
+			c->ts += (array0 << TS_SHIFT) + delta;
+			c->rec = p + 8;
+			continue;
+		case TYPE_TIME_STAMP: {
+			uint64_t abs = (array0 << TS_SHIFT) | delta;
+			if (c->ts & TS_MSB) {
+				uint64_t before = c->ts;
+				abs |= before & TS_MSB;
+				if (abs < before)
+					abs += 1ull << 59;
+			}
+			c->ts = abs;
+			c->rec = p + 8;
+			continue;
+		}
+		case 0: {
+			if (array0 < 4 || ((array0 + 3) & ~3ull) > left - 4) {
+				damage(c, file_off(c, p),
+				       "a record longer than its page");
+				c->rec = c->rec_end;
+				continue;
+			}
+			c->ts += delta;
+			c->cur = p + 8;
+			c->cur_len = (uint32_t)(array0 - 4);
+			c->rec = p + 4 + ((array0 + 3) & ~3ull);
+			break;
+		}
+		default: {
+			size_t len = (size_t)type_len * 4;
+			if (len > left - 4) {
+				damage(c, file_off(c, p),
+				       "a record longer than its page");
+				c->rec = c->rec_end;
+				continue;
+			}
+			c->ts += delta;
+			c->cur = p + 4;
+			c->cur_len = (uint32_t)len;
+			c->rec = p + 4 + len;
+			break;
+		}
+		}
+		c->cur_ts = to_ns(f, c->ts);
+		return 1;
+	}
+	c->done = 1;
+	return 0;
+}
+
+int tw_dat_cursor_init(tw_dat_cursor *c, const tw_dat_file *f,
+		       const tw_dat_span *span)
+{
+	unsigned char *keep = c->chunk;
+	size_t keep_cap = c->chunk_cap;
+	memset(c, 0, sizeof(*c));
+	c->chunk = keep; /* reused across rewinds */
+	c->chunk_cap = keep_cap;
+	c->f = f;
+	c->span = span;
+	c->page_size = f->buffers[span->buffer].page_size;
+	if (c->page_size < f->page.data_offset + 4)
+		c->page_size = f->page_size;
+	uint64_t off = span->offset, size = span->size;
+	if (off > f->size) {
+		damage(c, off, "CPU data past the end of the file");
+		c->done = 1;
+		return 0;
+	}
+	if (size > f->size - off) {
+		damage(c, f->size, "CPU data cut short: the file is truncated");
+		size = f->size - off;
+	}
+	if (f->compressed) {
+		if (size < 4) {
+			damage(c, off, "no chunk count");
+			c->done = 1;
+			return 0;
+		}
+		c->chunks_left = tw_dat_u32(f, f->map + off);
+		c->next_chunk = off + 4;
+		c->data = NULL;
+		c->data_len = 0;
+		if (!c->chunk) {
+			/* mark the cursor as chunked even before a load */
+			c->chunk = tw_malloc(f->mem, 1);
+			c->chunk_cap = c->chunk ? 1 : 0;
+			if (!c->chunk)
+				return -1;
+		}
+	} else {
+		c->data = f->map + off;
+		c->data_len = (size_t)size;
+		c->data_file_off = off;
+	}
+	c->rec = c->rec_end = NULL;
+	return 0;
+}
+
+void tw_dat_cursor_fini(tw_dat_cursor *c)
+{
+	if (c->f)
+		tw_free(c->f->mem, c->chunk);
+	c->chunk = NULL;
+	c->chunk_cap = 0;
+}

@@ -1,0 +1,770 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The layout of a trace-cmd trace.dat (trace-cmd.dat.v6(5), .v7(5)): the
+ * initial header, then either the v6 sequence (header page and event
+ * formats, kallsyms, printk formats, saved cmdlines, options, per-CPU data
+ * offsets) or the v7 sections reached through chained OPTIONS sections,
+ * possibly compressed. Every read is bounds-checked against the map; a file
+ * that lies about an offset or a size gets an error naming the offset.
+ *
+ * Event formats, the page header format, kallsyms, printk formats and
+ * cmdlines go to libtraceevent, which parses the kernel's format language.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "dat-int.h"
+
+#define MAX_OPTION_SECTIONS 4096
+#define MAX_SECTION_BYTES   (256u << 20) /* decompressed metadata */
+#define MAX_BUFFERS	    4096
+
+enum {
+	OPT_DONE = 0,
+	OPT_CPUSTAT = 2,
+	OPT_BUFFER = 3,
+	OPT_OFFSET = 7,
+	OPT_TSC2NSEC = 14,
+	OPT_HEADER_INFO = 16,
+	OPT_FTRACE_EVENTS = 17,
+	OPT_EVENT_FORMATS = 18,
+	OPT_KALLSYMS = 19,
+	OPT_PRINTK = 20,
+	OPT_CMDLINES = 21,
+	OPT_BUFFER_TEXT = 22,
+};
+
+/* A bounds-checked walk over bytes of the file or of a section. */
+typedef struct span_reader {
+	const tw_dat_file *f;
+	const unsigned char *p;
+	size_t n, at;
+	uint64_t base; /* file offset of p[0], for messages (0: unknown) */
+} span_reader;
+
+static int bad(const tw_dat_file *f, trawl_error *err, uint64_t off,
+	       const char *what)
+{
+	return tw_error_at(err, TRAWL_EFORMAT, 0, f->name, 0, 0, off,
+			   "not a readable trace.dat: %s at offset %llu", what,
+			   (unsigned long long)off);
+}
+
+static int need(span_reader *r, size_t n, trawl_error *err, const char *what)
+{
+	if (r->n - r->at < n)
+		return bad(r->f, err, r->base + r->at, what);
+	return 0;
+}
+
+static int get_u16(span_reader *r, uint16_t *v, trawl_error *err,
+		   const char *what)
+{
+	*v = 0;
+	if (need(r, 2, err, what))
+		return -TRAWL_EFORMAT;
+	*v = tw_dat_u16(r->f, r->p + r->at);
+	r->at += 2;
+	return 0;
+}
+
+static int get_u32(span_reader *r, uint32_t *v, trawl_error *err,
+		   const char *what)
+{
+	*v = 0;
+	if (need(r, 4, err, what))
+		return -TRAWL_EFORMAT;
+	*v = tw_dat_u32(r->f, r->p + r->at);
+	r->at += 4;
+	return 0;
+}
+
+static int get_u64(span_reader *r, uint64_t *v, trawl_error *err,
+		   const char *what)
+{
+	*v = 0;
+	if (need(r, 8, err, what))
+		return -TRAWL_EFORMAT;
+	*v = tw_dat_u64(r->f, r->p + r->at);
+	r->at += 8;
+	return 0;
+}
+
+/* A NUL-terminated string inside the span. */
+static int get_str(span_reader *r, const char **s, trawl_error *err,
+		   const char *what)
+{
+	const unsigned char *z = memchr(r->p + r->at, '\0', r->n - r->at);
+	*s = "";
+	if (!z)
+		return bad(r->f, err, r->base + r->at, what);
+	*s = (const char *)(r->p + r->at);
+	r->at = (size_t)(z - r->p) + 1;
+	return 0;
+}
+
+static int get_bytes(span_reader *r, uint64_t n, const char **p,
+		     trawl_error *err, const char *what)
+{
+	*p = (const char *)(r->p + r->at);
+	if (n > r->n - r->at)
+		return bad(r->f, err, r->base + r->at, what);
+	r->at += (size_t)n;
+	return 0;
+}
+
+int tw_dat_decompress(const tw_dat_file *f, const void *src, size_t n,
+		      void *dst, size_t out)
+{
+	if (f->comp_zstd) {
+		size_t got = ZSTD_decompress(dst, out, src, n);
+		return !ZSTD_isError(got) && got == out ? 0 : -1;
+	}
+	uLongf got = (uLongf)out;
+	if (uncompress(dst, &got, src, (uLong)n) != Z_OK || got != out)
+		return -1;
+	return 0;
+}
+
+/*
+ * Libtraceevent wants NUL-terminated text; the file's blocks are not.
+ * Return: a copy the caller frees, or NULL.
+ */
+static char *text_copy(const tw_dat_file *f, const char *p, size_t n)
+{
+	return tw_strndup(f->mem, p, n);
+}
+
+/*
+ * The page header format ("field: u64 timestamp; offset:0; size:8; ...")
+ * says where the commit word and the data start.
+ */
+static int parse_header_page(tw_dat_file *f, const char *p, size_t n,
+			     uint64_t off, trawl_error *err)
+{
+	char *text = text_copy(f, p, n);
+	if (!text)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, f->name, 0, 0, off,
+				   "out of memory");
+	int have_commit = 0, have_data = 0;
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		const char *o = strstr(line, "offset:");
+		const char *s = strstr(line, "size:");
+		if (!o || !s)
+			continue;
+		unsigned long ov = strtoul(o + 7, NULL, 10);
+		unsigned long sv = strtoul(s + 5, NULL, 10);
+		if (strstr(line, " commit;")) {
+			f->page.commit_offset = (uint32_t)ov;
+			f->page.commit_size = (uint32_t)sv;
+			have_commit = 1;
+		} else if (strstr(line, " data;")) {
+			f->page.data_offset = (uint32_t)ov;
+			have_data = 1;
+		}
+	}
+	/* libtraceevent keeps its own copy of the header sizes */
+	tep_parse_header_page(f->tep, text, n, f->long_size);
+	tw_free(f->mem, text);
+	if (!have_commit || !have_data ||
+	    (f->page.commit_size != 4 && f->page.commit_size != 8) ||
+	    f->page.data_offset < f->page.commit_offset + f->page.commit_size ||
+	    f->page.data_offset > 64)
+		return bad(f, err, off, "the ring-buffer page header format");
+	return 0;
+}
+
+/* "header_page\0" size8 text "header_event\0" size8 text */
+static int read_header_info(tw_dat_file *f, span_reader *r, trawl_error *err)
+{
+	const char *tag, *p;
+	uint64_t n;
+	uint64_t at = r->base + r->at;
+	int rc;
+	if ((rc = get_str(r, &tag, err, "the header_page tag")))
+		return rc;
+	if (strcmp(tag, "header_page") != 0)
+		return bad(f, err, at, "no header_page tag");
+	if ((rc = get_u64(r, &n, err, "the header_page size")) ||
+	    (rc = get_bytes(r, n, &p, err, "the header_page format")))
+		return rc;
+	if ((rc = parse_header_page(f, p, (size_t)n, at, err)))
+		return rc;
+	at = r->base + r->at;
+	if ((rc = get_str(r, &tag, err, "the header_event tag")))
+		return rc;
+	if (strcmp(tag, "header_event") != 0)
+		return bad(f, err, at, "no header_event tag");
+	if ((rc = get_u64(r, &n, err, "the header_event size")) ||
+	    (rc = get_bytes(r, n, &p, err, "the header_event format")))
+		return rc;
+	return 0;
+}
+
+/* count4, then count times: size8 format-text */
+static int read_formats(tw_dat_file *f, span_reader *r, const char *system,
+			trawl_error *err)
+{
+	uint32_t count;
+	int rc = get_u32(r, &count, err, "the number of event formats");
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t n;
+		const char *p;
+		if ((rc = get_u64(r, &n, err, "an event format size")) ||
+		    (rc = get_bytes(r, n, &p, err, "an event format")))
+			return rc;
+		/* A format libtraceevent cannot parse leaves its events
+		 * unknown; they are still delivered, by number. */
+		tep_parse_event(f->tep, p, (unsigned long)n, system);
+	}
+	return 0;
+}
+
+/* count4, then count times: system\0 count4 (size8 format-text)... */
+static int read_event_systems(tw_dat_file *f, span_reader *r, trawl_error *err)
+{
+	uint32_t nsys;
+	int rc = get_u32(r, &nsys, err, "the number of event systems");
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < nsys; i++) {
+		const char *sys;
+		if ((rc = get_str(r, &sys, err, "an event system name")) ||
+		    (rc = read_formats(f, r, sys, err)))
+			return rc;
+	}
+	return 0;
+}
+
+/* A size-prefixed text block handed to a libtraceevent parser. */
+static int read_text_block(tw_dat_file *f, span_reader *r, int size64,
+			   int (*parse)(struct tep_handle *, const char *),
+			   trawl_error *err, const char *what)
+{
+	uint64_t n = 0;
+	uint32_t n32 = 0;
+	const char *p;
+	int rc;
+	if (size64)
+		rc = get_u64(r, &n, err, what);
+	else if (!(rc = get_u32(r, &n32, err, what)))
+		n = n32;
+	if (rc || (rc = get_bytes(r, n, &p, err, what)))
+		return rc;
+	if (n == 0)
+		return 0;
+	char *text = text_copy(f, p, (size_t)n);
+	if (!text)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, f->name, 0, 0, 0,
+				   "out of memory");
+	parse(f->tep, text);
+	tw_free(f->mem, text);
+	return 0;
+}
+
+static int parse_kallsyms(struct tep_handle *tep, const char *s)
+{
+	return tep_parse_kallsyms(tep, s);
+}
+
+static int parse_printk(struct tep_handle *tep, const char *s)
+{
+	return tep_parse_printk_formats(tep, s);
+}
+
+static int parse_cmdlines(struct tep_handle *tep, const char *s)
+{
+	return tep_parse_saved_cmdlines(tep, s);
+}
+
+static int add_buffer(tw_dat_file *f, const char *name, const char *clock,
+		      uint32_t page_size, uint32_t *index, trawl_error *err)
+{
+	if (f->nbuffers >= MAX_BUFFERS)
+		return bad(f, err, 0, "too many buffers");
+	tw_dat_buffer *b =
+		tw_realloc(f->mem, f->buffers, (f->nbuffers + 1) * sizeof(*b));
+	if (!b)
+		goto nomem;
+	f->buffers = b;
+	b = &f->buffers[f->nbuffers];
+	memset(b, 0, sizeof(*b));
+	b->name = tw_strndup(f->mem, name, strlen(name));
+	b->clock = clock ? tw_strndup(f->mem, clock, strlen(clock)) : NULL;
+	b->page_size = page_size;
+	*index = (uint32_t)f->nbuffers++;
+	if (!b->name || (clock && !b->clock))
+		goto nomem;
+	return 0;
+nomem:
+	return tw_error_at(err, TRAWL_ENOMEM, 0, f->name, 0, 0, 0,
+			   "out of memory");
+}
+
+static int add_span(tw_dat_file *f, uint32_t buffer, int32_t cpu,
+		    uint64_t offset, uint64_t size, trawl_error *err)
+{
+	if (size == 0)
+		return 0;
+	if (cpu < 0 || cpu >= TW_MAX_CPUS)
+		return bad(f, err, offset, "a CPU number out of range");
+	tw_dat_span *s =
+		tw_realloc(f->mem, f->spans, (f->nspans + 1) * sizeof(*s));
+	if (!s)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, f->name, 0, 0, 0,
+				   "out of memory");
+	f->spans = s;
+	f->spans[f->nspans++] = (tw_dat_span){buffer, cpu, offset, size};
+	return 0;
+}
+
+/* "CPU: 0\nentries: 535\noverrun: 0\n..." */
+static void note_cpustat(tw_dat_file *f, const char *p, size_t n)
+{
+	char *text = text_copy(f, p, n);
+	if (!text)
+		return;
+	const char *c = strstr(text, "CPU:");
+	const char *o = strstr(text, "\noverrun:");
+	if (c && o) {
+		long cpu = strtol(c + 4, NULL, 10);
+		unsigned long long v = strtoull(o + 9, NULL, 10);
+		f->overrun += v;
+		if (cpu >= 0 && cpu < TW_MAX_CPUS) {
+			size_t need = (size_t)cpu + 1;
+			if (need > f->ncpu_overrun) {
+				uint64_t *a = tw_realloc(f->mem, f->cpu_overrun,
+							 need * sizeof(*a));
+				if (a) {
+					memset(a + f->ncpu_overrun, 0,
+					       (need - f->ncpu_overrun) *
+						       sizeof(*a));
+					f->cpu_overrun = a;
+					f->ncpu_overrun = need;
+				}
+			}
+			if ((size_t)cpu < f->ncpu_overrun)
+				f->cpu_overrun[cpu] += v;
+		}
+	}
+	tw_free(f->mem, text);
+}
+
+/* v6: at the offset of a BUFFER option, "flyrecord\0" then the CPUs. */
+static int read_v6_flyrecord(tw_dat_file *f, span_reader *r, uint32_t buffer,
+			     uint32_t cpus, trawl_error *err)
+{
+	const char *tag;
+	uint64_t at = r->base + r->at;
+	int rc = get_str(r, &tag, err, "the flyrecord tag");
+	if (rc)
+		return rc;
+	if (strcmp(tag, "latency  ") == 0)
+		return tw_error_at(err, TRAWL_EUNSUPPORTED, 0, f->name, 0, 0,
+				   at,
+				   "this trace.dat holds a latency tracer's "
+				   "text, not events; read it with "
+				   "`trace-cmd report`");
+	if (strcmp(tag, "flyrecord") != 0)
+		return bad(f, err, at, "no flyrecord tag");
+	for (uint32_t cpu = 0; cpu < cpus; cpu++) {
+		uint64_t off, size;
+		if ((rc = get_u64(r, &off, err, "a CPU data offset")) ||
+		    (rc = get_u64(r, &size, err, "a CPU data size")) ||
+		    (rc = add_span(f, buffer, (int32_t)cpu, off, size, err)))
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * v7 BUFFER option: offset8 name\0 clock\0 page4 cpus4 (cpu4 off8 size8)...
+ */
+static int read_v7_buffer(tw_dat_file *f, span_reader *r, trawl_error *err)
+{
+	uint64_t section;
+	const char *name, *clock;
+	uint32_t page, cpus, index;
+	int rc;
+	if ((rc = get_u64(r, &section, err, "a buffer's section")) ||
+	    (rc = get_str(r, &name, err, "a buffer name")) ||
+	    (rc = get_str(r, &clock, err, "a buffer clock")) ||
+	    (rc = get_u32(r, &page, err, "a buffer page size")) ||
+	    (rc = get_u32(r, &cpus, err, "a buffer's CPU count")))
+		return rc;
+	if (page < 64 || page > (1u << 24) || (page & 3))
+		return bad(f, err, r->base + r->at - 8,
+			   "a buffer page size that cannot be");
+	if ((rc = add_buffer(f, name, clock, page, &index, err)))
+		return rc;
+	for (uint32_t i = 0; i < cpus; i++) {
+		uint32_t cpu;
+		uint64_t off, size;
+		if ((rc = get_u32(r, &cpu, err, "a CPU number")) ||
+		    (rc = get_u64(r, &off, err, "a CPU data offset")) ||
+		    (rc = get_u64(r, &size, err, "a CPU data size")) ||
+		    (rc = add_span(f, index, (int32_t)cpu, off, size, err)))
+			return rc;
+	}
+	return 0;
+}
+
+static void read_tsc2nsec(tw_dat_file *f, span_reader *r)
+{
+	uint32_t mult, shift;
+	uint64_t off;
+	if (get_u32(r, &mult, NULL, "") || get_u32(r, &shift, NULL, "") ||
+	    get_u64(r, &off, NULL, "") || shift > 63)
+		return;
+	f->tsc_mult = mult;
+	f->tsc_shift = shift;
+	f->tsc_offset = (int64_t)off;
+	f->has_tsc2nsec = mult != 0;
+}
+
+/*
+ * A v7 section by its offset: the 16-byte header, then the data, which a
+ * compressed section holds as csize4 usize4 bytes. *owned is set when the
+ * data was decompressed into memory the caller frees.
+ */
+static int load_section(tw_dat_file *f, uint64_t off, uint16_t want,
+			span_reader *out, void **owned, trawl_error *err)
+{
+	*owned = NULL;
+	span_reader r = {f, f->map, f->size, 0, 0};
+	if (off > f->size || f->size - off < 16)
+		return bad(f, err, off, "a section offset past the end");
+	r.at = (size_t)off;
+	uint16_t id, flags;
+	uint32_t desc;
+	uint64_t size;
+	get_u16(&r, &id, err, "");
+	get_u16(&r, &flags, err, "");
+	get_u32(&r, &desc, err, "");
+	get_u64(&r, &size, err, "");
+	if (id != want)
+		return bad(f, err, off, "a section of another kind");
+	if (size > f->size - r.at)
+		return bad(f, err, off, "a section longer than the file");
+	*out = (span_reader){f, f->map + r.at, (size_t)size, 0, r.at};
+	if (!(flags & 1))
+		return 0;
+	uint32_t csize, usize;
+	int rc;
+	if ((rc = get_u32(out, &csize, err, "a compressed section size")) ||
+	    (rc = get_u32(out, &usize, err, "a compressed section size")))
+		return rc;
+	if (csize > out->n - out->at || usize > MAX_SECTION_BYTES)
+		return bad(f, err, off, "a compressed section's sizes");
+	void *buf = tw_malloc(f->mem, usize ? usize : 1);
+	if (!buf)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, f->name, 0, 0, off,
+				   "out of memory");
+	if (tw_dat_decompress(f, out->p + out->at, csize, buf, usize)) {
+		tw_free(f->mem, buf);
+		return tw_error_at(err, TRAWL_EFORMAT, 0, f->name, 0, 0, off,
+				   "a compressed section at offset %llu does "
+				   "not decompress",
+				   (unsigned long long)off);
+	}
+	*owned = buf;
+	/* offsets inside decompressed data have no file position */
+	*out = (span_reader){f, buf, usize, 0, 0};
+	return 0;
+}
+
+/* Read one metadata section of a v7 file through its option. */
+static int read_v7_meta(tw_dat_file *f, uint16_t opt, uint64_t off,
+			trawl_error *err)
+{
+	span_reader r;
+	void *owned;
+	int rc = load_section(f, off, opt, &r, &owned, err);
+	if (rc)
+		return rc;
+	switch (opt) {
+	case OPT_HEADER_INFO:
+		rc = read_header_info(f, &r, err);
+		break;
+	case OPT_FTRACE_EVENTS:
+		rc = read_formats(f, &r, "ftrace", err);
+		break;
+	case OPT_EVENT_FORMATS:
+		rc = read_event_systems(f, &r, err);
+		break;
+	case OPT_KALLSYMS:
+		rc = read_text_block(f, &r, 0, parse_kallsyms, err,
+				     "the kallsyms");
+		break;
+	case OPT_PRINTK:
+		rc = read_text_block(f, &r, 0, parse_printk, err,
+				     "the printk formats");
+		break;
+	case OPT_CMDLINES:
+		rc = read_text_block(f, &r, 1, parse_cmdlines, err,
+				     "the saved cmdlines");
+		break;
+	}
+	tw_free(f->mem, owned);
+	return rc;
+}
+
+/* One option's data; v6 and v7 share the ones both have. */
+static int handle_option(tw_dat_file *f, uint16_t id, span_reader *o,
+			 uint32_t v6_cpus, int *header_seen, trawl_error *err)
+{
+	uint64_t off;
+	switch (id) {
+	case OPT_CPUSTAT:
+		note_cpustat(f, (const char *)o->p, o->n);
+		return 0;
+	case OPT_OFFSET: {
+		char buf[32];
+		size_t n = o->n < sizeof(buf) - 1 ? o->n : sizeof(buf) - 1;
+		memcpy(buf, o->p, n);
+		buf[n] = '\0';
+		f->ts_offset = strtoll(buf, NULL, 10);
+		return 0;
+	}
+	case OPT_TSC2NSEC:
+		read_tsc2nsec(f, o);
+		return 0;
+	case OPT_BUFFER:
+		if (f->version >= 7)
+			return read_v7_buffer(f, o, err);
+		int rc;
+		const char *name;
+		uint32_t index;
+		if ((rc = get_u64(o, &off, err, "a buffer's offset")) ||
+		    (rc = get_str(o, &name, err, "a buffer name")) ||
+		    (rc = add_buffer(f, name, NULL, f->page_size, &index, err)))
+			return rc;
+		if (off > f->size)
+			return bad(f, err, off, "a buffer offset past the end");
+		span_reader r = {f, f->map, f->size, (size_t)off, 0};
+		return read_v6_flyrecord(f, &r, index, v6_cpus, err);
+	case OPT_HEADER_INFO:
+	case OPT_FTRACE_EVENTS:
+	case OPT_EVENT_FORMATS:
+	case OPT_KALLSYMS:
+	case OPT_PRINTK:
+	case OPT_CMDLINES:
+		if (f->version < 7 || get_u64(o, &off, err, "a section offset"))
+			return f->version < 7 ? 0 : -TRAWL_EFORMAT;
+		if (id == OPT_HEADER_INFO)
+			*header_seen = 1;
+		return read_v7_meta(f, id, off, err);
+	default:
+		return 0; /* dates, uname, versions: not needed to read */
+	}
+}
+
+static int read_v7(tw_dat_file *f, span_reader *r, trawl_error *err)
+{
+	const char *comp, *comp_version;
+	uint64_t off;
+	int rc;
+	if ((rc = get_str(r, &comp, err, "the compression name")) ||
+	    (rc = get_str(r, &comp_version, err, "the compression version")) ||
+	    (rc = get_u64(r, &off, err, "the first options offset")))
+		return rc;
+	f->comp_name = tw_strndup(f->mem, comp, strlen(comp));
+	if (!f->comp_name)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, f->name, 0, 0, 0,
+				   "out of memory");
+	if (strcmp(comp, "none") != 0) {
+		f->compressed = 1;
+		if (strcmp(comp, "zstd") == 0)
+			f->comp_zstd = 1;
+		else if (strcmp(comp, "zlib") != 0)
+			return tw_error_at(err, TRAWL_EUNSUPPORTED, 0, f->name,
+					   0, 0, 0,
+					   "this trace.dat is compressed with "
+					   "\"%s\", which trawl cannot "
+					   "decompress; convert it with "
+					   "`trace-cmd convert --compression "
+					   "zstd`",
+					   comp);
+	}
+	int header_seen = 0;
+	for (int sections = 0; off; sections++) {
+		if (sections >= MAX_OPTION_SECTIONS)
+			return bad(f, err, off, "options sections in a loop");
+		span_reader s;
+		void *owned;
+		if ((rc = load_section(f, off, 0, &s, &owned, err)))
+			return rc;
+		uint64_t next = 0;
+		for (;;) {
+			uint16_t id;
+			uint32_t size;
+			const char *p;
+			if ((rc = get_u16(&s, &id, err, "an option id")) ||
+			    (rc = get_u32(&s, &size, err, "an option size")) ||
+			    (rc = get_bytes(&s, size, &p, err, "an option")))
+				break;
+			span_reader o = {f, (const unsigned char *)p, size, 0,
+					 s.base ? s.base + s.at - size : 0};
+			if (id == OPT_DONE) {
+				if (size < 8) {
+					rc = bad(f, err, o.base,
+						 "a short DONE option");
+					break;
+				}
+				next = tw_dat_u64(f, p);
+				break;
+			}
+			if (id == OPT_BUFFER_TEXT)
+				rc = tw_error_at(err, TRAWL_EUNSUPPORTED, 0,
+						 f->name, 0, 0, o.base,
+						 "this trace.dat holds a "
+						 "latency tracer's text, not "
+						 "events; read it with "
+						 "`trace-cmd report`");
+			else
+				rc = handle_option(f, id, &o, 0, &header_seen,
+						   err);
+			if (rc)
+				break;
+		}
+		tw_free(f->mem, owned);
+		if (rc)
+			return rc;
+		if (next && next == off)
+			return bad(f, err, off,
+				   "an options section that "
+				   "points to itself");
+		off = next;
+	}
+	if (!header_seen)
+		return bad(f, err, 0, "no HEADER_INFO section");
+	return 0;
+}
+
+static int read_v6(tw_dat_file *f, span_reader *r, trawl_error *err)
+{
+	int rc;
+	uint32_t cpus;
+	if ((rc = read_header_info(f, r, err)) ||
+	    (rc = read_formats(f, r, "ftrace", err)) ||
+	    (rc = read_event_systems(f, r, err)) ||
+	    (rc = read_text_block(f, r, 0, parse_kallsyms, err,
+				  "the kallsyms")) ||
+	    (rc = read_text_block(f, r, 0, parse_printk, err,
+				  "the printk formats")) ||
+	    (rc = read_text_block(f, r, 1, parse_cmdlines, err,
+				  "the saved cmdlines")) ||
+	    (rc = get_u32(r, &cpus, err, "the CPU count")))
+		return rc;
+	if (cpus > TW_MAX_CPUS)
+		return bad(f, err, r->at - 4, "a CPU count that cannot be");
+	uint32_t top;
+	if ((rc = add_buffer(f, "", NULL, f->page_size, &top, err)))
+		return rc;
+	if (r->n - r->at >= 10 && memcmp(r->p + r->at, "options  ", 10) == 0) {
+		r->at += 10;
+		int header_seen = 1;
+		for (;;) {
+			uint16_t id;
+			uint32_t size;
+			const char *p;
+			if ((rc = get_u16(r, &id, err, "an option id")))
+				return rc;
+			if (id == OPT_DONE)
+				break;
+			if ((rc = get_u32(r, &size, err, "an option size")) ||
+			    (rc = get_bytes(r, size, &p, err, "an option")))
+				return rc;
+			span_reader o = {f, (const unsigned char *)p, size, 0,
+					 r->at - size};
+			if ((rc = handle_option(f, id, &o, cpus, &header_seen,
+						err)))
+				return rc;
+		}
+	}
+	return read_v6_flyrecord(f, r, top, cpus, err);
+}
+
+int tw_dat_file_open(tw_dat_file *f, const tw_mem *mem, const char *name,
+		     const unsigned char *map, size_t size, trawl_error *err)
+{
+	memset(f, 0, sizeof(*f));
+	f->mem = mem;
+	f->name = name;
+	f->map = map;
+	f->size = size;
+	span_reader r = {f, map, size, 0, 0};
+	if (size < 10 || memcmp(map, "\x17\x08\x44tracing", 10) != 0)
+		return bad(f, err, 0, "no trace.dat magic");
+	r.at = 10;
+	const char *version;
+	int rc = get_str(&r, &version, err, "the version string");
+	if (rc)
+		return rc;
+	f->version = atoi(version);
+	if (f->version != 6 && f->version != 7)
+		return tw_error_at(err, TRAWL_EUNSUPPORTED, 0, name, 0, 0, 10,
+				   "trace.dat version \"%.16s\" is not one "
+				   "trawl reads (6 and 7 are); convert it "
+				   "with `trace-cmd convert --file-version 7`",
+				   version);
+	if (need(&r, 6, err, "the byte order and sizes"))
+		return -TRAWL_EFORMAT;
+	f->big_endian = r.p[r.at] != 0;
+	f->long_size = r.p[r.at + 1];
+	r.at += 2;
+	get_u32(&r, &f->page_size, err, "");
+	if ((f->long_size != 4 && f->long_size != 8) || f->page_size < 64 ||
+	    f->page_size > (1u << 24) || (f->page_size & 3))
+		return bad(f, err, r.at - 6,
+			   "a long size or page size that "
+			   "cannot be");
+
+	f->tep = tep_alloc();
+	if (!f->tep)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, name, 0, 0, 0,
+				   "out of memory");
+	tep_set_file_bigendian(f->tep, f->big_endian ? TEP_BIG_ENDIAN
+						     : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(f->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+						? TEP_BIG_ENDIAN
+						: TEP_LITTLE_ENDIAN);
+	tep_set_long_size(f->tep, f->long_size);
+	tep_set_page_size(f->tep, (int)f->page_size);
+
+	rc = f->version >= 7 ? read_v7(f, &r, err) : read_v6(f, &r, err);
+	if (rc)
+		return rc;
+	if (f->version < 7 && !f->comp_name) {
+		f->comp_name = tw_strndup(mem, "none", 4);
+		if (!f->comp_name)
+			return tw_error_at(err, TRAWL_ENOMEM, 0, name, 0, 0, 0,
+					   "out of memory");
+	}
+	return 0;
+}
+
+void tw_dat_file_close(tw_dat_file *f)
+{
+	if (f->tep)
+		tep_free(f->tep);
+	for (size_t i = 0; i < f->nbuffers; i++) {
+		tw_free(f->mem, f->buffers[i].name);
+		tw_free(f->mem, f->buffers[i].clock);
+	}
+	tw_free(f->mem, f->buffers);
+	tw_free(f->mem, f->spans);
+	tw_free(f->mem, f->comp_name);
+	tw_free(f->mem, f->cpu_overrun);
+	memset(f, 0, sizeof(*f));
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the trace.dat reader: the file's layout once its header, sections
+ * and options are read (dat-file.c), and the per-CPU record streams decoded
+ * from the kernel's ring-buffer pages (dat-cpu.c). dat-reader.c merges the
+ * streams into one time order and answers field reads through libtraceevent's
+ * event formats.
+ */
+#ifndef TW_DAT_INT_H
+#define TW_DAT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/core.h"
+
+struct tep_handle;
+struct tep_event;
+struct tep_format_field;
+struct tw_input;
+
+/* One CPU's data of one buffer, as the file describes it. */
+typedef struct tw_dat_span {
+	uint32_t buffer; /* index into tw_dat_file.buffers */
+	int32_t cpu;
+	uint64_t offset; /* in the file */
+	uint64_t size;
+} tw_dat_span;
+
+typedef struct tw_dat_buffer {
+	char *name;  /* "" for the top-level buffer */
+	char *clock; /* may be NULL (v6) */
+	uint32_t page_size;
+} tw_dat_buffer;
+
+/* The ring buffer's page header, from the file's header_page format. */
+typedef struct tw_dat_page_format {
+	uint32_t commit_offset;
+	uint32_t commit_size; /* 4 or 8: the kernel's long */
+	uint32_t data_offset;
+} tw_dat_page_format;
+
+typedef struct tw_dat_file {
+	const tw_mem *mem;
+	const char *name; /* for messages */
+	const unsigned char *map;
+	size_t size;
+	int version;	/* 6 or 7 */
+	int big_endian; /* file byte order */
+	int long_size;
+	uint32_t page_size;
+	int compressed;	 /* v7 flyrecord data and sections are compressed */
+	int comp_zstd;	 /* else zlib */
+	char *comp_name; /* "zstd", "zlib", "none" */
+	tw_dat_page_format page;
+	struct tep_handle *tep;
+
+	tw_dat_buffer *buffers;
+	size_t nbuffers;
+	tw_dat_span *spans;
+	size_t nspans;
+
+	/* Time correction from the file's options. */
+	int64_t ts_offset;
+	uint32_t tsc_mult, tsc_shift;
+	int64_t tsc_offset;
+	int has_tsc2nsec;
+
+	uint64_t overrun; /* CPUSTAT "overrun:" summed over CPUs */
+	uint64_t *cpu_overrun;
+	size_t ncpu_overrun;
+} tw_dat_file;
+
+static inline uint16_t tw_dat_u16(const tw_dat_file *f, const void *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return f->big_endian ? __builtin_bswap16(v) : v;
+}
+
+static inline uint32_t tw_dat_u32(const tw_dat_file *f, const void *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return f->big_endian ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t tw_dat_u64(const tw_dat_file *f, const void *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return f->big_endian ? __builtin_bswap64(v) : v;
+}
+
+/* Parse the header, sections and options of a mapped trace.dat; set up the
+ * tep handle with every event format, cmdline and printk format. */
+int tw_dat_file_open(tw_dat_file *f, const tw_mem *mem, const char *name,
+		     const unsigned char *map, size_t size, trawl_error *err);
+void tw_dat_file_close(tw_dat_file *f);
+
+/* Decompress one block with the file's algorithm; 0 or -1 on failure. */
+int tw_dat_decompress(const tw_dat_file *f, const void *src, size_t n,
+		      void *dst, size_t out);
+
+/*
+ * A cursor over one CPU's records. Pages come from the map, or from
+ * decompressed chunks (v7 compressed files).
+ */
+typedef struct tw_dat_cursor {
+	const tw_dat_file *f;
+	const tw_dat_span *span;
+	uint32_t page_size;
+
+	/* the data: mapped, or the current decompressed chunk */
+	const unsigned char *data;
+	size_t data_len;
+	uint64_t data_file_off; /* file offset of data[0] (mapped), or of
+				 * the chunk (compressed) */
+	/* compressed: chunk walk */
+	uint32_t chunks_left;
+	uint64_t next_chunk; /* file offset of the next chunk header */
+	unsigned char *chunk;
+	size_t chunk_cap;
+
+	size_t page_at; /* offset of the current page in data */
+	const unsigned char *rec, *rec_end;
+	uint64_t ts; /* running timestamp */
+	uint64_t page_ts;
+
+	/* the record at hand */
+	int64_t cur_ts;
+	const unsigned char *cur;
+	uint32_t cur_len;
+	int done;
+
+	/* what the walk found: lost events per page, damage */
+	uint64_t lost;	     /* counted since last taken */
+	uint64_t lost_pages; /* pages that said events were lost */
+	uint64_t damaged;    /* pages or chunks that could not be read */
+	uint64_t damage_off; /* file offset of the first damage */
+	const char *damage_why;
+} tw_dat_cursor;
+
+int tw_dat_cursor_init(tw_dat_cursor *c, const tw_dat_file *f,
+		       const tw_dat_span *span);
+/* Move to the next data record: 1 with cur_* set, 0 at the end. */
+int tw_dat_cursor_next(tw_dat_cursor *c);
+void tw_dat_cursor_fini(tw_dat_cursor *c);
+
+#endif

@@ -1,0 +1,997 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The trace.dat reader: every CPU of every buffer is a stream of records in
+ * its own time order (dat-cpu.c); a binary heap merges them into one, ties
+ * going to the lower buffer, then the lower CPU. The order pre-scan checks
+ * each stream on its own (threads split the streams), since the merge of
+ * streams that never go backwards never goes backwards either.
+ *
+ * Fields are read from the record through libtraceevent's parsed formats:
+ * integers of every width and sign, char arrays, __data_loc strings. The
+ * text of an event (trawl_event_payload) is what its print format makes of
+ * it, the same text `trace-cmd report` shows; the text of one field is what
+ * `trace-cmd report -R` shows.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
+#include <unistd.h>
+
+#include "../text/input.h"
+#include "dat-int.h"
+
+#define MAX_EVENT_ID 65535
+#define COMM_CACHE   1024
+#define MAX_THREADS  16
+#define NO_FIELD     ((const void *)&no_field)
+
+static const char no_field;
+
+/* What the reader knows of one event id. */
+typedef struct dat_type {
+	tw_type *type;		 /* made on first delivery */
+	struct tep_event *event; /* NULL: no format in the file */
+} dat_type;
+
+struct comm_slot {
+	int32_t pid;
+	uint32_t len;
+	const char *comm;
+};
+
+typedef struct dat_reader {
+	tw_dat_file f;
+	struct tw_input *in;
+	/* a stream (pipe, compressed file) is copied here to be mapped */
+	unsigned char *spool;
+	size_t spool_len;
+
+	tw_dat_cursor *cur;
+	size_t ncur;
+	uint32_t *heap; /* cursor indices, a min-heap on (ts, index) */
+	size_t nheap;
+	int started;
+	int pending; /* a cursor whose record was handed out: advance it */
+	uint32_t taken;
+	int finished;
+
+	dat_type *types;
+	size_t ntypes;
+	int type_off, type_size, flags_off, preempt_off, pid_off;
+	struct comm_slot comms[COMM_CACHE];
+
+	struct tep_plugin_list *plugins;
+	int plugins_loaded;
+	struct trace_seq seq;
+	tw_buf raw; /* a record with its buffer and CPU, for the sorter */
+	int strict;
+} dat_reader;
+
+static dat_reader *rd(const trawl_trace *t)
+{
+	return t->reader;
+}
+
+static int before(const dat_reader *r, uint32_t a, uint32_t b)
+{
+	int64_t ta = r->cur[a].cur_ts, tb = r->cur[b].cur_ts;
+	return ta < tb || (ta == tb && a < b);
+}
+
+static void sift_down(dat_reader *r, size_t i)
+{
+	size_t n = r->nheap;
+	uint32_t *h = r->heap;
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < n && before(r, h[l], h[m]))
+			m = l;
+		if (l + 1 < n && before(r, h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		uint32_t x = h[i];
+		h[i] = h[m];
+		h[m] = x;
+		i = m;
+	}
+}
+
+static void heap_build(dat_reader *r)
+{
+	r->nheap = 0;
+	for (size_t i = 0; i < r->ncur; i++)
+		if (tw_dat_cursor_next(&r->cur[i]))
+			r->heap[r->nheap++] = (uint32_t)i;
+	for (size_t i = r->nheap / 2; i-- > 0;)
+		sift_down(r, i);
+	r->started = 1;
+}
+
+/* The type of event id `id`, made on first use. */
+static dat_type *type_of(trawl_trace *t, dat_reader *r, uint32_t id)
+{
+	if (id >= r->ntypes)
+		return NULL;
+	dat_type *dt = &r->types[id];
+	if (dt->type)
+		return dt;
+	if (dt->event) {
+		dt->type =
+			tw_type_new(t, dt->event->name,
+				    dt->event->system ? dt->event->system : "");
+	} else {
+		char name[32];
+		snprintf(name, sizeof(name), "unknown_event_%u", id);
+		dt->type = tw_type_new(t, name, "");
+	}
+	if (dt->type)
+		dt->type->bin = dt;
+	return dt->type ? dt : NULL;
+}
+
+static const char *comm_of(dat_reader *r, int32_t pid, uint32_t *len)
+{
+	struct comm_slot *s = &r->comms[(uint32_t)pid % COMM_CACHE];
+	if (!s->comm || s->pid != pid) {
+		s->pid = pid;
+		s->comm = tep_data_comm_from_pid(r->f.tep, pid);
+		if (!s->comm)
+			s->comm = "<...>";
+		s->len = (uint32_t)strlen(s->comm);
+	}
+	*len = s->len;
+	return s->comm;
+}
+
+static uint64_t read_uint(const tw_dat_file *f, const unsigned char *p,
+			  int size)
+{
+	switch (size) {
+	case 1:
+		return p[0];
+	case 2:
+		return tw_dat_u16(f, p);
+	case 4:
+		return tw_dat_u32(f, p);
+	case 8:
+		return tw_dat_u64(f, p);
+	}
+	return 0;
+}
+
+/* Map the kernel's trace_flag_type bits to trawl's. */
+static uint16_t map_flags(unsigned k)
+{
+	uint16_t v = TRAWL_FLAG_KNOWN;
+	if (k & 0x01)
+		v |= TRAWL_FLAG_IRQS_OFF;
+	if (k & 0x02) /* NEED_RESCHED_LAZY (6.13+), 'L' in text */
+		v |= TRAWL_FLAG_NEED_RESCHED;
+	if (k & 0x04)
+		v |= TRAWL_FLAG_NEED_RESCHED;
+	if (k & 0x08)
+		v |= TRAWL_FLAG_HARDIRQ;
+	if (k & 0x10)
+		v |= TRAWL_FLAG_SOFTIRQ;
+	if (k & 0x20)
+		v |= TRAWL_FLAG_PREEMPT_RESCHED;
+	if (k & 0x40)
+		v |= TRAWL_FLAG_NMI;
+	if (k & 0x80)
+		v |= TRAWL_FLAG_BH_OFF;
+	return v;
+}
+
+/* Fill rec from a record's data; buffer and cpu as the file says. */
+static int fill_rec(trawl_trace *t, dat_reader *r, tw_rec *rec, int64_t ts,
+		    uint32_t buffer, int32_t cpu, const unsigned char *data,
+		    uint32_t len)
+{
+	const tw_dat_file *f = &r->f;
+	memset(rec, 0, sizeof(*rec));
+	rec->ts = ts;
+	rec->cpu = cpu;
+	rec->tgid = -1;
+	rec->preempt = -1;
+	/* A record too short for its header, or an id no format could
+	 * have, is damaged. */
+	if (len < (uint32_t)(r->type_off + r->type_size))
+		return -1;
+	uint32_t id = (uint32_t)read_uint(f, data + r->type_off, r->type_size);
+	dat_type *dt = type_of(t, r, id);
+	if (!dt)
+		return -1;
+	if (len >= (uint32_t)r->pid_off + 4)
+		rec->pid = (int32_t)tw_dat_u32(f, data + r->pid_off);
+	if (len > (uint32_t)r->flags_off)
+		rec->flags = map_flags(data[r->flags_off]);
+	if (len > (uint32_t)r->preempt_off)
+		rec->preempt = (int8_t)(data[r->preempt_off] & 0xf);
+	rec->comm = comm_of(r, rec->pid, &rec->comm_len);
+	rec->type = dt->type;
+	rec->bits = TW_EV_TYPED | TW_EV_BINARY;
+	rec->payload = (const char *)data;
+	rec->payload_len = len;
+	rec->name_len = buffer;
+	return 0;
+}
+
+/* Count what the walk found behind us: lost events, damaged pages. */
+static void note_lost(trawl_trace *t, tw_dat_cursor *c)
+{
+	if (c->lost) {
+		tw_note_lost(t, c->span->cpu, c->lost);
+		c->lost = 0;
+	}
+}
+
+static int finish(trawl_trace *t, dat_reader *r, trawl_error *err)
+{
+	if (r->finished)
+		return TW_NEXT_EOF;
+	r->finished = 1;
+	const tw_dat_cursor *first = NULL;
+	uint64_t damaged = 0;
+	for (size_t i = 0; i < r->ncur; i++) {
+		tw_dat_cursor *c = &r->cur[i];
+		note_lost(t, c);
+		if (!c->damaged)
+			continue;
+		damaged += c->damaged;
+		tw_note_bad_line(t, c->damage_off);
+		if (!first)
+			first = c;
+	}
+	if (first && r->strict)
+		return tw_error_at(err, TRAWL_EPARSE, 0, t->name, 0, 0,
+				   first->damage_off,
+				   "damaged data at offset %llu (CPU %d): %s",
+				   (unsigned long long)first->damage_off,
+				   first->span->cpu, first->damage_why);
+	/* The rest is counted (stats.bad_lines, with offsets); a file cut
+	 * short is also an error, after everything readable was read. */
+	for (size_t i = 0; i < r->ncur; i++) {
+		const tw_dat_cursor *c = &r->cur[i];
+		if (c->damaged && c->damage_off >= r->f.size)
+			return tw_error_at(
+				err, TRAWL_EPARSE, 0, t->name, 0, 0,
+				c->damage_off,
+				"the file is truncated at offset %llu: CPU %d "
+				"of buffer \"%s\" has data past the end (%llu "
+				"damaged pages in all); the events before "
+				"were read",
+				(unsigned long long)c->damage_off, c->span->cpu,
+				r->f.buffers[c->span->buffer].name,
+				(unsigned long long)damaged);
+	}
+	return TW_NEXT_EOF;
+}
+
+static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
+{
+	dat_reader *r = rd(t);
+	if (!r->started)
+		heap_build(r);
+	if (r->pending) {
+		/* Advanced only now: a chunk may be reloaded in place. */
+		r->pending = 0;
+		if (tw_dat_cursor_next(&r->cur[r->taken]))
+			sift_down(r, 0);
+		else if (--r->nheap) {
+			r->heap[0] = r->heap[r->nheap];
+			sift_down(r, 0);
+		}
+	}
+	for (;;) {
+		if (r->nheap == 0)
+			return scan ? TW_NEXT_EOF : finish(t, r, err);
+		uint32_t i = r->heap[0];
+		tw_dat_cursor *c = &r->cur[i];
+		r->pending = 1;
+		r->taken = i;
+		if (scan) {
+			rec->ts = c->cur_ts;
+			return TW_NEXT_EVENT;
+		}
+		note_lost(t, c);
+		if (fill_rec(t, r, rec, c->cur_ts, c->span->buffer,
+			     c->span->cpu, c->cur, c->cur_len) == 0)
+			break;
+		if (r->strict)
+			return tw_error_at(err, TRAWL_EPARSE, 0, t->name, 0, 0,
+					   0,
+					   "a record of %u bytes on CPU %d is "
+					   "too short for an event header",
+					   c->cur_len, c->span->cpu);
+		tw_note_bad_line(t, 0);
+		r->pending = 0;
+		if (tw_dat_cursor_next(c))
+			sift_down(r, 0);
+		else if (--r->nheap) {
+			r->heap[0] = r->heap[r->nheap];
+			sift_down(r, 0);
+		}
+	}
+	if (t->need_raw) {
+		/* buffer4 cpu4 data: all the sorter needs to give it back */
+		r->raw.len = 0;
+		uint32_t hdr[2] = {rec->name_len, (uint32_t)rec->cpu};
+		if (tw_buf_append(&t->mem, &r->raw, hdr, sizeof(hdr)) ||
+		    tw_buf_append(&t->mem, &r->raw, rec->payload,
+				  rec->payload_len))
+			return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0,
+					   0, "out of memory");
+		rec->raw = r->raw.data;
+		rec->raw_len = (uint32_t)r->raw.len;
+	}
+	return TW_NEXT_EVENT;
+}
+
+static int reparse(trawl_trace *t, const char *raw, size_t len, tw_rec *rec)
+{
+	uint32_t hdr[2];
+	if (len < sizeof(hdr))
+		return -1;
+	memcpy(hdr, raw, sizeof(hdr));
+	/* the time comes from the sorter; fill_rec needs only a value */
+	if (fill_rec(t, rd(t), rec, 0, hdr[0], (int32_t)hdr[1],
+		     (const unsigned char *)raw + sizeof(hdr),
+		     (uint32_t)(len - sizeof(hdr))))
+		return -1;
+	return TW_NEXT_EVENT;
+}
+
+static int rewind_dat(trawl_trace *t, trawl_error *err)
+{
+	(void)err;
+	dat_reader *r = rd(t);
+	for (size_t i = 0; i < r->ncur; i++)
+		if (tw_dat_cursor_init(&r->cur[i], &r->f, &r->f.spans[i]))
+			return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0,
+					   0, "out of memory");
+	r->started = 0;
+	r->pending = 0;
+	r->finished = 0;
+	return 0;
+}
+
+/* The order pre-scan: does any stream go backwards? */
+struct scan_job {
+	dat_reader *r;
+	size_t from, step;
+	int sorted;
+	int failed;
+};
+
+static void *scan_streams(void *arg)
+{
+	struct scan_job *j = arg;
+	dat_reader *r = j->r;
+	for (size_t i = j->from; i < r->ncur && j->sorted; i += j->step) {
+		tw_dat_cursor c = {0};
+		if (tw_dat_cursor_init(&c, &r->f, &r->f.spans[i])) {
+			j->failed = 1;
+			break;
+		}
+		int64_t last = INT64_MIN;
+		while (tw_dat_cursor_next(&c)) {
+			if (c.cur_ts < last) {
+				j->sorted = 0;
+				break;
+			}
+			last = c.cur_ts;
+		}
+		tw_dat_cursor_fini(&c);
+	}
+	return NULL;
+}
+
+static int prescan(trawl_trace *t, int threads, int *sorted, trawl_error *err)
+{
+	dat_reader *r = rd(t);
+	if (threads > MAX_THREADS)
+		threads = MAX_THREADS;
+	if ((size_t)threads > r->ncur)
+		threads = (int)r->ncur;
+	/* a caller's allocator need not be thread-safe */
+	if (threads < 1 || t->opts.realloc)
+		threads = 1;
+	struct scan_job jobs[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	int started[MAX_THREADS] = {0};
+	for (int i = 0; i < threads; i++)
+		jobs[i] =
+			(struct scan_job){r, (size_t)i, (size_t)threads, 1, 0};
+	for (int i = 1; i < threads; i++)
+		started[i] = pthread_create(&tid[i], NULL, scan_streams,
+					    &jobs[i]) == 0;
+	scan_streams(&jobs[0]);
+	*sorted = jobs[0].sorted;
+	int failed = jobs[0].failed;
+	for (int i = 1; i < threads; i++) {
+		if (started[i])
+			pthread_join(tid[i], NULL);
+		else
+			scan_streams(&jobs[i]);
+		*sorted &= jobs[i].sorted;
+		failed |= jobs[i].failed;
+	}
+	if (failed)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
+				   "out of memory");
+	return 0;
+}
+
+/* ---- fields ---- */
+
+static struct tep_event *event_of(const trawl_event *ev)
+{
+	const dat_type *dt = ev->type->bin;
+	return dt ? dt->event : NULL;
+}
+
+/* The field's bytes in the record: fixed, or a __data_loc area. */
+static int field_bytes(const trawl_event *ev,
+		       const struct tep_format_field *fld,
+		       const unsigned char **p, size_t *n)
+{
+	const dat_reader *r = rd(ev->t);
+	const unsigned char *data = ev->data;
+	size_t len = ev->data_len;
+	size_t off = (size_t)fld->offset, size = (size_t)fld->size;
+	if (off > len)
+		return -1;
+	if (fld->flags & TEP_FIELD_IS_DYNAMIC) {
+		if (size < 4 || len - off < 4)
+			return -1;
+		uint32_t loc = tw_dat_u32(&r->f, data + off);
+		size_t at = loc & 0xffff, dn = loc >> 16;
+		if (fld->flags & TEP_FIELD_IS_RELATIVE)
+			at += off + 4;
+		if (at > len || dn > len - at)
+			return -1;
+		*p = data + at;
+		*n = dn;
+		return 0;
+	}
+	if (size == 0) /* a flexible array: the rest of the record */
+		size = len - off;
+	if (size > len - off)
+		return -1;
+	*p = data + off;
+	*n = size;
+	return 0;
+}
+
+static int is_text(const struct tep_format_field *fld)
+{
+	if (fld->flags & TEP_FIELD_IS_STRING)
+		return 1;
+	return (fld->flags & TEP_FIELD_IS_ARRAY) && fld->elementsize == 1 &&
+	       strstr(fld->type, "char") != NULL;
+}
+
+static const char *text_of(const trawl_event *ev,
+			   const struct tep_format_field *fld, size_t *len)
+{
+	const unsigned char *p;
+	size_t n;
+	if (field_bytes(ev, fld, &p, &n))
+		return NULL;
+	const unsigned char *z = memchr(p, '\0', n);
+	if (z)
+		n = (size_t)(z - p);
+	*len = n;
+	return (const char *)p;
+}
+
+static const char *const marker_fields[] = {"kind", "pid", "name", "value",
+					    "cookie"};
+
+/*
+ * What handle d is in ev's type: a format field, a marker field of a print
+ * event (NO_FIELD with *marker set), or absent (NO_FIELD).
+ */
+static const struct tep_format_field *
+resolve(const trawl_event *ev, struct trawl_field_def *d, int *marker)
+{
+	*marker = -1;
+	uint32_t id = ev->type->id;
+	if (id >= d->nbin) {
+		size_t ncap = id + 16;
+		const void **a = tw_realloc(&ev->t->mem, (void *)d->bin,
+					    ncap * sizeof(*a));
+		if (!a)
+			return NULL;
+		memset(a + d->nbin, 0, (ncap - d->nbin) * sizeof(*a));
+		d->bin = a;
+		d->nbin = ncap;
+	}
+	const void *v = d->bin[id];
+	if (!v) {
+		struct tep_event *e = event_of(ev);
+		v = e ? tep_find_any_field(e, d->name) : NULL;
+		if (!v)
+			v = NO_FIELD;
+		d->bin[id] = v;
+	}
+	if (v != NO_FIELD)
+		return v;
+	if (ev->type->kind == TW_KIND_PRINT)
+		for (size_t i = 0; i < TW_ARRAY_SIZE(marker_fields); i++)
+			if (strcmp(d->name, marker_fields[i]) == 0)
+				*marker = (int)i;
+	return NULL;
+}
+
+static int print_buf(const trawl_event *ev, const char **buf, size_t *len)
+{
+	struct tep_event *e = event_of(ev);
+	struct tep_format_field *fld = e ? tep_find_field(e, "buf") : NULL;
+	if (!fld || !(*buf = text_of(ev, fld, len)))
+		return -1;
+	while (*len > 0 && (*buf)[*len - 1] == '\n')
+		(*len)--;
+	return 0;
+}
+
+static int marker_int(const trawl_event *ev, int which, int64_t *out)
+{
+	const char *buf;
+	size_t n;
+	trawl_marker m;
+	if (print_buf(ev, &buf, &n) || tw_parse_marker(buf, n, &m))
+		return -TRAWL_ENOENT;
+	switch (which) {
+	case 0:
+		return -TRAWL_ETYPE; /* kind is a letter */
+	case 1:
+		if (m.pid < 0)
+			return -TRAWL_ENOENT;
+		*out = m.pid;
+		return 0;
+	case 2:
+		return m.name ? -TRAWL_ETYPE : -TRAWL_ENOENT;
+	case 3:
+		if (m.kind != 'C')
+			return -TRAWL_ENOENT;
+		*out = m.value;
+		return 0;
+	default:
+		if (m.kind != 'S' && m.kind != 'F')
+			return -TRAWL_ENOENT;
+		*out = m.value;
+		return 0;
+	}
+}
+
+static int get_int(const trawl_event *ev, struct trawl_field_def *d,
+		   int64_t *out)
+{
+	int marker;
+	const struct tep_format_field *fld = resolve(ev, d, &marker);
+	if (!fld)
+		return marker >= 0 ? marker_int(ev, marker, out)
+				   : -TRAWL_ENOENT;
+	if (is_text(fld)) {
+		size_t n;
+		const char *s = text_of(ev, fld, &n);
+		if (!s || tw_parse_number(s, n, out))
+			return -TRAWL_ETYPE;
+		return 0;
+	}
+	if (fld->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))
+		return -TRAWL_ETYPE;
+	int size = fld->size;
+	if ((size != 1 && size != 2 && size != 4 && size != 8) ||
+	    (size_t)fld->offset + (size_t)size > ev->data_len)
+		return -TRAWL_ETYPE;
+	uint64_t v =
+		read_uint(&rd(ev->t)->f,
+			  (const unsigned char *)ev->data + fld->offset, size);
+	if ((fld->flags & TEP_FIELD_IS_SIGNED) && size < 8) {
+		uint64_t sign = 1ull << (size * 8 - 1);
+		v = (v ^ sign) - sign;
+	}
+	*out = (int64_t)v;
+	return 0;
+}
+
+/* Every field as text, into ev->fields (pointing into ev->fields_z). */
+static void decode(const trawl_trace *t, trawl_event *ev, const char *key,
+		   size_t klen)
+{
+	(void)key;
+	(void)klen;
+	dat_reader *r = rd(t);
+	ev->nfields = 0;
+	ev->decode_done = 1;
+	ev->fields_z.len = 0;
+	struct tep_event *e = event_of(ev);
+	if (!e)
+		return;
+	size_t at[TW_MAX_FIELDS], len[TW_MAX_FIELDS];
+	int n = 0;
+	for (struct tep_format_field *fld = e->format.fields;
+	     fld && n < TW_MAX_FIELDS; fld = fld->next) {
+		const unsigned char *p;
+		size_t bytes;
+		if (field_bytes(ev, fld, &p, &bytes))
+			continue; /* damaged: leave it out */
+		trace_seq_reset(&r->seq);
+		tep_print_field_content(&r->seq, (void *)ev->data,
+					(int)ev->data_len, fld);
+		trace_seq_terminate(&r->seq);
+		at[n] = ev->fields_z.len;
+		len[n] = (size_t)r->seq.len;
+		if (tw_buf_append(&t->mem, &ev->fields_z, r->seq.buffer,
+				  len[n]))
+			break;
+		ev->fields[n].key = fld->name;
+		ev->fields[n].klen = (uint32_t)strlen(fld->name);
+		n++;
+	}
+	/* print events: the systrace marker in buf, as text traces have it */
+	const char *buf;
+	size_t bn;
+	trawl_marker m;
+	if (ev->type->kind == TW_KIND_PRINT && !print_buf(ev, &buf, &bn) &&
+	    !tw_parse_marker(buf, bn, &m)) {
+		char num[3][24];
+		const char *val[3];
+		size_t vlen[3];
+		const char *names[3];
+		int k = 0;
+		num[0][0] = (char)m.kind;
+		names[k] = "kind", val[k] = num[0], vlen[k++] = 1;
+		if (m.pid >= 0) {
+			vlen[k] = (size_t)snprintf(num[1], sizeof(num[1]),
+						   "%lld", (long long)m.pid);
+			names[k] = "pid", val[k++] = num[1];
+		}
+		for (int i = 0; i < k && n < TW_MAX_FIELDS; i++, n++) {
+			at[n] = ev->fields_z.len;
+			len[n] = vlen[i];
+			if (tw_buf_append(&t->mem, &ev->fields_z, val[i],
+					  vlen[i]))
+				break;
+			ev->fields[n].key = names[i];
+			ev->fields[n].klen = (uint32_t)strlen(names[i]);
+		}
+		if (m.name && n < TW_MAX_FIELDS) {
+			at[n] = ev->fields_z.len;
+			len[n] = m.name_len;
+			if (!tw_buf_append(&t->mem, &ev->fields_z, m.name,
+					   m.name_len)) {
+				ev->fields[n].key = "name";
+				ev->fields[n].klen = 4;
+				n++;
+			}
+		}
+		if ((m.kind == 'C' || m.kind == 'S' || m.kind == 'F') &&
+		    n < TW_MAX_FIELDS) {
+			int vl = snprintf(num[2], sizeof(num[2]), "%lld",
+					  (long long)m.value);
+			at[n] = ev->fields_z.len;
+			len[n] = (size_t)vl;
+			if (!tw_buf_append(&t->mem, &ev->fields_z, num[2],
+					   (size_t)vl)) {
+				ev->fields[n].key =
+					m.kind == 'C' ? "value" : "cookie";
+				ev->fields[n].klen = m.kind == 'C' ? 5 : 6;
+				n++;
+			}
+		}
+	}
+	/* the buffer may have moved while growing: point now */
+	for (int i = 0; i < n; i++) {
+		ev->fields[i].val = ev->fields_z.data + at[i];
+		ev->fields[i].vlen = (uint32_t)len[i];
+	}
+	ev->nfields = n;
+}
+
+static const char *get_raw(const trawl_event *ev, struct trawl_field_def *d,
+			   size_t *len)
+{
+	int marker;
+	const struct tep_format_field *fld = resolve(ev, d, &marker);
+	size_t n;
+	if (fld && is_text(fld)) {
+		const char *s = text_of(ev, fld, &n);
+		if (s && len)
+			*len = n;
+		return s;
+	}
+	if (!fld && marker < 0)
+		return NULL;
+	/* numbers and the rest: as the field enumeration shows them */
+	trawl_event *e = (trawl_event *)ev;
+	if (ev->nfields < 0 || !ev->decode_done)
+		decode(ev->t, e, NULL, 0);
+	for (int i = 0; i < ev->nfields; i++)
+		if (tw_eq(ev->fields[i].key, ev->fields[i].klen, d->name,
+			  d->name_len)) {
+			if (len)
+				*len = ev->fields[i].vlen;
+			return ev->fields[i].val;
+		}
+	return NULL;
+}
+
+static void load_plugins(dat_reader *r)
+{
+	if (r->plugins_loaded)
+		return;
+	r->plugins_loaded = 1;
+	/* the same plugins trace-cmd report loads, for the same text */
+	r->plugins = tep_load_plugins(r->f.tep);
+}
+
+static int payload(const trawl_event *ev)
+{
+	dat_reader *r = rd(ev->t);
+	trawl_event *e = (trawl_event *)ev;
+	load_plugins(r);
+	trace_seq_reset(&r->seq);
+	if (event_of(ev)) {
+		struct tep_record rec = {0};
+		rec.ts = (unsigned long long)ev->ts;
+		rec.cpu = ev->cpu;
+		rec.data = (void *)ev->data;
+		rec.size = (int)ev->data_len;
+		rec.record_size = (int)ev->data_len;
+		tep_print_event(r->f.tep, &r->seq, &rec, "%s", TEP_PRINT_INFO);
+	} else {
+		trace_seq_printf(&r->seq, "[unknown event type %u]",
+				 (unsigned)ev->type->id);
+	}
+	trace_seq_terminate(&r->seq);
+	size_t n = (size_t)r->seq.len;
+	/* print formats end some texts with a newline; a line has none */
+	while (n > 0 && r->seq.buffer[n - 1] == '\n')
+		n--;
+	e->payload_z.len = 0;
+	if (tw_buf_append(&ev->t->mem, &e->payload_z, r->seq.buffer, n))
+		return -1;
+	e->payload = e->payload_z.data;
+	e->payload_len = n;
+	return 0;
+}
+
+static const char *buffer_name(const trawl_trace *t, uint32_t buffer)
+{
+	const dat_reader *r = rd(t);
+	return buffer < r->f.nbuffers ? r->f.buffers[buffer].name : "";
+}
+
+static void progress(const trawl_trace *t, uint64_t *done, uint64_t *total)
+{
+	const dat_reader *r = rd(t);
+	uint64_t d = 0, n = 0;
+	for (size_t i = 0; i < r->ncur; i++) {
+		const tw_dat_cursor *c = &r->cur[i];
+		const tw_dat_span *s = &r->f.spans[i];
+		n += s->size;
+		uint64_t at = c->done		? s->size
+			      : r->f.compressed ? c->next_chunk - s->offset
+						: c->page_at;
+		d += at < s->size ? at : s->size;
+	}
+	*done = d;
+	*total = n;
+}
+
+static void close_reader(trawl_trace *t)
+{
+	dat_reader *r = rd(t);
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->ncur; i++)
+		tw_dat_cursor_fini(&r->cur[i]);
+	if (r->plugins)
+		tep_unload_plugins(r->plugins, r->f.tep);
+	tw_dat_file_close(&r->f);
+	if (r->spool)
+		munmap(r->spool, r->spool_len);
+	if (r->in)
+		tw_input_close(r->in);
+	trace_seq_destroy(&r->seq);
+	tw_free(&t->mem, r->cur);
+	tw_free(&t->mem, r->heap);
+	tw_free(&t->mem, r->types);
+	tw_buf_fini(&t->mem, &r->raw);
+	tw_free(&t->mem, r);
+	t->reader = NULL;
+}
+
+static const tw_reader_ops dat_ops = {
+	.next = next,
+	.prescan = prescan,
+	.rewind = rewind_dat,
+	.reparse = reparse,
+	.decode = decode,
+	.get_int = get_int,
+	.get_raw = get_raw,
+	.payload = payload,
+	.print_buf = print_buf,
+	.buffer_name = buffer_name,
+	.progress = progress,
+	.close = close_reader,
+};
+
+/*
+ * A stream cannot be mapped: copy it (decompressed) to an unlinked
+ * temporary file and map that. Memory stays bounded; the disk holds it.
+ */
+static int spool(trawl_trace *t, dat_reader *r, trawl_error *err)
+{
+	const char *dir = t->opts.tmpdir ? t->opts.tmpdir : getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		char path[300];
+		snprintf(path, sizeof(path), "%s/trawl-dat-XXXXXX", dir);
+		fd = mkstemp(path);
+		if (fd >= 0)
+			unlink(path);
+	}
+	if (fd < 0)
+		return tw_error_at(err, TRAWL_EIO, errno, dir, 0, 0, 0,
+				   "cannot create a temporary file to hold "
+				   "the trace.dat read from a stream: %s "
+				   "(set TMPDIR)",
+				   strerror(errno));
+	size_t total = 0;
+	const char *p;
+	size_t n;
+	int rc;
+	while ((rc = tw_input_read(r->in, &p, &n, err)) == 1) {
+		while (n > 0) {
+			ssize_t w = write(fd, p, n);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				rc = tw_error_at(err, TRAWL_EIO, errno, dir, 0,
+						 0, total,
+						 "cannot write the temporary "
+						 "copy of a trace.dat stream: "
+						 "%s",
+						 strerror(errno));
+				goto out;
+			}
+			p += w;
+			n -= (size_t)w;
+			total += (size_t)w;
+		}
+	}
+	if (rc < 0)
+		goto out;
+	rc = 0;
+	if (total == 0)
+		goto out;
+	void *m = mmap(NULL, total, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED) {
+		rc = tw_error_at(err, TRAWL_EIO, errno, t->name, 0, 0, 0,
+				 "cannot map the temporary copy: %s",
+				 strerror(errno));
+		goto out;
+	}
+	r->spool = m;
+	r->spool_len = total;
+out:
+	close(fd);
+	return rc;
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+	const tw_dat_span *x = a, *y = b;
+	if (x->buffer != y->buffer)
+		return x->buffer < y->buffer ? -1 : 1;
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+/* Common fields sit where the kernel puts them; the formats say so. */
+static int common_layout(dat_reader *r)
+{
+	struct tep_event **all = tep_list_events(r->f.tep, TEP_EVENT_SORT_ID);
+	int n = tep_get_events_count(r->f.tep);
+	uint32_t max_id = 0;
+	r->type_off = 0, r->type_size = 2, r->flags_off = 2;
+	r->preempt_off = 3, r->pid_off = 4;
+	int have = 0;
+	for (int i = 0; all && i < n; i++) {
+		struct tep_event *e = all[i];
+		if (e->id >= 0 && (uint32_t)e->id > max_id &&
+		    e->id <= MAX_EVENT_ID)
+			max_id = (uint32_t)e->id;
+		if (have)
+			continue;
+		struct tep_format_field *ty =
+			tep_find_common_field(e, "common_type");
+		struct tep_format_field *fl =
+			tep_find_common_field(e, "common_flags");
+		struct tep_format_field *pc =
+			tep_find_common_field(e, "common_preempt_count");
+		struct tep_format_field *pid =
+			tep_find_common_field(e, "common_pid");
+		if (ty && pid && pid->size == 4 &&
+		    (ty->size == 1 || ty->size == 2 || ty->size == 4)) {
+			r->type_off = ty->offset;
+			r->type_size = ty->size;
+			r->pid_off = pid->offset;
+			r->flags_off = fl ? fl->offset : INT32_MAX - 8;
+			r->preempt_off = pc ? pc->offset : INT32_MAX - 8;
+			have = 1;
+		}
+	}
+	(void)max_id;
+	r->ntypes = MAX_EVENT_ID + 1; /* untouched pages cost nothing */
+	r->types = tw_calloc(r->f.mem, r->ntypes, sizeof(*r->types));
+	if (!r->types)
+		return -1;
+	for (int i = 0; all && i < n; i++) {
+		struct tep_event *e = all[i];
+		if (e->id >= 0 && (uint32_t)e->id < r->ntypes)
+			r->types[e->id].event = e;
+	}
+	return 0;
+}
+
+int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err)
+{
+	dat_reader *r = tw_calloc(&t->mem, 1, sizeof(*r));
+	if (!r) {
+		tw_input_close(in);
+		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
+				   "out of memory");
+	}
+	t->reader = r;
+	t->ops = &dat_ops;
+	t->format = TRAWL_FORMAT_TRACE_DAT;
+	r->in = in;
+	r->strict = (t->opts.flags & TRAWL_OPEN_STRICT) != 0;
+	trace_seq_init(&r->seq);
+	tep_set_loglevel(TEP_LOG_NONE); /* the library never prints */
+
+	size_t len;
+	const unsigned char *map =
+		(const unsigned char *)tw_input_map(in, &len);
+	int rc;
+	if (!map) {
+		if ((rc = spool(t, r, err)))
+			return rc;
+		map = r->spool;
+		len = r->spool_len;
+		/* the stream is copied; its input is done */
+		tw_input_close(r->in);
+		r->in = NULL;
+	}
+	if ((rc = tw_dat_file_open(&r->f, &t->mem, t->name, map, len, err)))
+		return rc;
+	if (r->f.compressed)
+		t->compression = r->f.comp_zstd ? "zstd" : "zlib";
+	qsort(r->f.spans, r->f.nspans, sizeof(*r->f.spans), cmp_span);
+	r->ncur = r->f.nspans;
+	r->cur = tw_calloc(&t->mem, r->ncur ? r->ncur : 1, sizeof(*r->cur));
+	r->heap = tw_calloc(&t->mem, r->ncur ? r->ncur : 1, sizeof(*r->heap));
+	if (!r->cur || !r->heap || common_layout(r))
+		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
+				   "out of memory");
+	t->stats.overwritten = r->f.overrun;
+	t->stats.bytes = len;
+	for (size_t i = 0; i < r->ncur; i++)
+		if (tw_note_cpu(t, r->f.spans[i].cpu) < 0)
+			return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0,
+					   0, "out of memory");
+	return rewind_dat(t, err);
+}
