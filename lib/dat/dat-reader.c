@@ -604,20 +604,86 @@ static int get_int(const trawl_event *ev, struct trawl_field_def *d,
 	return 0;
 }
 
-/* Every field as text, into ev->fields (pointing into ev->fields_z). */
-static void decode(const trawl_trace *t, trawl_event *ev, const char *key,
-		   size_t klen)
+static void load_plugins(dat_reader *r);
+
+static void print_record(dat_reader *r, const trawl_event *ev, const char *what)
 {
-	(void)key;
-	(void)klen;
+	struct tep_record rec = {0};
+	rec.ts = (unsigned long long)ev->ts;
+	rec.cpu = ev->cpu;
+	rec.data = (void *)ev->data;
+	rec.size = (int)ev->data_len;
+	rec.record_size = (int)ev->data_len;
+	load_plugins(r);
+	trace_seq_reset(&r->seq);
+	tep_print_event(r->f.tep, &r->seq, &rec, "%s", what);
+	trace_seq_terminate(&r->seq);
+}
+
+/*
+ * Field texts as `trace-cmd report -R` shows them: the event's raw text
+ * ("a=1 b=x y c=3"), cut before each " name=" of the format, in order.
+ * Return: the number of fields, or -1 when the text does not have them all.
+ */
+static int raw_fields(const trawl_trace *t, trawl_event *ev,
+		      struct tep_event *e, size_t *at, size_t *len)
+{
 	dat_reader *r = rd(t);
-	ev->nfields = 0;
-	ev->decode_done = 1;
+	print_record(r, ev, TEP_PRINT_INFO_RAW);
+	size_t sn = (size_t)r->seq.len;
+	while (sn > 0 &&
+	       (r->seq.buffer[sn - 1] == '\n' || r->seq.buffer[sn - 1] == ' '))
+		sn--;
 	ev->fields_z.len = 0;
-	struct tep_event *e = event_of(ev);
-	if (!e)
-		return;
-	size_t at[TW_MAX_FIELDS], len[TW_MAX_FIELDS];
+	if (tw_buf_append(&t->mem, &ev->fields_z, r->seq.buffer, sn))
+		return -1;
+	const char *s = ev->fields_z.data;
+	int n = 0;
+	for (struct tep_format_field *fld = e->format.fields; fld;
+	     fld = fld->next) {
+		if (n == TW_MAX_FIELDS)
+			return -1;
+		size_t nl = strlen(fld->name);
+		const char *hit;
+		if (n == 0) {
+			hit = sn > nl && memcmp(s, fld->name, nl) == 0 &&
+					      s[nl] == '='
+				      ? s
+				      : NULL;
+		} else {
+			const char *from = s + at[n - 1];
+			hit = from;
+			for (;;) {
+				hit = memmem(hit, (size_t)(s + sn - hit),
+					     fld->name, nl);
+				if (!hit ||
+				    (hit > from && hit[-1] == ' ' &&
+				     hit + nl < s + sn && hit[nl] == '='))
+					break;
+				hit++;
+			}
+			if (!hit)
+				return -1;
+			len[n - 1] = (size_t)(hit - 1 - (s + at[n - 1]));
+		}
+		if (!hit)
+			return -1;
+		at[n] = (size_t)(hit + nl + 1 - s);
+		ev->fields[n].key = fld->name;
+		ev->fields[n].klen = (uint32_t)nl;
+		n++;
+	}
+	if (n)
+		len[n - 1] = sn - at[n - 1];
+	return n;
+}
+
+/* One field at a time, where the raw text could not be cut. */
+static int each_field(const trawl_trace *t, trawl_event *ev,
+		      struct tep_event *e, size_t *at, size_t *len)
+{
+	dat_reader *r = rd(t);
+	ev->fields_z.len = 0;
 	int n = 0;
 	for (struct tep_format_field *fld = e->format.fields;
 	     fld && n < TW_MAX_FIELDS; fld = fld->next) {
@@ -629,15 +695,36 @@ static void decode(const trawl_trace *t, trawl_event *ev, const char *key,
 		tep_print_field_content(&r->seq, (void *)ev->data,
 					(int)ev->data_len, fld);
 		trace_seq_terminate(&r->seq);
+		size_t vn = (size_t)r->seq.len;
+		while (vn > 0 && r->seq.buffer[vn - 1] == '\n')
+			vn--; /* a field value is one line */
 		at[n] = ev->fields_z.len;
-		len[n] = (size_t)r->seq.len;
-		if (tw_buf_append(&t->mem, &ev->fields_z, r->seq.buffer,
-				  len[n]))
+		len[n] = vn;
+		if (tw_buf_append(&t->mem, &ev->fields_z, r->seq.buffer, vn))
 			break;
 		ev->fields[n].key = fld->name;
 		ev->fields[n].klen = (uint32_t)strlen(fld->name);
 		n++;
 	}
+	return n;
+}
+
+/* Every field as text, into ev->fields (pointing into ev->fields_z). */
+static void decode(const trawl_trace *t, trawl_event *ev, const char *key,
+		   size_t klen)
+{
+	(void)key;
+	(void)klen;
+	ev->nfields = 0;
+	ev->decode_done = 1;
+	ev->fields_z.len = 0;
+	struct tep_event *e = event_of(ev);
+	if (!e)
+		return;
+	size_t at[TW_MAX_FIELDS], len[TW_MAX_FIELDS];
+	int n = raw_fields(t, ev, e, at, len);
+	if (n < 0)
+		n = each_field(t, ev, e, at, len);
 	/* print events: the systrace marker in buf, as text traces have it */
 	const char *buf;
 	size_t bn;

@@ -16,6 +16,7 @@ struct report {
 	enum out_format fmt;
 	FILE *f;
 	uint64_t n;
+	int binary; /* a trace.dat: events carry formatted text too */
 };
 
 static void help(FILE *f)
@@ -62,7 +63,10 @@ static int on_event(const trawl_event *ev, void *ctx)
 	char flags[6];
 	flags_string(ev, flags);
 	if (r->fmt == OUT_TEXT) {
+		const char *inst = trawl_event_buffer(ev);
 		fprintf(f, "%8llu ", (unsigned long long)trawl_event_seq(ev));
+		if (*inst) /* an instance of a trace.dat, as trace-cmd shows */
+			fprintf(f, "%s: ", inst);
 		print_time(f, trawl_event_time(ev));
 		fprintf(f, " [%03d] %s-%d", trawl_event_cpu(ev), comm,
 			trawl_event_pid(ev));
@@ -108,6 +112,11 @@ static int on_event(const trawl_event *ev, void *ctx)
 			trawl_event_name(ev), trawl_event_system(ev));
 		if (flags[0])
 			fprintf(f, ",\"flags\":\"%s\"", flags);
+		const char *inst = trawl_event_buffer(ev);
+		if (*inst) {
+			fputs(",\"instance\":", f);
+			json_string(f, inst, strlen(inst));
+		}
 		size_t n = trawl_event_field_count(ev);
 		fputs(",\"fields\":{", f);
 		for (size_t i = 0; i < n; i++) {
@@ -124,7 +133,8 @@ static int on_event(const trawl_event *ev, void *ctx)
 				json_string(f, v, vl);
 		}
 		putc('}', f);
-		if (n == 0) {
+		/* binary events: also the text their print format makes */
+		if (n == 0 || r->binary) {
 			size_t len;
 			const char *p = trawl_event_payload(ev, &len);
 			fputs(",\"text\":", f);
@@ -149,7 +159,7 @@ int cmd_report(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct report r = {OUT_TEXT, stdout, 0};
+	struct report r = {OUT_TEXT, stdout, 0, 0};
 	const char *events = "*";
 	struct cli_input input = {0};
 	int c;
@@ -185,6 +195,8 @@ int cmd_report(int argc, char **argv)
 	const char *path = argv[optind];
 	int status;
 	trawl_trace *t = cli_open(path, &input, &status);
+	if (t)
+		r.binary = trawl_format(t) == TRAWL_FORMAT_TRACE_DAT;
 	if (!t)
 		return status;
 	char *list = strdup(events);
