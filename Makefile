@@ -57,10 +57,12 @@ test-unit: build
 test-asan: deps $(ASAN)/build.ninja
 	ninja -C $(ASAN)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 		meson test -C $(ASAN) --print-errorlogs
 
 test-fuzz: deps $(FUZZ)/build.ninja
 	ninja -C $(FUZZ)
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run-fuzzers.sh $(FUZZ)
 
 test: build

@@ -148,21 +148,21 @@ static const char *const fz_handle_spec[FZ_H_COUNT][2] = {
 	{NULL, "value"},
 };
 
-#define FZ_KEEP 4
+#define FZ_KEEP	       4
 #define FZ_FULL_EVENTS 512 /* events taken apart completely, per run */
 
 typedef struct fz_run {
 	trawl_trace *t;
 	trawl_field h[FZ_H_COUNT];
-	int check_order;      /* events must come by (time, seq) */
-	int copy_every;       /* copy every n-th event (0: never) */
-	uint64_t stop_after;  /* stop the run after n events (0: never) */
-	uint64_t prefix_n;    /* remember the digest after n events */
+	int check_order;     /* events must come by (time, seq) */
+	int copy_every;	     /* copy every n-th event (0: never) */
+	uint64_t stop_after; /* stop the run after n events (0: never) */
+	uint64_t prefix_n;   /* remember the digest after n events */
 	uint64_t prefix_digest;
-	uint64_t events;      /* callbacks seen */
-	uint64_t digest;      /* of everything delivered, in order */
-	uint64_t sum;         /* of the same, in any order */
-	uint64_t inversions;  /* events before the one delivered last */
+	uint64_t events;     /* callbacks seen */
+	uint64_t digest;     /* of everything delivered, in order */
+	uint64_t sum;	     /* of the same, in any order */
+	uint64_t inversions; /* events before the one delivered last */
 	int64_t last_ts;
 	uint64_t last_seq;
 	/* Copies kept beyond their callback, with their digest then. */
@@ -177,8 +177,7 @@ typedef struct fz_run {
  * full clear, only the header, comm, name and payload (big inputs: the
  * fields of the first FZ_FULL_EVENTS are enough).
  */
-static inline uint64_t fz_touch_some(fz_run *r, const trawl_event *ev,
-				     int full)
+static inline uint64_t fz_touch_some(fz_run *r, const trawl_event *ev, int full)
 {
 	trawl_trace *t = r->t;
 	uint64_t h = 1469598103934665603ull;
@@ -200,7 +199,10 @@ static inline uint64_t fz_touch_some(fz_run *r, const trawl_event *ev,
 		   "flags %#x but preempt depth %d", flags, preempt);
 	FUZZ_CHECK((flags & TRAWL_FLAG_KNOWN) || flags == 0,
 		   "flags %#x without KNOWN", flags);
-	FUZZ_CHECK(trawl_event_line(ev) > 0, "line 0");
+	if (trawl_format(t) == TRAWL_FORMAT_TRACE_DAT)
+		FUZZ_CHECK(trawl_event_line(ev) == 0, "a line in binary");
+	else
+		FUZZ_CHECK(trawl_event_line(ev) > 0, "line 0");
 
 	const char *comm = trawl_event_comm(ev);
 	FUZZ_CHECK(comm != NULL, "comm NULL");
@@ -255,8 +257,8 @@ static inline uint64_t fz_touch_some(fz_run *r, const trawl_event *ev,
 	int mrc = trawl_event_marker(ev, &m);
 	FUZZ_CHECK(mrc == 0 || mrc == -TRAWL_ENOENT, "marker rc %d", mrc);
 	if (mrc == 0) {
-		FUZZ_CHECK(strchr("BECSF", m.kind) && m.kind,
-			   "marker kind %d", m.kind);
+		FUZZ_CHECK(strchr("BECSF", m.kind) && m.kind, "marker kind %d",
+			   m.kind);
 		FUZZ_CHECK(m.name || m.name_len == 0, "marker name");
 		h = fz_mix_u64(h, (uint64_t)m.kind);
 		h = fz_mix_u64(h, (uint64_t)m.pid);
@@ -278,8 +280,7 @@ static inline uint64_t fz_touch_some(fz_run *r, const trawl_event *ev,
 		FUZZ_CHECK(has == (grc != -TRAWL_ENOENT), "has %d, get_int %d",
 			   has, grc);
 		FUZZ_CHECK(trawl_event_int(ev, f) == (grc ? 0 : v), "int");
-		FUZZ_CHECK(trawl_event_uint(ev, f) ==
-				   (grc ? 0 : (uint64_t)v),
+		FUZZ_CHECK(trawl_event_uint(ev, f) == (grc ? 0 : (uint64_t)v),
 			   "uint");
 		size_t rl = 0;
 		const char *raw = trawl_event_raw(ev, f, &rl);
@@ -359,14 +360,13 @@ static inline int fz_on_event(const trawl_event *ev, void *ctx)
 			   (long long)r->last_ts,
 			   (unsigned long long)r->last_seq,
 			   (unsigned long long)trawl_event_line(ev));
-	if (r->events > 1 && (ts < r->last_ts ||
-			      (ts == r->last_ts && seq < r->last_seq)))
+	if (r->events > 1 &&
+	    (ts < r->last_ts || (ts == r->last_ts && seq < r->last_seq)))
 		r->inversions++;
 	r->last_ts = ts;
 	r->last_seq = seq;
 
-	if (full && r->copy_every &&
-	    r->events % (uint64_t)r->copy_every == 0) {
+	if (full && r->copy_every && r->events % (uint64_t)r->copy_every == 0) {
 		trawl_event *c = trawl_event_copy(ev);
 		FUZZ_CHECK(c != NULL, "copy failed");
 		uint64_t hc = fz_touch(r, c);
@@ -435,7 +435,7 @@ static inline void fz_run_trace(trawl_trace *t, const trawl_error *open_err,
 		   "empty pattern");
 	out->format = trawl_format(t);
 	FUZZ_CHECK(out->format >= TRAWL_FORMAT_FTRACE &&
-			   out->format <= TRAWL_FORMAT_TRACE_CMD_REPORT,
+			   out->format <= TRAWL_FORMAT_TRACE_DAT,
 		   "format %d", out->format);
 	(void)trawl_format_name(out->format);
 	out->compression = trawl_compression(t);

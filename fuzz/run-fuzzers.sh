@@ -14,7 +14,7 @@
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 BUILD_DIR [fuzz-text|fuzz-line|fuzz-compressed ...]" >&2
+	echo "usage: $0 BUILD_DIR [fuzz-text|fuzz-line|fuzz-compressed|fuzz-dat ...]" >&2
 	exit 2
 }
 [ $# -ge 1 ] || usage
@@ -29,9 +29,10 @@ declare -A max_len=(
 	[fuzz-text]=65536
 	[fuzz-line]=4096
 	[fuzz-compressed]=16384
+	[fuzz-dat]=262144
 )
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz-text fuzz-line fuzz-compressed)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz-text fuzz-line fuzz-compressed fuzz-dat)
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/trawl-fuzz.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT

@@ -73,6 +73,13 @@ typedef struct dat_reader {
 	int strict;
 } dat_reader;
 
+/* What a record kept by the sorter carries before its data. */
+struct kept_header {
+	uint32_t buffer;
+	int32_t cpu;
+	int64_t ts;
+};
+
 static dat_reader *rd(const trawl_trace *t)
 {
 	return t->reader;
@@ -320,10 +327,10 @@ static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 		}
 	}
 	if (t->need_raw) {
-		/* buffer4 cpu4 data: all the sorter needs to give it back */
+		/* all the sorter needs to give the record back */
+		struct kept_header h = {rec->name_len, rec->cpu, rec->ts};
 		r->raw.len = 0;
-		uint32_t hdr[2] = {rec->name_len, (uint32_t)rec->cpu};
-		if (tw_buf_append(&t->mem, &r->raw, hdr, sizeof(hdr)) ||
+		if (tw_buf_append(&t->mem, &r->raw, &h, sizeof(h)) ||
 		    tw_buf_append(&t->mem, &r->raw, rec->payload,
 				  rec->payload_len))
 			return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0,
@@ -336,14 +343,13 @@ static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 
 static int reparse(trawl_trace *t, const char *raw, size_t len, tw_rec *rec)
 {
-	uint32_t hdr[2];
-	if (len < sizeof(hdr))
+	struct kept_header h;
+	if (len < sizeof(h))
 		return -1;
-	memcpy(hdr, raw, sizeof(hdr));
-	/* the time comes from the sorter; fill_rec needs only a value */
-	if (fill_rec(t, rd(t), rec, 0, hdr[0], (int32_t)hdr[1],
-		     (const unsigned char *)raw + sizeof(hdr),
-		     (uint32_t)(len - sizeof(hdr))))
+	memcpy(&h, raw, sizeof(h));
+	if (fill_rec(t, rd(t), rec, h.ts, h.buffer, h.cpu,
+		     (const unsigned char *)raw + sizeof(h),
+		     (uint32_t)(len - sizeof(h))))
 		return -1;
 	return TW_NEXT_EVENT;
 }
@@ -468,6 +474,27 @@ static int field_bytes(const trawl_event *ev,
 	*p = data + off;
 	*n = size;
 	return 0;
+}
+
+/*
+ * Whether every field of the format lies inside the record, __data_loc
+ * areas included. libtraceevent trusts the format; a damaged record must
+ * not reach it.
+ */
+static int record_fits(const trawl_event *ev, struct tep_event *e)
+{
+	const struct tep_format_field *lists[2] = {e->format.common_fields,
+						   e->format.fields};
+	for (int l = 0; l < 2; l++)
+		for (const struct tep_format_field *f = lists[l]; f;
+		     f = f->next) {
+			const unsigned char *p;
+			size_t n;
+			if (f->offset < 0 || f->size < 0 ||
+			    field_bytes(ev, f, &p, &n))
+				return 0;
+		}
+	return 1;
 }
 
 static int is_text(const struct tep_format_field *fld)
@@ -722,7 +749,8 @@ static void decode(const trawl_trace *t, trawl_event *ev, const char *key,
 	if (!e)
 		return;
 	size_t at[TW_MAX_FIELDS], len[TW_MAX_FIELDS];
-	int n = raw_fields(t, ev, e, at, len);
+	int fits = record_fits(ev, e);
+	int n = fits ? raw_fields(t, ev, e, at, len) : -1;
 	if (n < 0)
 		n = each_field(t, ev, e, at, len);
 	/* print events: the systrace marker in buf, as text traces have it */
@@ -825,31 +853,32 @@ static void load_plugins(dat_reader *r)
 static int payload(const trawl_event *ev)
 {
 	dat_reader *r = rd(ev->t);
-	trawl_event *e = (trawl_event *)ev;
-	load_plugins(r);
-	trace_seq_reset(&r->seq);
-	if (event_of(ev)) {
-		struct tep_record rec = {0};
-		rec.ts = (unsigned long long)ev->ts;
-		rec.cpu = ev->cpu;
-		rec.data = (void *)ev->data;
-		rec.size = (int)ev->data_len;
-		rec.record_size = (int)ev->data_len;
-		tep_print_event(r->f.tep, &r->seq, &rec, "%s", TEP_PRINT_INFO);
+	trawl_event *out = (trawl_event *)ev;
+	struct tep_event *e = event_of(ev);
+	if (e && !record_fits(ev, e)) {
+		trace_seq_reset(&r->seq);
+		trace_seq_printf(&r->seq,
+				 "[damaged record: %u bytes do not hold the "
+				 "fields of %s]",
+				 ev->data_len, e->name);
+		trace_seq_terminate(&r->seq);
+	} else if (e) {
+		print_record(r, ev, TEP_PRINT_INFO);
 	} else {
+		trace_seq_reset(&r->seq);
 		trace_seq_printf(&r->seq, "[unknown event type %u]",
 				 (unsigned)ev->type->id);
+		trace_seq_terminate(&r->seq);
 	}
-	trace_seq_terminate(&r->seq);
 	size_t n = (size_t)r->seq.len;
 	/* print formats end some texts with a newline; a line has none */
 	while (n > 0 && r->seq.buffer[n - 1] == '\n')
 		n--;
-	e->payload_z.len = 0;
-	if (tw_buf_append(&ev->t->mem, &e->payload_z, r->seq.buffer, n))
+	out->payload_z.len = 0;
+	if (tw_buf_append(&ev->t->mem, &out->payload_z, r->seq.buffer, n))
 		return -1;
-	e->payload = e->payload_z.data;
-	e->payload_len = n;
+	out->payload = out->payload_z.data;
+	out->payload_len = n;
 	return 0;
 }
 
