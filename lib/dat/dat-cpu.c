@@ -22,6 +22,7 @@
  * of the time it replaces.
  */
 #include <string.h>
+#include <sys/mman.h>
 
 #include "dat-int.h"
 
@@ -34,6 +35,7 @@
 #define MISSING_EVENTS	 (1u << 31)
 #define MISSING_STORED	 (1u << 30)
 #define MAX_CHUNK	 (256u << 20)
+#define DROP_EVERY	 (4u << 20)
 
 static void damage(tw_dat_cursor *c, uint64_t off, const char *why)
 {
@@ -98,6 +100,23 @@ static int load_chunk(tw_dat_cursor *c)
 	return 0;
 }
 
+/*
+ * Mapped pages read count in our RSS: give back what is well behind us, so
+ * memory does not grow with the file. A pointer into a dropped page stays
+ * valid (the page comes back from the page cache when touched).
+ */
+static void drop_behind(tw_dat_cursor *c)
+{
+	if (c->chunk || c->page_at < c->dropped + 2 * DROP_EVERY)
+		return;
+	uintptr_t from = ((uintptr_t)(c->data + c->dropped) + 4095) & ~4095ul;
+	uintptr_t to =
+		((uintptr_t)(c->data + c->page_at) - DROP_EVERY) & ~4095ul;
+	if (to > from)
+		madvise((void *)from, to - from, MADV_DONTNEED);
+	c->dropped = c->page_at - DROP_EVERY;
+}
+
 /* Set up the page at c->page_at; 0 when there is none left in data. */
 static int load_page(tw_dat_cursor *c)
 {
@@ -132,6 +151,7 @@ static int load_page(tw_dat_cursor *c)
 						   ? tw_dat_u64(f, pg + at)
 						   : tw_dat_u32(f, pg + at);
 		}
+		drop_behind(c);
 		c->page_ts = tw_dat_u64(f, pg);
 		c->ts = c->page_ts;
 		c->rec = pg + pf->data_offset;

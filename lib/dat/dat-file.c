@@ -210,6 +210,30 @@ static int read_header_info(tw_dat_file *f, span_reader *r, trawl_error *err)
 }
 
 /* count4, then count times: size8 format-text */
+/* The "ID: n" line of a format text; -1 when it has none. */
+static long format_id(const char *p, size_t n)
+{
+	for (const char *q = p; (q = memmem(q, (size_t)(p + n - q), "ID: ", 4));
+	     q += 4) {
+		if (q != p && q[-1] != '\n')
+			continue;
+		long id = 0;
+		const char *d = q + 4;
+		int digits = 0;
+		while (d < p + n && *d >= '0' && *d <= '9' && digits < 9) {
+			id = id * 10 + (*d++ - '0');
+			digits++;
+		}
+		return digits ? id : -1;
+	}
+	return -1;
+}
+
+/*
+ * count4, then count times: size8 format-text. The texts are indexed by
+ * their ID and parsed only when an event of that ID turns up: a file keeps
+ * the formats of every event the kernel has, a trace uses a few.
+ */
 static int read_formats(tw_dat_file *f, span_reader *r, const char *system,
 			trawl_error *err)
 {
@@ -223,9 +247,22 @@ static int read_formats(tw_dat_file *f, span_reader *r, const char *system,
 		if ((rc = get_u64(r, &n, err, "an event format size")) ||
 		    (rc = get_bytes(r, n, &p, err, "an event format")))
 			return rc;
-		/* A format libtraceevent cannot parse leaves its events
-		 * unknown; they are still delivered, by number. */
-		tep_parse_event(f->tep, p, (unsigned long)n, system);
+		long id = format_id(p, (size_t)n);
+		if (id < 0 || id > TW_DAT_MAX_EVENT_ID)
+			continue; /* its events stay unknown, still delivered */
+		if (f->nformats == f->formats_cap) {
+			size_t ncap = f->formats_cap ? 2 * f->formats_cap : 256;
+			tw_dat_format *a = tw_realloc(f->mem, f->formats,
+						      ncap * sizeof(*a));
+			if (!a)
+				return tw_error_at(err, TRAWL_ENOMEM, 0,
+						   f->name, 0, 0, 0,
+						   "out of memory");
+			f->formats = a;
+			f->formats_cap = ncap;
+		}
+		f->formats[f->nformats++] =
+			(tw_dat_format){(uint32_t)id, system, p, (size_t)n, 0};
 	}
 	return 0;
 }
@@ -275,6 +312,20 @@ static int read_text_block(tw_dat_file *f, span_reader *r, int size64,
 static int parse_kallsyms(struct tep_handle *tep, const char *s)
 {
 	return tep_parse_kallsyms(tep, s);
+}
+
+/* v6: note where the kallsyms block is; it is parsed when first needed. */
+static int skip_kallsyms(tw_dat_file *f, span_reader *r, trawl_error *err)
+{
+	uint32_t n;
+	const char *p;
+	int rc;
+	if ((rc = get_u32(r, &n, err, "the kallsyms size")) ||
+	    (rc = get_bytes(r, n, &p, err, "the kallsyms")))
+		return rc;
+	f->kallsyms_text = p;
+	f->kallsyms_len = n;
+	return 0;
 }
 
 static int parse_printk(struct tep_handle *tep, const char *s)
@@ -483,6 +534,16 @@ static int load_section(tw_dat_file *f, uint64_t off, uint16_t want,
 	return 0;
 }
 
+static int keep_block(tw_dat_file *f, void *block)
+{
+	void **a = tw_realloc(f->mem, f->blocks, (f->nblocks + 1) * sizeof(*a));
+	if (!a)
+		return -1;
+	f->blocks = a;
+	f->blocks[f->nblocks++] = block;
+	return 0;
+}
+
 /* Read one metadata section of a v7 file through its option. */
 static int read_v7_meta(tw_dat_file *f, uint16_t opt, uint64_t off,
 			trawl_error *err)
@@ -497,14 +558,22 @@ static int read_v7_meta(tw_dat_file *f, uint16_t opt, uint64_t off,
 		rc = read_header_info(f, &r, err);
 		break;
 	case OPT_FTRACE_EVENTS:
-		rc = read_formats(f, &r, "ftrace", err);
-		break;
 	case OPT_EVENT_FORMATS:
-		rc = read_event_systems(f, &r, err);
+		/* the format texts are parsed later, from this memory */
+		if (owned && keep_block(f, owned)) {
+			tw_free(f->mem, owned);
+			return tw_error_at(err, TRAWL_ENOMEM, 0, f->name, 0, 0,
+					   off, "out of memory");
+		}
+		owned = NULL;
+		rc = opt == OPT_FTRACE_EVENTS
+			     ? read_formats(f, &r, "ftrace", err)
+			     : read_event_systems(f, &r, err);
 		break;
 	case OPT_KALLSYMS:
 		rc = read_text_block(f, &r, 0, parse_kallsyms, err,
 				     "the kallsyms");
+		f->kallsyms_loaded = 1;
 		break;
 	case OPT_PRINTK:
 		rc = read_text_block(f, &r, 0, parse_printk, err,
@@ -516,6 +585,16 @@ static int read_v7_meta(tw_dat_file *f, uint16_t opt, uint64_t off,
 		break;
 	}
 	tw_free(f->mem, owned);
+	/*
+	 * Symbols, printk formats and comms only make the text nicer: when
+	 * their block is damaged the events are still readable. Count it.
+	 */
+	if (rc == -TRAWL_EFORMAT &&
+	    (opt == OPT_KALLSYMS || opt == OPT_PRINTK || opt == OPT_CMDLINES)) {
+		if (!f->meta_damaged++)
+			f->meta_damage_off = off;
+		rc = 0;
+	}
 	return rc;
 }
 
@@ -563,6 +642,11 @@ static int handle_option(tw_dat_file *f, uint16_t id, span_reader *o,
 			return f->version < 7 ? 0 : -TRAWL_EFORMAT;
 		if (id == OPT_HEADER_INFO)
 			*header_seen = 1;
+		if (id == OPT_KALLSYMS) {
+			/* megabytes of text only names addresses: later */
+			f->kallsyms_section = off;
+			return 0;
+		}
 		return read_v7_meta(f, id, off, err);
 	default:
 		return 0; /* dates, uname, versions: not needed to read */
@@ -658,8 +742,7 @@ static int read_v6(tw_dat_file *f, span_reader *r, trawl_error *err)
 	if ((rc = read_header_info(f, r, err)) ||
 	    (rc = read_formats(f, r, "ftrace", err)) ||
 	    (rc = read_event_systems(f, r, err)) ||
-	    (rc = read_text_block(f, r, 0, parse_kallsyms, err,
-				  "the kallsyms")) ||
+	    (rc = skip_kallsyms(f, r, err)) ||
 	    (rc = read_text_block(f, r, 0, parse_printk, err,
 				  "the printk formats")) ||
 	    (rc = read_text_block(f, r, 1, parse_cmdlines, err,
@@ -754,6 +837,62 @@ int tw_dat_file_open(tw_dat_file *f, const tw_mem *mem, const char *name,
 	return 0;
 }
 
+static int cmp_format(const void *a, const void *b)
+{
+	const tw_dat_format *x = a, *y = b;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+void tw_dat_index_formats(tw_dat_file *f)
+{
+	/* equal IDs (a damaged file): the first one in the file wins */
+	for (size_t i = 0; i < f->nformats; i++)
+		f->formats[i].order = (uint32_t)i;
+	qsort(f->formats, f->nformats, sizeof(*f->formats), cmp_format);
+}
+
+struct tep_event *tw_dat_parse_format(tw_dat_file *f, uint32_t id)
+{
+	size_t lo = 0, hi = f->nformats;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (f->formats[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == f->nformats || f->formats[lo].id != id)
+		return NULL;
+	const tw_dat_format *fm = &f->formats[lo];
+	struct tep_event *e = NULL;
+	if (tep_parse_format(f->tep, &e, fm->text, (unsigned long)fm->len,
+			     fm->system) != 0 ||
+	    !e || e->id != (int)id)
+		return NULL;
+	return e;
+}
+
+void tw_dat_load_kallsyms(tw_dat_file *f)
+{
+	if (f->kallsyms_loaded)
+		return;
+	f->kallsyms_loaded = 1;
+	trawl_error scratch;
+	int rc = 0;
+	if (f->kallsyms_text && f->kallsyms_len) {
+		char *text = text_copy(f, f->kallsyms_text, f->kallsyms_len);
+		if (text)
+			tep_parse_kallsyms(f->tep, text);
+		tw_free(f->mem, text);
+	} else if (f->kallsyms_section) {
+		rc = read_v7_meta(f, OPT_KALLSYMS, f->kallsyms_section,
+				  &scratch);
+	}
+	(void)rc; /* damage is counted in meta_damaged */
+}
+
 void tw_dat_file_close(tw_dat_file *f)
 {
 	if (f->tep)
@@ -766,5 +905,9 @@ void tw_dat_file_close(tw_dat_file *f)
 	tw_free(f->mem, f->spans);
 	tw_free(f->mem, f->comp_name);
 	tw_free(f->mem, f->cpu_overrun);
+	tw_free(f->mem, f->formats);
+	for (size_t i = 0; i < f->nblocks; i++)
+		tw_free(f->mem, f->blocks[i]);
+	tw_free(f->mem, f->blocks);
 	memset(f, 0, sizeof(*f));
 }

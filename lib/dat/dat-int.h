@@ -33,6 +33,17 @@ typedef struct tw_dat_buffer {
 	uint32_t page_size;
 } tw_dat_buffer;
 
+#define TW_DAT_MAX_EVENT_ID 65535
+
+/* An event format's text, parsed when its ID is first met. */
+typedef struct tw_dat_format {
+	uint32_t id;
+	const char *system;
+	const char *text;
+	size_t len;
+	uint32_t order;
+} tw_dat_format;
+
 /* The ring buffer's page header, from the file's header_page format. */
 typedef struct tw_dat_page_format {
 	uint32_t commit_offset;
@@ -66,6 +77,22 @@ typedef struct tw_dat_file {
 	int64_t tsc_offset;
 	int has_tsc2nsec;
 
+	/* event formats by ID, and decompressed sections they point into */
+	tw_dat_format *formats;
+	size_t nformats, formats_cap;
+	void **blocks;
+	size_t nblocks;
+
+	/* kallsyms: parsed on first use (tw_dat_load_kallsyms) */
+	const char *kallsyms_text; /* v6: in the map */
+	size_t kallsyms_len;
+	uint64_t kallsyms_section; /* v7: the section's offset */
+	int kallsyms_loaded;
+
+	/* kallsyms, printk formats or cmdlines that could not be read */
+	uint64_t meta_damaged;
+	uint64_t meta_damage_off;
+
 	uint64_t overrun; /* CPUSTAT "overrun:" summed over CPUs */
 	uint64_t *cpu_overrun;
 	size_t ncpu_overrun;
@@ -97,6 +124,12 @@ static inline uint64_t tw_dat_u64(const tw_dat_file *f, const void *p)
 int tw_dat_file_open(tw_dat_file *f, const tw_mem *mem, const char *name,
 		     const unsigned char *map, size_t size, trawl_error *err);
 void tw_dat_file_close(tw_dat_file *f);
+/* Sort the format index by ID; then parse one format (NULL: none, or it
+ * does not parse). */
+void tw_dat_index_formats(tw_dat_file *f);
+struct tep_event *tw_dat_parse_format(tw_dat_file *f, uint32_t id);
+/* Parse the kallsyms, once, before the first text that may name symbols. */
+void tw_dat_load_kallsyms(tw_dat_file *f);
 
 /* Decompress one block with the file's algorithm; 0 or -1 on failure. */
 int tw_dat_decompress(const tw_dat_file *f, const void *src, size_t n,
@@ -123,6 +156,7 @@ typedef struct tw_dat_cursor {
 	size_t chunk_cap;
 
 	size_t page_at; /* offset of the current page in data */
+	size_t dropped; /* mapped data before this was given back */
 	const unsigned char *rec, *rec_end;
 	uint64_t ts; /* running timestamp */
 	uint64_t page_ts;

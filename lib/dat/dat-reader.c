@@ -36,7 +36,8 @@ static const char no_field;
 /* What the reader knows of one event id. */
 typedef struct dat_type {
 	tw_type *type;		 /* made on first delivery */
-	struct tep_event *event; /* NULL: no format in the file */
+	struct tep_event *event; /* NULL: no (usable) format in the file */
+	int parsed;		 /* the format was looked for */
 } dat_type;
 
 struct comm_slot {
@@ -129,6 +130,10 @@ static dat_type *type_of(trawl_trace *t, dat_reader *r, uint32_t id)
 	dat_type *dt = &r->types[id];
 	if (dt->type)
 		return dt;
+	if (!dt->parsed) {
+		dt->parsed = 1;
+		dt->event = tw_dat_parse_format(&r->f, id);
+	}
 	if (dt->event) {
 		dt->type =
 			tw_type_new(t, dt->event->name,
@@ -246,6 +251,16 @@ static int finish(trawl_trace *t, dat_reader *r, trawl_error *err)
 	r->finished = 1;
 	const tw_dat_cursor *first = NULL;
 	uint64_t damaged = 0;
+	if (r->f.meta_damaged) {
+		tw_note_bad_line(t, r->f.meta_damage_off);
+		if (r->strict)
+			return tw_error_at(
+				err, TRAWL_EPARSE, 0, t->name, 0, 0,
+				r->f.meta_damage_off,
+				"a damaged symbol, printk or comm "
+				"section at offset %llu",
+				(unsigned long long)r->f.meta_damage_off);
+	}
 	for (size_t i = 0; i < r->ncur; i++) {
 		tw_dat_cursor *c = &r->cur[i];
 		note_lost(t, c);
@@ -607,10 +622,17 @@ static int get_int(const trawl_event *ev, struct trawl_field_def *d,
 	if (!fld)
 		return marker >= 0 ? marker_int(ev, marker, out)
 				   : -TRAWL_ENOENT;
+	/* a field the (damaged) record does not hold is not there */
+	const unsigned char *bytes;
+	size_t nbytes;
+	if (field_bytes(ev, fld, &bytes, &nbytes))
+		return -TRAWL_ENOENT;
 	if (is_text(fld)) {
 		size_t n;
 		const char *s = text_of(ev, fld, &n);
-		if (!s || tw_parse_number(s, n, out))
+		if (!s)
+			return -TRAWL_ENOENT;
+		if (tw_parse_number(s, n, out))
 			return -TRAWL_ETYPE;
 		return 0;
 	}
@@ -846,6 +868,7 @@ static void load_plugins(dat_reader *r)
 	if (r->plugins_loaded)
 		return;
 	r->plugins_loaded = 1;
+	tw_dat_load_kallsyms(&r->f);
 	/* the same plugins trace-cmd report loads, for the same text */
 	r->plugins = tep_load_plugins(r->f.tep);
 }
@@ -1016,21 +1039,27 @@ static int cmp_span(const void *a, const void *b)
 	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 }
 
-/* Common fields sit where the kernel puts them; the formats say so. */
+/*
+ * Common fields sit where the kernel puts them; the first format that
+ * parses says where.
+ */
 static int common_layout(dat_reader *r)
 {
-	struct tep_event **all = tep_list_events(r->f.tep, TEP_EVENT_SORT_ID);
-	int n = tep_get_events_count(r->f.tep);
-	uint32_t max_id = 0;
+	r->ntypes = MAX_EVENT_ID + 1; /* untouched pages cost nothing */
+	r->types = tw_calloc(r->f.mem, r->ntypes, sizeof(*r->types));
+	if (!r->types)
+		return -1;
 	r->type_off = 0, r->type_size = 2, r->flags_off = 2;
 	r->preempt_off = 3, r->pid_off = 4;
-	int have = 0;
-	for (int i = 0; all && i < n; i++) {
-		struct tep_event *e = all[i];
-		if (e->id >= 0 && (uint32_t)e->id > max_id &&
-		    e->id <= MAX_EVENT_ID)
-			max_id = (uint32_t)e->id;
-		if (have)
+	for (size_t i = 0; i < r->f.nformats; i++) {
+		uint32_t id = r->f.formats[i].id;
+		dat_type *dt = &r->types[id];
+		if (dt->parsed)
+			continue;
+		dt->parsed = 1;
+		struct tep_event *e = dt->event =
+			tw_dat_parse_format(&r->f, id);
+		if (!e)
 			continue;
 		struct tep_format_field *ty =
 			tep_find_common_field(e, "common_type");
@@ -1040,25 +1069,18 @@ static int common_layout(dat_reader *r)
 			tep_find_common_field(e, "common_preempt_count");
 		struct tep_format_field *pid =
 			tep_find_common_field(e, "common_pid");
-		if (ty && pid && pid->size == 4 &&
+		if (ty && pid && pid->size == 4 && pid->offset >= 0 &&
+		    ty->offset >= 0 &&
 		    (ty->size == 1 || ty->size == 2 || ty->size == 4)) {
 			r->type_off = ty->offset;
 			r->type_size = ty->size;
 			r->pid_off = pid->offset;
-			r->flags_off = fl ? fl->offset : INT32_MAX - 8;
-			r->preempt_off = pc ? pc->offset : INT32_MAX - 8;
-			have = 1;
+			r->flags_off = fl && fl->offset >= 0 ? fl->offset
+							     : INT32_MAX - 8;
+			r->preempt_off = pc && pc->offset >= 0 ? pc->offset
+							       : INT32_MAX - 8;
+			break;
 		}
-	}
-	(void)max_id;
-	r->ntypes = MAX_EVENT_ID + 1; /* untouched pages cost nothing */
-	r->types = tw_calloc(r->f.mem, r->ntypes, sizeof(*r->types));
-	if (!r->types)
-		return -1;
-	for (int i = 0; all && i < n; i++) {
-		struct tep_event *e = all[i];
-		if (e->id >= 0 && (uint32_t)e->id < r->ntypes)
-			r->types[e->id].event = e;
 	}
 	return 0;
 }
@@ -1097,6 +1119,7 @@ int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err)
 	if (r->f.compressed)
 		t->compression = r->f.comp_zstd ? "zstd" : "zlib";
 	qsort(r->f.spans, r->f.nspans, sizeof(*r->f.spans), cmp_span);
+	tw_dat_index_formats(&r->f);
 	r->ncur = r->f.nspans;
 	r->cur = tw_calloc(&t->mem, r->ncur ? r->ncur : 1, sizeof(*r->cur));
 	r->heap = tw_calloc(&t->mem, r->ncur ? r->ncur : 1, sizeof(*r->heap));
