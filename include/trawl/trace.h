@@ -156,7 +156,9 @@ TRAWL_API const char *trawl_format_name(int format);
  * trawl_compression() - how the input was compressed
  * @t: the trace
  *
- * Return: "none", "gzip" or "zstd" (static storage).
+ * Return: "none", "gzip" or "zstd"; for a trace.dat, the compression of
+ * its data ("zstd", "zlib"), inside whatever the file itself came in
+ * (static storage).
  */
 TRAWL_API const char *trawl_compression(const trawl_trace *t);
 
@@ -167,8 +169,10 @@ TRAWL_API const char *trawl_compression(const trawl_trace *t);
  * struct trawl_stats - what a run saw; valid during and after trawl_run()
  * @events:         events delivered (or that would have been, when a
  *                  callback stopped the run early: those delivered)
- * @bad_lines:      malformed lines skipped
- * @bad_line:       the first of them (line numbers, up to TRAWL_BAD_LINES_KEPT)
+ * @bad_lines:      malformed lines skipped; for trace.dat, damaged pages,
+ *                  records and sections
+ * @bad_line:       the first of them (line numbers, up to TRAWL_BAD_LINES_KEPT;
+ *                  for trace.dat, file offsets)
  * @reordered:      events that arrived after an event with a later time and
  *                  so were moved to keep the time order
  * @lost_events:    events the kernel said it lost ("[LOST n EVENTS]")

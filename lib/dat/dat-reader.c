@@ -267,7 +267,9 @@ static int finish(trawl_trace *t, dat_reader *r, trawl_error *err)
 		if (!c->damaged)
 			continue;
 		damaged += c->damaged;
+		/* the first place of each CPU's damage is kept, all counted */
 		tw_note_bad_line(t, c->damage_off);
+		t->stats.bad_lines += c->damaged - 1;
 		if (!first)
 			first = c;
 	}
@@ -287,7 +289,7 @@ static int finish(trawl_trace *t, dat_reader *r, trawl_error *err)
 				c->damage_off,
 				"the file is truncated at offset %llu: CPU %d "
 				"of buffer \"%s\" has data past the end (%llu "
-				"damaged pages in all); the events before "
+				"damaged places in all); the events before "
 				"were read",
 				(unsigned long long)c->damage_off, c->span->cpu,
 				r->f.buffers[c->span->buffer].name,

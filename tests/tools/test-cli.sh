@@ -126,6 +126,23 @@ head -c 120000 "$FIX/tc-v6.dat" >"$T/cut6.dat"
 check "trace.dat cut in its data exits 1" status 1 "$TRAWL" stats "$T/cut6.dat"
 check "cut data is named with its offset" grep -q "cut6.dat: the file is truncated at offset 120000" "$T/err"
 check "cut data still counts what it read" grep -Eq "^events: +[1-9]" "$T/out"
+check "cut data is counted as damage at its offset" grep -Eq "^damaged: *[1-9][0-9]* \(at offsets 120000" "$T/out"
+# a CPU whose time goes backwards (page 3 of CPU 0 moved 5 ms back):
+# the merge alone would be out of order; the sorter puts it right
+python3 - "$FIX/tc-v7-nocomp.dat" "$T/back.dat" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+off = 90112 + 2 * 4096  # CPU 0's data (BUFFER option), third page
+struct.pack_into("<Q", d, off, struct.unpack_from("<Q", d, off)[0] - 5000000)
+open(sys.argv[2], "wb").write(d)
+PY
+check "trace.dat with time going back" status 0 "$TRAWL" report --json "$T/back.dat"
+check "is delivered complete and in (time, seq) order" python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))
+keys = [(e["time"], e["seq"]) for e in ev]
+sys.exit(0 if len(ev) == 1222 and keys == sorted(keys) else 1)' "$T/out"
+check "and says it reordered" grep -q "out of time order and were sorted" "$T/err"
 
 # out of order: two halves swapped are sorted back
 grep -v '^#' "$SAMPLE" >"$T/body.txt"

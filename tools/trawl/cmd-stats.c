@@ -102,8 +102,14 @@ static void print_text(trawl_trace *t, const char *path)
 		strcmp(trawl_compression(t), "none") ? ", " : "",
 		strcmp(trawl_compression(t), "none") ? trawl_compression(t)
 						     : "");
-	fprintf(f, "input:        %llu lines, %llu bytes\n",
-		(unsigned long long)st->lines, (unsigned long long)st->bytes);
+	int binary = trawl_format(t) == TRAWL_FORMAT_TRACE_DAT;
+	if (binary)
+		fprintf(f, "input:        %llu bytes\n",
+			(unsigned long long)st->bytes);
+	else
+		fprintf(f, "input:        %llu lines, %llu bytes\n",
+			(unsigned long long)st->lines,
+			(unsigned long long)st->bytes);
 	fprintf(f, "events:       %llu\n", (unsigned long long)st->events);
 	if (st->events) {
 		fputs("time:         ", f);
@@ -120,9 +126,14 @@ static void print_text(trawl_trace *t, const char *path)
 			"overwritten:  %llu (written to the buffer but "
 			"overwritten before it was read)\n",
 			(unsigned long long)st->overwritten);
-	fprintf(f, "bad lines:    %llu", (unsigned long long)st->bad_lines);
+	/* trace.dat: damaged pages, records or sections, by file offset */
+	fprintf(f, binary ? "damaged:      %llu" : "bad lines:    %llu",
+		(unsigned long long)st->bad_lines);
 	for (uint64_t i = 0; i < st->bad_lines && i < TRAWL_BAD_LINES_KEPT; i++)
-		fprintf(f, "%s%llu", i ? ", " : " (lines ",
+		fprintf(f, "%s%llu",
+			i	 ? ", "
+			: binary ? " (at offsets "
+				 : " (lines ",
 			(unsigned long long)st->bad_line[i]);
 	if (st->bad_lines)
 		fputs(st->bad_lines > TRAWL_BAD_LINES_KEPT ? ", ...)" : ")", f);
