@@ -71,6 +71,7 @@ typedef struct dat_reader {
 	int plugins_loaded;
 	struct trace_seq seq;
 	tw_buf raw; /* a record with its buffer and CPU, for the sorter */
+	tw_buf pad; /* a record followed by zeros, for libtraceevent */
 	int strict;
 } dat_reader;
 
@@ -657,17 +658,34 @@ static int get_int(const trawl_event *ev, struct trawl_field_def *d,
 
 static void load_plugins(dat_reader *r);
 
+/*
+ * The record as libtraceevent may read it: followed by zeros, so that a
+ * string the kernel (or damage) left without its NUL ends there instead of
+ * in the bytes after the record. NULL when out of memory.
+ */
+#define PRINT_PAD 64
+static void *padded(dat_reader *r, const trawl_event *ev)
+{
+	r->pad.len = 0;
+	if (tw_buf_reserve(r->f.mem, &r->pad, ev->data_len + PRINT_PAD))
+		return NULL;
+	memcpy(r->pad.data, ev->data, ev->data_len);
+	memset(r->pad.data + ev->data_len, 0, PRINT_PAD);
+	return r->pad.data;
+}
+
 static void print_record(dat_reader *r, const trawl_event *ev, const char *what)
 {
 	struct tep_record rec = {0};
 	rec.ts = (unsigned long long)ev->ts;
 	rec.cpu = ev->cpu;
-	rec.data = (void *)ev->data;
+	rec.data = padded(r, ev);
 	rec.size = (int)ev->data_len;
 	rec.record_size = (int)ev->data_len;
 	load_plugins(r);
 	trace_seq_reset(&r->seq);
-	tep_print_event(r->f.tep, &r->seq, &rec, "%s", what);
+	if (rec.data)
+		tep_print_event(r->f.tep, &r->seq, &rec, "%s", what);
 	trace_seq_terminate(&r->seq);
 }
 
@@ -743,8 +761,10 @@ static int each_field(const trawl_trace *t, trawl_event *ev,
 		if (field_bytes(ev, fld, &p, &bytes))
 			continue; /* damaged: leave it out */
 		trace_seq_reset(&r->seq);
-		tep_print_field_content(&r->seq, (void *)ev->data,
-					(int)ev->data_len, fld);
+		void *data = padded(r, ev);
+		if (data)
+			tep_print_field_content(&r->seq, data,
+						(int)ev->data_len, fld);
 		trace_seq_terminate(&r->seq);
 		size_t vn = (size_t)r->seq.len;
 		while (vn > 0 && r->seq.buffer[vn - 1] == '\n')
@@ -949,6 +969,7 @@ static void close_reader(trawl_trace *t)
 	tw_free(&t->mem, r->heap);
 	tw_free(&t->mem, r->types);
 	tw_buf_fini(&t->mem, &r->raw);
+	tw_buf_fini(&t->mem, &r->pad);
 	tw_free(&t->mem, r);
 	t->reader = NULL;
 }
