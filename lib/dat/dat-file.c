@@ -10,6 +10,7 @@
  * Event formats, the page header format, kallsyms, printk formats and
  * cmdlines go to libtraceevent, which parses the kernel's format language.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,7 +286,7 @@ static int read_event_systems(tw_dat_file *f, span_reader *r, trawl_error *err)
 
 /* A size-prefixed text block handed to a libtraceevent parser. */
 static int read_text_block(tw_dat_file *f, span_reader *r, int size64,
-			   int (*parse)(struct tep_handle *, const char *),
+			   int (*parse)(tw_dat_file *, const char *),
 			   trawl_error *err, const char *what)
 {
 	uint64_t n = 0;
@@ -304,14 +305,14 @@ static int read_text_block(tw_dat_file *f, span_reader *r, int size64,
 	if (!text)
 		return tw_error_at(err, TRAWL_ENOMEM, 0, f->name, 0, 0, 0,
 				   "out of memory");
-	parse(f->tep, text);
+	parse(f, text);
 	tw_free(f->mem, text);
 	return 0;
 }
 
-static int parse_kallsyms(struct tep_handle *tep, const char *s)
+static int parse_kallsyms(tw_dat_file *f, const char *s)
 {
-	return tep_parse_kallsyms(tep, s);
+	return tep_parse_kallsyms(f->tep, s);
 }
 
 /* v6: note where the kallsyms block is; it is parsed when first needed. */
@@ -328,14 +329,47 @@ static int skip_kallsyms(tw_dat_file *f, span_reader *r, trawl_error *err)
 	return 0;
 }
 
-static int parse_printk(struct tep_handle *tep, const char *s)
+/*
+ * libtraceevent's printk format parser trusts its lines; give it only
+ * lines of the one shape the kernel writes: 0xADDR : "format".
+ */
+static int printk_line_ok(const char *s, size_t n)
 {
-	return tep_parse_printk_formats(tep, s);
+	size_t i = 0;
+	if (n < 8 || s[0] != '0' || s[1] != 'x')
+		return 0;
+	for (i = 2; i < n && isxdigit((unsigned char)s[i]); i++)
+		;
+	return i > 2 && n - i >= 5 && memcmp(s + i, " : \"", 4) == 0 &&
+	       s[n - 1] == '"';
 }
 
-static int parse_cmdlines(struct tep_handle *tep, const char *s)
+static int parse_printk(tw_dat_file *f, const char *s)
 {
-	return tep_parse_saved_cmdlines(tep, s);
+	size_t len = strlen(s);
+	char *clean = tw_malloc(f->mem, len + 1);
+	if (!clean)
+		return -1;
+	size_t out = 0;
+	for (const char *line = s; *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+		if (printk_line_ok(line, n)) {
+			memcpy(clean + out, line, n);
+			out += n;
+			clean[out++] = '\n';
+		}
+		line += n + (nl != NULL);
+	}
+	clean[out] = '\0';
+	int rc = out ? tep_parse_printk_formats(f->tep, clean) : 0;
+	tw_free(f->mem, clean);
+	return rc;
+}
+
+static int parse_cmdlines(tw_dat_file *f, const char *s)
+{
+	return tep_parse_saved_cmdlines(f->tep, s);
 }
 
 static int add_buffer(tw_dat_file *f, const char *name, const char *clock,

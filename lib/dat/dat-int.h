@@ -143,6 +143,7 @@ typedef struct tw_dat_cursor {
 	const tw_dat_file *f;
 	const tw_dat_span *span;
 	uint32_t page_size;
+	int fast; /* little-endian on a little-endian host, no time fixes */
 
 	/* the data: mapped, or the current decompressed chunk */
 	const unsigned char *data;

@@ -46,6 +46,11 @@ struct comm_slot {
 	const char *comm;
 };
 
+struct heap_ent {
+	int64_t ts;
+	uint32_t idx;
+};
+
 typedef struct dat_reader {
 	tw_dat_file f;
 	struct tw_input *in;
@@ -55,17 +60,17 @@ typedef struct dat_reader {
 
 	tw_dat_cursor *cur;
 	size_t ncur;
-	uint32_t *heap; /* cursor indices, a min-heap on (ts, index) */
+	struct heap_ent *heap; /* a min-heap of streams on (ts, index) */
 	size_t nheap;
 	int started;
-	int pending; /* a cursor whose record was handed out: advance it */
-	uint32_t taken;
+	int pending; /* the top stream's record was handed out: advance it */
 	int finished;
 
 	dat_type *types;
 	size_t ntypes;
 	int type_off, type_size, flags_off, preempt_off, pid_off;
 	struct comm_slot comms[COMM_CACHE];
+	uint16_t flag_map[256];
 
 	struct tep_plugin_list *plugins;
 	int plugins_loaded;
@@ -87,25 +92,25 @@ static dat_reader *rd(const trawl_trace *t)
 	return t->reader;
 }
 
-static int before(const dat_reader *r, uint32_t a, uint32_t b)
+/* The heap keeps each stream's next time beside its index: compact. */
+static inline int before(const struct heap_ent *a, const struct heap_ent *b)
 {
-	int64_t ta = r->cur[a].cur_ts, tb = r->cur[b].cur_ts;
-	return ta < tb || (ta == tb && a < b);
+	return a->ts < b->ts || (a->ts == b->ts && a->idx < b->idx);
 }
 
 static void sift_down(dat_reader *r, size_t i)
 {
 	size_t n = r->nheap;
-	uint32_t *h = r->heap;
+	struct heap_ent *h = r->heap;
 	for (;;) {
 		size_t l = 2 * i + 1, m = i;
-		if (l < n && before(r, h[l], h[m]))
+		if (l < n && before(&h[l], &h[m]))
 			m = l;
-		if (l + 1 < n && before(r, h[l + 1], h[m]))
+		if (l + 1 < n && before(&h[l + 1], &h[m]))
 			m = l + 1;
 		if (m == i)
 			return;
-		uint32_t x = h[i];
+		struct heap_ent x = h[i];
 		h[i] = h[m];
 		h[m] = x;
 		i = m;
@@ -117,10 +122,30 @@ static void heap_build(dat_reader *r)
 	r->nheap = 0;
 	for (size_t i = 0; i < r->ncur; i++)
 		if (tw_dat_cursor_next(&r->cur[i]))
-			r->heap[r->nheap++] = (uint32_t)i;
+			r->heap[r->nheap++] = (struct heap_ent){
+				r->cur[i].cur_ts, (uint32_t)i};
 	for (size_t i = r->nheap / 2; i-- > 0;)
 		sift_down(r, i);
 	r->started = 1;
+}
+
+/* The stream on top moved on (or ended): put the heap right. */
+static inline void heap_advance(dat_reader *r)
+{
+	struct heap_ent *h = r->heap;
+	tw_dat_cursor *c = &r->cur[h[0].idx];
+	if (tw_dat_cursor_next(c)) {
+		h[0].ts = c->cur_ts;
+		/* most often it stays on top: one look at each child */
+		if (r->nheap == 1 || (before(&h[0], &h[1]) &&
+				      (r->nheap == 2 || before(&h[0], &h[2]))))
+			return;
+	} else if (--r->nheap) {
+		h[0] = h[r->nheap];
+	} else {
+		return;
+	}
+	sift_down(r, 0);
 }
 
 /* The type of event id `id`, made on first use. */
@@ -208,31 +233,43 @@ static int fill_rec(trawl_trace *t, dat_reader *r, tw_rec *rec, int64_t ts,
 		    uint32_t len)
 {
 	const tw_dat_file *f = &r->f;
-	memset(rec, 0, sizeof(*rec));
+	/* A record too short for its header, or an id no format could
+	 * have, is damaged. */
+	if (TW_UNLIKELY(len < (uint32_t)(r->type_off + r->type_size)))
+		return -1;
+	uint32_t id = r->type_size == 2
+			      ? tw_dat_u16(f, data + r->type_off)
+			      : (uint32_t)read_uint(f, data + r->type_off,
+						    r->type_size);
+	dat_type *dt = id < r->ntypes && r->types[id].type ? &r->types[id]
+							   : type_of(t, r, id);
+	if (TW_UNLIKELY(!dt))
+		return -1;
 	rec->ts = ts;
 	rec->cpu = cpu;
 	rec->tgid = -1;
-	rec->preempt = -1;
-	/* A record too short for its header, or an id no format could
-	 * have, is damaged. */
-	if (len < (uint32_t)(r->type_off + r->type_size))
-		return -1;
-	uint32_t id = (uint32_t)read_uint(f, data + r->type_off, r->type_size);
-	dat_type *dt = type_of(t, r, id);
-	if (!dt)
-		return -1;
-	if (len >= (uint32_t)r->pid_off + 4)
-		rec->pid = (int32_t)tw_dat_u32(f, data + r->pid_off);
-	if (len > (uint32_t)r->flags_off)
-		rec->flags = map_flags(data[r->flags_off]);
-	if (len > (uint32_t)r->preempt_off)
-		rec->preempt = (int8_t)(data[r->preempt_off] & 0xf);
+	rec->pid = len >= (uint32_t)r->pid_off + 4
+			   ? (int32_t)tw_dat_u32(f, data + r->pid_off)
+			   : 0;
+	rec->flags = len > (uint32_t)r->flags_off
+			     ? r->flag_map[data[r->flags_off]]
+			     : 0;
+	rec->preempt = len > (uint32_t)r->preempt_off
+			       ? (int8_t)(data[r->preempt_off] & 0xf)
+			       : -1;
+	if (!(rec->flags & TRAWL_FLAG_KNOWN))
+		rec->preempt = -1; /* both come from the same header */
+	else if (rec->preempt < 0)
+		rec->preempt = 0;
 	rec->comm = comm_of(r, rec->pid, &rec->comm_len);
 	rec->type = dt->type;
 	rec->bits = TW_EV_TYPED | TW_EV_BINARY;
 	rec->payload = (const char *)data;
 	rec->payload_len = len;
 	rec->name_len = buffer;
+	rec->raw = NULL;
+	rec->raw_len = 0;
+	rec->line = 0;
 	return 0;
 }
 
@@ -307,20 +344,13 @@ static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 	if (r->pending) {
 		/* Advanced only now: a chunk may be reloaded in place. */
 		r->pending = 0;
-		if (tw_dat_cursor_next(&r->cur[r->taken]))
-			sift_down(r, 0);
-		else if (--r->nheap) {
-			r->heap[0] = r->heap[r->nheap];
-			sift_down(r, 0);
-		}
+		heap_advance(r);
 	}
 	for (;;) {
 		if (r->nheap == 0)
 			return scan ? TW_NEXT_EOF : finish(t, r, err);
-		uint32_t i = r->heap[0];
-		tw_dat_cursor *c = &r->cur[i];
+		tw_dat_cursor *c = &r->cur[r->heap[0].idx];
 		r->pending = 1;
-		r->taken = i;
 		if (scan) {
 			rec->ts = c->cur_ts;
 			return TW_NEXT_EVENT;
@@ -337,12 +367,7 @@ static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 					   c->cur_len, c->span->cpu);
 		tw_note_bad_line(t, 0);
 		r->pending = 0;
-		if (tw_dat_cursor_next(c))
-			sift_down(r, 0);
-		else if (--r->nheap) {
-			r->heap[0] = r->heap[r->nheap];
-			sift_down(r, 0);
-		}
+		heap_advance(r);
 	}
 	if (t->need_raw) {
 		/* all the sorter needs to give the record back */
@@ -1121,6 +1146,8 @@ int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err)
 	t->format = TRAWL_FORMAT_TRACE_DAT;
 	r->in = in;
 	r->strict = (t->opts.flags & TRAWL_OPEN_STRICT) != 0;
+	for (unsigned k = 0; k < 256; k++)
+		r->flag_map[k] = map_flags(k);
 	trace_seq_init(&r->seq);
 	tep_set_loglevel(TEP_LOG_NONE); /* the library never prints */
 
