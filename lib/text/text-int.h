@@ -61,6 +61,13 @@ void tw_pipe_stop(tw_pipe *p);
 int tw_ftrace_parse(const char *s, size_t n, tw_rec *r, tw_line_info *info);
 
 /*
+ * The same without the fast path for the kernel's usual layout: the
+ * reference that path is checked against (fuzz-line).
+ */
+int tw_ftrace_parse_generic(const char *s, size_t n, tw_rec *r,
+			    tw_line_info *info);
+
+/*
  * The same, up to the timestamp only, for the order pre-scan: every line
  * tw_ftrace_parse() takes as an event is an event here with the same
  * r->ts; a few lines it rejects (a bad name) may be events here.
