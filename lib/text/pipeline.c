@@ -231,6 +231,29 @@ tw_pipe *tw_pipe_start(const tw_mem *mem, const char *map, size_t len,
 	return p;
 }
 
+/*
+ * Items were written on another core: ask for the next ones early, and for
+ * the text of an event a few items ahead, which a callback may decode (the
+ * worker read only its header). First and last byte of the payload: most
+ * span at most two cache lines.
+ */
+static inline void prefetch_ahead(const struct slot *sl, size_t pos)
+{
+	if (pos + 16 < sl->n) {
+		const char *ahead = (const char *)&sl->items[pos + 16];
+		__builtin_prefetch(ahead);
+		__builtin_prefetch(ahead + 64);
+	}
+	if (pos + PAYLOAD_AHEAD < sl->n) {
+		const tw_item *ia = &sl->items[pos + PAYLOAD_AHEAD];
+		if (ia->kind == TW_L_EVENT && ia->rec.payload_len) {
+			__builtin_prefetch(ia->rec.payload);
+			__builtin_prefetch(ia->rec.payload +
+					   ia->rec.payload_len - 1);
+		}
+	}
+}
+
 int tw_pipe_next(tw_pipe *p, tw_item **out)
 {
 	for (;;) {
@@ -239,15 +262,7 @@ int tw_pipe_next(tw_pipe *p, tw_item **out)
 		struct slot *sl = p->cur;
 		if (sl) {
 			if (p->pos < sl->n) {
-				/* Items were written on another core: ask for
-				 * the next ones early. */
-				if (p->pos + 16 < sl->n) {
-					const char *ahead =
-						(const char *)&sl
-							->items[p->pos + 16];
-					__builtin_prefetch(ahead);
-					__builtin_prefetch(ahead + 64);
-				}
+				prefetch_ahead(sl, p->pos);
 				tw_item *it = &sl->items[p->pos++];
 				it->rec.line += p->line_base;
 				*out = it;
