@@ -5,7 +5,8 @@
  * ASan sees any read past its end) and given to tw_ftrace_parse(); event
  * lines become an event (internal struct) whose fields, markers, typed
  * reads and copy are exercised through the public accessors. The parser's
- * results are checked: pointers inside the line, sane cpu/pid/flags.
+ * results are checked: pointers inside the line, sane cpu/pid/flags, and
+ * the same result from the generic parser (the fast path is only a shortcut).
  * tw_text_detect() sees the whole input, and finally the input goes
  * through the public API in TRAWL_OPEN_SOURCE_ORDER, which must count
  * exactly the events, bad lines, lost events and overwritten entries the
@@ -120,6 +121,38 @@ static void one_event(const char *s, size_t n, const tw_rec *r,
 	tw_buf_fini(&g_t->mem, &ev.str_z);
 }
 
+/*
+ * The fast path for the kernel's layout must classify exactly as the
+ * generic parser does, and the pre-scan must see the same timestamp.
+ */
+static void same_as_generic(const char *s, size_t n, int k, const tw_rec *r,
+			    const tw_line_info *info)
+{
+	tw_rec g;
+	tw_line_info gi;
+	memset(&g, 0, sizeof(g));
+	memset(&gi, 0, sizeof(gi));
+	int gk = tw_ftrace_parse_generic(s, n, &g, &gi);
+	FUZZ_CHECK(k == gk, "fast path: kind %d, generic %d", k, gk);
+	if (k == TW_L_BAD)
+		FUZZ_CHECK(info->col == gi.col && info->why == gi.why,
+			   "fast path: bad line column or reason");
+	if (k != TW_L_EVENT)
+		return;
+	FUZZ_CHECK(r->ts == g.ts && r->cpu == g.cpu && r->pid == g.pid &&
+			   r->tgid == g.tgid && r->flags == g.flags &&
+			   r->preempt == g.preempt && r->bits == g.bits &&
+			   r->comm == g.comm && r->comm_len == g.comm_len &&
+			   r->name_len == g.name_len &&
+			   memcmp(r->name, g.name, g.name_len) == 0 &&
+			   r->payload == g.payload &&
+			   r->payload_len == g.payload_len,
+		   "fast path: header differs");
+	tw_rec t;
+	FUZZ_CHECK(tw_ftrace_ts(s, n, &t, &gi) == TW_L_EVENT && t.ts == g.ts,
+		   "pre-scan: timestamp differs");
+}
+
 /* One line as the reader gives it: no '\n', one '\r' trimmed. */
 static void one_line(const char *line, size_t n, uint64_t line_no)
 {
@@ -133,6 +166,7 @@ static void one_line(const char *line, size_t n, uint64_t line_no)
 	tw_line_info info;
 	memset(&info, 0, sizeof(info));
 	int k = tw_ftrace_parse(s, n, &r, &info);
+	same_as_generic(s, n, k, &r, &info);
 	switch (k) {
 	case TW_L_EVENT:
 		one_event(s, n, &r, line_no);

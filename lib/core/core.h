@@ -183,6 +183,12 @@ typedef struct tw_reader_ops {
 	int (*payload)(const trawl_event *ev);
 	int (*print_buf)(const trawl_event *ev, const char **buf, size_t *len);
 	const char *(*buffer_name)(const trawl_trace *t, uint32_t buffer);
+	/*
+	 * Optional: a record's name (rec->name, rec->name_len) was just
+	 * resolved to ty, for readers that resolve names ahead (on their
+	 * parse-ahead threads, setting TW_EV_TYPED) once the type exists.
+	 */
+	void (*type_seen)(trawl_trace *t, const tw_rec *rec, tw_type *ty);
 	/* Where we are, for progress: done and total bytes. */
 	void (*progress)(const trawl_trace *t, uint64_t *done, uint64_t *total);
 	void (*close)(trawl_trace *t);

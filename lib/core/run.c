@@ -209,6 +209,8 @@ static int deliver(trawl_trace *t, const tw_rec *r, uint64_t seq,
 {
 	int typed = (r->bits & TW_EV_TYPED) != 0;
 	tw_type *ty = typed ? r->type : tw_type_get(t, r->name, r->name_len);
+	if (ty && !typed && t->ops->type_seen)
+		t->ops->type_seen(t, r, ty);
 	if (!ty && !typed && t->ntypes >= TW_MAX_TYPES) {
 		if (t->opts.flags & TRAWL_OPEN_STRICT)
 			return tw_error_at(err, TRAWL_ELIMIT, 0, t->name,

@@ -13,6 +13,10 @@
 
 #include "text-int.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* Patterns: literal text and {name} or {name:d} (digits only). */
 struct pattern {
 	const char *event;
@@ -119,6 +123,25 @@ static int match(struct matcher *m, const char *p, const char *s, size_t n)
 	return 0;
 }
 
+/* Whether s[0..n) has a '=' before its first ' ' (or end). */
+static int starts_with_key(const char *s, size_t n)
+{
+#if defined(__SSE2__)
+	if (n >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)s);
+		unsigned eq = (unsigned)_mm_movemask_epi8(
+			_mm_cmpeq_epi8(v, _mm_set1_epi8('=')));
+		unsigned sp = (unsigned)_mm_movemask_epi8(
+			_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')));
+		unsigned any = eq | sp;
+		if (any)
+			return (eq & any & (0u - any)) != 0; /* first is '=' */
+	}
+#endif
+	const char *sp = memchr(s, ' ', n);
+	return memchr(s, '=', sp ? (size_t)(sp - s) : n) != NULL;
+}
+
 static const struct pattern no_patterns;
 
 /* The first pattern of the type's event, found once per type. */
@@ -143,8 +166,7 @@ static int try_patterns(trawl_event *ev, const char *s, size_t n)
 		return 0;
 	/* A payload that starts "key=" is the kernel's own form: none of
 	 * the patterns (plugin forms, free text) begins that way. */
-	const char *sp = memchr(s, ' ', n);
-	if (memchr(s, '=', sp ? (size_t)(sp - s) : n))
+	if (starts_with_key(s, n))
 		return 0;
 	const char *name = ev->type->name;
 	struct matcher m = {ev, 0};

@@ -154,10 +154,8 @@ static int comment_line(const char *s, size_t n, tw_line_info *info)
  * tgid "(  543)" or "(-------)". Fills comm, pid and tgid.
  */
 static inline __attribute__((always_inline)) int
-comm_pid(const char *s, size_t b, size_t e, tw_rec *r)
+comm_pid_trimmed(const char *s, size_t b, size_t e, tw_rec *r)
 {
-	while (e > b && is_space(s[e - 1]))
-		e--;
 	r->tgid = -1;
 	if (e > b && s[e - 1] == ')') {
 		size_t o = e - 1;
@@ -197,6 +195,14 @@ comm_pid(const char *s, size_t b, size_t e, tw_rec *r)
 	r->comm = s + b;
 	r->comm_len = (uint32_t)(d - 1 - b);
 	return 0;
+}
+
+static inline __attribute__((always_inline)) int
+comm_pid(const char *s, size_t b, size_t e, tw_rec *r)
+{
+	while (e > b && is_space(s[e - 1]))
+		e--;
+	return comm_pid_trimmed(s, b, e, r);
 }
 
 /*
@@ -251,11 +257,56 @@ static int flags_token(const char *s, size_t len, tw_rec *r)
 	return 0;
 }
 
+#if defined(__SSE2__)
+/* The value of 8 ASCII digits, the first in the lowest byte (SWAR). */
+static inline uint64_t eight_digits(uint64_t v)
+{
+	v = ((v & 0x0f0f0f0f0f0f0f0full) * 2561) >> 8;
+	v = ((v & 0x00ff00ff00ff00ffull) * 6553601) >> 16;
+	return ((v & 0x0000ffff0000ffffull) * 42949672960001ull) >> 32;
+}
+
+/* The value of the len (1..8) digits that end at s[e), with e >= 8. */
+static inline uint64_t digits_before(const char *s, size_t e, unsigned len)
+{
+	uint64_t v;
+	memcpy(&v, s + e - 8, 8);
+	/* bytes before the digits count as zeros */
+	return eight_digits(len == 8 ? v : v & (~0ull << (8 * (8 - len))));
+}
+
+/* Bit k set when s[k] is an ASCII digit, k < 16. */
+static inline unsigned digit_mask16(const char *s)
+{
+	__m128i v = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)s),
+				 _mm_set1_epi8('0'));
+	__m128i d = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(9)), v);
+	return (unsigned)_mm_movemask_epi8(d);
+}
+#endif
+
 /* "2410.932850:" -> ns, full precision up to nanoseconds. */
 static inline __attribute__((always_inline)) int
 timestamp(const char *s, size_t n, size_t *pi, int64_t *ts)
 {
 	size_t i = *pi, b = i;
+#if defined(__SSE2__)
+	/* The kernel's "%5llu.%06lu:" with up to 8 digits of seconds, from
+	 * one 16-byte load: what the loops below read, without them. */
+	if (i + 16 <= n && i >= 8) {
+		unsigned d = digit_mask16(s + i);
+		unsigned len = (unsigned)__builtin_ctz(~d);
+		if (len >= 1 && len <= 8 && s[i + len] == '.' &&
+		    ((d >> (len + 1)) & 0x3f) == 0x3f &&
+		    s[i + len + 7] == ':') {
+			uint64_t sec = digits_before(s, i + len, len);
+			uint64_t us = digits_before(s, i + len + 7, 6);
+			*ts = (int64_t)(sec * 1000000000u + us * 1000u);
+			*pi = i + len + 8;
+			return 0;
+		}
+	}
+#endif
 	size_t lim = n - i > 19 ? i + 19 : n;
 	uint64_t sec = 0;
 	while (i < lim && is_digit(s[i]))
@@ -386,16 +437,12 @@ static int latency_form(const char *s, size_t b, size_t n, tw_rec *r,
 }
 
 /*
- * ts_only: stop after the timestamp (the order pre-scan). A line that would
- * then fail on its name still counts as an event there: an extra timestamp
- * can only make the pre-scan think the file unordered, which is safe.
+ * Lines that are not events, known by their start s[i..): comments, lost
+ * events and the headers of the other text forms. -1: none of these.
  */
 static inline __attribute__((always_inline)) int
-parse(const char *s, size_t n, tw_rec *r, tw_line_info *info, int ts_only)
+special_line(const char *s, size_t i, size_t n, tw_line_info *info)
 {
-	size_t i = skip_blanks(s, 0, n);
-	if (i == n)
-		return TW_L_SKIP;
 	switch (s[i]) {
 	case '#':
 		return comment_line(s + i, n - i, info);
@@ -418,11 +465,16 @@ parse(const char *s, size_t n, tw_rec *r, tw_line_info *info, int ts_only)
 			return TW_L_SKIP;
 		break;
 	}
-	size_t b = i;
-	r->flags = 0;
-	r->preempt = -1;
-	r->bits = 0;
-	/* Find "[cpu]" after "comm-pid"; the comm is at least one byte. */
+	return -1;
+}
+
+/*
+ * Find "[cpu]" after "comm-pid" (the comm is at least one byte): the first
+ * '[' that is preceded by a blank, holds a cpu number and has a comm-pid
+ * before it. Return: the index after ']', or 0 when there is none.
+ */
+static size_t find_cpu(const char *s, size_t b, size_t n, tw_rec *r)
+{
 	const char *q = b + 1 < n ? memchr(s + b + 1, '[', n - b - 1) : NULL;
 	for (; q; q = memchr(q + 1, '[', (size_t)(s + n - q - 1))) {
 		size_t qi = (size_t)(q - s);
@@ -435,13 +487,34 @@ parse(const char *s, size_t n, tw_rec *r, tw_line_info *info, int ts_only)
 		if (comm_pid(s, b, qi, r))
 			continue;
 		r->cpu = (int32_t)cpu;
-		i = k + 1;
-		goto after_cpu;
+		return k + 1;
 	}
-	return latency_form(s, b, n, r, info, ts_only);
+	return 0;
+}
 
-after_cpu:
-	i = skip_blanks(s, i, n);
+#define WINDOW 64
+
+/*
+ * skip_blanks(), answered from blank, the mask of blanks in s[0..WINDOW)
+ * (0 when there is none), when the answer lies inside the window.
+ */
+static inline __attribute__((always_inline)) size_t
+skip_blanks_w(const char *s, size_t i, size_t n, uint64_t blank)
+{
+	if (blank && i < WINDOW) {
+		uint64_t nb = ~blank & (~0ull << i);
+		if (nb)
+			return (size_t)__builtin_ctzll(nb);
+	}
+	return skip_blanks(s, i, n);
+}
+
+/* From the end of the "[cpu]" column on: flags, timestamp, name. */
+static inline __attribute__((always_inline)) int
+after_cpu(const char *s, size_t n, size_t i, tw_rec *r, tw_line_info *info,
+	  int ts_only, uint64_t blank)
+{
+	i = skip_blanks_w(s, i, n, blank);
 	size_t tb = i;
 	if (i + 5 < n && s[i + 5] == ' ' && s[i + 4] != ':' &&
 	    s[i + 4] != ' ' && s[i + 3] != ' ' && s[i + 2] != ' ' &&
@@ -451,10 +524,11 @@ after_cpu:
 		while (i < n && !is_space(s[i]))
 			i++;
 	if (i > tb && s[i - 1] != ':') {
-		if (flags_token(s + tb, i - tb, r))
+		/* (the pre-scan may take a line with bad flags: see parse) */
+		if (!ts_only && flags_token(s + tb, i - tb, r))
 			return bad(info, "irq-info flags such as \"d..2.\"",
 				   tb);
-		i = skip_blanks(s, i, n);
+		i = skip_blanks_w(s, i, n, blank);
 		tb = i;
 	}
 	i = tb;
@@ -465,12 +539,123 @@ after_cpu:
 	return name_payload(s, n, i, r, info);
 }
 
+#if defined(__SSE2__)
+/*
+ * The usual line decided within its first 64 bytes, with two bit masks
+ * instead of byte loops: where the comm starts (b, the first non-blank)
+ * and whether the first '[' after it is the cpu column. That is the
+ * generic search (find_cpu) when its first candidate succeeds; anything
+ * else returns -1 and the caller takes the generic path from the start.
+ * Return: the index after ']', or -1; *pb is b when it returns >= 0.
+ */
+static inline __attribute__((always_inline)) long
+fast_front(const char *s, size_t n, size_t *pb, uint64_t *pblank, tw_rec *r)
+{
+	uint64_t blank = 0, open = 0;
+	for (int k = 0; k < WINDOW / 16; k++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(s + 16 * k));
+		__m128i bl =
+			_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
+				     _mm_cmpeq_epi8(v, _mm_set1_epi8('\t')));
+		blank |= (uint64_t)(unsigned)_mm_movemask_epi8(bl) << (16 * k);
+		open |= (uint64_t)(unsigned)_mm_movemask_epi8(
+				_mm_cmpeq_epi8(v, _mm_set1_epi8('[')))
+			<< (16 * k);
+	}
+	if (!~blank)
+		return -1;
+	/* skip_blanks() skips any run of spaces and tabs */
+	size_t b = (size_t)__builtin_ctzll(~blank);
+	/* The first '[' after b; it needs a blank before it. */
+	uint64_t after = b < WINDOW - 1 ? open & (~0ull << (b + 1)) : 0;
+	if (!after)
+		return -1;
+	size_t q = (size_t)__builtin_ctzll(after);
+	if (!((blank >> (q - 1)) & 1))
+		return -1;
+	size_t k = q + 1;
+	int64_t cpu;
+	if (q + 4 < n && is_digit(s[q + 1]) && is_digit(s[q + 2]) &&
+	    is_digit(s[q + 3]) && s[q + 4] == ']') {
+		/* "%03d" as the kernel prints it: what number() reads */
+		cpu = (s[q + 1] - '0') * 100 + (s[q + 2] - '0') * 10 +
+		      (s[q + 3] - '0');
+		k = q + 4;
+	} else {
+		cpu = number(s, n, &k, 5);
+		if (cpu < 0 || k >= n || s[k] != ']' || cpu >= TW_MAX_CPUS)
+			return -1;
+	}
+	/* comm_pid()'s trim of the blanks before '[': the last non-blank
+	 * below q, which exists since s[b] is one. */
+	uint64_t below = ~blank & ((1ull << q) - 1);
+	size_t e = WINDOW - (size_t)__builtin_clzll(below);
+	if (comm_pid_trimmed(s, b, e, r))
+		return -1;
+	r->cpu = (int32_t)cpu;
+	*pb = b;
+	*pblank = blank;
+	return (long)k + 1;
+}
+#endif
+
+/*
+ * ts_only: stop after the timestamp (the order pre-scan). A line that would
+ * then fail on its name, or that has bad flags, still counts as an event
+ * there: an extra timestamp can only make the pre-scan think the file
+ * unordered, which is safe.
+ *
+ * fast: try fast_front() first. It decides lines of WINDOW bytes or more
+ * in the kernel's layout; fuzz-line checks it against fast = 0.
+ */
+static inline __attribute__((always_inline)) int parse(const char *s, size_t n,
+						       tw_rec *r,
+						       tw_line_info *info,
+						       int ts_only, int fast)
+{
+	r->flags = 0;
+	r->preempt = -1;
+	r->bits = 0;
+#if defined(__SSE2__)
+	if (fast && n >= WINDOW) {
+		size_t b;
+		uint64_t blank;
+		long at = fast_front(s, n, &b, &blank, r);
+		if (at >= 0) {
+			int k = special_line(s, b, n, info);
+			if (k >= 0)
+				return k;
+			return after_cpu(s, n, (size_t)at, r, info, ts_only,
+					 blank);
+		}
+	}
+#else
+	(void)fast;
+#endif
+	size_t b = skip_blanks(s, 0, n);
+	if (b == n)
+		return TW_L_SKIP;
+	int k = special_line(s, b, n, info);
+	if (k >= 0)
+		return k;
+	size_t i = find_cpu(s, b, n, r);
+	if (!i)
+		return latency_form(s, b, n, r, info, ts_only);
+	return after_cpu(s, n, i, r, info, ts_only, 0);
+}
+
 int tw_ftrace_parse(const char *s, size_t n, tw_rec *r, tw_line_info *info)
 {
-	return parse(s, n, r, info, 0);
+	return parse(s, n, r, info, 0, 1);
 }
 
 int tw_ftrace_ts(const char *s, size_t n, tw_rec *r, tw_line_info *info)
 {
-	return parse(s, n, r, info, 1);
+	return parse(s, n, r, info, 1, 1);
+}
+
+int tw_ftrace_parse_generic(const char *s, size_t n, tw_rec *r,
+			    tw_line_info *info)
+{
+	return parse(s, n, r, info, 0, 0);
 }

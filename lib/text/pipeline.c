@@ -11,6 +11,13 @@
  * A batch holds at most CAP lines; a batch of shorter lines than that stops
  * early and the consumer classifies the rest itself (resume offset), which
  * keeps memory fixed whatever the line lengths.
+ *
+ * Workers also resolve event names to types, so the consumer does not read
+ * the name again: only the consumer makes types (in order of first
+ * delivery), and tells the pipe what each name resolved to; that table of
+ * hints (direct-mapped by name hash, fixed size) is copied to the workers
+ * under the lock they take per batch anyway. A name the worker's copy does
+ * not hold is resolved by the consumer, as before.
  */
 #include <pthread.h>
 #include <string.h>
@@ -18,9 +25,18 @@
 #include "input.h"
 #include "text-int.h"
 
-#define BATCH_BYTES (512u << 10)
-#define CAP	    8192
-#define MAX_WORKERS 8
+#define BATCH_BYTES   (512u << 10)
+#define CAP	      8192
+#define MAX_WORKERS   8
+#define PAYLOAD_AHEAD 8	  /* items ahead whose payload is prefetched */
+#define HINTS	      256 /* names remembered, direct-mapped */
+#define HINT_NAME     40  /* longer names are always resolved by the consumer */
+
+struct hint {
+	tw_type *ty; /* NULL: empty */
+	uint32_t len;
+	char name[HINT_NAME];
+};
 
 struct slot {
 	uint64_t batch; /* which batch the slot holds */
@@ -38,6 +54,8 @@ struct worker {
 	int id;
 	pthread_t thread;
 	int started;
+	uint64_t hints_gen; /* of the hints copied below */
+	struct hint hints[HINTS];
 };
 
 struct tw_pipe {
@@ -50,7 +68,9 @@ struct tw_pipe {
 	pthread_cond_t filled, drained;
 	uint64_t consumed; /* batches fully taken by the consumer */
 	int stop;
-	struct slot *slots; /* nslots of them: two per worker, plus one */
+	struct hint hints[HINTS]; /* published, under lock */
+	uint64_t hints_gen;	  /* bumped on each publication */
+	struct slot *slots;	  /* nslots of them: two per worker, plus one */
 	uint64_t nslots;
 	/* consumer side */
 	struct slot *cur;
@@ -60,7 +80,40 @@ struct tw_pipe {
 	uint64_t tail_line;
 	tw_item tail_item;
 	int done;
+	struct hint mine[HINTS]; /* the consumer's, published per batch */
+	int mine_dirty;
 };
+
+static inline size_t hint_slot(const char *name, size_t len)
+{
+	return (size_t)tw_hash_quick(name, len) & (HINTS - 1);
+}
+
+void tw_pipe_type_seen(tw_pipe *p, const char *name, size_t len, tw_type *ty)
+{
+	if (len > HINT_NAME)
+		return;
+	struct hint *h = &p->mine[hint_slot(name, len)];
+	if (h->ty == ty && h->len == len && memcmp(h->name, name, len) == 0)
+		return;
+	h->ty = ty;
+	h->len = (uint32_t)len;
+	memcpy(h->name, name, len);
+	p->mine_dirty = 1;
+}
+
+/* The type of an event line's name, when the consumer made it already. */
+static inline void resolve(const struct worker *w, tw_item *it)
+{
+	size_t len = it->rec.name_len;
+	if (len > HINT_NAME)
+		return;
+	const struct hint *h = &w->hints[hint_slot(it->rec.name, len)];
+	if (h->ty && h->len == len && memcmp(h->name, it->rec.name, len) == 0) {
+		it->rec.type = h->ty; /* in place of the name */
+		it->rec.bits |= TW_EV_TYPED;
+	}
+}
 
 static size_t cut(const tw_pipe *p, uint64_t x)
 {
@@ -84,13 +137,17 @@ static void classify_at(const tw_pipe *p, size_t *at, size_t end, uint64_t line,
 	it->end = *at;
 }
 
-static void fill(tw_pipe *p, struct slot *sl, uint64_t k)
+static void fill(tw_pipe *p, const struct worker *w, struct slot *sl,
+		 uint64_t k)
 {
 	size_t at = cut(p, k * BATCH_BYTES);
 	size_t end = cut(p, (k + 1) * BATCH_BYTES);
 	size_t n = 0;
 	while (at < end && n < CAP) {
-		classify_at(p, &at, end, n + 1, &sl->items[n]);
+		tw_item *it = &sl->items[n];
+		classify_at(p, &at, end, n + 1, it);
+		if (it->kind == TW_L_EVENT)
+			resolve(w, it);
 		n++;
 	}
 	sl->batch = k;
@@ -112,10 +169,14 @@ static void *work(void *arg)
 		while (!p->stop && k >= p->consumed + p->nslots)
 			pthread_cond_wait(&p->drained, &p->lock);
 		int stop = p->stop;
+		if (w->hints_gen != p->hints_gen) {
+			memcpy(w->hints, p->hints, sizeof(w->hints));
+			w->hints_gen = p->hints_gen;
+		}
 		pthread_mutex_unlock(&p->lock);
 		if (stop || (k > 0 && cut(p, k * BATCH_BYTES) >= p->len))
 			return NULL;
-		fill(p, sl, k);
+		fill(p, w, sl, k);
 		/* Read before publishing: once the slot is handed over, the
 		 * consumer may drain it and another worker refill it. */
 		int last = sl->last;
@@ -155,7 +216,8 @@ tw_pipe *tw_pipe_start(const tw_mem *mem, const char *map, size_t len,
 	pthread_cond_init(&p->drained, NULL);
 	int started = 0;
 	for (int i = 0; i < p->nworkers; i++) {
-		p->workers[i] = (struct worker){p, i, 0, 0};
+		p->workers[i].p = p; /* the rest is zero (calloc) */
+		p->workers[i].id = i;
 		p->workers[i].started =
 			pthread_create(&p->workers[i].thread, NULL, work,
 				       &p->workers[i]) == 0;
@@ -169,6 +231,29 @@ tw_pipe *tw_pipe_start(const tw_mem *mem, const char *map, size_t len,
 	return p;
 }
 
+/*
+ * Items were written on another core: ask for the next ones early, and for
+ * the text of an event a few items ahead, which a callback may decode (the
+ * worker read only its header). First and last byte of the payload: most
+ * span at most two cache lines.
+ */
+static inline void prefetch_ahead(const struct slot *sl, size_t pos)
+{
+	if (pos + 16 < sl->n) {
+		const char *ahead = (const char *)&sl->items[pos + 16];
+		__builtin_prefetch(ahead);
+		__builtin_prefetch(ahead + 64);
+	}
+	if (pos + PAYLOAD_AHEAD < sl->n) {
+		const tw_item *ia = &sl->items[pos + PAYLOAD_AHEAD];
+		if (ia->kind == TW_L_EVENT && ia->rec.payload_len) {
+			__builtin_prefetch(ia->rec.payload);
+			__builtin_prefetch(ia->rec.payload +
+					   ia->rec.payload_len - 1);
+		}
+	}
+}
+
 int tw_pipe_next(tw_pipe *p, tw_item **out)
 {
 	for (;;) {
@@ -177,15 +262,7 @@ int tw_pipe_next(tw_pipe *p, tw_item **out)
 		struct slot *sl = p->cur;
 		if (sl) {
 			if (p->pos < sl->n) {
-				/* Items were written on another core: ask for
-				 * the next ones early. */
-				if (p->pos + 16 < sl->n) {
-					const char *ahead =
-						(const char *)&sl
-							->items[p->pos + 16];
-					__builtin_prefetch(ahead);
-					__builtin_prefetch(ahead + 64);
-				}
+				prefetch_ahead(sl, p->pos);
 				tw_item *it = &sl->items[p->pos++];
 				it->rec.line += p->line_base;
 				*out = it;
@@ -207,6 +284,11 @@ int tw_pipe_next(tw_pipe *p, tw_item **out)
 			sl->ready = 0;
 			p->consumed++;
 			p->cur = NULL;
+			if (p->mine_dirty) {
+				memcpy(p->hints, p->mine, sizeof(p->hints));
+				p->hints_gen++;
+				p->mine_dirty = 0;
+			}
 			pthread_cond_broadcast(&p->drained);
 			pthread_mutex_unlock(&p->lock);
 			if (last) {

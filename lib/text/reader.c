@@ -264,6 +264,13 @@ static int reparse(trawl_trace *t, const char *raw, size_t len, tw_rec *rec)
 	return TW_NEXT_EVENT;
 }
 
+static void type_seen(trawl_trace *t, const tw_rec *rec, tw_type *ty)
+{
+	text_reader *r = rd(t);
+	if (r->pipe)
+		tw_pipe_type_seen(r->pipe, rec->name, rec->name_len, ty);
+}
+
 static void progress(const trawl_trace *t, uint64_t *done, uint64_t *total)
 {
 	*done = tw_input_progress(rd(t)->in);
@@ -287,6 +294,7 @@ static const tw_reader_ops text_ops = {
 	.rewind = rewind_input,
 	.reparse = reparse,
 	.decode = tw_text_decode,
+	.type_seen = type_seen,
 	.progress = progress,
 	.close = close_reader,
 };

@@ -36,6 +36,8 @@ typedef struct tw_item {
 } __attribute__((aligned(64))) tw_item; /* two cache lines: they cross
 					 * cores in the parse-ahead ring */
 
+_Static_assert(sizeof(tw_item) == 128, "tw_item is two cache lines");
+
 #define TW_ITEM_TOO_LONG (-1)
 
 /*
@@ -56,9 +58,18 @@ tw_pipe *tw_pipe_start(const tw_mem *mem, const char *map, size_t len,
 /* Return: 1 with *it (valid until the next call), 0 at the end. */
 int tw_pipe_next(tw_pipe *p, tw_item **it);
 void tw_pipe_stop(tw_pipe *p);
+/* The consumer resolved name[0..len) to ty: workers may do so from now on. */
+void tw_pipe_type_seen(tw_pipe *p, const char *name, size_t len, tw_type *ty);
 
 /* Classify one line and, for an event, fill r's header fields. */
 int tw_ftrace_parse(const char *s, size_t n, tw_rec *r, tw_line_info *info);
+
+/*
+ * The same without the fast path for the kernel's usual layout: the
+ * reference that path is checked against (fuzz-line).
+ */
+int tw_ftrace_parse_generic(const char *s, size_t n, tw_rec *r,
+			    tw_line_info *info);
 
 /*
  * The same, up to the timestamp only, for the order pre-scan: every line

@@ -452,3 +452,68 @@ Test(ftrace, a_new_event_name_on_every_line_is_bounded)
 	free(path);
 	free(buf);
 }
+
+/*
+ * Lines of 64 bytes and more go through the fast path for the kernel's
+ * layout first; each of these makes it give up at a different step, and
+ * the generic parser must then read them as it always did.
+ */
+Test(ftrace, lines_the_fast_path_declines_read_as_before)
+{
+	const char *text =
+		/* the first '[' is in the comm, not the cpu column */
+		"   foo[1] bar-123     [002] d..2.  2410.000001: ev: a=1 "
+		"b=2 c=3\n"
+		/* a '[' that looks like a cpu column but has no -pid before */
+		"  a [1] 5.000000: x-12 [000] d..2.  2410.000002: ev: pad=1 "
+		"more=2\n"
+		/* tabs for padding */
+		"\tbash-2223\t[002] d..2.\t2410.000004: ev: comm=a pid=1 "
+		"prio=2 target_cpu=002\n"
+		/* nanoseconds */
+		"            bash-2223    [002] d..2.  2410.000005123: ev: "
+		"x=1 y=2\n"
+		/* a 4-digit cpu */
+		"            bash-2223    [1000] d..2.  2410.000006: ev: "
+		"x=1 y=2 z=3\n"
+		/* the tgid column */
+		"  Binder:543_2-612     (  543) [001] ...1.  2410.000007: ev: "
+		"x=1\n"
+		/* no irq-info column */
+		"  Chrome_IOThread-3301  [003]   2410.000008: ev: x=1 y=2 z=3 "
+		"w=4\n"
+		/* 10 digits of seconds */
+		"            bash-2223    [002] d..2.  1234567890.000003: ev: "
+		"x=1\n"
+		/* bad flags */
+		"            bash-2223    [002] q..2.  2410.000009: ev: x=1 "
+		"y=2 z=3\n";
+	got g;
+	cr_assert_eq(collect_text(text, NULL, &g), 0, "%s", g.err.msg);
+	cr_assert_eq(g.n, 8, "events: %zu", g.n);
+	cr_assert_eq(g.stats.bad_lines, 1);
+	cr_assert_eq(g.stats.bad_line[0], 9);
+	cr_assert_eq(g.stats.reordered, 0);
+	static const struct {
+		const char *comm;
+		int pid, tgid, cpu;
+		int64_t ts;
+	} want[] = {
+		{"foo[1] bar", 123, -1, 2, 2410000001000LL},
+		{"a [1] 5.000000: x", 12, -1, 0, 2410000002000LL},
+		{"bash", 2223, -1, 2, 2410000004000LL},
+		{"bash", 2223, -1, 2, 2410000005123LL},
+		{"bash", 2223, -1, 1000, 2410000006000LL},
+		{"Binder:543_2", 612, 543, 1, 2410000007000LL},
+		{"Chrome_IOThread", 3301, -1, 3, 2410000008000LL},
+		{"bash", 2223, -1, 2, 1234567890000003000LL},
+	};
+	for (size_t i = 0; i < 8; i++) {
+		cr_assert_str_eq(g.ev[i].comm, want[i].comm, "event %zu", i);
+		cr_assert_eq(g.ev[i].pid, want[i].pid, "event %zu", i);
+		cr_assert_eq(g.ev[i].tgid, want[i].tgid, "event %zu", i);
+		cr_assert_eq(g.ev[i].cpu, want[i].cpu, "event %zu", i);
+		cr_assert_eq(g.ev[i].ts, want[i].ts, "event %zu", i);
+	}
+	got_free(&g);
+}
