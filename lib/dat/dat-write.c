@@ -17,6 +17,7 @@
  *   padding to a page, then each CPU's ring-buffer pages, back to back
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,6 +26,8 @@
 #include "dat-write.h"
 
 #define FLYRECORD "flyrecord"
+/* Less than the room reserved beyond the header (lib/live/session.c). */
+#define TW_DAT_CHUNK (64u << 10)
 
 static int put(const tw_mem *mem, tw_buf *b, const void *p, size_t n)
 {
@@ -119,19 +122,13 @@ static int write_all(int fd, const void *p, size_t n, uint64_t off)
 	return 0;
 }
 
-/*
- * Copy len bytes from src (offset 0) to dst at off; *done gets what was
- * copied. copy_file_range stays in the kernel (and is a reflink on
- * filesystems that can); plain read/write where it is refused.
- */
-static int copy_data(int src, int dst, uint64_t off, uint64_t len,
-		     uint64_t *done)
+/* Copy n bytes from src at in to dst at out, in the kernel when it can. */
+static int copy_range(int src, uint64_t in, int dst, uint64_t out, size_t n,
+		      char **chunk)
 {
-	loff_t in = 0, out = (loff_t)off;
-	*done = 0;
-	while (*done < len) {
-		ssize_t k = copy_file_range(src, &in, dst, &out,
-					    (size_t)(len - *done), 0);
+	loff_t i = (loff_t)in, o = (loff_t)out;
+	while (n) {
+		ssize_t k = copy_file_range(src, &i, dst, &o, n, 0);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0 && (errno == EXDEV || errno == ENOSYS ||
@@ -141,35 +138,71 @@ static int copy_data(int src, int dst, uint64_t off, uint64_t len,
 			return -errno;
 		if (k == 0)
 			return -EIO; /* the temporary file is shorter */
-		*done += (uint64_t)k;
+		n -= (size_t)k;
 	}
-	enum { CHUNK = 1 << 16 };
-	char *chunk = *done < len ? malloc(CHUNK) : NULL;
-	int rc = 0;
-	if (*done < len && !chunk)
+	/* Plain read/write where copy_file_range is refused. */
+	if (n && !*chunk && !(*chunk = malloc(TW_DAT_CHUNK)))
 		return -ENOMEM;
-	while (*done < len) {
-		size_t want =
-			len - *done < CHUNK ? (size_t)(len - *done) : CHUNK;
-		ssize_t k = pread(src, chunk, want, (off_t)*done);
+	while (n) {
+		ssize_t k = pread(src, *chunk, n, (off_t)i);
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k <= 0) {
-			rc = k < 0 ? -errno : -EIO;
-			break;
-		}
-		rc = write_all(dst, chunk, (size_t)k, off + *done);
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
+		int rc = write_all(dst, *chunk, (size_t)k, (uint64_t)o);
+		if (rc < 0)
+			return rc;
+		i += k;
+		o += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/*
+ * Move len bytes (whole pages) from src to dst at off, chunk by chunk,
+ * punching each chunk out of the source once it is copied: the temporary
+ * files sit on the output's filesystem, and a disk that filled up while
+ * recording must still find room for the file (the first chunks go into
+ * the room reserved with the header). *done gets the bytes that made it.
+ */
+static int move_data(int src, int dst, uint64_t off, uint64_t len,
+		     uint64_t *done)
+{
+	char *chunk = NULL;
+	int rc = 0;
+	*done = 0;
+	while (*done < len) {
+		uint64_t n =
+			len - *done < TW_DAT_CHUNK ? len - *done : TW_DAT_CHUNK;
+		rc = copy_range(src, *done, dst, off + *done, (size_t)n,
+				&chunk);
 		if (rc < 0)
 			break;
-		*done += (uint64_t)k;
+		if (fallocate(src, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      (off_t)*done, (off_t)n) < 0) {
+			/* no hole punching here: only space is lost */
+		}
+		*done += n;
 	}
 	free(chunk);
 	return rc;
 }
 
+uint64_t tw_dat_header_size(const tw_dat_meta *m)
+{
+	tw_mem mem;
+	tw_buf b = {0};
+	tw_mem_init(&mem, NULL, NULL);
+	uint64_t n = build_header(&mem, &b, m) < 0 ? 0 : b.len;
+	tw_buf_fini(&mem, &b);
+	n += 16 * (uint64_t)m->ncpus;
+	return (n + m->page_size - 1) / m->page_size * m->page_size;
+}
+
 int tw_dat_write(int fd, const char *path, const tw_dat_meta *m,
 		 const int *cpu_fd, const uint64_t *cpu_size, uint64_t *kept,
-		 uint64_t *file_size, trawl_error *err)
+		 uint64_t *table_off, uint64_t *file_size, trawl_error *err)
 {
 	tw_mem mem;
 	tw_buf b = {0};
@@ -179,7 +212,7 @@ int tw_dat_write(int fd, const char *path, const tw_dat_meta *m,
 	tw_mem_init(&mem, NULL, NULL);
 	*file_size = 0;
 	for (int c = 0; c < m->ncpus; c++)
-		kept[c] = 0;
+		kept[c] = table_off[c] = 0;
 	if (build_header(&mem, &b, m) < 0) {
 		rc = tw_error_at(err, TRAWL_ENOMEM, ENOMEM, path, 0, 0, 0,
 				 "cannot build the trace.dat header: out of "
@@ -203,10 +236,11 @@ int tw_dat_write(int fd, const char *path, const tw_dat_meta *m,
 		table[2 * c + 1] = cpu_size[c];
 		at += cpu_size[c];
 	}
-	if (ftruncate(fd, 0) < 0 ||
-	    (rc = write_all(fd, b.data, b.len, 0)) < 0 ||
+	/* No truncation first: the file may hold space reserved for this
+	 * header (trawl_record_start), and the end is set below. */
+	if ((rc = write_all(fd, b.data, b.len, 0)) < 0 ||
 	    (rc = write_all(fd, table, 16 * (size_t)m->ncpus, table_at)) < 0) {
-		int e = rc < 0 ? -rc : errno;
+		int e = -rc;
 		rc = tw_error_at(err, TRAWL_EIO, e, path, 0, 0, 0,
 				 "cannot write the trace.dat header: %s%s",
 				 strerror(e),
@@ -218,30 +252,31 @@ int tw_dat_write(int fd, const char *path, const tw_dat_meta *m,
 
 	for (int c = 0; c < m->ncpus; c++) {
 		uint64_t done = 0;
-		int e = cpu_size[c] ? -copy_data(cpu_fd[c], fd, table[2 * c],
+		int e = cpu_size[c] ? -move_data(cpu_fd[c], fd, table[2 * c],
 						 cpu_size[c], &done)
 				    : 0;
 		kept[c] = done / ps * ps;
 		if (!e)
 			continue;
 		/*
-		 * Keep the whole pages that made it and no more of this CPU
-		 * or the next ones, so trace-cmd still reads the file.
+		 * Keep the pages of this CPU that made it and none of the
+		 * next CPUs, so trace-cmd still reads the file.
 		 */
-		for (int d = c; d < m->ncpus; d++) {
-			table[2 * d] = table[2 * c] + kept[c];
-			table[2 * d + 1] = d == c ? kept[c] : 0;
+		uint64_t end = table[2 * c] + kept[c];
+		table[2 * c + 1] = kept[c];
+		for (int d = c + 1; d < m->ncpus; d++) {
+			table[2 * d] = end;
+			table[2 * d + 1] = 0;
 		}
 		write_all(fd, table, 16 * (size_t)m->ncpus, table_at);
-		if (ftruncate(fd, (off_t)(table[2 * c] + kept[c])) < 0) {
-			/* the size is only tidiness; the table is what counts
-			 */
+		if (ftruncate(fd, (off_t)end) < 0) {
+			/* the size is tidiness; the table is what counts */
 		}
-		*file_size = table[2 * c] + kept[c];
+		*file_size = end;
 		rc = tw_error_at(err, TRAWL_EIO, e, path, 0, 0, 0,
 				 "cannot write CPU %d's data: %s; the file "
 				 "keeps what fit (%llu of %llu bytes of CPU "
-				 "%d)%s",
+				 "%d, nothing of later CPUs)%s",
 				 c, strerror(e), (unsigned long long)kept[c],
 				 (unsigned long long)cpu_size[c], c,
 				 e == ENOSPC ? "; free some space or write "
@@ -249,14 +284,15 @@ int tw_dat_write(int fd, const char *path, const tw_dat_meta *m,
 					     : "");
 		goto out;
 	}
-	/* A file with no data still ends where its (empty) data starts. */
-	if (at == data_at && ftruncate(fd, (off_t)data_at) < 0) {
+	if (ftruncate(fd, (off_t)at) < 0) {
 		rc = tw_error_at(err, TRAWL_EIO, errno, path, 0, 0, 0,
 				 "cannot size the file: %s", strerror(errno));
 		goto out;
 	}
 	*file_size = at;
 out:
+	for (int c = 0; table && c < m->ncpus; c++)
+		table_off[c] = table[2 * c];
 	free(table);
 	tw_buf_fini(&mem, &b);
 	return rc;

@@ -58,16 +58,20 @@ typedef struct tw_dat_meta {
 } tw_dat_meta;
 
 /*
- * Write the whole file to fd (at offset 0, truncating): metadata, then
- * cpu_size[i] bytes of pages from cpu_fd[i] (offset 0) for each CPU. Sizes
- * are whole pages. If writing data fails part way (disk full), the CPU table
- * is rewritten to cover only the pages that made it, so the file stays
- * readable, and the error is returned. kept[i] (OUT) gets the bytes of CPU i
- * in the file; *file_size (OUT) the file's size. path names the file in
- * messages.
+ * Write the whole file to fd from offset 0: metadata, then cpu_size[i]
+ * bytes of pages from cpu_fd[i] (offset 0) for each CPU, consuming them (the
+ * copied ranges are punched out of the sources, so a full disk still has
+ * room). Sizes are whole pages. If writing data fails part way (disk
+ * full), the CPU table is rewritten to cover only the pages that made it, so
+ * the file stays readable, and the error is returned. kept[i] (OUT) gets the
+ * bytes of CPU i in the file, table_off[i] (OUT) where they start;
+ * *file_size (OUT) the file's size. path names the file in messages.
  */
 int tw_dat_write(int fd, const char *path, const tw_dat_meta *m,
 		 const int *cpu_fd, const uint64_t *cpu_size, uint64_t *kept,
-		 uint64_t *file_size, trawl_error *err);
+		 uint64_t *table_off, uint64_t *file_size, trawl_error *err);
+
+/* Bytes of the file before the CPU data (page aligned), for reserving. */
+uint64_t tw_dat_header_size(const tw_dat_meta *m);
 
 #endif

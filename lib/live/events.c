@@ -136,8 +136,9 @@ static int resolve_one(tw_event_list *l, const char *events_dir,
 	if (!matched)
 		return tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
 				   "no kernel event matches '%s'; the list is "
-				   "in %s/available_events",
-				   sel->name, events_dir);
+				   "in %.*s/available_events",
+				   sel->name, (int)(strlen(events_dir) - 7),
+				   events_dir);
 	return 0;
 }
 

@@ -92,8 +92,10 @@ int tw_reader_start(tw_reader *r, trawl_error *err);
 void tw_reader_join(tw_reader *r);
 void tw_reader_fini(tw_reader *r);
 
-/* Count the events in size bytes of ring-buffer pages in fd. */
-int tw_pages_count(int fd, uint64_t size, size_t page_size, uint64_t *events);
+/* Count the events in size bytes of ring-buffer pages in fd at off (page
+ * aligned). */
+int tw_pages_count(int fd, uint64_t off, uint64_t size, size_t page_size,
+		   uint64_t *events);
 
 /* The metadata of a trace.dat, gathered from tracefs; owns its bytes. */
 typedef struct tw_meta {

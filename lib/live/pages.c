@@ -14,7 +14,8 @@
 
 #include "live-int.h"
 
-int tw_pages_count(int fd, uint64_t size, size_t page_size, uint64_t *events)
+int tw_pages_count(int fd, uint64_t off, uint64_t size, size_t page_size,
+		   uint64_t *events)
 {
 	*events = 0;
 	if (!size)
@@ -23,7 +24,8 @@ int tw_pages_count(int fd, uint64_t size, size_t page_size, uint64_t *events)
 					   KBUFFER_ENDIAN_SAME_AS_HOST);
 	if (!kb)
 		return -ENOMEM;
-	char *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+	char *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd,
+			 (off_t)off);
 	if (map == MAP_FAILED) {
 		int e = errno;
 		kbuffer_free(kb);
@@ -31,8 +33,8 @@ int tw_pages_count(int fd, uint64_t size, size_t page_size, uint64_t *events)
 	}
 	madvise(map, (size_t)size, MADV_SEQUENTIAL);
 	uint64_t n = 0;
-	for (uint64_t off = 0; off + page_size <= size; off += page_size) {
-		if (kbuffer_load_subbuffer(kb, map + off) < 0)
+	for (uint64_t at = 0; at + page_size <= size; at += page_size) {
+		if (kbuffer_load_subbuffer(kb, map + at) < 0)
 			continue;
 		unsigned long long ts;
 		for (void *ev = kbuffer_read_event(kb, &ts); ev;

@@ -235,6 +235,31 @@ static void release(trawl_record *r)
 	r->stopped = 1;
 }
 
+/*
+ * Hold the room the header will need in the output now, so a disk that
+ * fills up while recording can still take a readable file at the end.
+ */
+static int reserve_header(trawl_record *r, trawl_error *err)
+{
+	tw_meta meta;
+	int rc = tw_meta_collect(&meta, &r->tf, &r->events, r->ncpus,
+				 r->page_size,
+				 !(r->flags & TRAWL_RECORD_NO_KALLSYMS), err);
+	if (rc < 0)
+		return rc;
+	/* Comms and stats grow a little by the end. */
+	uint64_t n = tw_dat_header_size(&meta.m) + (256 << 10);
+	tw_meta_fini(&meta);
+	int e = posix_fallocate(r->out_fd, 0, (off_t)n);
+	if (e && e != EOPNOTSUPP && e != EINVAL)
+		return tw_error_at(err, TRAWL_EIO, e, r->output, 0, 0, 0,
+				   "cannot reserve %llu bytes for the "
+				   "output: %s; free some space or write "
+				   "elsewhere with -o",
+				   (unsigned long long)n, strerror(e));
+	return 0;
+}
+
 static int tracing(trawl_record *r, int on, trawl_error *err)
 {
 	return tw_tracefs_set(&r->tf, "tracing_on", on ? "1" : "0",
@@ -292,7 +317,8 @@ TRAWL_API trawl_record *trawl_record_start(const trawl_record_opts *o,
 			    "out of memory");
 		goto fail;
 	}
-	if ((r->out_fd = open_output(r->output, err)) < 0)
+	if ((r->out_fd = open_output(r->output, err)) < 0 ||
+	    reserve_header(r, err) < 0)
 		goto fail;
 
 	if (tracing(r, 0, err) < 0)
@@ -419,7 +445,8 @@ static int save(trawl_record *r, int fd, const char *path, trawl_error *err)
 	int n = r->ncpus, rc;
 	uint64_t *size = calloc((size_t)n, sizeof(uint64_t));
 	uint64_t *kept = calloc((size_t)n, sizeof(uint64_t));
-	if (!size || !kept) {
+	uint64_t *off = calloc((size_t)n, sizeof(uint64_t));
+	if (!size || !kept || !off) {
 		rc = tw_error_at(err, TRAWL_ENOMEM, ENOMEM, path, 0, 0, 0,
 				 "out of memory");
 		goto out;
@@ -434,7 +461,7 @@ static int save(trawl_record *r, int fd, const char *path, trawl_error *err)
 							: 0;
 		size[c] -= size[c] % r->page_size; /* a torn last page */
 	}
-	rc = tw_dat_write(fd, path, &meta.m, r->tmp_fd, size, kept,
+	rc = tw_dat_write(fd, path, &meta.m, r->tmp_fd, size, kept, off,
 			  &r->file_size, err);
 	tw_meta_fini(&meta);
 	for (int c = 0; c < n; c++) {
@@ -442,7 +469,8 @@ static int save(trawl_record *r, int fd, const char *path, trawl_error *err)
 		uint64_t ov, dr;
 		memset(x, 0, sizeof(*x));
 		x->bytes = kept[c];
-		tw_pages_count(r->tmp_fd[c], kept[c], r->page_size, &x->events);
+		/* Counted in the file: what is there is what counts. */
+		tw_pages_count(fd, off[c], kept[c], r->page_size, &x->events);
 		stat_counts(r, c, &ov, &dr);
 		x->overrun = ov - r->base_overrun[c];
 		x->dropped = dr - r->base_dropped[c];
@@ -452,6 +480,7 @@ static int save(trawl_record *r, int fd, const char *path, trawl_error *err)
 out:
 	free(size);
 	free(kept);
+	free(off);
 	return rc;
 }
 
@@ -464,6 +493,7 @@ TRAWL_API int trawl_record_snapshot(trawl_record *r, const char *path,
 				   "recorder");
 	int rc = tracing(r, 0, err);
 	for (int c = 0; rc == 0 && c < r->ncpus; c++) {
+		/* save() consumed them; writing goes on from 0. */
 		if (ftruncate(r->tmp_fd[c], 0) < 0 ||
 		    lseek(r->tmp_fd[c], 0, SEEK_SET) < 0)
 			rc = tw_error_at(err, TRAWL_EIO, errno, NULL, 0, 0, 0,

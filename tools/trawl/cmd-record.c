@@ -429,7 +429,8 @@ stop:;
 	int rc = trawl_record_stop(r, &err);
 	if (rc < 0) {
 		cli_error("%s", err.msg);
-		status = cli_status(rc);
+		/* A full disk is the machine's state, not bad input. */
+		status = err.sys_errno == ENOSPC ? EXIT_ENV : cli_status(rc);
 	}
 	if (trawl_record_file_size(r)) {
 		if (o->json)
