@@ -143,7 +143,7 @@ static int set_trigger(trawl_record *r, const char *spec, trawl_error *err)
 	const char *cond = strstr(spec, " if ");
 	size_t n = cond ? (size_t)(cond - spec) : strlen(spec);
 	const char *colon = memchr(spec, ':', n);
-	if (!colon || n >= sizeof(ev) || strpbrk(spec, "*?["))
+	if (!colon || n >= sizeof(ev) || strcspn(spec, "*?[") < n)
 		return tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
 				   "the trigger must be one event, "
 				   "'system:event [if FILTER]', not '%s'",
