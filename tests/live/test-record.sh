@@ -69,7 +69,9 @@ snapshot() {
 	) 2>/dev/null
 }
 
-snapshot >"$T/state.before"
+# Taken again before each group of tests, so the window in which someone
+# else changing tracefs could show up here stays short.
+begin() { snapshot >"$T/state.before"; }
 same_state() {
 	snapshot >"$T/state.after"
 	diff -u "$T/state.before" "$T/state.after" >&2
@@ -114,6 +116,7 @@ PY
 }
 
 # --- usage and environment -------------------------------------------------
+begin
 check "record --help" status 0 "$TRAWL" record --help
 check "record --help shows usage" grep -q "usage: trawl record" "$T/out"
 check "no events is a usage error" status 1 "$TRAWL" record -o "$T/x.dat" -d 0.1
@@ -135,6 +138,7 @@ fi
 check "tracefs unchanged after the refusals" same_state
 
 # --- round trip -------------------------------------------------------------
+begin
 check "record sched and irq around a load" status 0 \
 	"$TRAWL" record -e 'sched:*' -e 'irq:*' -o "$T/rt.dat" --json -- sh -c "'$LOAD' 0.5 >/dev/null"
 cp "$T/out" "$T/rt.json"
@@ -151,6 +155,7 @@ sys.exit(0 if sum(1 for x in s["cpus"].values() if x["events"]) >= min(2, len(s[
 check "tracefs unchanged after a recording" same_state
 
 # --- filter -----------------------------------------------------------------
+begin
 check "record with a kernel filter" status 0 \
 	"$TRAWL" record -e sched:sched_switch -f 'prev_pid==0' -o "$T/f.dat" \
 	-- sh -c "'$LOAD' 0.2 >/dev/null; sleep 0.1; sleep 0.1"
@@ -168,6 +173,7 @@ check "and no other switch" sh -c "! grep 'sched_switch:' '$T/f2.txt' | grep -v 
 check "tracefs unchanged after a filter" same_state
 
 # --- the command does not start ----------------------------------------------
+begin
 check "a missing command exits 1" status 1 \
 	"$TRAWL" record -e sched:sched_switch -o "$T/n.dat" -- /nonexistent
 check "the error names it" grep -q "/nonexistent" "$T/err"
@@ -175,6 +181,7 @@ check "the file is still valid" sh -c "trace-cmd report '$T/n.dat' >/dev/null 2>
 check "tracefs unchanged after a failed command" same_state
 
 # --- stop by time and by signal ----------------------------------------------
+begin
 check "-d stops" status 0 "$TRAWL" record -e sched:sched_switch -o "$T/d.dat" -d 0.3
 check "-d file opens" sh -c "trace-cmd report '$T/d.dat' >/dev/null 2>&1"
 sigint_stops() {
@@ -186,17 +193,20 @@ sigint_stops() {
 }
 check "SIGINT stops and saves" sigint_stops
 sigterm_reaches_cmd() {
-	"$TRAWL" record -e sched:sched_switch -o "$T/term.dat" -- sleep 30 2>"$T/err" &
+	"$TRAWL" record -e sched:sched_switch -o "$T/term.dat" \
+		-- sh -c "echo \$\$ >'$T/cmd.pid'; exec sleep 30" 2>"$T/err" &
 	local pid=$!
 	sleep 0.4
 	kill -TERM $pid
-	wait $pid && trace-cmd report "$T/term.dat" >/dev/null 2>&1 && sleep 0.1 &&
-		! pgrep -f '^sleep 30$' >/dev/null
+	wait $pid && trace-cmd report "$T/term.dat" >/dev/null 2>&1 || return 1
+	sleep 0.2
+	! kill -0 "$(cat "$T/cmd.pid")" 2>/dev/null
 }
 check "SIGTERM stops, saves and ends CMD" sigterm_reaches_cmd
 check "tracefs unchanged after signals" same_state
 
 # --- top level: settings changed and put back ----------------------------------
+begin
 check "--top-level with buffer size, clock, filter" status 0 \
 	"$TRAWL" record --top-level -b 2048 --clock mono -e sched:sched_switch -f 'prev_pid==0' \
 	-e 'irq:*' -o "$T/top.dat" -- "$LOAD" 0.2
@@ -211,6 +221,7 @@ check "--top-level with a bad filter" status 1 \
 check "top-level settings put back after that" same_state
 
 # --- flight recorder -----------------------------------------------------------
+begin
 check "flight recorder around a load" status 0 \
 	"$TRAWL" record --flight-recorder -b 64 -e 'sched:*' -o "$T/fl.dat" --json -- sh -c "'$LOAD' 0.5 >/dev/null"
 cp "$T/out" "$T/fl.json"
@@ -243,6 +254,7 @@ check "the triggering exec is the last exec saved" sh -c \
 check "tracefs unchanged after flight recordings" same_state
 
 # --- disk full -------------------------------------------------------------------
+begin
 mkdir -p "$SMALL"
 if mount -t tmpfs -o size=2m tmpfs "$SMALL" 2>/dev/null; then
 	check "disk full exits 2" status 2 "$TRAWL" record --no-kallsyms -e 'sched:*' -e 'irq:*' \
