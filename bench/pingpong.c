@@ -101,5 +101,7 @@ int main(int argc, char **argv)
 		trips += s[i].trips;
 	}
 	printf("%lu\n", trips);
+	free(s);
+	free(t);
 	return 0;
 }

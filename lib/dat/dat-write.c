@@ -31,7 +31,8 @@
 
 static int put(const tw_mem *mem, tw_buf *b, const void *p, size_t n)
 {
-	return tw_buf_append(mem, b, p, n);
+	/* An absent part (no kallsyms) is a NULL, empty blob. */
+	return n ? tw_buf_append(mem, b, p, n) : 0;
 }
 
 /* Little endian on every host we build for; the file says which. */

@@ -208,7 +208,7 @@ check "tracefs unchanged after signals" same_state
 # --- top level: settings changed and put back ----------------------------------
 begin
 check "--top-level with buffer size, clock, filter" status 0 \
-	"$TRAWL" record --top-level -b 2048 --clock mono -e sched:sched_switch -f 'prev_pid==0' \
+	"$TRAWL" record --top-level -b 2048 --clock mono -e sched:sched_switch -f 'prev_comm=="pingpong"' \
 	-e 'irq:*' -o "$T/top.dat" -- "$LOAD" 0.2
 check "the file says clock mono" sh -c "trace-cmd dump --options '$T/top.dat' 2>&1 | grep -q '\[mono\]'"
 check "top-level file opens" sh -c "trace-cmd report '$T/top.dat' 2>/dev/null | grep -q sched_switch"
