@@ -77,6 +77,29 @@ def saved_events(path):
     return n
 
 
+TFS = "/sys/kernel/tracing"
+# trace-cmd record leaves buffer_size_kb as -b set it (64 KiB becomes 67);
+# these are saved before the runs and written back after, whatever happens.
+SETTINGS = ["buffer_size_kb", "tracing_on", "options/overwrite",
+            "buffer_percent"]
+
+
+def save_tracefs():
+    saved = {}
+    for f in SETTINGS:
+        with open(os.path.join(TFS, f)) as fh:
+            saved[f] = fh.read().strip()
+    with open(os.path.join(TFS, "trace_clock")) as fh:
+        saved["trace_clock"] = re.search(r"\[(\S+)\]", fh.read()).group(1)
+    return saved
+
+
+def restore_tracefs(saved):
+    for f, v in saved.items():
+        with open(os.path.join(TFS, f), "w") as fh:
+            fh.write(v)
+
+
 def run_one(cmd, env, seconds, out):
     """Start the recorder, run the load beside it, stop it with SIGINT."""
     if os.path.exists(out):
@@ -129,6 +152,15 @@ def main():
     print("load     : %s %g (separate process), %d runs each, alternating\n"
           % (PINGPONG, a.seconds, a.runs))
     res = {k: [] for k in tools}
+    saved = save_tracefs()
+    try:
+        runs(a, tools, res)
+    finally:
+        restore_tracefs(saved)
+    report(tools, res)
+
+
+def runs(a, tools, res):
     for i in range(a.runs):
         for name, (cmd, env, out) in tools.items():
             r = run_one(cmd, env, a.seconds, out)
@@ -138,6 +170,9 @@ def main():
                   (i + 1, name, r["cpu"], r["user"], r["sys"], r["lost"],
                    dict(sorted(r["lost_cpu"].items())), r["events"],
                    r["size"] / 1e6, r["trips"]), flush=True)
+
+
+def report(tools, res):
     print()
     med = {}
     for name in tools:
