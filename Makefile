@@ -5,7 +5,7 @@
 
 DEBS := meson ninja-build pkg-config gcc clang libclang-rt-14-dev \
 	libcriterion-dev zlib1g-dev libzstd-dev zstd gzip python3 \
-	libtraceevent-dev libtracecmd-dev trace-cmd
+	libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd
 SAMPLE := tests/fixtures/ftrace-irqinfo.txt
 BUILD := build
 ASAN := build-asan

@@ -27,7 +27,8 @@
 	X(TYPE, "value has another type")                                      \
 	X(INVAL, "invalid argument")                                           \
 	X(LIMIT, "limit exceeded")                                             \
-	X(UNSUPPORTED, "unsupported input")
+	X(UNSUPPORTED, "unsupported input")                                    \
+	X(ENV, "tracing unavailable (tracefs, permissions, kernel)")
 
 enum trawl_errcode {
 #define TRAWL_X_ENUM(name, desc) TRAWL_E##name,

@@ -14,6 +14,7 @@
 #include "error.h"
 #include "event.h"
 #include "field.h"
+#include "record.h"
 #include "trace.h"
 
 #define TRAWL_VERSION "0.1.0"

@@ -27,7 +27,7 @@ int cli_status(int rc)
 {
 	if (rc >= 0)
 		return EXIT_OK;
-	return EXIT_INPUT;
+	return rc == -TRAWL_EENV ? EXIT_ENV : EXIT_INPUT;
 }
 
 struct progress_state {

@@ -21,6 +21,7 @@ struct command {
 
 int cmd_stats(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 /* Print "trawl: <msg>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

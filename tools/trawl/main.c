@@ -12,6 +12,7 @@ static const struct command commands[] = {
 	{"stats", cmd_stats,
 	 "counts per event and CPU, time span, lost events, bad lines"},
 	{"report", cmd_report, "every event in delivered (time) order"},
+	{"record", cmd_record, "record kernel events into a trace.dat (root)"},
 };
 
 static void usage(FILE *f)

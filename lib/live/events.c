@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Event selection: "system:event" (globs in either part), "system" and
+ * "event" become a list of concrete (system, event) pairs from the kernel's
+ * events/ directory, each pair once, in the order asked. A selection that
+ * names nothing the kernel has is an error, naming it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../core/core.h"
+#include "live-int.h"
+
+static int add(tw_event_list *l, const char *sys, const char *ev,
+	       const char *filter)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->ev[i].system, sys) &&
+		    !strcmp(l->ev[i].event, ev)) {
+			if (filter)
+				l->ev[i].filter = filter;
+			return 0;
+		}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		tw_event_sel *p = realloc(l->ev, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		l->ev = p;
+		l->cap = cap;
+	}
+	tw_event_sel *e = &l->ev[l->n];
+	e->system = strdup(sys);
+	e->event = strdup(ev);
+	e->filter = filter;
+	if (!e->system || !e->event) {
+		free(e->system);
+		free(e->event);
+		return -ENOMEM;
+	}
+	l->n++;
+	return 0;
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int visible(const struct dirent *de)
+{
+	return de->d_name[0] != '.';
+}
+
+/* Add every event of system sys whose name matches pat; count matches. */
+static int add_system(tw_event_list *l, const char *events_dir, const char *sys,
+		      const char *pat, const char *filter, size_t *matched)
+{
+	char path[4096];
+	struct dirent **names;
+	tw_pathf(path, sizeof(path), "%s/%s", events_dir, sys);
+	int n = scandir(path, &names, visible, by_name);
+	if (n < 0)
+		return 0;
+	int rc = 0;
+	for (int i = 0; i < n; i++) {
+		const char *ev = names[i]->d_name;
+		tw_pathf(path, sizeof(path), "%s/%s/%s", events_dir, sys, ev);
+		if (!rc && !fnmatch(pat, ev, 0) && is_dir(path)) {
+			rc = add(l, sys, ev, filter);
+			(*matched)++;
+		}
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+static int resolve_one(tw_event_list *l, const char *events_dir,
+		       const trawl_record_event *sel, trawl_error *err)
+{
+	char sys_pat[256], ev_pat[256];
+	const char *colon = strchr(sel->name, ':');
+	size_t matched = 0;
+	char path[4096];
+
+	if (!*sel->name || strlen(sel->name) >= sizeof(sys_pat))
+		return tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
+				   "bad event name '%s'", sel->name);
+	if (colon) {
+		snprintf(sys_pat, sizeof(sys_pat), "%.*s",
+			 (int)(colon - sel->name), sel->name);
+		snprintf(ev_pat, sizeof(ev_pat), "%s", colon + 1);
+	} else {
+		/* A system name alone means all of it, as in trace-cmd. */
+		tw_pathf(path, sizeof(path), "%s/%s", events_dir, sel->name);
+		int system = !strpbrk(sel->name, "*?[") && is_dir(path);
+		snprintf(sys_pat, sizeof(sys_pat), "%s",
+			 system ? sel->name : "*");
+		snprintf(ev_pat, sizeof(ev_pat), "%s",
+			 system ? "*" : sel->name);
+	}
+	struct dirent **systems;
+	int n = scandir(events_dir, &systems, visible, by_name);
+	if (n < 0)
+		return tw_error_at(err, TRAWL_EENV, errno, NULL, 0, 0, 0,
+				   "cannot list %s: %s", events_dir,
+				   strerror(errno));
+	int rc = 0;
+	for (int i = 0; i < n; i++) {
+		const char *sys = systems[i]->d_name;
+		tw_pathf(path, sizeof(path), "%s/%s", events_dir, sys);
+		/* ftrace's own events (function, print, ...) are not
+		 * switchable, and header_* are files. */
+		if (!rc && strcmp(sys, "ftrace") && !fnmatch(sys_pat, sys, 0) &&
+		    is_dir(path))
+			rc = add_system(l, events_dir, sys, ev_pat, sel->filter,
+					&matched);
+		free(systems[i]);
+	}
+	free(systems);
+	if (rc < 0)
+		return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
+				   "out of memory");
+	if (!matched)
+		return tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
+				   "no kernel event matches '%s'; the list is "
+				   "in %.*s/available_events",
+				   sel->name, (int)(strlen(events_dir) - 7),
+				   events_dir);
+	return 0;
+}
+
+int tw_events_resolve(const char *top, const trawl_record_event *sel,
+		      size_t nsel, tw_event_list *out, trawl_error *err)
+{
+	char events_dir[4096];
+	tw_pathf(events_dir, sizeof(events_dir), "%s/events", top);
+	memset(out, 0, sizeof(*out));
+	if (!nsel)
+		return tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
+				   "no events to record; name some with -e "
+				   "(e.g. -e 'sched:*')");
+	for (size_t i = 0; i < nsel; i++) {
+		if (!sel[i].name)
+			return tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
+					   "event %zu has no name", i);
+		int rc = resolve_one(out, events_dir, &sel[i], err);
+		if (rc < 0) {
+			tw_events_free(out);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+void tw_events_free(tw_event_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->ev[i].system);
+		free(l->ev[i].event);
+	}
+	free(l->ev);
+	memset(l, 0, sizeof(*l));
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside lib/live: the tracefs buffer the recorder uses (with a journal of
+ * every setting it changed, to put back), event selection, the per-CPU
+ * splice readers and the trace.dat metadata. Nothing here is public.
+ */
+#ifndef TW_LIVE_INT_H
+#define TW_LIVE_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "../dat/dat-write.h"
+#include "trawl/record.h"
+
+struct tracefs_instance;
+
+/* How a saved setting is written back. */
+enum tw_setting_kind {
+	TW_SET_VALUE,	/* the text read before, as it was */
+	TW_SET_BRACKET, /* trace_clock: the [selected] word of the list */
+	TW_SET_FILTER,	/* "none" means no filter: write "0" */
+	TW_SET_TRIGGER, /* a trigger we added: write "!<command>" */
+};
+
+typedef struct tw_setting {
+	struct tw_setting *next; /* older */
+	char *path;		 /* absolute */
+	char *saved;
+	int kind;
+} tw_setting;
+
+/* The buffer recorded into: a private instance, or the top level. */
+typedef struct tw_tracefs {
+	const char *top;	       /* the tracefs mount */
+	struct tracefs_instance *inst; /* NULL: top level */
+	char *dir;		       /* where its files are */
+	tw_setting *journal;	       /* newest first */
+} tw_tracefs;
+
+/* snprintf for paths: -1 (and a cut string) when it does not fit. */
+int tw_pathf(char *buf, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+int tw_tracefs_open(tw_tracefs *tf, int top_level, trawl_error *err);
+/* Set dir/rel to value, saving what was there the first time. */
+int tw_tracefs_set(tw_tracefs *tf, const char *rel, const char *value, int kind,
+		   trawl_error *err);
+/* Read dir/rel; caller frees. NULL with errno on failure. */
+char *tw_tracefs_read(const char *dir, const char *rel, size_t *len);
+/* Put every setting back, newest first; remove our instance. Returns the
+ * number of settings that could not be restored. */
+int tw_tracefs_restore(tw_tracefs *tf);
+int tw_tracefs_cpus(const tw_tracefs *tf);
+
+/* One concrete event. */
+typedef struct tw_event_sel {
+	char *system;
+	char *event;
+	const char *filter; /* borrowed from the options */
+} tw_event_sel;
+
+typedef struct tw_event_list {
+	tw_event_sel *ev;
+	size_t n, cap;
+} tw_event_list;
+
+int tw_events_resolve(const char *top, const trawl_record_event *sel,
+		      size_t nsel, tw_event_list *out, trawl_error *err);
+void tw_events_free(tw_event_list *l);
+
+/* One CPU's reader: trace_pipe_raw -> pipe -> temporary file. */
+typedef struct tw_reader {
+	int cpu;
+	int raw_fd;
+	int pipe_fd[2];
+	int out_fd;
+	int stop_fd; /* eventfd shared by all readers, borrowed */
+	size_t page_size;
+	size_t pipe_size;
+	uint64_t bytes; /* __atomic: read by trawl_record_poll() */
+	int error;	/* __atomic: errno of a failure, stops the thread */
+	pthread_t thread;
+	int running;
+} tw_reader;
+
+int tw_reader_init(tw_reader *r, const char *dir, int cpu, int out_fd,
+		   int stop_fd, size_t page_size, trawl_error *err);
+/* Move what can be moved now; final also takes the last partial page. */
+int tw_reader_drain(tw_reader *r, int final);
+int tw_reader_start(tw_reader *r, trawl_error *err);
+void tw_reader_join(tw_reader *r);
+void tw_reader_fini(tw_reader *r);
+
+/* Count the events in size bytes of ring-buffer pages in fd at off (page
+ * aligned). */
+int tw_pages_count(int fd, uint64_t off, uint64_t size, size_t page_size,
+		   uint64_t *events);
+
+/* The metadata of a trace.dat, gathered from tracefs; owns its bytes. */
+typedef struct tw_meta {
+	tw_dat_meta m;
+	void *store; /* allocations to free */
+} tw_meta;
+
+int tw_meta_collect(tw_meta *meta, const tw_tracefs *tf,
+		    const tw_event_list *events, int ncpus, size_t page_size,
+		    int kallsyms, trawl_error *err);
+void tw_meta_fini(tw_meta *meta);
+
+#endif

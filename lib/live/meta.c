@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The metadata of a recorded trace.dat, read from tracefs when the file is
+ * written (so comms and per-CPU stats are the final ones): the page and
+ * event header formats, ftrace's own event formats, the formats of the
+ * recorded events grouped by system, kallsyms, printk formats, saved
+ * cmdlines, and the options trace-cmd writes (clock, uname, version,
+ * per-CPU stats, CPU count).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "../core/core.h"
+#include "live-int.h"
+#include "trawl/trawl.h"
+
+/* Everything the meta owns, freed together. */
+struct store {
+	void **p;
+	size_t n, cap;
+	tw_blob *ftrace;
+	tw_dat_system *systems;
+	tw_dat_option *options;
+	uint32_t ncpus;
+};
+
+static void *keep(struct store *s, void *p)
+{
+	if (!p)
+		return NULL;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		void **q = realloc(s->p, cap * sizeof(*q));
+		if (!q) {
+			free(p);
+			return NULL;
+		}
+		s->p = q;
+		s->cap = cap;
+	}
+	s->p[s->n++] = p;
+	return p;
+}
+
+/* A file's bytes as a blob; an unreadable file is an empty blob, unless
+ * needed, then -1. */
+static int slurp(struct store *s, const char *dir, const char *rel,
+		 tw_blob *out, int needed)
+{
+	size_t len = 0;
+	char *d = keep(s, tw_tracefs_read(dir, rel, &len));
+	out->data = d ? d : "";
+	out->len = d ? len : 0;
+	return d || !needed ? 0 : -1;
+}
+
+static int fail(trawl_error *err, const char *dir, const char *rel)
+{
+	int e = errno ? errno : ENOMEM;
+	return tw_error_at(err, e == ENOMEM ? TRAWL_ENOMEM : TRAWL_EENV, e,
+			   NULL, 0, 0, 0, "cannot read %s/%s: %s", dir, rel,
+			   strerror(e));
+}
+
+static int ftrace_formats(struct store *s, tw_dat_meta *m, const char *top,
+			  trawl_error *err)
+{
+	char dir[4096], rel[512];
+	tw_pathf(dir, sizeof(dir), "%s/events/ftrace", top);
+	struct dirent **names;
+	int n = scandir(dir, &names, NULL, alphasort);
+	if (n < 0)
+		return 0; /* no ftrace events: nothing to describe */
+	s->ftrace = calloc((size_t)n + 1, sizeof(*s->ftrace));
+	int rc = s->ftrace ? 0 : fail(err, dir, "");
+	for (int i = 0; i < n; i++) {
+		tw_pathf(rel, sizeof(rel), "%s/format", names[i]->d_name);
+		if (!rc && names[i]->d_name[0] != '.' &&
+		    slurp(s, dir, rel, &s->ftrace[m->nftrace], 0) == 0 &&
+		    s->ftrace[m->nftrace].len)
+			m->nftrace++;
+		free(names[i]);
+	}
+	free(names);
+	m->ftrace = s->ftrace;
+	return rc;
+}
+
+static int event_formats(struct store *s, tw_dat_meta *m, const char *top,
+			 const tw_event_list *ev, trawl_error *err)
+{
+	char rel[1024];
+	s->systems = calloc(ev->n + 1, sizeof(*s->systems));
+	if (!s->systems)
+		return fail(err, top, "events");
+	/* The list is grouped by selection, not by system: group it. */
+	for (size_t i = 0; i < ev->n; i++) {
+		tw_dat_system *sys = NULL;
+		for (size_t j = 0; j < m->nsystems && !sys; j++)
+			if (!strcmp(s->systems[j].name, ev->ev[i].system))
+				sys = &s->systems[j];
+		if (!sys) {
+			sys = &s->systems[m->nsystems++];
+			sys->name = ev->ev[i].system;
+			sys->formats = keep(s, calloc(ev->n, sizeof(tw_blob)));
+			if (!sys->formats)
+				return fail(err, top, "events");
+		}
+		tw_pathf(rel, sizeof(rel), "events/%s/%s/format",
+			 ev->ev[i].system, ev->ev[i].event);
+		tw_blob *f = (tw_blob *)&sys->formats[sys->nformats];
+		if (slurp(s, top, rel, f, 1) < 0)
+			return fail(err, top, rel);
+		sys->nformats++;
+	}
+	m->systems = s->systems;
+	return 0;
+}
+
+static int option_text(struct store *s, tw_dat_meta *m, uint16_t id, char *text)
+{
+	if (!keep(s, text))
+		return -1;
+	tw_dat_option *o = &s->options[m->noptions++];
+	o->id = id;
+	/* trace-cmd stores these with their NUL. */
+	o->value.data = text;
+	o->value.len = strlen(text) + 1;
+	return 0;
+}
+
+static int options(struct store *s, tw_dat_meta *m, const tw_tracefs *tf,
+		   int ncpus)
+{
+	s->options = calloc((size_t)ncpus + 8, sizeof(*s->options));
+	if (!s->options)
+		return -1;
+	m->options = s->options;
+	char *clock = tw_tracefs_read(tf->dir, "trace_clock", NULL);
+	if (clock && option_text(s, m, TW_DAT_OPT_TRACECLOCK, clock) < 0)
+		return -1;
+	struct utsname u;
+	if (uname(&u) == 0) {
+		char *t = malloc(4 * sizeof(u.sysname));
+		if (t)
+			snprintf(t, 4 * sizeof(u.sysname), "%s %s %s %s",
+				 u.sysname, u.nodename, u.release, u.machine);
+		if (option_text(s, m, TW_DAT_OPT_UNAME, t) < 0)
+			return -1;
+	}
+	if (option_text(s, m, TW_DAT_OPT_VERSION,
+			strdup("trawl " TRAWL_VERSION)) < 0)
+		return -1;
+	for (int c = 0; c < ncpus; c++) {
+		char rel[64];
+		tw_pathf(rel, sizeof(rel), "per_cpu/cpu%d/stats", c);
+		char *st = tw_tracefs_read(tf->dir, rel, NULL);
+		if (!st)
+			continue;
+		size_t n = strlen(st) + 32;
+		char *t = malloc(n);
+		if (t)
+			snprintf(t, n, "CPU: %d\n%s", c, st);
+		free(st);
+		if (option_text(s, m, TW_DAT_OPT_CPUSTAT, t) < 0)
+			return -1;
+	}
+	s->ncpus = (uint32_t)ncpus;
+	tw_dat_option *o = &s->options[m->noptions++];
+	o->id = TW_DAT_OPT_CPUCOUNT;
+	o->value.data = (const char *)&s->ncpus;
+	o->value.len = sizeof(s->ncpus);
+	return 0;
+}
+
+int tw_meta_collect(tw_meta *meta, const tw_tracefs *tf,
+		    const tw_event_list *events, int ncpus, size_t page_size,
+		    int kallsyms, trawl_error *err)
+{
+	memset(meta, 0, sizeof(*meta));
+	struct store *s = calloc(1, sizeof(*s));
+	if (!s)
+		return fail(err, tf->top, "");
+	meta->store = s;
+	tw_dat_meta *m = &meta->m;
+	m->page_size = (uint32_t)page_size;
+	m->ncpus = ncpus;
+	int rc = 0;
+	errno = 0;
+	if (slurp(s, tf->top, "events/header_page", &m->header_page, 1) < 0)
+		rc = fail(err, tf->top, "events/header_page");
+	else if (slurp(s, tf->top, "events/header_event", &m->header_event, 1) <
+		 0)
+		rc = fail(err, tf->top, "events/header_event");
+	else if ((rc = ftrace_formats(s, m, tf->top, err)) < 0 ||
+		 (rc = event_formats(s, m, tf->top, events, err)) < 0)
+		;
+	else if (kallsyms && slurp(s, "/proc", "kallsyms", &m->kallsyms, 1) < 0)
+		rc = fail(err, "/proc", "kallsyms");
+	else if (slurp(s, tf->top, "printk_formats", &m->printk, 0) < 0 ||
+		 slurp(s, tf->top, "saved_cmdlines", &m->cmdlines, 0) < 0 ||
+		 options(s, m, tf, ncpus) < 0)
+		rc = fail(err, tf->top, "");
+	if (rc < 0)
+		tw_meta_fini(meta);
+	return rc;
+}
+
+void tw_meta_fini(tw_meta *meta)
+{
+	struct store *s = meta->store;
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		free(s->p[i]);
+	free(s->p);
+	free(s->ftrace);
+	free(s->systems);
+	free(s->options);
+	free(s);
+	meta->store = NULL;
+}

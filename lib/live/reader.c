@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One CPU's reader: whole ring-buffer pages move from
+ * per_cpu/cpuN/trace_pipe_raw into a pipe and on into a temporary file with
+ * splice(2), so the trace never passes through user memory. The thread
+ * sleeps in poll(); the kernel wakes it when the buffer is buffer_percent
+ * full (50 by default), or the stop eventfd does, or a second passes. After
+ * tracing stops, a final drain also takes the page the writer was on, which
+ * splice refuses (it hands out only pages the writer has left): read(2)
+ * gives it, partially filled, as trace-cmd's flush does.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/core.h"
+#include "live-int.h"
+
+int tw_reader_init(tw_reader *r, const char *dir, int cpu, int out_fd,
+		   int stop_fd, size_t page_size, trawl_error *err)
+{
+	char path[4096];
+	memset(r, 0, sizeof(*r));
+	r->cpu = cpu;
+	r->out_fd = out_fd;
+	r->stop_fd = stop_fd;
+	r->page_size = page_size;
+	r->pipe_fd[0] = r->pipe_fd[1] = -1;
+	tw_pathf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", dir,
+		 cpu);
+	r->raw_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (r->raw_fd < 0)
+		return tw_error_at(err, TRAWL_EENV, errno, NULL, 0, 0, 0,
+				   "cannot open %s: %s", path, strerror(errno));
+	if (pipe2(r->pipe_fd, O_CLOEXEC) < 0) {
+		int e = errno;
+		close(r->raw_fd);
+		r->raw_fd = -1;
+		return tw_error_at(err, TRAWL_EENV, e, NULL, 0, 0, 0,
+				   "cannot create a pipe: %s", strerror(e));
+	}
+	/* A bigger pipe moves more pages per call; the default is 16. */
+	int got = fcntl(r->pipe_fd[1], F_SETPIPE_SZ, 1 << 20);
+	if (got < 0)
+		got = fcntl(r->pipe_fd[1], F_GETPIPE_SZ);
+	r->pipe_size = got > 0 ? (size_t)got : page_size * 16;
+	r->pipe_size -= r->pipe_size % page_size;
+	return 0;
+}
+
+static void fail(tw_reader *r, int e)
+{
+	/* Pairs with the acquire load in trawl_record_poll(). */
+	__atomic_store_n(&r->error, e, __ATOMIC_RELEASE);
+}
+
+/* Pipe to file: everything that is in the pipe. */
+static int flush_pipe(tw_reader *r, size_t n)
+{
+	while (n) {
+		ssize_t k = splice(r->pipe_fd[0], NULL, r->out_fd, NULL, n,
+				   SPLICE_F_MOVE);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
+		n -= (size_t)k;
+		__atomic_add_fetch(&r->bytes, (uint64_t)k, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+static int write_page(tw_reader *r, const char *page, size_t n)
+{
+	while (n) {
+		ssize_t k = write(r->out_fd, page, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
+		page += k;
+		n -= (size_t)k;
+		__atomic_add_fetch(&r->bytes, (uint64_t)k, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+int tw_reader_drain(tw_reader *r, int final)
+{
+	int rc = 0;
+	for (;;) {
+		ssize_t k =
+			splice(r->raw_fd, NULL, r->pipe_fd[1], NULL,
+			       r->pipe_size, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && errno != EAGAIN)
+			rc = -errno;
+		if (k <= 0)
+			break;
+		if ((rc = flush_pipe(r, (size_t)k)) < 0)
+			break;
+	}
+	if (rc < 0 || !final)
+		goto out;
+	char *page = malloc(r->page_size);
+	if (!page)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t k = read(r->raw_fd, page, r->page_size);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && errno != EAGAIN)
+			rc = -errno;
+		if (k <= 0)
+			break;
+		/* Pages in trace.dat are whole; read gives the page size. */
+		if ((size_t)k < r->page_size)
+			memset(page + k, 0, r->page_size - (size_t)k);
+		if ((rc = write_page(r, page, r->page_size)) < 0)
+			break;
+	}
+	free(page);
+out:
+	if (rc < 0)
+		fail(r, -rc);
+	return rc;
+}
+
+static void *run(void *arg)
+{
+	tw_reader *r = arg;
+	struct pollfd p[2] = {{.fd = r->raw_fd, .events = POLLIN},
+			      {.fd = r->stop_fd, .events = POLLIN}};
+	for (;;) {
+		int k = poll(p, 2, 1000);
+		if (k < 0 && errno != EINTR) {
+			fail(r, errno);
+			break;
+		}
+		if (p[1].revents & POLLIN)
+			break; /* the final drain is the stopper's */
+		if (tw_reader_drain(r, 0) < 0)
+			break;
+	}
+	return NULL;
+}
+
+int tw_reader_start(tw_reader *r, trawl_error *err)
+{
+	int rc = pthread_create(&r->thread, NULL, run, r);
+	if (rc)
+		return tw_error_at(err, TRAWL_EENV, rc, NULL, 0, 0, 0,
+				   "cannot start the reader thread of CPU "
+				   "%d: %s",
+				   r->cpu, strerror(rc));
+	r->running = 1;
+	return 0;
+}
+
+void tw_reader_join(tw_reader *r)
+{
+	if (r->running)
+		pthread_join(r->thread, NULL);
+	r->running = 0;
+}
+
+void tw_reader_fini(tw_reader *r)
+{
+	tw_reader_join(r);
+	if (r->raw_fd >= 0)
+		close(r->raw_fd);
+	if (r->pipe_fd[0] >= 0)
+		close(r->pipe_fd[0]);
+	if (r->pipe_fd[1] >= 0)
+		close(r->pipe_fd[1]);
+	r->raw_fd = r->pipe_fd[0] = r->pipe_fd[1] = -1;
+}

@@ -1,0 +1,573 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The recorder: tracefs set up for the session, one splice reader per CPU
+ * (or none, for the flight recorder), per-CPU temporary files, and the
+ * trace.dat assembled from them when it stops. The order of the set-up
+ * matters: tracing is off while events, filters, buffer size and clock
+ * change, the readers are ready before it goes on, and it goes off before
+ * the final drain, so the last pages are complete and nothing is written
+ * behind the readers' backs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../core/core.h"
+#include "live-int.h"
+
+struct trawl_record {
+	unsigned flags;
+	char *output;
+	tw_tracefs tf;
+	tw_event_list events;
+	int ncpus;
+	size_t page_size;
+	int out_fd;	    /* the output, created at start */
+	int *tmp_fd;	    /* per CPU */
+	tw_reader *readers; /* per CPU */
+	int stop_fd;
+	int trigger; /* a traceoff trigger is installed */
+	int stopped;
+	/* stats at the last save, so each file reports its own losses */
+	uint64_t *base_overrun, *base_dropped;
+	trawl_record_cpu *cpu; /* results of the last file */
+	uint64_t file_size;
+};
+
+static int open_output(const char *path, trawl_error *err)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return tw_error_at(err, TRAWL_EIO, errno, path, 0, 0, 0,
+				   "cannot create the output: %s; choose "
+				   "another file with -o",
+				   strerror(errno));
+	return fd;
+}
+
+/* An unlinked file in dir, so nothing is left behind even on a crash. */
+static int open_tmp(const char *dir, trawl_error *err)
+{
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	char path[4096];
+	tw_pathf(path, sizeof(path), "%s/.trawl-record-XXXXXX", dir);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return tw_error_at(err, TRAWL_EIO, errno, dir, 0, 0, 0,
+				   "cannot create a temporary file here: %s; "
+				   "write the output elsewhere with -o",
+				   strerror(errno));
+	unlink(path);
+	return fd;
+}
+
+/* The size of the kernel's ring-buffer pages (sub-buffers). */
+static size_t subbuf_size(const tw_tracefs *tf)
+{
+	char *s = tw_tracefs_read(tf->dir, "buffer_subbuf_size_kb", NULL);
+	long kb = s ? strtol(s, NULL, 10) : 0;
+	free(s);
+	return kb > 0 ? (size_t)kb * 1024 : (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static int set_clock(trawl_record *r, const char *clock, trawl_error *err)
+{
+	char *list = tw_tracefs_read(r->tf.dir, "trace_clock", NULL);
+	int found = 0;
+	if (list) {
+		size_t n = strlen(clock);
+		for (char *p = list; *p && !found;) {
+			p += strspn(p, " [\n");
+			size_t w = strcspn(p, " ]\n");
+			found = w == n && !strncmp(p, clock, n);
+			p += w;
+			p += strspn(p, "]");
+		}
+	}
+	if (!found) {
+		size_t n = list ? strcspn(list, "\n") : 0;
+		int rc = tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
+				     "this kernel has no trace clock '%s'; it "
+				     "has: %.*s",
+				     clock, (int)n, list ? list : "");
+		free(list);
+		return rc;
+	}
+	free(list);
+	return tw_tracefs_set(&r->tf, "trace_clock", clock, TW_SET_BRACKET,
+			      err);
+}
+
+static int set_events(trawl_record *r, trawl_error *err)
+{
+	char rel[1024];
+	for (size_t i = 0; i < r->events.n; i++) {
+		const tw_event_sel *e = &r->events.ev[i];
+		if (e->filter) {
+			tw_pathf(rel, sizeof(rel), "events/%s/%s/filter",
+				 e->system, e->event);
+			int rc = tw_tracefs_set(&r->tf, rel, e->filter,
+						TW_SET_FILTER, err);
+			if (rc < 0)
+				return tw_error_at(
+					err, TRAWL_EINVAL,
+					err ? err->sys_errno : 0, NULL, 0, 0, 0,
+					"the kernel refuses the filter '%s' "
+					"for %s:%s (a field it does not have, "
+					"or bad syntax; the fields are in "
+					"events/%s/%s/format)",
+					e->filter, e->system, e->event,
+					e->system, e->event);
+		}
+		tw_pathf(rel, sizeof(rel), "events/%s/%s/enable", e->system,
+			 e->event);
+		int rc = tw_tracefs_set(&r->tf, rel, "1", TW_SET_VALUE, err);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* "system:event" or "system:event if FILTER": a traceoff trigger. */
+static int set_trigger(trawl_record *r, const char *spec, trawl_error *err)
+{
+	char ev[512], rel[1200], cmd[1024];
+	const char *cond = strstr(spec, " if ");
+	size_t n = cond ? (size_t)(cond - spec) : strlen(spec);
+	const char *colon = memchr(spec, ':', n);
+	if (!colon || n >= sizeof(ev) || strcspn(spec, "*?[") < n)
+		return tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
+				   "the trigger must be one event, "
+				   "'system:event [if FILTER]', not '%s'",
+				   spec);
+	memcpy(ev, spec, n);
+	ev[n] = '\0';
+	ev[colon - spec] = '/';
+	tw_pathf(rel, sizeof(rel), "events/%s/trigger", ev);
+	char path[4096];
+	tw_pathf(path, sizeof(path), "%s/%s", r->tf.dir, rel);
+	if (access(path, F_OK) < 0)
+		return tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
+				   "no kernel event '%.*s' for the trigger",
+				   (int)n, spec);
+	snprintf(cmd, sizeof(cmd), "traceoff%s", cond ? cond : "");
+	int rc = tw_tracefs_set(&r->tf, rel, cmd, TW_SET_TRIGGER, err);
+	if (rc < 0)
+		return tw_error_at(err, TRAWL_EINVAL, err ? err->sys_errno : 0,
+				   NULL, 0, 0, 0,
+				   "the kernel refuses the trigger '%s' (check "
+				   "the filter's fields)",
+				   spec);
+	r->trigger = 1;
+	return 0;
+}
+
+static void stat_counts(const trawl_record *r, int cpu, uint64_t *overrun,
+			uint64_t *dropped)
+{
+	char rel[64];
+	tw_pathf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
+	char *s = tw_tracefs_read(r->tf.dir, rel, NULL);
+	*overrun = *dropped = 0;
+	if (!s)
+		return;
+	const char *p = strstr(s, "\noverrun:");
+	if (!p && !strncmp(s, "overrun:", 8))
+		p = s - 1;
+	if (p)
+		*overrun = strtoull(p + 9, NULL, 10);
+	p = strstr(s, "dropped events:");
+	if (p)
+		*dropped = strtoull(p + 15, NULL, 10);
+	free(s);
+}
+
+static int alloc_state(trawl_record *r)
+{
+	size_t n = (size_t)r->ncpus;
+	r->tmp_fd = malloc(n * sizeof(*r->tmp_fd));
+	r->readers = calloc(n, sizeof(*r->readers));
+	r->base_overrun = calloc(n, sizeof(uint64_t));
+	r->base_dropped = calloc(n, sizeof(uint64_t));
+	r->cpu = calloc(n, sizeof(*r->cpu));
+	if (!r->tmp_fd || !r->readers || !r->base_overrun || !r->base_dropped ||
+	    !r->cpu)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		r->tmp_fd[i] = -1;
+		r->readers[i].raw_fd = -1;
+		r->readers[i].pipe_fd[0] = r->readers[i].pipe_fd[1] = -1;
+	}
+	return 0;
+}
+
+static void release(trawl_record *r)
+{
+	if (r->stop_fd >= 0) {
+		uint64_t one = 1;
+		if (write(r->stop_fd, &one, sizeof(one)) < 0) {
+			/* the readers also wake within a second */
+		}
+	}
+	for (int c = 0; r->readers && c < r->ncpus; c++)
+		tw_reader_fini(&r->readers[c]);
+	tw_tracefs_restore(&r->tf);
+	for (int c = 0; r->tmp_fd && c < r->ncpus; c++)
+		if (r->tmp_fd[c] >= 0)
+			close(r->tmp_fd[c]);
+	if (r->out_fd >= 0)
+		close(r->out_fd);
+	if (r->stop_fd >= 0)
+		close(r->stop_fd);
+	r->out_fd = r->stop_fd = -1;
+	free(r->tmp_fd);
+	r->tmp_fd = NULL;
+	free(r->readers);
+	r->readers = NULL;
+	r->stopped = 1;
+}
+
+/*
+ * Hold the room the header will need in the output now, so a disk that
+ * fills up while recording can still take a readable file at the end.
+ */
+static int reserve_header(trawl_record *r, trawl_error *err)
+{
+	tw_meta meta;
+	int rc = tw_meta_collect(&meta, &r->tf, &r->events, r->ncpus,
+				 r->page_size,
+				 !(r->flags & TRAWL_RECORD_NO_KALLSYMS), err);
+	if (rc < 0)
+		return rc;
+	/* Comms and stats grow a little by the end. */
+	uint64_t n = tw_dat_header_size(&meta.m) + (256 << 10);
+	tw_meta_fini(&meta);
+	int e = posix_fallocate(r->out_fd, 0, (off_t)n);
+	if (e && e != EOPNOTSUPP && e != EINVAL)
+		return tw_error_at(err, TRAWL_EIO, e, r->output, 0, 0, 0,
+				   "cannot reserve %llu bytes for the "
+				   "output: %s; free some space or write "
+				   "elsewhere with -o",
+				   (unsigned long long)n, strerror(e));
+	return 0;
+}
+
+static int tracing(trawl_record *r, int on, trawl_error *err)
+{
+	return tw_tracefs_set(&r->tf, "tracing_on", on ? "1" : "0",
+			      TW_SET_VALUE, err);
+}
+
+TRAWL_API trawl_record *trawl_record_start(const trawl_record_opts *o,
+					   trawl_error *err)
+{
+	if (!o) {
+		tw_error_at(err, TRAWL_EMISUSE, 0, NULL, 0, 0, 0,
+			    "no options given");
+		return NULL;
+	}
+	if (o->trigger && !(o->flags & TRAWL_RECORD_FLIGHT)) {
+		tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
+			    "a trigger needs the flight recorder mode "
+			    "(--flight-recorder)");
+		return NULL;
+	}
+	trawl_record *r = calloc(1, sizeof(*r));
+	if (!r) {
+		tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
+			    "out of memory");
+		return NULL;
+	}
+	r->flags = o->flags;
+	r->out_fd = r->stop_fd = -1;
+	r->output = strdup(o->output ? o->output : "trace.dat");
+	char *dir_copy = r->output ? strdup(r->output) : NULL;
+	const char *tmpdir = o->tmpdir;
+	if (!r->output || !dir_copy) {
+		tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
+			    "out of memory");
+		goto fail;
+	}
+	if (!tmpdir)
+		tmpdir = dirname(dir_copy);
+
+	if (tw_tracefs_open(&r->tf, !!(o->flags & TRAWL_RECORD_TOP_LEVEL),
+			    err) < 0)
+		goto fail;
+	if (tw_events_resolve(r->tf.top, o->events, o->nevents, &r->events,
+			      err) < 0)
+		goto fail;
+	r->ncpus = tw_tracefs_cpus(&r->tf);
+	r->page_size = subbuf_size(&r->tf);
+	if (r->ncpus <= 0) {
+		tw_error_at(err, TRAWL_EENV, 0, NULL, 0, 0, 0,
+			    "no per_cpu directories in %s", r->tf.dir);
+		goto fail;
+	}
+	if (alloc_state(r) < 0) {
+		tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
+			    "out of memory");
+		goto fail;
+	}
+	if ((r->out_fd = open_output(r->output, err)) < 0 ||
+	    reserve_header(r, err) < 0)
+		goto fail;
+
+	if (tracing(r, 0, err) < 0)
+		goto fail;
+	if (o->buffer_kb) {
+		char kb[32];
+		snprintf(kb, sizeof(kb), "%u", o->buffer_kb);
+		if (tw_tracefs_set(&r->tf, "buffer_size_kb", kb, TW_SET_VALUE,
+				   err) < 0)
+			goto fail;
+	}
+	if (o->clock && set_clock(r, o->clock, err) < 0)
+		goto fail;
+	if (o->flags & TRAWL_RECORD_FLIGHT) {
+		if (tw_tracefs_set(&r->tf, "options/overwrite", "1",
+				   TW_SET_VALUE, err) < 0)
+			goto fail;
+	} else {
+		/* Readers wake when the buffer is half full (see reader.c);
+		 * 0 here would wake them for every event. */
+		char path[4096];
+		tw_pathf(path, sizeof(path), "%s/buffer_percent", r->tf.dir);
+		if (access(path, F_OK) == 0 &&
+		    tw_tracefs_set(&r->tf, "buffer_percent", "50", TW_SET_VALUE,
+				   err) < 0)
+			goto fail;
+	}
+	if (!r->tf.inst) {
+		/* The top-level buffer may hold older events: start empty. */
+		char path[4096];
+		tw_pathf(path, sizeof(path), "%s/trace", r->tf.dir);
+		int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (set_events(r, err) < 0)
+		goto fail;
+	if (o->trigger && set_trigger(r, o->trigger, err) < 0)
+		goto fail;
+
+	r->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (r->stop_fd < 0) {
+		tw_error_at(err, TRAWL_EENV, errno, NULL, 0, 0, 0,
+			    "cannot create an eventfd: %s", strerror(errno));
+		goto fail;
+	}
+	for (int c = 0; c < r->ncpus; c++) {
+		if ((r->tmp_fd[c] = open_tmp(tmpdir, err)) < 0)
+			goto fail;
+		if (tw_reader_init(&r->readers[c], r->tf.dir, c, r->tmp_fd[c],
+				   r->stop_fd, r->page_size, err) < 0)
+			goto fail;
+		stat_counts(r, c, &r->base_overrun[c], &r->base_dropped[c]);
+	}
+	if (!(o->flags & TRAWL_RECORD_FLIGHT))
+		for (int c = 0; c < r->ncpus; c++)
+			if (tw_reader_start(&r->readers[c], err) < 0)
+				goto fail;
+	if (tracing(r, 1, err) < 0)
+		goto fail;
+	free(dir_copy);
+	return r;
+
+fail:
+	free(dir_copy);
+	if (r->out_fd >= 0)
+		unlink(r->output); /* empty, and named by the error */
+	release(r);
+	tw_events_free(&r->events);
+	free(r->base_overrun);
+	free(r->base_dropped);
+	free(r->cpu);
+	free(r->output);
+	free(r);
+	return NULL;
+}
+
+TRAWL_API int trawl_record_poll(trawl_record *r, trawl_record_status *st)
+{
+	if (!r || !st)
+		return -TRAWL_EMISUSE;
+	memset(st, 0, sizeof(*st));
+	for (int c = 0; !r->stopped && c < r->ncpus; c++) {
+		st->bytes +=
+			__atomic_load_n(&r->readers[c].bytes, __ATOMIC_RELAXED);
+		/* Pairs with the release store in reader.c's fail(). */
+		if (__atomic_load_n(&r->readers[c].error, __ATOMIC_ACQUIRE))
+			st->failed = 1;
+	}
+	if (r->trigger && !r->stopped) {
+		char *on = tw_tracefs_read(r->tf.dir, "tracing_on", NULL);
+		st->triggered = on && on[0] == '0';
+		free(on);
+	}
+	return 0;
+}
+
+/* Final drain of every CPU into its temporary file; tracing is off. */
+static int drain_all(trawl_record *r, trawl_error *err)
+{
+	int rc = 0;
+	for (int c = 0; c < r->ncpus; c++) {
+		tw_reader *rd = &r->readers[c];
+		int e = __atomic_load_n(&rd->error, __ATOMIC_ACQUIRE);
+		if (!e && tw_reader_drain(rd, 1) < 0)
+			e = __atomic_load_n(&rd->error, __ATOMIC_ACQUIRE);
+		if (e && !rc)
+			rc = tw_error_at(
+				err, TRAWL_EIO, e, NULL, 0, 0, 0,
+				"cannot save CPU %d's pages: %s; what was "
+				"saved before goes into the file%s",
+				c, strerror(e),
+				e == ENOSPC ? "; free some space or write "
+					      "elsewhere with -o"
+					    : "");
+	}
+	return rc;
+}
+
+/* Write the file from the temporary files and fill r->cpu. */
+static int save(trawl_record *r, int fd, const char *path, trawl_error *err)
+{
+	tw_meta meta;
+	int n = r->ncpus, rc;
+	uint64_t *size = calloc((size_t)n, sizeof(uint64_t));
+	uint64_t *kept = calloc((size_t)n, sizeof(uint64_t));
+	uint64_t *off = calloc((size_t)n, sizeof(uint64_t));
+	if (!size || !kept || !off) {
+		rc = tw_error_at(err, TRAWL_ENOMEM, ENOMEM, path, 0, 0, 0,
+				 "out of memory");
+		goto out;
+	}
+	rc = tw_meta_collect(&meta, &r->tf, &r->events, n, r->page_size,
+			     !(r->flags & TRAWL_RECORD_NO_KALLSYMS), err);
+	if (rc < 0)
+		goto out;
+	for (int c = 0; c < n; c++) {
+		struct stat st;
+		size[c] = fstat(r->tmp_fd[c], &st) == 0 ? (uint64_t)st.st_size
+							: 0;
+		size[c] -= size[c] % r->page_size; /* a torn last page */
+	}
+	rc = tw_dat_write(fd, path, &meta.m, r->tmp_fd, size, kept, off,
+			  &r->file_size, err);
+	tw_meta_fini(&meta);
+	for (int c = 0; c < n; c++) {
+		trawl_record_cpu *x = &r->cpu[c];
+		uint64_t ov, dr;
+		memset(x, 0, sizeof(*x));
+		x->bytes = kept[c];
+		/* Counted in the file: what is there is what counts. */
+		tw_pages_count(fd, off[c], kept[c], r->page_size, &x->events);
+		stat_counts(r, c, &ov, &dr);
+		x->overrun = ov - r->base_overrun[c];
+		x->dropped = dr - r->base_dropped[c];
+		r->base_overrun[c] = ov;
+		r->base_dropped[c] = dr;
+	}
+out:
+	free(size);
+	free(kept);
+	free(off);
+	return rc;
+}
+
+TRAWL_API int trawl_record_snapshot(trawl_record *r, const char *path,
+				    trawl_error *err)
+{
+	if (!r || !path || r->stopped || !(r->flags & TRAWL_RECORD_FLIGHT))
+		return tw_error_at(err, TRAWL_EMISUSE, 0, NULL, 0, 0, 0,
+				   "a snapshot needs a running flight "
+				   "recorder");
+	int rc = tracing(r, 0, err);
+	for (int c = 0; rc == 0 && c < r->ncpus; c++) {
+		/* save() consumed them; writing goes on from 0. */
+		if (ftruncate(r->tmp_fd[c], 0) < 0 ||
+		    lseek(r->tmp_fd[c], 0, SEEK_SET) < 0)
+			rc = tw_error_at(err, TRAWL_EIO, errno, NULL, 0, 0, 0,
+					 "cannot reuse a temporary file: %s",
+					 strerror(errno));
+		__atomic_store_n(&r->readers[c].error, 0, __ATOMIC_RELAXED);
+	}
+	if (rc == 0)
+		rc = drain_all(r, err);
+	int fd = -1;
+	if (rc == 0 && (fd = open_output(path, err)) < 0)
+		rc = fd;
+	if (rc == 0)
+		rc = save(r, fd, path, err);
+	if (fd >= 0)
+		close(fd);
+	/* Tracing goes on whatever happened; the trigger fired only once. */
+	trawl_error ignored;
+	tracing(r, 1, &ignored);
+	return rc;
+}
+
+TRAWL_API int trawl_record_stop(trawl_record *r, trawl_error *err)
+{
+	if (!r || r->stopped)
+		return tw_error_at(err, TRAWL_EMISUSE, 0, NULL, 0, 0, 0,
+				   "the recorder is not running");
+	trawl_error e2;
+	int rc = tracing(r, 0, err);
+	uint64_t one = 1;
+	if (write(r->stop_fd, &one, sizeof(one)) < 0) {
+		/* the readers also wake within a second */
+	}
+	for (int c = 0; c < r->ncpus; c++)
+		tw_reader_join(&r->readers[c]);
+	/* Whatever failed, what was saved goes into the file. */
+	int drc = drain_all(r, rc < 0 ? &e2 : err);
+	if (rc == 0)
+		rc = drc;
+	int src = save(r, r->out_fd, r->output, rc < 0 ? &e2 : err);
+	if (rc == 0)
+		rc = src;
+	release(r);
+	return rc;
+}
+
+TRAWL_API int trawl_record_cpu_count(const trawl_record *r)
+{
+	return r ? r->ncpus : 0;
+}
+
+TRAWL_API const trawl_record_cpu *trawl_record_cpu_stats(const trawl_record *r,
+							 int cpu)
+{
+	if (!r || cpu < 0 || cpu >= r->ncpus)
+		return NULL;
+	return &r->cpu[cpu];
+}
+
+TRAWL_API uint64_t trawl_record_file_size(const trawl_record *r)
+{
+	return r ? r->file_size : 0;
+}
+
+TRAWL_API void trawl_record_free(trawl_record *r)
+{
+	if (!r)
+		return;
+	if (!r->stopped)
+		release(r);
+	tw_events_free(&r->events);
+	free(r->base_overrun);
+	free(r->base_dropped);
+	free(r->cpu);
+	free(r->output);
+	free(r);
+}

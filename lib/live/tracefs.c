@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tracefs buffer a recording uses. By default a private instance
+ * (instances/trawl-PID): the top-level buffer and its settings, which other
+ * tools may be using, are never touched, and removing the instance undoes
+ * everything at once. With the top level, as trace-cmd works, every file is
+ * read before its first write and the old text goes on a journal that
+ * tw_tracefs_restore() plays back newest first, also after errors.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "../core/core.h"
+#include "live-int.h"
+
+int tw_pathf(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	return k < 0 || (size_t)k >= n ? -1 : 0;
+}
+
+char *tw_tracefs_read(const char *dir, const char *rel, size_t *len)
+{
+	char path[4096];
+	tw_pathf(path, sizeof(path), "%s/%s", dir, rel);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *s = malloc(cap + 1);
+	while (s) {
+		if (n == cap) {
+			char *t = realloc(s, cap * 2 + 1);
+			if (!t) {
+				free(s);
+				s = NULL;
+				errno = ENOMEM;
+				break;
+			}
+			s = t;
+			cap *= 2;
+		}
+		ssize_t k = read(fd, s + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = errno;
+			free(s);
+			s = NULL;
+			errno = e;
+			break;
+		}
+		if (k == 0) {
+			s[n] = '\0';
+			break;
+		}
+		n += (size_t)k;
+	}
+	close(fd);
+	if (s && len)
+		*len = n;
+	return s;
+}
+
+static int write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t n = strlen(value);
+	ssize_t k = write(fd, value, n);
+	int rc = k == (ssize_t)n ? 0 : k < 0 ? -errno : -EIO;
+	close(fd);
+	return rc;
+}
+
+/* Remove instances left by recorders that were killed (trawl-PID, PID
+ * gone), so they do not hold kernel memory forever. */
+static void remove_stale_instances(const char *top)
+{
+	char path[4096];
+	tw_pathf(path, sizeof(path), "%s/instances", top);
+	DIR *d = opendir(path);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char *end;
+		if (strncmp(de->d_name, "trawl-", 6))
+			continue;
+		long pid = strtol(de->d_name + 6, &end, 10);
+		if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 ||
+		    errno != ESRCH)
+			continue;
+		tw_pathf(path, sizeof(path), "%s/instances/%s", top,
+			 de->d_name);
+		rmdir(path);
+	}
+	closedir(d);
+}
+
+int tw_tracefs_open(tw_tracefs *tf, int top_level, trawl_error *err)
+{
+	memset(tf, 0, sizeof(*tf));
+	/* libtracefs would print its own warnings; errors come back here. */
+	tracefs_set_loglevel(TEP_LOG_NONE);
+	if (geteuid() != 0)
+		return tw_error_at(err, TRAWL_EENV, EPERM, NULL, 0, 0, 0,
+				   "recording needs root (tracefs control "
+				   "files are root's); run it with sudo");
+	/* Finds tracefs, mounting it when it is not mounted. */
+	tf->top = tracefs_tracing_dir();
+	if (!tf->top || access(tf->top, W_OK) < 0) {
+		const char *where = tf->top ? tf->top : "/sys/kernel/tracing";
+		return tw_error_at(err, TRAWL_EENV, errno, NULL, 0, 0, 0,
+				   "cannot find or mount tracefs at %s; "
+				   "mount it with `mount -t tracefs nodev "
+				   "/sys/kernel/tracing` (kernel needs "
+				   "CONFIG_FTRACE)",
+				   where);
+	}
+	if (top_level) {
+		tf->dir = strdup(tf->top);
+		if (!tf->dir)
+			return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0,
+					   0, 0, "out of memory");
+		return 0;
+	}
+	remove_stale_instances(tf->top);
+	char name[64];
+	snprintf(name, sizeof(name), "trawl-%ld", (long)getpid());
+	errno = 0;
+	tf->inst = tracefs_instance_create(name);
+	if (!tf->inst || !tracefs_instance_is_new(tf->inst)) {
+		int e = errno ? errno : EEXIST;
+		if (tf->inst)
+			tracefs_instance_free(tf->inst);
+		tf->inst = NULL;
+		return tw_error_at(err, TRAWL_EENV, e, NULL, 0, 0, 0,
+				   "cannot create the tracefs instance %s/"
+				   "instances/%s: %s; use --top-level to "
+				   "record in the main buffer",
+				   tf->top, name, strerror(e));
+	}
+	tf->dir = tracefs_instance_get_dir(tf->inst);
+	if (!tf->dir) {
+		tracefs_instance_destroy(tf->inst);
+		tracefs_instance_free(tf->inst);
+		tf->inst = NULL;
+		return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
+				   "out of memory");
+	}
+	return 0;
+}
+
+int tw_tracefs_set(tw_tracefs *tf, const char *rel, const char *value, int kind,
+		   trawl_error *err)
+{
+	char path[4096];
+	tw_pathf(path, sizeof(path), "%s/%s", tf->dir, rel);
+	int known = 0;
+	for (tw_setting *s = tf->journal; s && !known; s = s->next)
+		known = !strcmp(s->path, path);
+	if (!known) {
+		tw_setting *s = calloc(1, sizeof(*s));
+		char *old = kind == TW_SET_TRIGGER
+				    ? strdup(value)
+				    : tw_tracefs_read(tf->dir, rel, NULL);
+		if (!s || !old || !(s->path = strdup(path))) {
+			int e = errno;
+			free(s);
+			free(old);
+			return tw_error_at(err, TRAWL_EENV, e, NULL, 0, 0, 0,
+					   "cannot read %s: %s", path,
+					   strerror(e));
+		}
+		s->saved = old;
+		s->kind = kind;
+		s->next = tf->journal;
+		tf->journal = s;
+	}
+	int rc = write_file(path, value);
+	if (rc < 0)
+		return tw_error_at(
+			err, -rc == EINVAL ? TRAWL_EINVAL : TRAWL_EENV, -rc,
+			NULL, 0, 0, 0, "cannot write '%s' to %s: %s", value,
+			path, strerror(-rc));
+	return 0;
+}
+
+static int restore_one(const tw_setting *s)
+{
+	char buf[256];
+	const char *v = s->saved;
+	switch (s->kind) {
+	case TW_SET_BRACKET: {
+		const char *a = strchr(v, '['), *b = a ? strchr(a, ']') : NULL;
+		if (!a || !b || (size_t)(b - a) >= sizeof(buf))
+			return -EINVAL;
+		memcpy(buf, a + 1, (size_t)(b - a - 1));
+		buf[b - a - 1] = '\0';
+		v = buf;
+		break;
+	}
+	case TW_SET_FILTER:
+		if (!strncmp(v, "none", 4))
+			v = "0";
+		break;
+	case TW_SET_TRIGGER: {
+		/* "traceoff if ..." is removed by "!traceoff". */
+		size_t n = strcspn(v, " :");
+		if (n + 2 > sizeof(buf))
+			return -EINVAL;
+		buf[0] = '!';
+		memcpy(buf + 1, v, n);
+		buf[n + 1] = '\0';
+		v = buf;
+		break;
+	}
+	default:
+		break;
+	}
+	return write_file(s->path, v);
+}
+
+int tw_tracefs_restore(tw_tracefs *tf)
+{
+	int failed = 0;
+	while (tf->journal) {
+		tw_setting *s = tf->journal;
+		tf->journal = s->next;
+		if (restore_one(s) < 0)
+			failed++;
+		free(s->path);
+		free(s->saved);
+		free(s);
+	}
+	if (tf->inst) {
+		if (tracefs_instance_destroy(tf->inst) < 0)
+			failed++;
+		tracefs_instance_free(tf->inst);
+		tf->inst = NULL;
+	}
+	free(tf->dir);
+	tf->dir = NULL;
+	return failed;
+}
+
+int tw_tracefs_cpus(const tw_tracefs *tf)
+{
+	char path[4096];
+	int n = 0;
+	for (;;) {
+		tw_pathf(path, sizeof(path), "%s/per_cpu/cpu%d", tf->dir, n);
+		if (access(path, F_OK) < 0)
+			break;
+		n++;
+	}
+	return n;
+}

@@ -1,0 +1,273 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Recording tests: trawl record against the real kernel, checked with
+# `trace-cmd report` (Debian trace-cmd 3.1.6). Root and tracefs only: skipped
+# (exit 77) otherwise. Every test snapshots every tracefs setting a recorder
+# could change and checks it is identical afterwards, also after failures.
+# Each recording lasts a second or less.
+# usage: test-record.sh TRAWL PINGPONG
+set -u
+TRAWL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+LOAD=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+TFS=/sys/kernel/tracing
+export LC_ALL=C
+
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: recording tests need root (tracefs control files are root's)"
+	exit 77
+fi
+if [ ! -e $TFS/trace ]; then
+	mount -t tracefs nodev $TFS 2>/dev/null
+fi
+if [ ! -e $TFS/trace ]; then
+	echo "SKIP: no tracefs at $TFS and it cannot be mounted"
+	exit 77
+fi
+if ! command -v trace-cmd >/dev/null; then
+	echo "SKIP: trace-cmd is needed to check the files (apt-get install trace-cmd)"
+	exit 77
+fi
+# One recording at a time, also across the release and ASan builds.
+exec 9>/tmp/trawl-record-tests.lock
+flock 9
+
+T=$(mktemp -d)
+SMALL=$T/small
+trap 'mountpoint -q "$SMALL" && umount "$SMALL"; rm -rf "$T"' EXIT
+fails=0
+n=0
+
+check() { # check NAME CONDITION-COMMAND...
+	local name=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then
+		echo "ok $n - $name"
+	else
+		echo "not ok $n - $name"
+		fails=$((fails + 1))
+	fi
+}
+
+# Every setting trawl record may touch, top level and per CPU, every event's
+# enable, filter and trigger that is not the default, and the instances.
+snapshot() {
+	(
+		cd $TFS || exit 1
+		for f in tracing_on current_tracer trace_clock buffer_size_kb \
+			buffer_percent options/overwrite events/enable set_event \
+			saved_cmdlines_size; do
+			[ -e "$f" ] && printf '%s: %s\n' "$f" "$(cat "$f")"
+		done
+		for c in per_cpu/cpu*; do
+			printf '%s: %s\n' "$c" "$(cat "$c/buffer_size_kb")"
+		done
+		grep -H -v '^none$' events/*/*/filter
+		grep -H -v '^#' events/*/*/trigger
+		grep -H -v '^0$' events/*/*/enable
+		ls instances
+	) 2>/dev/null
+}
+
+# Taken again before each group of tests, so the window in which someone
+# else changing tracefs could show up here stays short.
+begin() { snapshot >"$T/state.before"; }
+same_state() {
+	snapshot >"$T/state.after"
+	diff -u "$T/state.before" "$T/state.after" >&2
+}
+
+status() { # status WANT CMD... : run, keep stdout/stderr in $T/out $T/err
+	local want=$1
+	shift
+	"$@" >"$T/out" 2>"$T/err"
+	local got=$?
+	[ "$got" = "$want" ] || { echo "  exit $got, wanted $want: $*" >&2; cat "$T/err" >&2; return 1; }
+}
+
+# Events per CPU as trace-cmd report shows them, as JSON {"0": n, ...}.
+report_counts() {
+	trace-cmd report "$1" 2>/dev/null | python3 -c '
+import collections, json, re, sys
+c = collections.Counter()
+for line in sys.stdin:
+    m = re.search(r"\[(\d+)\]\s+\d+\.\d+:", line)
+    if m:
+        c[str(int(m.group(1)))] += 1
+print(json.dumps(c))'
+}
+
+counts_match() { # counts_match SUMMARY.json FILE.dat
+	report_counts "$2" >"$T/counts"
+	python3 - "$1" "$T/counts" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+got = json.load(open(sys.argv[2]))
+ok = True
+for cpu, x in s["cpus"].items():
+    if x["events"] != got.get(cpu, 0):
+        print("  cpu %s: trawl saved %d, trace-cmd report shows %d"
+              % (cpu, x["events"], got.get(cpu, 0)), file=sys.stderr)
+        ok = False
+if s["total_events"] != sum(got.values()):
+    ok = False
+sys.exit(0 if ok else 1)
+PY
+}
+
+# --- usage and environment -------------------------------------------------
+begin
+check "record --help" status 0 "$TRAWL" record --help
+check "record --help shows usage" grep -q "usage: trawl record" "$T/out"
+check "no events is a usage error" status 1 "$TRAWL" record -o "$T/x.dat" -d 0.1
+check "-f before any -e is a usage error" status 1 "$TRAWL" record -f 'prev_pid==0' -e sched:sched_switch
+check "bad -d" status 1 "$TRAWL" record -e sched:sched_switch -d abc
+check "--trigger without --flight-recorder" status 1 "$TRAWL" record -e sched:sched_switch --trigger sched:sched_switch
+check "unknown event exits 1" status 1 "$TRAWL" record -e no_such_event -o "$T/x.dat" -d 0.1
+check "unknown event is named" grep -q "no_such_event" "$T/err"
+check "bad filter exits 1" status 1 "$TRAWL" record -e sched:sched_switch -f 'no_field==1' -o "$T/x.dat" -d 0.1
+check "bad filter says where the fields are" grep -q "format" "$T/err"
+check "unknown clock exits 1" status 1 "$TRAWL" record -e sched:sched_switch --clock sundial -o "$T/x.dat" -d 0.1
+check "unwritable output exits 1" status 1 "$TRAWL" record -e sched:sched_switch -o "$T/no/such/dir/x.dat" -d 0.1
+check "unwritable output says what to do" grep -q -- "-o" "$T/err"
+if command -v setpriv >/dev/null; then
+	check "not root exits 2" status 2 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$TRAWL" record -e sched:sched_switch -o /tmp/trawl-nobody.dat -d 0.1
+	check "not root says so" grep -q "root" "$T/err"
+fi
+check "tracefs unchanged after the refusals" same_state
+
+# --- round trip -------------------------------------------------------------
+begin
+check "record sched and irq around a load" status 0 \
+	"$TRAWL" record -e 'sched:*' -e 'irq:*' -o "$T/rt.dat" --json -- sh -c "'$LOAD' 0.5 >/dev/null"
+cp "$T/out" "$T/rt.json"
+check "summary is JSON" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/rt.json"
+check "command status in the summary" python3 -c '
+import json, sys; assert json.load(open(sys.argv[1]))["command_status"] == 0' "$T/rt.json"
+check "trace-cmd report opens it" sh -c "trace-cmd report '$T/rt.dat' >'$T/rt.txt' 2>'$T/rt.err'"
+check "with sched_switch events" grep -q "sched_switch:" "$T/rt.txt"
+check "and wakeups from the load" grep -q "sched_wakeup:.*pingpong" "$T/rt.txt"
+check "events per CPU match trace-cmd report" counts_match "$T/rt.json" "$T/rt.dat"
+check "events on both CPUs" python3 -c '
+import json, sys; s = json.load(open(sys.argv[1]))
+sys.exit(0 if sum(1 for x in s["cpus"].values() if x["events"]) >= min(2, len(s["cpus"])) else 1)' "$T/rt.json"
+check "tracefs unchanged after a recording" same_state
+
+# --- filter -----------------------------------------------------------------
+begin
+check "record with a kernel filter" status 0 \
+	"$TRAWL" record -e sched:sched_switch -f 'prev_pid==0' -o "$T/f.dat" \
+	-- sh -c "'$LOAD' 0.2 >/dev/null; sleep 0.1; sleep 0.1"
+check "filtered file opens" sh -c "trace-cmd report -R '$T/f.dat' >'$T/f.txt' 2>/dev/null"
+# The sleeps leave CPUs idle, unless other work keeps both busy: then there
+# may be no switch from idle at all, which is no failure of the filter.
+grep -q "sched_switch:" "$T/f.txt" || echo "# note: no switch from idle recorded (busy machine?)"
+check "every switch has prev_pid=0" sh -c "! grep 'sched_switch:' '$T/f.txt' | grep -v 'prev_pid=0 '"
+check "record with a filter on the load's comm" status 0 \
+	"$TRAWL" record -e sched:sched_switch -f 'prev_comm=="pingpong"' -o "$T/f2.dat" \
+	-- sh -c "'$LOAD' 0.2 >/dev/null"
+check "that file opens" sh -c "trace-cmd report -R '$T/f2.dat' >'$T/f2.txt' 2>/dev/null"
+check "and has the load's switches" grep -q "sched_switch:.*prev_comm=pingpong" "$T/f2.txt"
+check "and no other switch" sh -c "! grep 'sched_switch:' '$T/f2.txt' | grep -v 'prev_comm=pingpong '"
+check "tracefs unchanged after a filter" same_state
+
+# --- the command does not start ----------------------------------------------
+begin
+check "a missing command exits 1" status 1 \
+	"$TRAWL" record -e sched:sched_switch -o "$T/n.dat" -- /nonexistent
+check "the error names it" grep -q "/nonexistent" "$T/err"
+check "the file is still valid" sh -c "trace-cmd report '$T/n.dat' >/dev/null 2>&1"
+check "tracefs unchanged after a failed command" same_state
+
+# --- stop by time and by signal ----------------------------------------------
+begin
+check "-d stops" status 0 "$TRAWL" record -e sched:sched_switch -o "$T/d.dat" -d 0.3
+check "-d file opens" sh -c "trace-cmd report '$T/d.dat' >/dev/null 2>&1"
+sigint_stops() {
+	"$TRAWL" record -e 'sched:*' -o "$T/int.dat" 2>"$T/err" &
+	local pid=$!
+	sleep 0.4
+	kill -INT $pid
+	wait $pid && trace-cmd report "$T/int.dat" 2>/dev/null | grep -q sched_
+}
+check "SIGINT stops and saves" sigint_stops
+sigterm_reaches_cmd() {
+	"$TRAWL" record -e sched:sched_switch -o "$T/term.dat" \
+		-- sh -c "echo \$\$ >'$T/cmd.pid'; exec sleep 30" 2>"$T/err" &
+	local pid=$!
+	sleep 0.4
+	kill -TERM $pid
+	wait $pid && trace-cmd report "$T/term.dat" >/dev/null 2>&1 || return 1
+	sleep 0.2
+	! kill -0 "$(cat "$T/cmd.pid")" 2>/dev/null
+}
+check "SIGTERM stops, saves and ends CMD" sigterm_reaches_cmd
+check "tracefs unchanged after signals" same_state
+
+# --- top level: settings changed and put back ----------------------------------
+begin
+check "--top-level with buffer size, clock, filter" status 0 \
+	"$TRAWL" record --top-level -b 2048 --clock mono -e sched:sched_switch -f 'prev_comm=="pingpong"' \
+	-e 'irq:*' -o "$T/top.dat" -- "$LOAD" 0.2
+check "the file says clock mono" sh -c "trace-cmd dump --options '$T/top.dat' 2>&1 | grep -q '\[mono\]'"
+check "top-level file opens" sh -c "trace-cmd report '$T/top.dat' 2>/dev/null | grep -q sched_switch"
+check "top-level settings put back" same_state
+check "--top-level with a failing command" status 1 \
+	"$TRAWL" record --top-level -b 2048 --clock global -e sched:sched_switch -o "$T/top2.dat" -- /nonexistent
+check "top-level settings put back after it" same_state
+check "--top-level with a bad filter" status 1 \
+	"$TRAWL" record --top-level -b 2048 -e 'sched:*' -f 'prev_pid==0' -o "$T/top3.dat" -d 0.1
+check "top-level settings put back after that" same_state
+
+# --- flight recorder -----------------------------------------------------------
+begin
+check "flight recorder around a load" status 0 \
+	"$TRAWL" record --flight-recorder -b 64 -e 'sched:*' -o "$T/fl.dat" --json -- sh -c "'$LOAD' 0.5 >/dev/null"
+cp "$T/out" "$T/fl.json"
+check "flight file opens with the load's last events" sh -c \
+	"trace-cmd report '$T/fl.dat' 2>/dev/null | grep -q 'pingpong'"
+check "flight file holds no more than the buffer" python3 -c '
+import json, sys; s = json.load(open(sys.argv[1]))
+# 64 KiB per CPU, plus the page the writer was on
+sys.exit(0 if all(x["bytes"] <= 64 * 1024 + 2 * 4096 for x in s["cpus"].values()) else 1)' "$T/fl.json"
+check "older events were overwritten" python3 -c '
+import json, sys; s = json.load(open(sys.argv[1]))
+sys.exit(0 if sum(x["overrun"] for x in s["cpus"].values()) > 0 else 1)' "$T/fl.json"
+check "flight counts match trace-cmd report" counts_match "$T/fl.json" "$T/fl.dat"
+sigusr1_saves() {
+	"$TRAWL" record --flight-recorder -b 64 -e sched:sched_switch -o "$T/us.dat" -d 1 2>"$T/err" &
+	local pid=$!
+	sleep 0.4
+	kill -USR1 $pid
+	wait $pid && trace-cmd report "$T/us.1.dat" >/dev/null 2>&1 &&
+		trace-cmd report "$T/us.dat" >/dev/null 2>&1
+}
+check "SIGUSR1 saves FILE.1.dat and goes on" sigusr1_saves
+check "trigger stops the buffer at the event" status 0 \
+	"$TRAWL" record --flight-recorder -b 64 -e sched:sched_switch -e sched:sched_process_exec \
+	--trigger 'sched:sched_process_exec if filename ~ "*true"' -o "$T/tr.dat" \
+	-- sh -c "'$LOAD' 0.2 >/dev/null; /bin/true; sleep 0.3"
+check "trigger message" grep -q "trigger fired" "$T/err"
+check "the triggering exec is the last exec saved" sh -c \
+	"trace-cmd report '$T/tr.dat' 2>/dev/null | grep sched_process_exec | tail -1 | grep -q 'filename=/bin/true'"
+check "tracefs unchanged after flight recordings" same_state
+
+# --- disk full -------------------------------------------------------------------
+begin
+mkdir -p "$SMALL"
+if mount -t tmpfs -o size=2m tmpfs "$SMALL" 2>/dev/null; then
+	check "disk full exits 2" status 2 "$TRAWL" record --no-kallsyms -e 'sched:*' -e 'irq:*' \
+		-o "$SMALL/full.dat" -- "$LOAD" 1
+	check "disk full says what to do" grep -q "free some space" "$T/err"
+	check "the partial file is readable" sh -c \
+		"trace-cmd report '$SMALL/full.dat' 2>/dev/null | grep -q sched_switch"
+	umount "$SMALL"
+	check "tracefs unchanged after a full disk" same_state
+else
+	echo "# SKIP disk-full tests: cannot mount a tmpfs"
+fi
+
+check "no instance left behind" sh -c "! ls $TFS/instances | grep -q '^trawl-'"
+echo "1..$n"
+[ $fails = 0 ]

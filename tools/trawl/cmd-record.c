@@ -1,0 +1,465 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trawl record: record kernel events into a trace.dat while a command runs,
+ * for a time, or until Ctrl-C. The recorder is the library's
+ * (trawl_record_*); this file runs the command, waits for signals (all
+ * blocked and taken with sigtimedwait, so there are no handlers to race
+ * with), draws the status line and prints the summary.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static void help(FILE *f)
+{
+	fprintf(f,
+		"usage: trawl record [-e EVENT [-f FILTER]]... [-o trace.dat] "
+		"[-b KB]\n"
+		"                    [--clock CLOCK] [-d SECONDS] "
+		"[--flight-recorder [--trigger EVENT]]\n"
+		"                    [--json] [-- CMD ARGS...]\n\n"
+		"Records kernel events into a trace.dat (trace-cmd's format; "
+		"`trace-cmd report`\nand KernelShark open it) until CMD exits, "
+		"SECONDS pass, or Ctrl-C / SIGTERM.\nNeeds root. Recording "
+		"uses a private tracefs instance, so the main buffer\nand its "
+		"settings stay as they are; everything is removed at the "
+		"end.\n\n"
+		"  -e EVENT        sched:sched_switch, 'sched:*', sched (a "
+		"system), sched_switch;\n"
+		"                  repeat for more\n"
+		"  -f FILTER       kernel event filter for the events of the "
+		"-e before it,\n"
+		"                  e.g. -e sched:sched_switch -f "
+		"'prev_pid==0'\n"
+		"  -o FILE         output (default trace.dat)\n"
+		"  -b KB           kernel buffer per CPU in KiB (default: as "
+		"it is)\n"
+		"  --clock CLOCK   trace clock: local, global, mono, boot, ... "
+		"(default local)\n"
+		"  -d SECONDS      stop after SECONDS (fractions allowed)\n"
+		"  --flight-recorder\n"
+		"                  keep only the last KB per CPU in the kernel "
+		"buffer, read\n"
+		"                  nothing while running, save at the end; "
+		"SIGUSR1 saves\n"
+		"                  what the buffer holds now to FILE.N.dat and "
+		"goes on\n"
+		"  --trigger 'SYSTEM:EVENT [if FILTER]'\n"
+		"                  flight recorder: when EVENT fires, tracing "
+		"stops (the\n"
+		"                  kernel's traceoff trigger) and the buffer "
+		"is "
+		"saved at once\n"
+		"  --top-level     record in the main tracefs buffer (as "
+		"trace-cmd does);\n"
+		"                  its settings are saved and put back\n"
+		"  --no-kallsyms   leave /proc/kallsyms out of the file (5 MB "
+		"or so)\n"
+		"  --json          summary as JSON on stdout\n"
+		"  -h, --help      this text\n\n"
+		"Exit status: 0 recorded, 1 bad usage or CMD could not start, "
+		"2 no tracefs\nor not root.\n");
+}
+
+struct options {
+	trawl_record_opts rec;
+	trawl_record_event *events;
+	size_t nevents;
+	double seconds;
+	int json;
+	char **cmd;
+};
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > max || s[0] == '-')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct options *o)
+{
+	static const struct option longs[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"clock", required_argument, NULL, 0x200},
+		{"flight-recorder", no_argument, NULL, 0x201},
+		{"trigger", required_argument, NULL, 0x202},
+		{"top-level", no_argument, NULL, 0x203},
+		{"no-kallsyms", no_argument, NULL, 0x204},
+		{"json", no_argument, NULL, 0x205},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	unsigned long v;
+	char *end;
+	memset(o, 0, sizeof(*o));
+	o->events = calloc((size_t)argc, sizeof(*o->events));
+	if (!o->events)
+		return EXIT_ENV;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+e:f:o:b:d:h", longs, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'e':
+			o->events[o->nevents++].name = optarg;
+			break;
+		case 'f':
+			if (!o->nevents) {
+				cli_error("-f applies to the -e before it; "
+					  "put it after an -e");
+				return EXIT_INPUT;
+			}
+			o->events[o->nevents - 1].filter = optarg;
+			break;
+		case 'o':
+			o->rec.output = optarg;
+			break;
+		case 'b':
+			if (parse_uint(optarg, 1ul << 30, &v) < 0 || !v) {
+				cli_error("-b takes KiB per CPU, a whole "
+					  "number > 0, not '%s'",
+					  optarg);
+				return EXIT_INPUT;
+			}
+			o->rec.buffer_kb = (unsigned)v;
+			break;
+		case 'd':
+			errno = 0;
+			o->seconds = strtod(optarg, &end);
+			if (errno || end == optarg || *end ||
+			    !(o->seconds > 0) || !isfinite(o->seconds)) {
+				cli_error("-d takes seconds > 0, not '%s'",
+					  optarg);
+				return EXIT_INPUT;
+			}
+			break;
+		case 0x200:
+			o->rec.clock = optarg;
+			break;
+		case 0x201:
+			o->rec.flags |= TRAWL_RECORD_FLIGHT;
+			break;
+		case 0x202:
+			o->rec.trigger = optarg;
+			break;
+		case 0x203:
+			o->rec.flags |= TRAWL_RECORD_TOP_LEVEL;
+			break;
+		case 0x204:
+			o->rec.flags |= TRAWL_RECORD_NO_KALLSYMS;
+			break;
+		case 0x205:
+			o->json = 1;
+			break;
+		case 'h':
+			help(stdout);
+			return -1;
+		default:
+			fprintf(stderr, "run `trawl record --help` for the "
+					"options\n");
+			return EXIT_INPUT;
+		}
+	}
+	if (!o->nevents) {
+		cli_error("no events to record; name some with -e, e.g. -e "
+			  "'sched:*' -e 'irq:*'");
+		return EXIT_INPUT;
+	}
+	if (o->rec.trigger && !(o->rec.flags & TRAWL_RECORD_FLIGHT)) {
+		cli_error("--trigger works with --flight-recorder");
+		return EXIT_INPUT;
+	}
+	o->rec.events = o->events;
+	o->rec.nevents = o->nevents;
+	if (!o->rec.output)
+		o->rec.output = "trace.dat";
+	o->cmd = optind < argc ? argv + optind : NULL;
+	return EXIT_OK;
+}
+
+struct child {
+	pid_t pid;
+	int exec_fd; /* read end: errno of a failed exec, or EOF */
+	int status;
+	int done;
+};
+
+/*
+ * Start CMD with the signal mask and dispositions it would have had. A
+ * close-on-exec pipe tells whether exec worked: EOF when it did, the errno
+ * when it did not.
+ */
+static int spawn(struct child *ch, char **cmd, const sigset_t *old)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(p[0]);
+		close(p[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		sigprocmask(SIG_SETMASK, old, NULL);
+		execvp(cmd[0], cmd);
+		int e = errno;
+		if (write(p[1], &e, sizeof(e)) < 0) {
+			/* the parent sees EOF and a 127 exit */
+		}
+		_exit(127);
+	}
+	close(p[1]);
+	ch->pid = pid;
+	ch->exec_fd = p[0];
+	return 0;
+}
+
+static int exec_error(struct child *ch)
+{
+	int e = 0;
+	ssize_t k;
+	do
+		k = read(ch->exec_fd, &e, sizeof(e));
+	while (k < 0 && errno == EINTR);
+	close(ch->exec_fd);
+	ch->exec_fd = -1;
+	return k == sizeof(e) ? e : 0;
+}
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* x.dat -> x.N.dat for the Nth SIGUSR1 save */
+static void snapshot_name(char *out, size_t n, const char *output, int k)
+{
+	size_t len = strlen(output);
+	if (len > 4 && !strcmp(output + len - 4, ".dat"))
+		snprintf(out, n, "%.*s.%d.dat", (int)(len - 4), output, k);
+	else
+		snprintf(out, n, "%s.%d", output, k);
+}
+
+static void summary_text(trawl_record *r, const struct options *o,
+			 const char *path, double secs)
+{
+	int flight = o->rec.flags & TRAWL_RECORD_FLIGHT;
+	uint64_t ev = 0, by = 0, ov = 0, dr = 0;
+	fprintf(stderr, "trawl: saved %s (%.1f MB) after %.2f s\n", path,
+		(double)trawl_record_file_size(r) / 1e6, secs);
+	fprintf(stderr, "  cpu %12s %14s %12s %12s\n", "events", "bytes",
+		flight ? "overwritten" : "overrun", "dropped");
+	for (int c = 0; c < trawl_record_cpu_count(r); c++) {
+		const trawl_record_cpu *x = trawl_record_cpu_stats(r, c);
+		fprintf(stderr, "  %3d %12llu %14llu %12llu %12llu\n", c,
+			(unsigned long long)x->events,
+			(unsigned long long)x->bytes,
+			(unsigned long long)x->overrun,
+			(unsigned long long)x->dropped);
+		ev += x->events;
+		by += x->bytes;
+		ov += x->overrun;
+		dr += x->dropped;
+	}
+	fprintf(stderr, "  all %12llu %14llu %12llu %12llu\n",
+		(unsigned long long)ev, (unsigned long long)by,
+		(unsigned long long)ov, (unsigned long long)dr);
+	if (!flight && ov + dr)
+		fprintf(stderr,
+			"trawl: %llu events were lost (the reader fell "
+			"behind); a bigger buffer (-b) or fewer events "
+			"helps\n",
+			(unsigned long long)(ov + dr));
+}
+
+static void summary_json(trawl_record *r, const struct options *o,
+			 const char *path, double secs, const struct child *ch)
+{
+	FILE *f = stdout;
+	uint64_t ev = 0, lost = 0;
+	fputs("{\n  \"output\": ", f);
+	json_string(f, path, strlen(path));
+	fprintf(f,
+		",\n  \"mode\": \"%s\",\n  \"file_size\": %llu,\n"
+		"  \"duration\": %lld,\n  \"cpus\": {",
+		o->rec.flags & TRAWL_RECORD_FLIGHT ? "flight_recorder"
+						   : "stream",
+		(unsigned long long)trawl_record_file_size(r),
+		(long long)llround(secs * 1e9));
+	for (int c = 0; c < trawl_record_cpu_count(r); c++) {
+		const trawl_record_cpu *x = trawl_record_cpu_stats(r, c);
+		fprintf(f,
+			"%s\n    \"%d\": {\"events\": %llu, \"bytes\": %llu, "
+			"\"overrun\": %llu, \"dropped\": %llu}",
+			c ? "," : "", c, (unsigned long long)x->events,
+			(unsigned long long)x->bytes,
+			(unsigned long long)x->overrun,
+			(unsigned long long)x->dropped);
+		ev += x->events;
+		lost += x->overrun + x->dropped;
+	}
+	fprintf(f, "\n  },\n  \"total_events\": %llu,\n",
+		(unsigned long long)ev);
+	fprintf(f, "  \"lost_events\": %llu,\n  \"command_status\": ",
+		(unsigned long long)lost);
+	if (ch->pid && ch->done && WIFEXITED(ch->status))
+		fprintf(f, "%d\n}\n", WEXITSTATUS(ch->status));
+	else if (ch->pid && ch->done && WIFSIGNALED(ch->status))
+		fprintf(f, "%d\n}\n", 128 + WTERMSIG(ch->status));
+	else
+		fputs("null\n}\n", f);
+}
+
+static void reap(struct child *ch, int block)
+{
+	if (!ch->pid || ch->done)
+		return;
+	pid_t p;
+	do
+		p = waitpid(ch->pid, &ch->status, block ? 0 : WNOHANG);
+	while (p < 0 && errno == EINTR);
+	if (p == ch->pid || (p < 0 && errno == ECHILD))
+		ch->done = 1;
+}
+
+static int record(struct options *o)
+{
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, &old);
+
+	trawl_error err = {0};
+	struct child ch = {.pid = 0, .exec_fd = -1};
+	int status = EXIT_OK, tty = isatty(2),
+	    flight = o->rec.flags & TRAWL_RECORD_FLIGHT;
+	trawl_record *r = trawl_record_start(&o->rec, &err);
+	if (!r) {
+		cli_error("%s", err.msg);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return err.code == TRAWL_EENV ? EXIT_ENV : EXIT_INPUT;
+	}
+	double start = now(), end = o->seconds ? start + o->seconds : 0;
+	if (o->cmd) {
+		int rc = spawn(&ch, o->cmd, &old);
+		int e = rc < 0 ? -rc : exec_error(&ch);
+		if (e) {
+			cli_error("cannot run %s: %s; the recording so far is "
+				  "saved",
+				  o->cmd[0], strerror(e));
+			status = EXIT_INPUT;
+			reap(&ch, 1);
+			goto stop;
+		}
+	}
+	int snapshots = 0;
+	for (;;) {
+		struct timespec wait = {0, 200 * 1000 * 1000};
+		siginfo_t si;
+		int sig = sigtimedwait(&set, &si, &wait);
+		if (sig == SIGCHLD) {
+			reap(&ch, 0);
+			if (ch.pid && ch.done)
+				break;
+		} else if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+			/* Ctrl-C reaches CMD from the terminal; a kill
+			 * aimed at us is passed on. */
+			if (ch.pid && !ch.done && si.si_code == SI_USER)
+				kill(ch.pid, sig);
+			break;
+		} else if (sig == SIGUSR1 && flight) {
+			char path[4096];
+			snapshot_name(path, sizeof(path), o->rec.output,
+				      ++snapshots);
+			if (tty)
+				fprintf(stderr, "\r%60s\r", "");
+			if (trawl_record_snapshot(r, path, &err) < 0)
+				cli_error("%s", err.msg);
+			else
+				summary_text(r, o, path, now() - start);
+		}
+		trawl_record_status st;
+		trawl_record_poll(r, &st);
+		if (st.failed || st.triggered)
+			break;
+		if (end && now() >= end)
+			break;
+		if (tty) {
+			if (flight)
+				fprintf(stderr,
+					"\rflight recorder armed: %.0f s ",
+					now() - start);
+			else
+				fprintf(stderr, "\rrecording: %.0f s, %.1f MB ",
+					now() - start, (double)st.bytes / 1e6);
+		}
+	}
+stop:;
+	trawl_record_status st;
+	trawl_record_poll(r, &st);
+	if (tty)
+		fprintf(stderr, "\r%60s\r", "");
+	if (st.triggered)
+		fprintf(stderr,
+			"trawl: the trigger fired; saving the buffer\n");
+	double secs = now() - start;
+	int rc = trawl_record_stop(r, &err);
+	if (rc < 0) {
+		cli_error("%s", err.msg);
+		/* A full disk is the machine's state, not bad input. */
+		status = err.sys_errno == ENOSPC ? EXIT_ENV : cli_status(rc);
+	}
+	if (trawl_record_file_size(r)) {
+		if (o->json)
+			summary_json(r, o, o->rec.output, secs, &ch);
+		else
+			summary_text(r, o, o->rec.output, secs);
+	}
+	trawl_record_free(r);
+	if (ch.pid && !ch.done) {
+		if (st.triggered && !o->seconds) {
+			fprintf(stderr, "trawl: waiting for %s to exit\n",
+				o->cmd[0]);
+			reap(&ch, 1);
+		} else {
+			reap(&ch, 0);
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return status;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct options o;
+	int rc = parse(argc, argv, &o);
+	if (rc == 0)
+		rc = record(&o);
+	else if (rc < 0)
+		rc = EXIT_OK; /* --help */
+	free(o.events);
+	return rc;
+}
