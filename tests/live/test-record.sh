@@ -149,6 +149,9 @@ check "trace-cmd report opens it" sh -c "trace-cmd report '$T/rt.dat' >'$T/rt.tx
 check "with sched_switch events" grep -q "sched_switch:" "$T/rt.txt"
 check "and wakeups from the load" grep -q "sched_wakeup:.*pingpong" "$T/rt.txt"
 check "events per CPU match trace-cmd report" counts_match "$T/rt.json" "$T/rt.dat"
+# the round trip: trawl's reader and trace-cmd agree on every event
+check "trawl report and trace-cmd report agree, event by event" \
+	python3 "$(dirname "$0")/../tools/check-dat-report.py" "$TRAWL" "$T/rt.dat"
 check "events on both CPUs" python3 -c '
 import json, sys; s = json.load(open(sys.argv[1]))
 sys.exit(0 if sum(1 for x in s["cpus"].values() if x["events"]) >= min(2, len(s["cpus"])) else 1)' "$T/rt.json"
