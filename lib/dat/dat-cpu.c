@@ -36,6 +36,10 @@
 #define MISSING_STORED	 (1u << 30)
 #define MAX_CHUNK	 (256u << 20)
 #define DROP_EVERY	 (4u << 20)
+#define POPULATE_AHEAD	 (2048u << 10)
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14 */
+#endif
 
 static void damage(tw_dat_cursor *c, uint64_t off, const char *why)
 {
@@ -107,7 +111,23 @@ static int load_chunk(tw_dat_cursor *c)
  */
 static void drop_behind(tw_dat_cursor *c)
 {
-	if (c->chunk || c->page_at < c->dropped + 2 * DROP_EVERY)
+	if (c->chunk)
+		return;
+	/*
+	 * Map the next stretch in one call rather than a fault every few
+	 * pages (kernels before 5.14 say EINVAL: faults it is, then).
+	 */
+	if (c->page_at >= c->populated && c->populated < c->data_len) {
+		uintptr_t from = ((uintptr_t)(c->data + c->page_at)) & ~4095ul;
+		size_t upto = c->page_at + POPULATE_AHEAD;
+		if (upto > c->data_len)
+			upto = c->data_len;
+		uintptr_t to = (uintptr_t)(c->data + upto);
+		if (to > from)
+			madvise((void *)from, to - from, MADV_POPULATE_READ);
+		c->populated = upto;
+	}
+	if (c->page_at < c->dropped + 2 * DROP_EVERY)
 		return;
 	uintptr_t from = ((uintptr_t)(c->data + c->dropped) + 4095) & ~4095ul;
 	uintptr_t to =

@@ -157,7 +157,8 @@ typedef struct tw_dat_cursor {
 	size_t chunk_cap;
 
 	size_t page_at; /* offset of the current page in data */
-	size_t dropped; /* mapped data before this was given back */
+	size_t dropped;	  /* mapped data before this was given back */
+	size_t populated; /* mapped data before this was mapped ahead */
 	const unsigned char *rec, *rec_end;
 	uint64_t ts; /* running timestamp */
 	uint64_t page_ts;
