@@ -288,7 +288,7 @@ static int prescan(trawl_trace *t, int *sorted, trawl_error *err)
 	uint64_t n = 0;
 	int rc;
 	*sorted = 1;
-	if (t->ops->prescan && t->opts.threads != 1) {
+	if (t->ops->prescan) {
 		int threads = t->opts.threads > 0 ? t->opts.threads : 2;
 		rc = t->ops->prescan(t, threads, sorted, err);
 		if (rc != -TRAWL_EUNSUPPORTED)
