@@ -52,56 +52,102 @@ static void damage(tw_dat_cursor *c, uint64_t off, const char *why)
 /* File offset of a byte of data, for messages (chunks: the chunk). */
 static uint64_t file_off(const tw_dat_cursor *c, const unsigned char *p)
 {
-	if (c->chunk && c->data == c->chunk)
+	if (c->compressed)
 		return c->data_file_off;
 	return c->data_file_off + (uint64_t)(p - c->data);
 }
 
-/* The next compressed chunk into c->chunk; 0 at the end or on damage. */
-static int load_chunk(tw_dat_cursor *c)
+static void walk_damage(tw_dat_chunker *w, uint64_t off, const char *why)
 {
-	const tw_dat_file *f = c->f;
-	/* trace-cmd's size leaves out the 4-byte chunk count */
-	uint64_t end = c->span->offset + 4 + c->span->size;
-	if (end > f->size)
-		end = f->size;
-	while (c->chunks_left) {
-		c->chunks_left--;
-		uint64_t at = c->next_chunk;
-		if (at > end || end - at < 8) {
-			damage(c, at, "a compressed chunk header past the end");
+	if (!w->damaged++) {
+		w->damage_off = off;
+		w->damage_why = why;
+	}
+}
+
+/* The next chunk into w->buf; 0 at the end or when the walk cannot go on. */
+static int chunk_next(const tw_dat_file *f, tw_dat_chunker *w)
+{
+	while (w->chunks_left) {
+		w->chunks_left--;
+		uint64_t at = w->next;
+		if (at > w->end || w->end - at < 8) {
+			walk_damage(w, at,
+				    "a compressed chunk header past "
+				    "the end");
 			return 0;
 		}
 		uint32_t csize = tw_dat_u32(f, f->map + at);
 		uint32_t usize = tw_dat_u32(f, f->map + at + 4);
-		if (csize > end - at - 8 || usize > MAX_CHUNK) {
-			damage(c, at, "a compressed chunk that does not fit");
+		if (csize > w->end - at - 8 || usize > MAX_CHUNK) {
+			walk_damage(w, at,
+				    "a compressed chunk that does not "
+				    "fit");
 			return 0;
 		}
-		c->next_chunk = at + 8 + csize;
-		if (usize > c->chunk_cap) {
-			unsigned char *p = tw_realloc(f->mem, c->chunk, usize);
+		w->next = at + 8 + csize;
+		if (usize > w->cap) {
+			unsigned char *p = tw_realloc(f->mem, w->buf, usize);
 			if (!p) {
-				damage(c, at, "a chunk too big for memory");
+				walk_damage(w, at,
+					    "a chunk too big for memory");
 				return 0;
 			}
-			c->chunk = p;
-			c->chunk_cap = usize;
+			w->buf = p;
+			w->cap = usize;
 		}
-		if (tw_dat_decompress(f, f->map + at + 8, csize, c->chunk,
+		if (tw_dat_decompress(f, f->map + at + 8, csize, w->buf,
 				      usize)) {
-			damage(c, at,
-			       "a compressed chunk that does not "
-			       "decompress");
+			walk_damage(w, at,
+				    "a compressed chunk that does not "
+				    "decompress");
 			continue; /* the next chunk may still be good */
 		}
-		c->data = c->chunk;
-		c->data_len = usize;
-		c->data_file_off = at;
-		c->page_at = 0;
+		w->len = usize;
+		w->at = at;
 		return 1;
 	}
 	return 0;
+}
+
+/* What the walk found wrong becomes the cursor's (same thread, or idle). */
+static void take_walk_damage(tw_dat_cursor *c)
+{
+	tw_dat_chunker *w = &c->walk;
+	if (!w->damaged)
+		return;
+	if (!c->damaged) {
+		c->damage_off = w->damage_off;
+		c->damage_why = w->damage_why;
+	}
+	c->damaged += w->damaged;
+	w->damaged = 0;
+}
+
+/* The walk's decoded chunk becomes the current one; buffers change hands. */
+static void use_walk_chunk(tw_dat_cursor *c)
+{
+	tw_dat_chunker *w = &c->walk;
+	unsigned char *b = c->chunk;
+	size_t cap = c->chunk_cap;
+	c->chunk = w->buf;
+	c->chunk_cap = w->cap;
+	w->buf = b;
+	w->cap = cap;
+	c->data = c->chunk;
+	c->data_len = w->len;
+	c->data_file_off = w->at;
+	c->page_at = 0;
+}
+
+/* The next compressed chunk becomes current; 0 at the end. */
+static int load_chunk(tw_dat_cursor *c)
+{
+	int got = chunk_next(c->f, &c->walk);
+	take_walk_damage(c);
+	if (got)
+		use_walk_chunk(c);
+	return got;
 }
 
 /*
@@ -111,7 +157,7 @@ static int load_chunk(tw_dat_cursor *c)
  */
 static void drop_behind(tw_dat_cursor *c)
 {
-	if (c->chunk)
+	if (c->compressed)
 		return;
 	/*
 	 * Map the next stretch in one call rather than a fault every few
@@ -186,9 +232,7 @@ static int next_page(tw_dat_cursor *c)
 	for (;;) {
 		if (load_page(c))
 			return 1;
-		if (!c->chunk && !c->chunks_left)
-			return 0;
-		if (!load_chunk(c))
+		if (!c->compressed || !load_chunk(c))
 			return 0;
 	}
 }
@@ -328,11 +372,14 @@ int tw_dat_cursor_next(tw_dat_cursor *c)
 int tw_dat_cursor_init(tw_dat_cursor *c, const tw_dat_file *f,
 		       const tw_dat_span *span)
 {
-	unsigned char *keep = c->chunk;
-	size_t keep_cap = c->chunk_cap;
+	/* chunk buffers are reused across rewinds */
+	unsigned char *chunk = c->chunk, *walk = c->walk.buf;
+	size_t chunk_cap = c->chunk_cap, walk_cap = c->walk.cap;
 	memset(c, 0, sizeof(*c));
-	c->chunk = keep; /* reused across rewinds */
-	c->chunk_cap = keep_cap;
+	c->chunk = chunk;
+	c->chunk_cap = chunk_cap;
+	c->walk.buf = walk;
+	c->walk.cap = walk_cap;
 	c->f = f;
 	c->span = span;
 	c->fast = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !f->big_endian &&
@@ -346,28 +393,29 @@ int tw_dat_cursor_init(tw_dat_cursor *c, const tw_dat_file *f,
 		c->done = 1;
 		return 0;
 	}
-	if (size > f->size - off) {
-		damage(c, f->size, "CPU data cut short: the file is truncated");
-		size = f->size - off;
-	}
 	if (f->compressed) {
-		if (size < 4) {
+		/* trace-cmd's size leaves out the 4-byte chunk count */
+		uint64_t end = off + 4 + size;
+		if (end > f->size) {
+			damage(c, f->size,
+			       "CPU data cut short: the file is truncated");
+			end = f->size;
+		}
+		c->compressed = 1;
+		if (end - off < 4) {
 			damage(c, off, "no chunk count");
 			c->done = 1;
 			return 0;
 		}
-		c->chunks_left = tw_dat_u32(f, f->map + off);
-		c->next_chunk = off + 4;
-		c->data = NULL;
-		c->data_len = 0;
-		if (!c->chunk) {
-			/* mark the cursor as chunked even before a load */
-			c->chunk = tw_malloc(f->mem, 1);
-			c->chunk_cap = c->chunk ? 1 : 0;
-			if (!c->chunk)
-				return -1;
-		}
+		c->walk.chunks_left = tw_dat_u32(f, f->map + off);
+		c->walk.next = off + 4;
+		c->walk.end = end;
 	} else {
+		if (size > f->size - off) {
+			damage(c, f->size,
+			       "CPU data cut short: the file is truncated");
+			size = f->size - off;
+		}
 		c->data = f->map + off;
 		c->data_len = (size_t)size;
 		c->data_file_off = off;
@@ -378,8 +426,10 @@ int tw_dat_cursor_init(tw_dat_cursor *c, const tw_dat_file *f,
 
 void tw_dat_cursor_fini(tw_dat_cursor *c)
 {
-	if (c->f)
+	if (c->f) {
 		tw_free(c->f->mem, c->chunk);
-	c->chunk = NULL;
-	c->chunk_cap = 0;
+		tw_free(c->f->mem, c->walk.buf);
+	}
+	c->chunk = c->walk.buf = NULL;
+	c->chunk_cap = c->walk.cap = 0;
 }

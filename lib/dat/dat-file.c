@@ -367,9 +367,64 @@ static int parse_printk(tw_dat_file *f, const char *s)
 	return rc;
 }
 
+static int cmp_cmdline(const void *a, const void *b)
+{
+	const tw_dat_cmdline *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/*
+ * "pid comm" lines. trawl keeps its own copy: libtraceevent's table also
+ * learns comms while printing (the sched_switch plugin registers them),
+ * and an event's comm must not depend on what was printed before it.
+ */
 static int parse_cmdlines(tw_dat_file *f, const char *s)
 {
+	size_t n = 0;
+	for (const char *p = s; *p; p++)
+		n += *p == '\n';
+	f->cmdline_text = tw_strndup(f->mem, s, strlen(s));
+	f->cmdlines = tw_calloc(f->mem, n + 1, sizeof(*f->cmdlines));
+	if (!f->cmdline_text || !f->cmdlines)
+		return -1;
+	size_t k = 0;
+	for (char *line = f->cmdline_text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		char *end;
+		long pid = strtol(line, &end, 10);
+		if (end == line || *end != ' ' || pid < 0 || pid > INT32_MAX ||
+		    !end[1] || k > n)
+			continue;
+		f->cmdlines[k] =
+			(tw_dat_cmdline){(int32_t)pid, (uint32_t)k, end + 1};
+		k++;
+	}
+	f->ncmdlines = k;
+	qsort(f->cmdlines, k, sizeof(*f->cmdlines), cmp_cmdline);
 	return tep_parse_saved_cmdlines(f->tep, s);
+}
+
+const char *tw_dat_comm(const tw_dat_file *f, int32_t pid)
+{
+	if (pid == 0)
+		return "<idle>";
+	size_t lo = 0, hi = f->ncmdlines;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (f->cmdlines[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* a pid listed twice: the last line is the newer name */
+	const char *comm = "<...>";
+	for (; lo < f->ncmdlines && f->cmdlines[lo].pid == pid; lo++)
+		comm = f->cmdlines[lo].comm;
+	return comm;
 }
 
 static int add_buffer(tw_dat_file *f, const char *name, const char *clock,
@@ -1033,6 +1088,8 @@ void tw_dat_file_close(tw_dat_file *f)
 	tw_free(f->mem, f->comp_name);
 	tw_free(f->mem, f->cpu_overrun);
 	tw_free(f->mem, f->formats);
+	tw_free(f->mem, f->cmdlines);
+	tw_free(f->mem, f->cmdline_text);
 	for (size_t i = 0; i < f->nblocks; i++)
 		tw_free(f->mem, f->blocks[i]);
 	tw_free(f->mem, f->blocks);

@@ -44,6 +44,13 @@ typedef struct tw_dat_format {
 	uint32_t order;
 } tw_dat_format;
 
+/* A saved cmdline: the comm the file gives a pid. */
+typedef struct tw_dat_cmdline {
+	int32_t pid;
+	uint32_t order;
+	const char *comm;
+} tw_dat_cmdline;
+
 /* The ring buffer's page header, from the file's header_page format. */
 typedef struct tw_dat_page_format {
 	uint32_t commit_offset;
@@ -82,6 +89,11 @@ typedef struct tw_dat_file {
 	size_t nformats, formats_cap;
 	void **blocks;
 	size_t nblocks;
+
+	/* saved cmdlines, sorted by pid */
+	tw_dat_cmdline *cmdlines;
+	size_t ncmdlines;
+	char *cmdline_text;
 
 	/* kallsyms: parsed on first use (tw_dat_load_kallsyms) */
 	const char *kallsyms_text; /* v6: in the map */
@@ -124,6 +136,9 @@ static inline uint64_t tw_dat_u64(const tw_dat_file *f, const void *p)
 int tw_dat_file_open(tw_dat_file *f, const tw_mem *mem, const char *name,
 		     const unsigned char *map, size_t size, trawl_error *err);
 void tw_dat_file_close(tw_dat_file *f);
+/* The comm of pid from the saved cmdlines: "<idle>" for 0, "<...>" when
+ * the file does not say. */
+const char *tw_dat_comm(const tw_dat_file *f, int32_t pid);
 /* Sort the format index by ID; then parse one format (NULL: none, or it
  * does not parse). */
 void tw_dat_index_formats(tw_dat_file *f);
@@ -134,6 +149,24 @@ void tw_dat_load_kallsyms(tw_dat_file *f);
 /* Decompress one block with the file's algorithm; 0 or -1 on failure. */
 int tw_dat_decompress(const tw_dat_file *f, const void *src, size_t n,
 		      void *dst, size_t out);
+
+/*
+ * The walk over one CPU's compressed chunks (count4, then csize4 usize4
+ * bytes per chunk): decodes the next chunk into buf. What it finds wrong is
+ * kept here until the cursor takes it.
+ */
+typedef struct tw_dat_chunker {
+	uint32_t chunks_left;
+	uint64_t next; /* file offset of the next chunk header */
+	uint64_t end;  /* of the CPU's data */
+	unsigned char *buf;
+	size_t cap;
+	size_t len;  /* decoded: bytes in buf */
+	uint64_t at; /* decoded: file offset of the chunk */
+	uint64_t damaged;
+	uint64_t damage_off;
+	const char *damage_why;
+} tw_dat_chunker;
 
 /*
  * A cursor over one CPU's records. Pages come from the map, or from
@@ -150,13 +183,13 @@ typedef struct tw_dat_cursor {
 	size_t data_len;
 	uint64_t data_file_off; /* file offset of data[0] (mapped), or of
 				 * the chunk (compressed) */
-	/* compressed: chunk walk */
-	uint32_t chunks_left;
-	uint64_t next_chunk; /* file offset of the next chunk header */
+	/* compressed: the current chunk, and the walk to the next one */
+	int compressed;
 	unsigned char *chunk;
 	size_t chunk_cap;
+	tw_dat_chunker walk;
 
-	size_t page_at; /* offset of the current page in data */
+	size_t page_at;	  /* offset of the current page in data */
 	size_t dropped;	  /* mapped data before this was given back */
 	size_t populated; /* mapped data before this was mapped ahead */
 	const unsigned char *rec, *rec_end;
@@ -179,6 +212,7 @@ typedef struct tw_dat_cursor {
 
 int tw_dat_cursor_init(tw_dat_cursor *c, const tw_dat_file *f,
 		       const tw_dat_span *span);
+
 /* Move to the next data record: 1 with cur_* set, 0 at the end. */
 int tw_dat_cursor_next(tw_dat_cursor *c);
 void tw_dat_cursor_fini(tw_dat_cursor *c);

@@ -179,9 +179,7 @@ static const char *comm_of(dat_reader *r, int32_t pid, uint32_t *len)
 	struct comm_slot *s = &r->comms[(uint32_t)pid % COMM_CACHE];
 	if (!s->comm || s->pid != pid) {
 		s->pid = pid;
-		s->comm = tep_data_comm_from_pid(r->f.tep, pid);
-		if (!s->comm)
-			s->comm = "<...>";
+		s->comm = tw_dat_comm(&r->f, pid);
 		s->len = (uint32_t)strlen(s->comm);
 	}
 	*len = s->len;
@@ -967,7 +965,7 @@ static void progress(const trawl_trace *t, uint64_t *done, uint64_t *total)
 		const tw_dat_span *s = &r->f.spans[i];
 		n += s->size;
 		uint64_t at = c->done		? s->size
-			      : r->f.compressed ? c->next_chunk - s->offset
+			      : r->f.compressed ? c->data_file_off - s->offset
 						: c->page_at;
 		d += at < s->size ? at : s->size;
 	}
