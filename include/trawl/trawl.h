@@ -16,6 +16,7 @@
 #include "field.h"
 #include "record.h"
 #include "trace.h"
+#include "analysis.h"
 
 #define TRAWL_VERSION "0.1.0"
 

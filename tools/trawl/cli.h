@@ -22,6 +22,10 @@ struct command {
 int cmd_stats(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_latency(int argc, char **argv);
+int cmd_irq(int argc, char **argv);
+int cmd_workqueue(int argc, char **argv);
+int cmd_slices(int argc, char **argv);
 
 /* Print "trawl: <msg>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -73,5 +77,63 @@ void csv_field(FILE *f, const char *s, size_t n);
 int is_json_integer(const char *s, size_t n);
 void print_time(FILE *f, int64_t ns);
 void flags_string(const trawl_event *ev, char out[6]);
+
+/* Analysis subcommands (cli-analysis.c) */
+struct cli_analysis {
+	struct cli_input input;
+	trawl_analysis_opts opts;
+	int json, csv;
+	const char *path;
+};
+
+#define CLI_ANALYSIS_LONG_OPTIONS                                              \
+	{"json", no_argument, NULL, 0x200}, {"csv", no_argument, NULL, 0x201}, \
+		{"pid", required_argument, NULL, 0x202},                       \
+		{"comm", required_argument, NULL, 0x203},                      \
+		{"from", required_argument, NULL, 0x204},                      \
+		{"to", required_argument, NULL, 0x205},                        \
+		{"worst", required_argument, NULL, 0x206},                     \
+		CLI_INPUT_LONG_OPTIONS
+
+#define CLI_ANALYSIS_HELP                                                      \
+	"  --json         machine-readable output (durations and times in "    \
+	"integer ns)\n"                                                        \
+	"  --csv          one CSV table: the overall row, then one row per "   \
+	"key\n"                                                                \
+	"  --pid PID      only this task (thread id)\n"                        \
+	"  --comm NAME    only tasks of this name (exact)\n"                   \
+	"  --from T       ignore events before T (trace time in seconds as "   \
+	"shown,\n"                                                             \
+	"                 e.g. 4119.466128, or with a unit: ns, us, ms, s)\n"  \
+	"  --to T         ignore events after T\n"                             \
+	"  --worst N      keep the N longest instances (default "              \
+	"10)\n" CLI_INPUT_HELP
+
+/* What the rows of one result part are called. */
+struct cli_rows {
+	const char *rows_key;	  /* JSON array: "tasks", "irqs" ... */
+	const char *what;	  /* text: "wakeups", "handler runs" */
+	const char *id_key;	  /* "pid", "irq"; NULL: no id column */
+	const char *name_key;	  /* "comm", "name", "function" */
+	const char *worst_id_key; /* JSON key of trawl_instance.id, or NULL */
+	const char *start_label, *end_label;
+	int kind, cpu, self; /* columns shown */
+};
+
+/* Parse a common or analysis option: 1 taken, 0 not ours, -1 bad value. */
+int cli_analysis_option(struct cli_analysis *c, int opt, const char *arg);
+/* Check the options and take FILE; prints why not. Return: exit status. */
+int cli_analysis_args(struct cli_analysis *c, int argc, char **argv,
+		      const char *cmd);
+trawl_trace *cli_analysis_open(struct cli_analysis *c, int *status);
+/* Print every part of the result (styles[i] for part i); extra_json is
+ * printed as is after "analysis" (it ends with ",\n"). */
+int cli_print_results(trawl_analysis *a, const struct cli_analysis *c,
+		      const struct cli_rows *styles, const char *extra_json);
+/* "1ms", "250us", "2s", "100" (ns) */
+int cli_parse_duration(const char *s, int64_t *ns);
+/* "4119.466128" (seconds) or with a unit */
+int cli_parse_time(const char *s, int64_t *ns);
+void print_duration(FILE *f, int width, int64_t ns);
 
 #endif

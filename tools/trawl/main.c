@@ -13,6 +13,8 @@ static const struct command commands[] = {
 	 "counts per event and CPU, time span, lost events, bad lines"},
 	{"report", cmd_report, "every event in delivered (time) order"},
 	{"record", cmd_record, "record kernel events into a trace.dat (root)"},
+	{"latency", cmd_latency,
+	 "wakeup / preemption latency per task (percentiles, worst)"},
 };
 
 static void usage(FILE *f)
