@@ -47,11 +47,13 @@ static const char trace[] = "# tracer: nop\n" L(
 		L("b-20", 1, "100.000040",
 		  SW("b", "20", "S", "swapper/1",
 		     "0")) L("a-10", 0, "100.000050",
-			     WAKING("b", "20",
-				    "001")) L("a-10", 0, "100.000055",
-					      "sched_migrate_task: comm=b "
-					      "pid=20 "
-					      "prio=120 orig_cpu=1 dest_cpu=0")
+			     WAKING(
+				     "b",
+				     "20",
+				     "001")) L("a-10", 0, "100.000055",
+					       "sched_migrate_task: comm=b "
+					       "pid=20 "
+					       "prio=120 orig_cpu=1 dest_cpu=0")
 			L("a-10", 0, "100.000070",
 			  SW("a", "10", "R+", "b",
 			     "20")) L("<idle>-0", 1, "100.000080",

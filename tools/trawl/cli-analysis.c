@@ -260,9 +260,8 @@ static void print_rows_text(FILE *f, const trawl_result *r,
 	fputc('\n', f);
 	if (r->nworst) {
 		fprintf(f, "\nworst %zu:\n%-20s %-20s %8s %4s %-*s %10s\n",
-			r->nworst, st->start_label, st->end_label,
-			st->id_key ? st->id_key : "", "cpu", namew,
-			st->name_key, "duration");
+			r->nworst, st->start_label, st->end_label, "pid", "cpu",
+			namew, st->name_key, "duration");
 		for (size_t i = 0; i < r->nworst; i++) {
 			const trawl_instance *in = &r->worst[i];
 			print_time(f, in->start);

@@ -15,6 +15,9 @@ static const struct command commands[] = {
 	{"record", cmd_record, "record kernel events into a trace.dat (root)"},
 	{"latency", cmd_latency,
 	 "wakeup / preemption latency per task (percentiles, worst)"},
+	{"irq", cmd_irq, "hardirq / softirq durations, long-handler warnings"},
+	{"workqueue", cmd_workqueue,
+	 "work item execution time and queueing delay per function"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The analyses against an independent computation on real traces.
+
+Events come from `trace-cmd report -t -R` for a trace.dat (trace-cmd's own
+reader and its raw field values) or from the ftrace text itself, parsed here
+with regular expressions; nothing of trawl's reader is used. The rules are
+re-implemented from their definitions (docs/ARCHITECTURE.md, "Analyses"),
+then the per-task / per-irq / per-function numbers and the overall ones are
+compared with `trawl latency|irq|workqueue --json`.
+
+usage: check-analyses.py TRAWL FILE...
+"""
+import json
+import math
+import re
+import subprocess
+import sys
+
+LINE = re.compile(
+    r"^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+(?:\(\s*[-\d]+\)\s+)?\[(?P<cpu>\d+)\]\s+"
+    r"(?:[^\s]{4,5}\s+)?(?P<ts>\d+\.\d+):\s+(?P<event>\w+):\s*(?P<rest>.*)$")
+KV = re.compile(r"(\w+)=(.*?)(?=\s+\[?\w+=|\s+==>|\]?\s*$)")
+WQ_TEXT = re.compile(r"work struct[ =](\w+):?(?: function[ =](\S+))?")
+
+
+def to_ns(ts):
+    sec, frac = ts.split(".")
+    return int(sec) * 10**9 + int(frac.ljust(9, "0"))
+
+
+def events(path):
+    # trace.dat starts with "\x17\x08\x44tracing"
+    if open(path, "rb").read(10)[3:10] == b"tracing":
+        text = subprocess.run(["trace-cmd", "report", "-t", "-R", path],
+                              capture_output=True, text=True,
+                              check=True).stdout
+    else:
+        text = open(path, errors="replace").read()
+    out = []
+    for n, line in enumerate(text.splitlines()):
+        m = LINE.match(line)
+        if not m:
+            continue
+        f = dict((k, v.strip()) for k, v in KV.findall(m["rest"]))
+        w = WQ_TEXT.search(m["rest"])
+        if w:
+            f.setdefault("work", w[1])
+            if w[2]:
+                f.setdefault("function", w[2])
+        if "struct" in f and "work" not in f:
+            f["work"] = f["struct"]
+        out.append((to_ns(m["ts"]), n, int(m["cpu"]), int(m["pid"]),
+                    m["comm"], m["event"], f))
+    out.sort(key=lambda e: (e[0], e[1]))  # time, then record order
+    return out
+
+
+def runnable(state):
+    if state[:1].isdigit():
+        return int(state) & 0xff == 0
+    return state.startswith("R")
+
+
+def latency(evs, kind):
+    st, start, samples = {}, {}, {}
+    for ts, _, cpu, pid, comm, ev, f in evs:
+        if ev == "sched_switch":
+            prev, nxt = int(f["prev_pid"]), int(f["next_pid"])
+            if prev > 0:
+                if runnable(f["prev_state"]):
+                    st[prev], start[prev] = "runnable", ts
+                else:
+                    st[prev] = "off"
+            if nxt > 0:
+                want = "woken" if kind == "wakeup" else "runnable"
+                if st.get(nxt) == want:
+                    samples.setdefault(nxt, []).append(ts - start[nxt])
+                st[nxt] = "running"
+        elif kind == "wakeup" and ev in ("sched_waking", "sched_wakeup",
+                                         "sched_wakeup_new"):
+            p = int(f["pid"])
+            if p > 0 and p != pid and st.get(p, "unknown") in ("off",
+                                                               "unknown"):
+                st[p], start[p] = "woken", ts
+    return {("task", p, -1): v for p, v in samples.items()}
+
+
+SOFTIRQ = ["HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET",
+           "SCHED", "HRTIMER", "RCU"]
+
+
+def irq(evs):
+    open_, samples = {}, {}
+    for ts, _, cpu, pid, comm, ev, f in evs:
+        kind = {"irq_handler_entry": "hardirq", "irq_handler_exit": "hardirq",
+                "softirq_entry": "softirq", "softirq_exit": "softirq"}.get(ev)
+        if not kind:
+            continue
+        num = int(f["irq" if kind == "hardirq" else "vec"])
+        if ev.endswith("entry"):
+            open_[(kind, cpu)] = (num, ts)
+        else:
+            o = open_.pop((kind, cpu), None)
+            if o and o[0] == num:
+                samples.setdefault((kind, num, cpu), []).append(ts - o[1])
+    return samples
+
+
+def workqueue(evs):
+    queued, running, ex, qd = {}, {}, {}, {}
+    for ts, _, cpu, pid, comm, ev, f in evs:
+        if ev in ("workqueue_queue_work", "workqueue_activate_work"):
+            queued.setdefault(int(f["work"], 16), ts)
+        elif ev == "workqueue_execute_start":
+            w = int(f["work"], 16)
+            running[pid] = (w, ts, f["function"])
+            if w in queued:
+                qd.setdefault(("work", f["function"], -1), []).append(
+                    ts - queued.pop(w))
+        elif ev == "workqueue_execute_end":
+            r = running.pop(pid, None)
+            if r and r[0] == int(f["work"], 16):
+                ex.setdefault(("work", r[2], -1), []).append(ts - r[1])
+    return ex, qd
+
+
+def pct(v, p):
+    v = sorted(v)
+    return v[max(1, math.ceil(p / 100 * len(v))) - 1]
+
+
+fails = 0
+
+
+def check(name, want, got, exact=True):
+    global fails
+    ok = want == got if exact else abs(want - got) * 256 <= want
+    if not ok:
+        print(f"  {name}: trawl {got}, independent {want}")
+        fails += 1
+
+
+def compare(label, samples, part, rows_key, rowkey):
+    rows = {rowkey(r): r for r in part[rows_key]}
+    check(f"{label} rows", sorted(samples), sorted(rows))
+    allv = []
+    for key, v in samples.items():
+        allv += v
+        r = rows.get(key)
+        if not r:
+            continue
+        for k, want in (("count", len(v)), ("min", min(v)), ("max", max(v)),
+                        ("total", sum(v)), ("p50", pct(v, 50)),
+                        ("p90", pct(v, 90)), ("p99", pct(v, 99))):
+            check(f"{label} {key} {k}", want, r[k], len(v) <= 256 or
+                  k in ("count", "min", "max", "total"))
+    o = part["overall"]
+    check(f"{label} overall count", len(allv), o["count"])
+    if allv:
+        for k, p in (("p50", 50), ("p90", 90), ("p99", 99)):
+            check(f"{label} overall {k}", pct(allv, p), o[k],
+                  len(allv) <= 256)
+        check(f"{label} overall max", max(allv), o["max"])
+    return len(allv)
+
+
+def trawl(args):
+    return json.loads(subprocess.run([sys.argv[1]] + args, check=True,
+                                     capture_output=True, text=True).stdout)
+
+
+for path in sys.argv[2:]:
+    evs = events(path)
+    n = []
+    for kind in ("wakeup", "preempt"):
+        n.append(compare(f"{path} latency {kind}", latency(evs, kind),
+                         trawl(["latency", kind, "--json", path]), "tasks",
+                         lambda r: ("task", r["pid"], -1)))
+    n.append(compare(f"{path} irq", irq(evs), trawl(["irq", "--json", path]), "irqs",
+                     lambda r: (r["kind"], r["irq"], r["cpu"])))
+    ex, qd = workqueue(evs)
+    wq = trawl(["workqueue", "--json", path])
+    n.append(compare(f"{path} workqueue execution", ex, wq, "functions",
+                     lambda r: ("work", r["function"], -1)))
+    n.append(compare(f"{path} workqueue queue_delay", qd, wq["queue_delay"],
+                     "functions",
+                     lambda r: ("work", r["function"], -1)))
+    print(f"{path}: wakeup {n[0]}, preempt {n[1]}, irq {n[2]}, "
+          f"work {n[3]}, queue delay {n[4]} samples agree"
+          if not fails else f"{path}: {fails} differences")
+    if not all(n[:3]):
+        print(f"  {path}: expected samples of every kind")
+        fails += 1
+sys.exit(1 if fails else 0)
