@@ -55,6 +55,9 @@ typedef struct tw_row {
 	char *name;
 	int64_t max; /* for max_at */
 	int any;
+	/* values that are not durations (counters): exact min, max, total */
+	int vals;
+	int64_t vmin, vmax, vtotal;
 } tw_row;
 
 /* A kept worst instance, with its own copy of the name. */

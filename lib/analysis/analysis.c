@@ -275,6 +275,11 @@ static int finish_part(trawl_analysis *a, tw_part *p)
 		*o = r->row;
 		o->name = r->name;
 		trawl_hist_summary(r->h, &o->s);
+		if (r->vals) {
+			o->s.min = r->vmin;
+			o->s.max = r->vmax;
+			o->s.total = r->vtotal;
+		}
 	}
 	qsort(p->out_rows, p->nrows, sizeof(*p->out_rows), cmp_rows);
 	qsort(p->worst, p->nworst, sizeof(*p->worst), cmp_worst);

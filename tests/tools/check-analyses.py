@@ -17,6 +17,7 @@ import re
 import subprocess
 import sys
 
+MARK = re.compile(r"(?:buf=)?([BECSF])(?:\|(\d+)(?:\|([^|]*)(?:\|(-?\d+))?)?)?\s*$")
 LINE = re.compile(
     r"^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+(?:\(\s*[-\d]+\)\s+)?\[(?P<cpu>\d+)\]\s+"
     r"(?:[^\s]{4,5}\s+)?(?P<ts>\d+\.\d+):\s+(?P<event>\w+):\s*(?P<rest>.*)$")
@@ -50,6 +51,11 @@ def events(path):
                 f.setdefault("function", w[2])
         if "struct" in f and "work" not in f:
             f["work"] = f["struct"]
+        if m["event"] in ("print", "tracing_mark_write"):
+            b = m["rest"].split("buf=", 1)[-1]
+            mk = MARK.match(b)
+            f = {"marker": (mk[1], int(mk[2] or -1), mk[3], int(mk[4] or 0))
+                 if mk else None}
         out.append((to_ns(m["ts"]), n, int(m["cpu"]), int(m["pid"]),
                     m["comm"], m["event"], f))
     out.sort(key=lambda e: (e[0], e[1]))  # time, then record order
@@ -125,6 +131,34 @@ def workqueue(evs):
     return ex, qd
 
 
+def slices(evs):
+    stacks, sl, asy, open_async, counters = {}, {}, {}, {}, {}
+    self_time = {}
+    for ts, _, cpu, pid, comm, ev, f in evs:
+        mk = f.get("marker") if ev in ("print", "tracing_mark_write") else None
+        if not mk:
+            continue
+        kind, mpid, name, val = mk
+        st = stacks.setdefault(pid, [])
+        if kind == "B":
+            st.append([name, ts, 0])
+        elif kind == "E" and st:
+            name, t0, children = st.pop()
+            if st:
+                st[-1][2] += ts - t0
+            sl.setdefault(("slice", pid, name), []).append(ts - t0)
+            self_time[(pid, name)] = self_time.get((pid, name), 0) + \
+                ts - t0 - children
+        elif kind == "S":
+            open_async.setdefault((mpid, name, val), ts)
+        elif kind == "F" and (mpid, name, val) in open_async:
+            asy.setdefault(("async", mpid, name), []).append(
+                ts - open_async.pop((mpid, name, val)))
+        elif kind == "C":
+            counters.setdefault((mpid, name), []).append(val)
+    return sl, self_time, asy, counters
+
+
 def pct(v, p):
     v = sorted(v)
     return v[max(1, math.ceil(p / 100 * len(v))) - 1]
@@ -186,8 +220,24 @@ for path in sys.argv[2:]:
     n.append(compare(f"{path} workqueue queue_delay", qd, wq["queue_delay"],
                      "functions",
                      lambda r: ("work", r["function"], -1)))
+    sl, self_time, asy, counters = slices(evs)
+    js = trawl(["slices", "--json", path])
+    n.append(compare(f"{path} slices", sl, js, "slices",
+                     lambda r: ("slice", r["tid"], r["name"])))
+    for r in js["slices"]:
+        check(f"{path} slice {r['name']} self",
+              self_time.get((r["tid"], r["name"])), r["self"])
+    n.append(compare(f"{path} async", asy, js["async"], "slices",
+                     lambda r: ("async", r["pid"], r["name"])))
+    got = {(r["pid"], r["name"]): r for r in js["counters"]["counters"]}
+    check(f"{path} counters", sorted(counters), sorted(got))
+    for k, v in counters.items():
+        if k in got:
+            check(f"{path} counter {k}", (len(v), min(v), max(v), sum(v)),
+                  tuple(got[k][x] for x in ("count", "min", "max", "total")))
     print(f"{path}: wakeup {n[0]}, preempt {n[1]}, irq {n[2]}, "
-          f"work {n[3]}, queue delay {n[4]} samples agree"
+          f"work {n[3]}, queue delay {n[4]}, slices {n[5]}, async {n[6]}, "
+          f"counters {sum(map(len, counters.values()))} samples agree"
           if not fails else f"{path}: {fails} differences")
     if not all(n[:3]):
         print(f"  {path}: expected samples of every kind")

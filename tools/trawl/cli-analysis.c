@@ -184,12 +184,15 @@ static void json_summary(FILE *f, const trawl_summary *s)
 		(long long)s->max, (long long)s->total);
 }
 
-static void text_summary(FILE *f, const trawl_summary *s)
+static void text_summary(FILE *f, const trawl_summary *s, int values)
 {
 	fprintf(f, " %8llu", (unsigned long long)s->count);
 	const int64_t v[] = {s->min, s->p50, s->p90, s->p99, s->max};
 	for (size_t i = 0; i < 5; i++)
-		print_duration(f, 10, v[i]);
+		if (values) /* counters: plain numbers, not durations */
+			fprintf(f, " %9lld", (long long)v[i]);
+		else
+			print_duration(f, 10, v[i]);
 }
 
 static void text_name(FILE *f, const char *name, int width)
@@ -211,11 +214,8 @@ static void print_rows_text(FILE *f, const trawl_result *r,
 		if (n > namew)
 			namew = n > 40 ? 40 : n;
 	}
-	fprintf(f, "%s: %llu", r->name, (unsigned long long)r->overall.count);
-	fprintf(f, " %s", st->what);
-	if (st->rows_key)
-		fprintf(f, ", %zu %s", r->nrows, st->rows_key);
-	fputs("\n\n", f);
+	fprintf(f, "%s: %llu %s (%zu rows)\n\n", r->name,
+		(unsigned long long)r->overall.count, st->what, r->nrows);
 	if (st->kind)
 		fprintf(f, "%-8s ", "kind");
 	if (st->id_key)
@@ -240,7 +240,7 @@ static void print_rows_text(FILE *f, const trawl_result *r,
 		if (st->cpu)
 			fprintf(f, "%4d ", row->cpu);
 		text_name(f, row->name, namew);
-		text_summary(f, &row->s);
+		text_summary(f, &row->s, st->values);
 		if (st->self) {
 			print_duration(f, 10, row->self);
 			fprintf(f, " %5d", row->depth);
@@ -256,7 +256,7 @@ static void print_rows_text(FILE *f, const trawl_result *r,
 	if (st->cpu)
 		fprintf(f, "%4s ", "");
 	text_name(f, "(overall)", namew);
-	text_summary(f, &r->overall);
+	text_summary(f, &r->overall, st->values);
 	fputc('\n', f);
 	if (r->nworst) {
 		fprintf(f, "\nworst %zu:\n%-20s %-20s %8s %4s %-*s %10s\n",

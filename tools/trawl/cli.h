@@ -118,6 +118,7 @@ struct cli_rows {
 	const char *worst_id_key; /* JSON key of trawl_instance.id, or NULL */
 	const char *start_label, *end_label;
 	int kind, cpu, self; /* columns shown */
+	int values;	     /* numbers are values, not durations */
 };
 
 /* Parse a common or analysis option: 1 taken, 0 not ours, -1 bad value. */

@@ -18,6 +18,8 @@ static const struct command commands[] = {
 	{"irq", cmd_irq, "hardirq / softirq durations, long-handler warnings"},
 	{"workqueue", cmd_workqueue,
 	 "work item execution time and queueing delay per function"},
+	{"slices", cmd_slices,
+	 "systrace/atrace B/E slices, S/F async slices, C counters"},
 };
 
 static void usage(FILE *f)
