@@ -168,6 +168,67 @@ check "large window is exact" python3 -c "
 import json,sys; e=json.load(open('$T/out')); k=[(x['time'],x['seq']) for x in e]; sys.exit(k!=sorted(k))"
 check "bad --window" status 1 "$TRAWL" stats --window 0 "$SAMPLE"
 
+# analyses: help, options, JSON per DESIGN.md (tests/tools/check-analyses.py
+# checks the numbers against an independent computation)
+for cmd in "latency wakeup" "latency preempt" irq workqueue slices; do
+	check "$cmd --help" status 0 "$TRAWL" $cmd --help
+	check "$cmd --help shows usage" grep -q "usage: trawl ${cmd%% *}" "$T/out"
+	check "$cmd without FILE" status 1 "$TRAWL" $cmd
+	check "$cmd bad option" status 1 "$TRAWL" $cmd --bogus "$SAMPLE"
+	check "$cmd --json and --csv together" status 1 "$TRAWL" $cmd --json --csv "$SAMPLE"
+	check "$cmd text" status 0 "$TRAWL" $cmd "$SAMPLE"
+	check "$cmd text has the overall row" grep -q "(overall)" "$T/out"
+	check "$cmd --csv" status 0 "$TRAWL" $cmd --csv "$SAMPLE"
+	check "$cmd csv rows have the header's columns" python3 -c "
+import csv,sys; r=list(csv.reader(open('$T/out'))); sys.exit(not (len(r) > 1 and all(len(x) == len(r[0]) for x in r) and r[1][r[0].index('kind')] == 'overall'))"
+	check "$cmd --json on trace.dat" status 0 "$TRAWL" $cmd --json "$FIX/tc.dat"
+	check "$cmd json follows DESIGN.md" python3 - "$T/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+o = d["overall"]
+assert all(isinstance(o[k], int) for k in ("count", "min", "p50", "p90", "p99", "max")), o
+assert o["count"] > 0 and o["min"] <= o["p50"] <= o["p90"] <= o["p99"] <= o["max"]
+rows = next(v for k, v in d.items() if k in ("tasks", "irqs", "functions", "slices"))
+assert sum(r["count"] for r in rows) == o["count"]
+assert all("count" in r and isinstance(r["max_at"], int) for r in rows)
+assert max(r["max"] for r in rows) == o["max"]
+assert all(w["end"] - w["start"] == w["duration"] for w in d["worst"])
+PY
+done
+check "latency needs a kind" status 1 "$TRAWL" latency
+check "latency unknown kind" status 1 "$TRAWL" latency frobs "$SAMPLE"
+check "latency unknown kind is named" grep -q "not 'frobs'" "$T/err"
+check "latency --pid" status 0 "$TRAWL" latency wakeup --json --pid 15776 "$SAMPLE"
+check "latency --pid keeps one task" python3 -c "
+import json,sys; d=json.load(open('$T/out')); sys.exit(not ([r['pid'] for r in d['tasks']] == [15776] and d['overall']['count'] == d['tasks'][0]['count']))"
+check "latency --comm with a space" status 0 "$TRAWL" latency wakeup --json --comm "Web Content" "$SAMPLE"
+check "latency --comm keeps that name" python3 -c "
+import json,sys; d=json.load(open('$T/out')); sys.exit(not (d['tasks'] and all(r['comm'] == 'Web Content' for r in d['tasks'])))"
+check "latency --from/--to" status 0 "$TRAWL" latency wakeup --json --from 4119.47 --to 4119.475 "$SAMPLE"
+check "the window keeps instances inside it" python3 -c "
+import json,sys; d=json.load(open('$T/out')); sys.exit(not (d['worst'] and all(4119470000000 <= w['start'] and w['end'] <= 4119475000000 for w in d['worst'])))"
+check "bad --from" status 1 "$TRAWL" latency wakeup --from 12x "$SAMPLE"
+check "--to before --from" status 1 "$TRAWL" latency wakeup --from 5 --to 4 "$SAMPLE"
+check "--worst 3" status 0 "$TRAWL" latency wakeup --json --worst 3 "$SAMPLE"
+check "--worst 3 keeps three, longest first" python3 -c "
+import json,sys; w=json.load(open('$T/out'))['worst']; d=[x['duration'] for x in w]; sys.exit(not (len(w) == 3 and d == sorted(d, reverse=True)))"
+check "latency from stdin" status 0 sh -c "cat '$SAMPLE' | '$TRAWL' latency wakeup -"
+check "irq --threshold 8us warns" status 0 "$TRAWL" irq --threshold 8us "$SAMPLE"
+check "irq warning lines" grep -q "^warning: softirq 4 (BLOCK) on cpu 1 ran 10.0 us at 4119.466134000" "$T/out"
+check "irq --json long list" status 0 "$TRAWL" irq --json --threshold 8us "$SAMPLE"
+check "irq long entries are over the threshold" python3 -c "
+import json,sys; d=json.load(open('$T/out')); sys.exit(not (d['threshold'] == 8000 and d['long_count'] == len(d['long']) > 0 and all(x['duration'] > 8000 for x in d['long'])))"
+check "irq bad --threshold" status 1 "$TRAWL" irq --threshold fast "$SAMPLE"
+check "workqueue has queue_delay" status 0 "$TRAWL" workqueue --json "$SAMPLE"
+check "workqueue queue_delay object" python3 -c "
+import json,sys; d=json.load(open('$T/out')); sys.exit(not (d['queue_delay']['overall']['count'] > 0))"
+check "slices on systrace HTML" status 0 "$TRAWL" slices --json "$FIX/systrace.html"
+check "slices self <= total" python3 -c "
+import json,sys; d=json.load(open('$T/out')); sys.exit(not (d['slices'] and all(0 <= r['self'] <= r['total'] for r in d['slices']) and d['counters']['counters']))"
+check "analysis of a file without the events" status 0 "$TRAWL" workqueue --json "$FIX/handmade/function-tracer.txt"
+check "empty overall is all zeros" python3 -c "
+import json,sys; d=json.load(open('$T/out')); sys.exit(not (d['overall']['count'] == 0 and d['functions'] == []))"
+
 # golden files (tests/tools/golden, regenerate with regen-golden.sh)
 for g in "$HERE"/golden/*.cmd; do
 	[ -e "$g" ] || continue
