@@ -226,16 +226,15 @@ int tw_task_wanted(const trawl_analysis *a, int pid, const char *comm,
 
 int tw_prev_state_runnable(const trawl_event *ev, trawl_field f)
 {
+	/* The number first: trace.dat reads it straight from the record,
+	 * where its text would mean formatting the whole event. */
+	int64_t v;
+	if (!trawl_event_get_int(ev, f, &v))
+		return (v & 0xff) == 0;
 	size_t n;
 	const char *s = trawl_event_raw(ev, f, &n);
 	if (!s || !n)
 		return -1;
-	if (s[0] >= '0' && s[0] <= '9') {
-		int64_t v;
-		if (trawl_event_get_int(ev, f, &v))
-			return -1;
-		return (v & 0xff) == 0;
-	}
 	return s[0] == 'R';
 }
 
