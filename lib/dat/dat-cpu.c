@@ -246,33 +246,11 @@ static int64_t to_ns(const tw_dat_file *f, uint64_t ts)
 	return (int64_t)(ts + (uint64_t)f->ts_offset);
 }
 
-int tw_dat_cursor_next(tw_dat_cursor *c)
+int tw_dat_cursor_next_slow(tw_dat_cursor *c)
 {
 	const tw_dat_file *f = c->f;
 	if (c->done)
 		return 0;
-	/*
-	 * The common case first: a small data record of a little-endian
-	 * file, whole in its page, in a file without time correction.
-	 */
-	if (TW_LIKELY(c->fast)) {
-		const unsigned char *p = c->rec;
-		size_t left = (size_t)(c->rec_end - p);
-		if (left >= 4) {
-			uint32_t word;
-			memcpy(&word, p, 4);
-			uint32_t type_len = word & 31;
-			size_t len = (size_t)type_len * 4;
-			if (type_len - 1 < 28 && len <= left - 4) {
-				c->ts += word >> 5;
-				c->cur = p + 4;
-				c->cur_len = (uint32_t)len;
-				c->rec = p + 4 + len;
-				c->cur_ts = (int64_t)c->ts;
-				return 1;
-			}
-		}
-	}
 	for (;;) {
 		const unsigned char *p = c->rec;
 		size_t left = (size_t)(c->rec_end - p);

@@ -213,8 +213,35 @@ typedef struct tw_dat_cursor {
 int tw_dat_cursor_init(tw_dat_cursor *c, const tw_dat_file *f,
 		       const tw_dat_span *span);
 
-/* Move to the next data record: 1 with cur_* set, 0 at the end. */
-int tw_dat_cursor_next(tw_dat_cursor *c);
+int tw_dat_cursor_next_slow(tw_dat_cursor *c);
+
+/*
+ * Move to the next data record: 1 with cur_* set, 0 at the end. The
+ * common case is inline: a small data record of a little-endian file,
+ * whole in its page, in a file without time correction.
+ */
+static inline int tw_dat_cursor_next(tw_dat_cursor *c)
+{
+	if (__builtin_expect(c->fast, 1)) {
+		const unsigned char *p = c->rec;
+		size_t left = (size_t)(c->rec_end - p);
+		if (left >= 4) {
+			uint32_t word;
+			memcpy(&word, p, 4);
+			uint32_t type_len = word & 31;
+			size_t len = (size_t)type_len * 4;
+			if (type_len - 1 < 28 && len <= left - 4) {
+				c->ts += word >> 5;
+				c->cur = p + 4;
+				c->cur_len = (uint32_t)len;
+				c->rec = p + 4 + len;
+				c->cur_ts = (int64_t)c->ts;
+				return 1;
+			}
+		}
+	}
+	return tw_dat_cursor_next_slow(c);
+}
 void tw_dat_cursor_fini(tw_dat_cursor *c);
 
 #endif
