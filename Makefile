@@ -7,6 +7,7 @@ DEBS := meson ninja-build pkg-config gcc clang libclang-rt-14-dev \
 	libcriterion-dev zlib1g-dev libzstd-dev zstd gzip python3 \
 	libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd
 SAMPLE := tests/fixtures/ftrace-irqinfo.txt
+SAMPLE_DAT := tests/fixtures/tc.dat
 BUILD := build
 ASAN := build-asan
 FUZZ := build-fuzz
@@ -44,6 +45,12 @@ run: build
 	@echo
 	@echo "== trawl report $(SAMPLE) --events 'sched_switch,print' (first 15)"
 	@$(BUILD)/trawl report $(SAMPLE) --events 'sched_switch,print' | head -n 15
+	@echo
+	@echo "== trawl latency wakeup $(SAMPLE)"
+	@$(BUILD)/trawl latency wakeup $(SAMPLE) | head -n 12
+	@echo
+	@echo "== trawl stats $(SAMPLE_DAT) (trace-cmd's trace.dat, v7 zstd)"
+	@$(BUILD)/trawl stats $(SAMPLE_DAT) | head -n 16
 
 $(ASAN)/build.ninja:
 	CC=clang meson setup $(ASAN) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
