@@ -33,7 +33,7 @@ struct wq {
 	tw_map works; /* work address -> queued time (or -1) */
 	int64_t *queued;
 	size_t nq, qcap;
-	trawl_field work, work_struct, function;
+	trawl_field work, function;
 };
 
 static void set_function(struct worker *w, const char *s, size_t n)
@@ -44,12 +44,11 @@ static void set_function(struct worker *w, const char *s, size_t n)
 	w->function[n] = '\0';
 }
 
-/* The work address; `trace` text shows queue_work's as "work struct=". */
+/* The work address (text shows it as "work struct=" or "work struct"). */
 static int work_of(const trawl_event *ev, struct wq *q, uint64_t *out)
 {
 	int64_t v;
-	if (trawl_event_get_int(ev, q->work, &v) &&
-	    trawl_event_get_int(ev, q->work_struct, &v))
+	if (trawl_event_get_int(ev, q->work, &v))
 		return -1;
 	*out = (uint64_t)v;
 	return 0;
@@ -235,9 +234,8 @@ TRAWL_API trawl_analysis *trawl_workqueue_new(trawl_trace *t,
 	tw_map_init(&q->workers, a->mem);
 	tw_map_init(&q->works, a->mem);
 	q->work = trawl_field_lookup(t, NULL, "work");
-	q->work_struct = trawl_field_lookup(t, NULL, "struct");
 	q->function = trawl_field_lookup(t, NULL, "function");
-	if (!q->work || !q->work_struct || !q->function)
+	if (!q->work || !q->function)
 		return tw_analysis_fail(a, -TRAWL_ENOMEM, err);
 	int rc = trawl_on(t, "workqueue_queue_work", on_queue, a);
 	if (!rc)

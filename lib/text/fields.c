@@ -17,7 +17,7 @@
 #include <emmintrin.h>
 #endif
 
-/* Patterns: literal text and {name} or {name:d} (digits only). */
+/* Patterns: literal text and {name} or {name:d} (a decimal integer). */
 struct pattern {
 	const char *event;
 	const char *pat;
@@ -57,8 +57,13 @@ struct matcher {
 	int steps;
 };
 
+/* A decimal integer, possibly negative (workqueue's "cpu=-1"). */
 static int digits_only(const char *s, size_t n)
 {
+	if (n > 0 && s[0] == '-') {
+		s++;
+		n--;
+	}
 	if (n == 0)
 		return 0;
 	for (size_t i = 0; i < n; i++)
