@@ -1168,12 +1168,13 @@ int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err)
 		t->compression = r->f.comp_zstd ? "zstd" : "zlib";
 	qsort(r->f.spans, r->f.nspans, sizeof(*r->f.spans), cmp_span);
 	tw_dat_index_formats(&r->f);
-	r->ncur = r->f.nspans;
-	r->cur = tw_calloc(&t->mem, r->ncur ? r->ncur : 1, sizeof(*r->cur));
-	r->heap = tw_calloc(&t->mem, r->ncur ? r->ncur : 1, sizeof(*r->heap));
+	size_t n = r->f.nspans;
+	r->cur = tw_calloc(&t->mem, n ? n : 1, sizeof(*r->cur));
+	r->heap = tw_calloc(&t->mem, n ? n : 1, sizeof(*r->heap));
 	if (!r->cur || !r->heap || common_layout(r))
 		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
 				   "out of memory");
+	r->ncur = n; /* only now: close walks the cursors */
 	t->stats.overwritten = r->f.overrun;
 	t->stats.bytes = len;
 	for (size_t i = 0; i < r->ncur; i++)

@@ -100,3 +100,16 @@ Test(oom, every_allocation_failure_is_a_clean_error)
 	unlink(path);
 	free(path);
 }
+
+/* The same for trace.dat: v7 with zstd chunks, and v6. */
+Test(oom, every_allocation_failure_in_trace_dat_is_a_clean_error)
+{
+	const char *dir = getenv("TRAWL_FIXTURES");
+	cr_assert(dir, "TRAWL_FIXTURES is not set");
+	const char *files[] = {"tc.dat", "tc-v6.dat"};
+	for (size_t i = 0; i < 2; i++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		sweep(path, 0);
+	}
+}
