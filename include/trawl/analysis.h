@@ -321,6 +321,111 @@ TRAWL_API trawl_analysis *trawl_slices_new(trawl_trace *t,
 					   trawl_error *err);
 
 /**
+ * struct trawl_sched_task - where one task's time went
+ * @pid:        thread id
+ * @comm:       its last name seen (borrowed, valid until the analysis is
+ *              freed)
+ * @count:      times it was switched in (run intervals begun)
+ * @run:        time on a CPU (ns)
+ * @runnable:   time waiting for a CPU: woken or preempted, not yet switched
+ *              in (ns)
+ * @sleep:      time off a CPU and not runnable (S, D, ... until the wakeup;
+ *              without wakeup events in the trace, until the switch-in)
+ * @switches:   times switched out
+ * @preempted:  of those, switched out while runnable (prev_state R / R+)
+ * @migrations: moves to another CPU (see trawl_sched_report.migrations_from)
+ *
+ * Times count only from a task's first known state: a trace that starts
+ * mid-way does not tell how long the first state lasted, so it is left out.
+ * A task's last state runs to the end of the trace (or of --to).
+ */
+typedef struct trawl_sched_task {
+	int pid;
+	const char *comm;
+	uint64_t count;
+	int64_t run, runnable, sleep;
+	uint64_t switches, preempted, migrations;
+} trawl_sched_task;
+
+/**
+ * struct trawl_sched_cpu - how busy one CPU was
+ * @cpu:      the CPU
+ * @busy:     time a task other than idle (pid 0) ran on it (ns)
+ * @idle:     time idle ran (ns)
+ * @switches: sched_switch events on it
+ *
+ * Counted from the CPU's first sched_switch (before it, which task ran is
+ * not known) to the end; busy + idle is that known span.
+ */
+typedef struct trawl_sched_cpu {
+	int cpu;
+	int64_t busy, idle;
+	uint64_t switches;
+} trawl_sched_cpu;
+
+/**
+ * struct trawl_sched_report - result of trawl_sched_new()
+ * @tasks:           per task, most run time first (idle, pid 0, is not a
+ *                   task; the pid and comm filters apply here)
+ * @ntasks:          number of them
+ * @overall:         the sums over @tasks (@pid -1, @comm "")
+ * @cpus:            per CPU that switched, by CPU number
+ * @ncpus:           number of them
+ * @start:           the first event seen (ns; --from when later)
+ * @end:             where open states were closed: the last event of the
+ *                   trace, or --to when earlier
+ * @migrations_from: "sched_migrate_task" when the trace has that event
+ *                   (each one with orig_cpu != dest_cpu counts), else
+ *                   "switch_in" (a switch-in on another CPU than the task's
+ *                   last one counts)
+ * @anomalies:       sequences that do not add up
+ * @nanomalies:      number of them
+ */
+typedef struct trawl_sched_report {
+	const trawl_sched_task *tasks;
+	size_t ntasks;
+	trawl_sched_task overall;
+	const trawl_sched_cpu *cpus;
+	size_t ncpus;
+	int64_t start, end;
+	const char *migrations_from;
+	const trawl_anomaly *anomalies;
+	size_t nanomalies;
+} trawl_sched_report;
+
+/**
+ * trawl_sched_new() - run, runnable and sleep time per task, busy per CPU
+ * @t:   the trace, before trawl_run()
+ * @o:   options, or NULL (@o->worst is not used)
+ * @err: OUT: why it failed, or NULL
+ *
+ * Each task is a state machine over sched_switch, the wakeup events
+ * (sched_waking, sched_wakeup, sched_wakeup_new) and sched_migrate_task, in
+ * the delivered order (equal timestamps go by record order): running from
+ * a switch-in to a switch-out; then runnable (prev_state R, R+) or asleep
+ * (anything else; dead, X or Z, ends the task); asleep until a wakeup,
+ * runnable until the switch-in. Nothing is assumed before a task's first
+ * event: a task only woken so far may have been running when the trace
+ * began, so if it is switched out before being switched in, that time is
+ * dropped. Read the result with trawl_sched_result().
+ *
+ * Return: the analysis, or NULL on error. Caller frees with
+ * trawl_analysis_free().
+ */
+TRAWL_API trawl_analysis *
+trawl_sched_new(trawl_trace *t, const trawl_analysis_opts *o, trawl_error *err);
+
+/**
+ * trawl_sched_result() - the result of a sched analysis, after trawl_run()
+ * @a: an analysis made by trawl_sched_new()
+ *
+ * Return: the result, or NULL for another kind of analysis or when out of
+ * memory.
+ * Lifetime: borrowed, valid until trawl_analysis_free().
+ */
+TRAWL_API const trawl_sched_report *trawl_sched_result(trawl_analysis *a);
+
+/**
  * trawl_analysis_result() - one part of the result, after trawl_run()
  * @a:    the analysis
  * @part: 0, 1, ... (see each analysis for its parts)

@@ -103,6 +103,7 @@ struct trawl_analysis {
 	/* per-analysis values read by accessors */
 	uint64_t long_count;
 	int is_irq;
+	int is_sched;
 };
 
 /* Make the analysis with parts named names[0..nparts). */

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trawl_sched_new() on hand-made traces; every expected number is worked
+ * out in the comments (times in us after 100 s).
+ */
+#include "analysis-test.h"
+
+#define SW(pc, pp, st, nc, np)                                                 \
+	"sched_switch: prev_comm=" pc " prev_pid=" pp                          \
+	" prev_prio=120 prev_state=" st " ==> next_comm=" nc " next_pid=" np   \
+	" next_prio=120"
+#define WAKING(c, p, cpu)                                                      \
+	"sched_waking: comm=" c " pid=" p " prio=120 target_cpu=" cpu
+#define MIGRATE(c, p, from, to)                                                \
+	"sched_migrate_task: comm=" c " pid=" p " prio=120 orig_cpu=" from     \
+	" dest_cpu=" to
+
+/*
+ * No sched_migrate_task: migrations are switch-ins on another CPU.
+ *
+ *  0 cpu0 idle -> a        a first seen: running from 0; cpu0 busy from 0
+ *  5 cpu1 c wakes b        b unknown: runnable from 5 (maybe running)
+ * 10 cpu1 c (S) -> b       c: nothing counted before, asleep from 10;
+ *                          b was waiting after all: runnable 5; cpu1 from 10
+ * 20 cpu0 a (R+) -> idle   a: run 20, preempted; cpu0 busy 20
+ * 30 cpu1 b (S) -> a       b: run 20; a: runnable 10, cpu0 -> cpu1: migration
+ * 30 cpu1 a wakes b        same time, after the switch in record order:
+ *                          b asleep 0, runnable from 30
+ * 35 cpu0 idle -> b        b: runnable 5, cpu1 -> cpu0: migration;
+ *                          cpu0 idle 15
+ * 50 cpu0 b (X) -> idle    b: run 15, dead: nothing more; cpu0 busy 15
+ * 60 cpu1 a (S) -> c       a: run 30; c: no wakeup seen, sleep 50; cpu1 busy 30
+ * 70 cpu1 c wakes a        a: sleep 10, runnable from 70
+ * 80 cpu0 idle -> d        d first seen: running from 80; cpu0 idle 30
+ * 85 cpu1 c wakes e        e unknown: runnable from 85 (maybe running)
+ * 90 cpu2 e (S) -> idle    e was running: the 5 is dropped, no anomaly;
+ *                          asleep from 90; cpu2 idle from 90
+ * 100 cpu1 a print         the trace ends: a runnable 30, c run 40,
+ *                          d run 20, e sleep 10; cpu0 busy 20, cpu1 busy 40,
+ *                          cpu2 idle 10
+ *
+ * a: count 2, run 50, runnable 40, sleep 10, switches 2, preempted 1, mig 1
+ * b: count 2, run 35, runnable 10, sleep 0, switches 2, preempted 0, mig 1
+ * c: count 1, run 40, runnable 0, sleep 50, switches 1
+ * d: count 1, run 20; e: count 0, sleep 10, switches 1
+ * cpu0: busy 55, idle 45, 5 switches; cpu1: busy 90, idle 0, 3 switches;
+ * cpu2: busy 0, idle 10, 1 switch.
+ */
+/* clang-format off */
+static const char trace[] = "# tracer: nop\n"
+	L("<idle>-0", 0, "100.000000", SW("swapper/0", "0", "R", "a", "10"))
+	L("c-30", 1, "100.000005", WAKING("b", "20", "001"))
+	L("c-30", 1, "100.000010", SW("c", "30", "S", "b", "20"))
+	L("a-10", 0, "100.000020", SW("a", "10", "R+", "swapper/0", "0"))
+	L("b-20", 1, "100.000030", SW("b", "20", "S", "a", "10"))
+	L("a-10", 1, "100.000030", WAKING("b", "20", "000"))
+	L("<idle>-0", 0, "100.000035", SW("swapper/0", "0", "R", "b", "20"))
+	L("b-20", 0, "100.000050", SW("b", "20", "X", "swapper/0", "0"))
+	L("a-10", 1, "100.000060", SW("a", "10", "S", "c", "30"))
+	L("c-30", 1, "100.000070", WAKING("a", "10", "001"))
+	L("<idle>-0", 0, "100.000080", SW("swapper/0", "0", "R", "d", "40"))
+	L("c-30", 1, "100.000085", WAKING("e", "50", "002"))
+	L("e-50", 2, "100.000090", SW("e", "50", "S", "swapper/2", "0"))
+	L("c-30", 1, "100.000100", "tracing_mark_write: hello");
+/* clang-format on */
+
+static const trawl_sched_task *task(const trawl_sched_report *r, int pid)
+{
+	for (size_t i = 0; i < r->ntasks; i++)
+		if (r->tasks[i].pid == pid)
+			return &r->tasks[i];
+	cr_assert_fail("no task %d", pid);
+	return NULL;
+}
+
+#define US(x) ((int64_t)(x)*1000)
+
+#define assert_task(t, n, run_, rbl, slp, sw, pre, mig)                        \
+	do {                                                                   \
+		cr_expect_eq((t)->count, (n), "%d count %llu", (t)->pid,       \
+			     (unsigned long long)(t)->count);                  \
+		cr_expect_eq((t)->run, US(run_), "%d run %lld", (t)->pid,      \
+			     (long long)(t)->run);                             \
+		cr_expect_eq((t)->runnable, US(rbl), "%d runnable %lld",       \
+			     (t)->pid, (long long)(t)->runnable);              \
+		cr_expect_eq((t)->sleep, US(slp), "%d sleep %lld", (t)->pid,   \
+			     (long long)(t)->sleep);                           \
+		cr_expect_eq((t)->switches, (sw), "%d switches", (t)->pid);    \
+		cr_expect_eq((t)->preempted, (pre), "%d preempted", (t)->pid); \
+		cr_expect_eq((t)->migrations, (mig), "%d migrations",          \
+			     (t)->pid);                                        \
+	} while (0)
+
+#define assert_cpu(c, id, busy_, idle_, sw)                                    \
+	do {                                                                   \
+		cr_expect_eq((c)->cpu, (id));                                  \
+		cr_expect_eq((c)->busy, US(busy_), "cpu%d busy %lld", (id),    \
+			     (long long)(c)->busy);                            \
+		cr_expect_eq((c)->idle, US(idle_), "cpu%d idle %lld", (id),    \
+			     (long long)(c)->idle);                            \
+		cr_expect_eq((c)->switches, (sw), "cpu%d switches", (id));     \
+	} while (0)
+
+Test(sched, times_switches_migrations_and_cpus_by_hand)
+{
+	struct run r;
+	run_open(&r, trace);
+	r.a = trawl_sched_new(r.t, NULL, NULL);
+	run_go(&r);
+	const trawl_sched_report *s = trawl_sched_result(r.a);
+	cr_assert_not_null(s);
+	cr_expect_eq(s->start, 100000000000);
+	cr_expect_eq(s->end, 100000100000, "closed at the trace's last event");
+	cr_expect_str_eq(s->migrations_from, "switch_in");
+	cr_assert_eq(s->ntasks, 5);
+	cr_expect_eq(s->tasks[0].pid, 10, "most run time first");
+	cr_expect_eq(s->tasks[1].pid, 30);
+	cr_expect_eq(s->tasks[2].pid, 20);
+	cr_expect_str_eq(task(s, 10)->comm, "a");
+	assert_task(task(s, 10), 2, 50, 40, 10, 2, 1, 1);
+	assert_task(task(s, 20), 2, 35, 10, 0, 2, 0, 1);
+	assert_task(task(s, 30), 1, 40, 0, 50, 1, 0, 0);
+	assert_task(task(s, 40), 1, 20, 0, 0, 0, 0, 0);
+	assert_task(task(s, 50), 0, 0, 0, 10, 1, 0, 0);
+	assert_task(&s->overall, 6, 145, 50, 70, 6, 1, 2);
+	cr_assert_eq(s->ncpus, 3);
+	assert_cpu(&s->cpus[0], 0, 55, 45, 5);
+	assert_cpu(&s->cpus[1], 1, 90, 0, 3);
+	assert_cpu(&s->cpus[2], 2, 0, 10, 1);
+	cr_expect_eq(s->nanomalies, 0);
+	cr_expect_null(trawl_sched_result(NULL));
+	run_done(&r);
+}
+
+/*
+ * --from 30 --to 70: as if the trace were those lines only.
+ * 30 b (S) -> a: b first seen asleep from 30; a running from 30 on cpu1
+ * 30 a wakes b: b asleep 0, runnable from 30
+ * 35 idle -> b (cpu0): b runnable 5, cpu1 -> cpu0 migration; cpu0 from 35
+ * 50 b (X): run 15; cpu0 busy 15
+ * 60 a (S) -> c: a run 30; c first seen running from 60; cpu1 busy 30
+ * 70 c wakes a: a sleep 10; end (--to) 70: c run 10, cpu0 idle 20,
+ *    cpu1 busy 10
+ */
+Test(sched, window_counts_nothing_before_the_first_event)
+{
+	struct run r;
+	run_open(&r, trace);
+	trawl_analysis_opts o = {
+		.filter = {.set = TRAWL_FILTER_FROM | TRAWL_FILTER_TO,
+			   .from = 100000030000,
+			   .to = 100000070000},
+	};
+	r.a = trawl_sched_new(r.t, &o, NULL);
+	run_go(&r);
+	const trawl_sched_report *s = trawl_sched_result(r.a);
+	cr_assert_not_null(s);
+	cr_expect_eq(s->start, 100000030000);
+	cr_expect_eq(s->end, 100000070000);
+	cr_assert_eq(s->ntasks, 3);
+	assert_task(task(s, 10), 1, 30, 0, 10, 1, 0, 0);
+	assert_task(task(s, 20), 1, 15, 5, 0, 2, 0, 1);
+	assert_task(task(s, 30), 1, 10, 0, 0, 0, 0, 0);
+	cr_assert_eq(s->ncpus, 2);
+	assert_cpu(&s->cpus[0], 0, 15, 20, 2);
+	assert_cpu(&s->cpus[1], 1, 40, 0, 2);
+	run_done(&r);
+}
+
+Test(sched, pid_filter_selects_rows_and_overall)
+{
+	struct run r;
+	run_open(&r, trace);
+	trawl_analysis_opts o = {
+		.filter = {.set = TRAWL_FILTER_PID, .pid = 20}};
+	r.a = trawl_sched_new(r.t, &o, NULL);
+	run_go(&r);
+	const trawl_sched_report *s = trawl_sched_result(r.a);
+	cr_assert_eq(s->ntasks, 1);
+	assert_task(&s->tasks[0], 2, 35, 10, 0, 2, 0, 1);
+	assert_task(&s->overall, 2, 35, 10, 0, 2, 0, 1);
+	cr_expect_eq(s->ncpus, 3, "CPUs are not filtered");
+	run_done(&r);
+}
+
+/*
+ * With sched_migrate_task, the events count (orig_cpu == dest_cpu does
+ * not), and the switch-in on another CPU is not counted again.
+ *  0 cpu0 idle -> a; 10 a (S) -> idle: run 10, asleep from 10
+ * 20 migrate a 0 -> 1; 21 migrate a 1 -> 1 (no move); 22 wakes a: sleep 12
+ * 30 cpu1 idle -> a: runnable 8; runs to the end, 45: run 15
+ * 40 cpu2 y (S) -> idle: y asleep from 40
+ * 45 cpu2 y (S) -> idle again: an anomaly; the 5 us are not counted
+ */
+/* clang-format off */
+static const char migrating[] =
+	L("<idle>-0", 0, "100.000000", SW("swapper/0", "0", "R", "a", "10"))
+	L("a-10", 0, "100.000010", SW("a", "10", "S", "swapper/0", "0"))
+	L("x-99", 1, "100.000020", MIGRATE("a", "10", "0", "1"))
+	L("x-99", 1, "100.000021", MIGRATE("a", "10", "1", "1"))
+	L("x-99", 1, "100.000022", WAKING("a", "10", "001"))
+	L("<idle>-0", 1, "100.000030", SW("swapper/1", "0", "R", "a", "10"))
+	L("y-77", 2, "100.000040", SW("y", "77", "S", "swapper/2", "0"))
+	L("y-77", 2, "100.000045", SW("y", "77", "S", "swapper/2", "0"));
+/* clang-format on */
+
+Test(sched, migrate_events_count_and_anomalies)
+{
+	struct run r;
+	run_open(&r, migrating);
+	r.a = trawl_sched_new(r.t, NULL, NULL);
+	run_go(&r);
+	const trawl_sched_report *s = trawl_sched_result(r.a);
+	cr_assert_not_null(s);
+	cr_expect_str_eq(s->migrations_from, "sched_migrate_task");
+	assert_task(task(s, 10), 2, 25, 8, 12, 1, 0, 1);
+	assert_task(task(s, 77), 0, 0, 0, 0, 2, 0, 0);
+	cr_assert_eq(s->nanomalies, 1);
+	cr_expect_str_eq(s->anomalies[0].what,
+			 "switch-out of a task not running");
+	cr_expect_eq(s->anomalies[0].first, 100000045000);
+	run_done(&r);
+}
