@@ -159,6 +159,89 @@ def slices(evs):
     return sl, self_time, asy, counters
 
 
+def after_switch_out(state):
+    """prev_state -> the state the task is left in."""
+    if state[:1].isdigit():
+        v = int(state) & 0xff
+        return "runnable" if v == 0 else "dead" if v & 0x30 else "asleep"
+    return ("runnable" if state.startswith("R") else
+            "dead" if state[:1] in ("X", "Z") else "asleep")
+
+
+def sched(evs):
+    """Per task: times in each state, counted only once a state's start was
+    seen; per CPU: busy (not pid 0) and idle from its first switch."""
+    st, tot, cpus = {}, {}, {}
+    migrate_traced = any(e[5] == "sched_migrate_task" for e in evs)
+    end = evs[-1][0] if evs else 0
+
+    def task(p):
+        return tot.setdefault(p, dict(count=0, run=0, runnable=0, sleep=0,
+                                      switches=0, preempted=0, migrations=0))
+
+    def close(p, ts):
+        # st[p] = (state, since, guessed, last_cpu)
+        s, since, guessed, _ = st.get(p, ("unknown", 0, False, -1))
+        if s in ("running", "runnable", "asleep") and not guessed:
+            key = {"running": "run", "runnable": "runnable",
+                   "asleep": "sleep"}[s]
+            task(p)[key] += ts - since
+
+    for ts, _, cpu, pid, comm, ev, f in evs:
+        if ev == "sched_switch":
+            prev, nxt = int(f["prev_pid"]), int(f["next_pid"])
+            if prev > 0:
+                s = st.get(prev, ("unknown", 0, False, -1))
+                if s[0] == "running":
+                    close(prev, ts)
+                t = task(prev)
+                t["switches"] += 1
+                new = after_switch_out(f["prev_state"])
+                t["preempted"] += new == "runnable"
+                st[prev] = (new, ts, False, cpu)
+            if nxt > 0:
+                s = st.get(nxt, ("unknown", 0, False, -1))
+                if s[0] == "runnable" and s[2]:
+                    # a wakeup of an unknown task, then its switch-in:
+                    # it did wait from the wakeup
+                    task(nxt)["runnable"] += ts - s[1]
+                elif s[0] != "running":
+                    close(nxt, ts)
+                t = task(nxt)
+                t["count"] += 1
+                if not migrate_traced and s[3] >= 0 and s[3] != cpu:
+                    t["migrations"] += 1
+                st[nxt] = ("running", ts, False, cpu)
+            c = cpus.get(cpu)
+            if c:
+                c[0 if c[2] else 1] += ts - c[3]
+            else:
+                c = cpus[cpu] = [0, 0, False, 0, 0]  # busy idle idle? since n
+            c[2], c[3] = nxt == 0, ts
+            c[4] += 1
+        elif ev in ("sched_waking", "sched_wakeup", "sched_wakeup_new"):
+            p = int(f["pid"])
+            if p <= 0:
+                continue
+            s = st.get(p, ("unknown", 0, False, -1))
+            if s[0] == "asleep":
+                close(p, ts)
+                st[p] = ("runnable", ts, False, s[3])
+            elif s[0] == "unknown" and p != pid:
+                task(p)
+                st[p] = ("runnable", ts, True, s[3])
+        elif ev == "sched_migrate_task":
+            p = int(f["pid"])
+            if p > 0 and f["orig_cpu"] != f["dest_cpu"]:
+                task(p)["migrations"] += 1
+    for p in tot:
+        close(p, end)
+    for c in cpus.values():
+        c[0 if c[2] else 1] += end - c[3]
+    return tot, {k: dict(busy=v[1], idle=v[0], switches=v[4])
+                 for k, v in cpus.items()}, end, migrate_traced
+
+
 def pct(v, p):
     v = sorted(v)
     return v[max(1, math.ceil(p / 100 * len(v))) - 1]
@@ -235,9 +318,29 @@ for path in sys.argv[2:]:
         if k in got:
             check(f"{path} counter {k}", (len(v), min(v), max(v), sum(v)),
                   tuple(got[k][x] for x in ("count", "min", "max", "total")))
+    tasks, cpus, end, mig = sched(evs)
+    js = trawl(["sched", "--json", path])
+    check(f"{path} sched end", end, js["end"])
+    check(f"{path} sched migrations_from",
+          "sched_migrate_task" if mig else "switch_in", js["migrations_from"])
+    got = {r["pid"]: r for r in js["tasks"]}
+    check(f"{path} sched tasks", sorted(tasks), sorted(got))
+    for p, want in tasks.items():
+        if p in got:
+            check(f"{path} sched task {p}", want,
+                  {k: got[p][k] for k in want})
+    for k in ("count", "run", "runnable", "sleep", "switches", "preempted",
+              "migrations"):
+        check(f"{path} sched overall {k}",
+              sum(t[k] for t in tasks.values()), js["overall"][k])
+    check(f"{path} sched cpus", cpus,
+          {c["cpu"]: {k: c[k] for k in ("busy", "idle", "switches")}
+           for c in js["cpus"]})
+    n.append(sum(t["switches"] for t in tasks.values()))
     print(f"{path}: wakeup {n[0]}, preempt {n[1]}, irq {n[2]}, "
           f"work {n[3]}, queue delay {n[4]}, slices {n[5]}, async {n[6]}, "
-          f"counters {sum(map(len, counters.values()))} samples agree"
+          f"counters {sum(map(len, counters.values()))} samples, "
+          f"sched {len(tasks)} tasks / {n[7]} switches agree"
           if not fails else f"{path}: {fails} differences")
     if not all(n[:3]):
         print(f"  {path}: expected samples of every kind")

@@ -229,6 +229,55 @@ check "analysis of a file without the events" status 0 "$TRAWL" workqueue --json
 check "empty overall is all zeros" python3 -c "
 import json,sys; d=json.load(open('$T/out')); sys.exit(not (d['overall']['count'] == 0 and d['functions'] == []))"
 
+# trawl sched (the numbers: tests/analysis/test-sched.c by hand,
+# check-analyses.py against an independent computation)
+check "sched --help" status 0 "$TRAWL" sched --help
+check "sched --help shows usage" grep -q "usage: trawl sched" "$T/out"
+check "sched without FILE" status 1 "$TRAWL" sched
+check "sched bad option" status 1 "$TRAWL" sched --bogus "$SAMPLE"
+check "sched --json and --csv together" status 1 "$TRAWL" sched --json --csv "$SAMPLE"
+check "sched text" status 0 "$TRAWL" sched "$SAMPLE"
+check "sched text has tasks, overall and cpus" sh -c "grep -q '(overall)' '$T/out' && grep -q 'Web Content' '$T/out' && grep -q '^ *cpu  *busy' '$T/out'"
+check "sched --csv" status 0 "$TRAWL" sched --csv "$SAMPLE"
+check "sched csv rows have the header's columns" python3 -c "
+import csv,sys; r=list(csv.reader(open('$T/out'))); k=[x[0] for x in r[1:]]
+sys.exit(not (all(len(x) == len(r[0]) for x in r) and k[0] == 'overall' and 'task' in k and k[-1] == 'cpu'))"
+for f in "$SAMPLE" "$FIX/tc.dat"; do
+	check "sched --json $(basename "$f")" status 0 "$TRAWL" sched --json "$f"
+	check "sched json: integer ns, rows with count, sums, cpu spans" python3 - "$T/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+keys = ("count", "run", "runnable", "sleep", "switches", "preempted", "migrations")
+assert d["analysis"] == "sched" and d["end"] >= d["start"] > 0
+assert all(isinstance(d["overall"][k], int) for k in keys)
+assert d["tasks"] and all(isinstance(r[k], int) and r[k] >= 0 for r in d["tasks"] for k in keys)
+assert all(sum(r[k] for r in d["tasks"]) == d["overall"][k] for k in keys)
+assert [r["run"] for r in d["tasks"]] == sorted((r["run"] for r in d["tasks"]), reverse=True)
+assert all(r["preempted"] <= r["switches"] for r in d["tasks"])
+span = d["end"] - d["start"]
+for c in d["cpus"]:
+    assert 0 < c["busy"] + c["idle"] <= span, c
+    assert abs(c["busy_share"] - c["busy"] / (c["busy"] + c["idle"])) < 1e-4
+# every task's known time fits in the trace
+assert all(r["run"] + r["runnable"] + r["sleep"] <= span for r in d["tasks"])
+PY
+done
+check "sched --pid" status 0 "$TRAWL" sched --json --pid 15776 "$SAMPLE"
+check "sched --pid keeps one task, overall is its row" python3 -c "
+import json,sys; d=json.load(open('$T/out')); t=d['tasks']
+sys.exit(not ([r['pid'] for r in t] == [15776] and all(d['overall'][k] == t[0][k] for k in ('count','run','sleep'))))"
+check "sched --comm with a space" status 0 "$TRAWL" sched --json --comm "Web Content" "$SAMPLE"
+check "sched --comm keeps that name" python3 -c "
+import json,sys; d=json.load(open('$T/out')); sys.exit(not (d['tasks'] and all(r['comm'] == 'Web Content' for r in d['tasks'])))"
+check "sched --from/--to" status 0 "$TRAWL" sched --json --from 4119.47 --to 4119.475 "$SAMPLE"
+check "sched window bounds every time" python3 -c "
+import json,sys; d=json.load(open('$T/out'))
+sys.exit(not (d['start'] >= 4119470000000 and d['end'] == 4119475000000 and all(c['busy'] + c['idle'] <= 5000000 for c in d['cpus'])))"
+check "sched from stdin" status 0 sh -c "cat '$SAMPLE' | '$TRAWL' sched -"
+check "sched of a file without sched events" status 0 "$TRAWL" sched --json "$FIX/handmade/function-tracer.txt"
+check "sched without events is empty" python3 -c "
+import json,sys; d=json.load(open('$T/out')); sys.exit(not (d['tasks'] == [] and d['cpus'] == [] and d['overall']['run'] == 0))"
+
 # golden files (tests/tools/golden, regenerate with regen-golden.sh)
 for g in "$HERE"/golden/*.cmd; do
 	[ -e "$g" ] || continue

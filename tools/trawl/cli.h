@@ -26,6 +26,7 @@ int cmd_latency(int argc, char **argv);
 int cmd_irq(int argc, char **argv);
 int cmd_workqueue(int argc, char **argv);
 int cmd_slices(int argc, char **argv);
+int cmd_sched(int argc, char **argv);
 
 /* Print "trawl: <msg>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -20,6 +20,8 @@ static const struct command commands[] = {
 	 "work item execution time and queueing delay per function"},
 	{"slices", cmd_slices,
 	 "systrace/atrace B/E slices, S/F async slices, C counters"},
+	{"sched", cmd_sched,
+	 "run / runnable / sleep time, switches, migrations; CPU busy"},
 };
 
 static void usage(FILE *f)
