@@ -278,6 +278,23 @@ check "sched of a file without sched events" status 0 "$TRAWL" sched --json "$FI
 check "sched without events is empty" python3 -c "
 import json,sys; d=json.load(open('$T/out')); sys.exit(not (d['tasks'] == [] and d['cpus'] == [] and d['overall']['run'] == 0))"
 
+# trawl export (tests/tools/check-exports.py checks the contents)
+check "export --help" status 0 "$TRAWL" export --help
+check "export --help shows usage" grep -q "usage: trawl export" "$T/out"
+check "export without FILE" status 1 "$TRAWL" export --to csv -o "$T/x"
+check "export without --to" status 1 "$TRAWL" export "$SAMPLE" -o "$T/x"
+check "export bad --to" status 1 "$TRAWL" export "$SAMPLE" --to svg -o "$T/x"
+check "export bad --to is named" grep -q "not 'svg'" "$T/err"
+check "export without -o" status 1 "$TRAWL" export "$SAMPLE" --to perfetto
+check "export unwritable -o is an environment error" status 2 "$TRAWL" export "$SAMPLE" --to perfetto -o /nonexistent/dir/x.json
+check "export csv into a file's place" status 2 "$TRAWL" export "$SAMPLE" --to csv -o "$SAMPLE/x"
+check "export perfetto to stdout" status 0 "$TRAWL" export "$SAMPLE" --to perfetto -o -
+check "export perfetto to stdout is JSON" valid_json "$T/out"
+check "export perfetto from stdin" status 0 sh -c "cat '$FIX/tc.dat' | '$TRAWL' export - --to perfetto -o '$T/p.json'"
+check "export perfetto from stdin is JSON" valid_json "$T/p.json"
+check "export csv" status 0 "$TRAWL" export "$FIX/ftrace-irqinfo.txt.zst" --to csv -o "$T/csv"
+check "export csv made all.csv and sched_switch.csv" test -s "$T/csv/all.csv" -a -s "$T/csv/sched_switch.csv"
+
 # golden files (tests/tools/golden, regenerate with regen-golden.sh)
 for g in "$HERE"/golden/*.cmd; do
 	[ -e "$g" ] || continue

@@ -27,6 +27,11 @@ int cmd_irq(int argc, char **argv);
 int cmd_workqueue(int argc, char **argv);
 int cmd_slices(int argc, char **argv);
 int cmd_sched(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+
+/* Exports (export-*.c): subscribe, run and write; return the exit status. */
+int export_csv(trawl_trace *t, const char *dir);
+int export_perfetto(trawl_trace *t, const char *path);
 
 /* Print "trawl: <msg>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -22,6 +22,8 @@ static const struct command commands[] = {
 	 "systrace/atrace B/E slices, S/F async slices, C counters"},
 	{"sched", cmd_sched,
 	 "run / runnable / sleep time, switches, migrations; CPU busy"},
+	{"export", cmd_export,
+	 "write the trace as Perfetto JSON or CSV per event type"},
 };
 
 static void usage(FILE *f)

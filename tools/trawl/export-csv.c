@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trawl export --to csv: one CSV per event type (seq, time, cpu, pid, comm,
+ * then that event's fields: the per-event DataFrame pandas users load) and
+ * all.csv with every event in the one order, written as the run goes.
+ *
+ * A type's columns are the fields of its first event. Formats fix them for
+ * trace.dat; in text a later event may lack one (the cell stays empty) or
+ * carry one more (it goes to the last column, "other", as k=v), so nothing
+ * is lost and every row has the header's columns. A field named like a
+ * base column (sched_wakeup's pid and comm: the woken task) is called
+ * field_pid, field_comm.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+/* Files kept open at once; more types close the least recently used. */
+#define MAX_OPEN 200
+
+struct csv_type {
+	FILE *f;
+	char *file; /* path */
+	char **cols;
+	size_t *col_len;
+	size_t ncols;
+	uint64_t rows;
+	uint64_t used; /* for closing the least recently used */
+	int failed;
+};
+
+struct csv_export {
+	const char *dir;
+	FILE *all;
+	struct csv_type *types;
+	size_t ntypes;
+	size_t nopen;
+	uint64_t clock;
+	int status;
+};
+
+static void base_columns(FILE *f, const trawl_event *ev)
+{
+	const char *comm = trawl_event_comm(ev);
+	fprintf(f, "%llu,%lld,%d,%d,", (unsigned long long)trawl_event_seq(ev),
+		(long long)trawl_event_time(ev), trawl_event_cpu(ev),
+		trawl_event_pid(ev));
+	csv_field(f, comm, strlen(comm));
+}
+
+/* File name for an event: its name with anything unusual made '_'. */
+static char *file_for(const char *dir, const char *name)
+{
+	size_t n = strlen(name);
+	char *base = malloc(n + 2);
+	if (!base)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			 (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+			 (c == '.' && i);
+		base[i] = ok ? c : '_';
+	}
+	base[n] = '\0';
+	if (!strcmp(base, "all")) /* all.csv is every event */
+		strcpy(base, "all_");
+	char *path = NULL;
+	if (asprintf(&path, "%s/%s.csv", dir, base) < 0)
+		path = NULL;
+	free(base);
+	return path;
+}
+
+static int close_lru(struct csv_export *x)
+{
+	struct csv_type *lru = NULL;
+	for (size_t i = 0; i < x->ntypes; i++)
+		if (x->types[i].f && (!lru || x->types[i].used < lru->used))
+			lru = &x->types[i];
+	if (!lru)
+		return 0;
+	int rc = fclose(lru->f);
+	lru->f = NULL;
+	x->nopen--;
+	return rc;
+}
+
+static FILE *reopen(struct csv_export *x, struct csv_type *ty)
+{
+	if (x->nopen >= MAX_OPEN && close_lru(x))
+		return NULL;
+	ty->f = fopen(ty->file, "a");
+	if (ty->f)
+		x->nopen++;
+	return ty->f;
+}
+
+static long column_of(const struct csv_type *ty, size_t hint, const char *k,
+		      size_t kl)
+{
+	if (hint < ty->ncols && ty->col_len[hint] == kl &&
+	    !memcmp(ty->cols[hint], k, kl))
+		return (long)hint;
+	for (size_t i = 0; i < ty->ncols; i++)
+		if (ty->col_len[i] == kl && !memcmp(ty->cols[i], k, kl))
+			return (long)i;
+	return -1;
+}
+
+/* The first event of a type: its file and header. */
+static int start_type(struct csv_export *x, struct csv_type *ty,
+		      const trawl_event *ev)
+{
+	ty->file = file_for(x->dir, trawl_event_name(ev));
+	if (!ty->file)
+		return -1;
+	/* print: the atrace marker fields come and go with the text of
+	 * buf, so they get their columns from the start */
+	static const char *const marker[] = {"kind", "pid", "name", "value",
+					     "cookie"};
+	int is_print = !strcmp(trawl_event_name(ev), "print");
+	size_t n = trawl_event_field_count(ev);
+	size_t max = n + (is_print ? 5 : 0);
+	ty->cols = calloc(max ? max : 1, sizeof(*ty->cols));
+	ty->col_len = calloc(max ? max : 1, sizeof(*ty->col_len));
+	if (!ty->cols || !ty->col_len)
+		return -1;
+	for (size_t i = 0; i < max; i++) {
+		size_t kl;
+		const char *k;
+		if (i < n) {
+			k = trawl_event_field_name(ev, i, &kl);
+		} else {
+			k = marker[i - n];
+			kl = strlen(k);
+			if (column_of(ty, 0, k, kl) >= 0)
+				continue;
+		}
+		ty->cols[ty->ncols] = strndup(k, kl);
+		if (!ty->cols[ty->ncols])
+			return -1;
+		ty->col_len[ty->ncols++] = kl;
+	}
+	if (x->nopen >= MAX_OPEN && close_lru(x))
+		return -1;
+	ty->f = fopen(ty->file, "w");
+	if (!ty->f)
+		return -1;
+	x->nopen++;
+	fputs("seq,time,cpu,pid,comm", ty->f);
+	for (size_t i = 0; i < ty->ncols; i++) {
+		fputc(',', ty->f);
+		/* sched_wakeup's pid is the woken task, not the base pid:
+		 * a field named like a base column is "field_<name>" */
+		static const char *const base[] = {"seq", "time", "cpu",
+						   "pid", "comm", "other"};
+		for (size_t b = 0; b < 6; b++)
+			if (ty->col_len[i] == strlen(base[b]) &&
+			    !memcmp(ty->cols[i], base[b], ty->col_len[i])) {
+				fputs("field_", ty->f);
+				break;
+			}
+		csv_field(ty->f, ty->cols[i], ty->col_len[i]);
+	}
+	fputs(",other\n", ty->f);
+	return 0;
+}
+
+static void type_row(struct csv_export *x, struct csv_type *ty,
+		     const trawl_event *ev)
+{
+	FILE *f = ty->f;
+	base_columns(f, ev);
+	size_t n = trawl_event_field_count(ev);
+	/* The usual case: the same fields in the same order. */
+	int same = n == ty->ncols;
+	for (size_t i = 0; same && i < n; i++) {
+		size_t kl;
+		const char *k = trawl_event_field_name(ev, i, &kl);
+		same = column_of(ty, i, k, kl) == (long)i;
+	}
+	if (same) {
+		for (size_t i = 0; i < n; i++) {
+			size_t vl;
+			const char *v = trawl_event_field_value(ev, i, &vl);
+			fputc(',', f);
+			csv_field(f, v, vl);
+		}
+		fputs(",\n", f);
+		return;
+	}
+	for (size_t c = 0; c < ty->ncols; c++) {
+		fputc(',', f);
+		for (size_t i = 0; i < n; i++) {
+			size_t kl, vl;
+			const char *k = trawl_event_field_name(ev, i, &kl);
+			if (column_of(ty, c, k, kl) != (long)c)
+				continue;
+			const char *v = trawl_event_field_value(ev, i, &vl);
+			csv_field(f, v, vl);
+			break;
+		}
+	}
+	/* Fields the header does not have: "k=v k=v" in "other". */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (m) {
+		int any = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t kl, vl;
+			const char *k = trawl_event_field_name(ev, i, &kl);
+			if (column_of(ty, i, k, kl) >= 0)
+				continue;
+			const char *v = trawl_event_field_value(ev, i, &vl);
+			if (any++)
+				fputc(' ', m);
+			fwrite(k, 1, kl, m);
+			fputc('=', m);
+			fwrite(v, 1, vl, m);
+		}
+		fclose(m);
+		fputc(',', f);
+		csv_field(f, buf, len);
+		free(buf);
+	} else {
+		x->status = EXIT_ENV;
+		fputc(',', f);
+	}
+	fputc('\n', f);
+}
+
+static void all_row(FILE *f, const trawl_event *ev)
+{
+	base_columns(f, ev);
+	fprintf(f, ",%s,", trawl_event_name(ev));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return;
+	size_t n = trawl_event_field_count(ev);
+	for (size_t i = 0; i < n; i++) {
+		size_t kl, vl;
+		const char *k = trawl_event_field_name(ev, i, &kl);
+		const char *v = trawl_event_field_value(ev, i, &vl);
+		if (i)
+			fputc(' ', m);
+		fwrite(k, 1, kl, m);
+		fputc('=', m);
+		fwrite(v, 1, vl, m);
+	}
+	fclose(m);
+	csv_field(f, buf, len);
+	free(buf);
+	fputc('\n', f);
+}
+
+static int on_event(const trawl_event *ev, void *ctx)
+{
+	struct csv_export *x = ctx;
+	uint32_t id = trawl_event_type_id(ev);
+	if (id >= x->ntypes) {
+		size_t n = (size_t)id + 1;
+		struct csv_type *t = realloc(x->types, n * sizeof(*t));
+		if (!t)
+			goto oom;
+		memset(t + x->ntypes, 0, (n - x->ntypes) * sizeof(*t));
+		x->types = t;
+		x->ntypes = n;
+	}
+	struct csv_type *ty = &x->types[id];
+	if (!ty->file) {
+		if (start_type(x, ty, ev)) {
+			cli_error("%s: cannot write %s: %s", x->dir,
+				  ty->file ? ty->file : trawl_event_name(ev),
+				  strerror(errno));
+			x->status = EXIT_ENV;
+			return EXIT_ENV;
+		}
+	} else if (!ty->f && !reopen(x, ty)) {
+		cli_error("cannot reopen %s: %s", ty->file, strerror(errno));
+		x->status = EXIT_ENV;
+		return EXIT_ENV;
+	}
+	ty->used = ++x->clock;
+	type_row(x, ty, ev);
+	ty->rows++;
+	all_row(x->all, ev);
+	if ((x->clock & 4095) == 0 && (ferror(x->all) || ferror(ty->f))) {
+		cli_error("%s: cannot write: %s", x->dir, strerror(errno));
+		x->status = EXIT_ENV;
+		return EXIT_ENV;
+	}
+	return 0;
+oom:
+	cli_error("out of memory");
+	x->status = EXIT_ENV;
+	return EXIT_ENV;
+}
+
+int export_csv(trawl_trace *t, const char *dir)
+{
+	struct csv_export x = {.dir = dir};
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		cli_error("cannot make directory %s: %s", dir, strerror(errno));
+		return EXIT_ENV;
+	}
+	char *all_path = NULL;
+	if (asprintf(&all_path, "%s/all.csv", dir) < 0)
+		return EXIT_ENV;
+	x.all = fopen(all_path, "w");
+	if (!x.all) {
+		cli_error("cannot write %s: %s", all_path, strerror(errno));
+		free(all_path);
+		return EXIT_ENV;
+	}
+	static char obuf[1 << 16];
+	setvbuf(x.all, obuf, _IOFBF, sizeof(obuf));
+	fputs("seq,time,cpu,pid,comm,event,fields\n", x.all);
+	int status = EXIT_OK;
+	if (trawl_on(t, "*", on_event, &x))
+		status = EXIT_ENV;
+	if (!status)
+		status = cli_run(t);
+	if (x.status)
+		status = x.status;
+	if (fclose(x.all) && !status) {
+		cli_error("cannot write %s: %s", all_path, strerror(errno));
+		status = EXIT_ENV;
+	}
+	for (size_t i = 0; i < x.ntypes; i++) {
+		struct csv_type *ty = &x.types[i];
+		if (ty->f && fclose(ty->f) && !status) {
+			cli_error("cannot write %s: %s", ty->file,
+				  strerror(errno));
+			status = EXIT_ENV;
+		}
+		for (size_t c = 0; c < ty->ncols; c++)
+			free(ty->cols[c]);
+		free(ty->cols);
+		free(ty->col_len);
+		free(ty->file);
+	}
+	free(x.types);
+	free(all_path);
+	return status;
+}
