@@ -147,8 +147,7 @@ int cli_run(trawl_trace *t)
 	return EXIT_OK;
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t cli_utf8_len(const unsigned char *s, size_t n)
 {
 	unsigned c = s[0];
 	size_t len;
@@ -197,7 +196,7 @@ void json_string(FILE *f, const char *s, size_t n)
 			putc((int)c, f);
 			i++;
 		} else {
-			size_t l = utf8_len(p + i, n - i);
+			size_t l = cli_utf8_len(p + i, n - i);
 			if (l == 0) {
 				fputs("\\ufffd", f);
 				i++;

@@ -84,6 +84,29 @@ int is_json_integer(const char *s, size_t n);
 void print_time(FILE *f, int64_t ns);
 void flags_string(const trawl_event *ev, char out[6]);
 
+/* Length of the valid UTF-8 sequence at s, or 0. */
+size_t cli_utf8_len(const unsigned char *s, size_t n);
+
+/* A growable output buffer (cli-buf.c): build a row, write it at once. */
+struct cli_buf {
+	char *p;
+	size_t n, cap;
+	int oom; /* an append failed: buf_write() reports it */
+};
+void buf_bytes(struct cli_buf *b, const char *s, size_t n);
+void buf_str(struct cli_buf *b, const char *s);
+void buf_char(struct cli_buf *b, char c);
+void buf_u64(struct cli_buf *b, uint64_t v);
+void buf_i64(struct cli_buf *b, int64_t v);
+/* ns as microseconds with three decimals (exact) */
+void buf_us(struct cli_buf *b, int64_t ns);
+/* as csv_field() and json_string() */
+void buf_csv(struct cli_buf *b, const char *s, size_t n);
+void buf_json(struct cli_buf *b, const char *s, size_t n);
+/* Write what is there and empty it. Return: 0, or -1 (write or memory). */
+int buf_write(struct cli_buf *b, FILE *f);
+void buf_free(struct cli_buf *b);
+
 /* Analysis subcommands (cli-analysis.c) */
 struct cli_analysis {
 	struct cli_input input;

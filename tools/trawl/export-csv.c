@@ -40,15 +40,53 @@ struct csv_export {
 	size_t nopen;
 	uint64_t clock;
 	int status;
+	struct cli_buf row, tmp; /* the row being built; fields as text */
 };
 
-static void base_columns(FILE *f, const trawl_event *ev)
+static long column_of(const struct csv_type *ty, size_t hint, const char *k,
+		      size_t kl)
+{
+	if (hint < ty->ncols && ty->col_len[hint] == kl &&
+	    !memcmp(ty->cols[hint], k, kl))
+		return (long)hint;
+	for (size_t i = 0; i < ty->ncols; i++)
+		if (ty->col_len[i] == kl && !memcmp(ty->cols[i], k, kl))
+			return (long)i;
+	return -1;
+}
+
+static void base_columns(struct cli_buf *b, const trawl_event *ev)
 {
 	const char *comm = trawl_event_comm(ev);
-	fprintf(f, "%llu,%lld,%d,%d,", (unsigned long long)trawl_event_seq(ev),
-		(long long)trawl_event_time(ev), trawl_event_cpu(ev),
-		trawl_event_pid(ev));
-	csv_field(f, comm, strlen(comm));
+	buf_u64(b, trawl_event_seq(ev));
+	buf_char(b, ',');
+	buf_i64(b, trawl_event_time(ev));
+	buf_char(b, ',');
+	buf_i64(b, trawl_event_cpu(ev));
+	buf_char(b, ',');
+	buf_i64(b, trawl_event_pid(ev));
+	buf_char(b, ',');
+	buf_csv(b, comm, strlen(comm));
+}
+
+/* "k=v k=v" of the fields (those without a column of skip) into b. */
+static void fields_text(struct cli_buf *b, const trawl_event *ev,
+			const struct csv_type *skip)
+{
+	size_t n = trawl_event_field_count(ev);
+	int any = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t kl, vl;
+		const char *k = trawl_event_field_name(ev, i, &kl);
+		if (skip && column_of(skip, i, k, kl) >= 0)
+			continue;
+		const char *v = trawl_event_field_value(ev, i, &vl);
+		if (any++)
+			buf_char(b, ' ');
+		buf_bytes(b, k, kl);
+		buf_char(b, '=');
+		buf_bytes(b, v, vl);
+	}
 }
 
 /* File name for an event: its name with anything unusual made '_'. */
@@ -97,18 +135,6 @@ static FILE *reopen(struct csv_export *x, struct csv_type *ty)
 	if (ty->f)
 		x->nopen++;
 	return ty->f;
-}
-
-static long column_of(const struct csv_type *ty, size_t hint, const char *k,
-		      size_t kl)
-{
-	if (hint < ty->ncols && ty->col_len[hint] == kl &&
-	    !memcmp(ty->cols[hint], k, kl))
-		return (long)hint;
-	for (size_t i = 0; i < ty->ncols; i++)
-		if (ty->col_len[i] == kl && !memcmp(ty->cols[i], k, kl))
-			return (long)i;
-	return -1;
 }
 
 /* The first event of a type: its file and header. */
@@ -173,8 +199,8 @@ static int start_type(struct csv_export *x, struct csv_type *ty,
 static void type_row(struct csv_export *x, struct csv_type *ty,
 		     const trawl_event *ev)
 {
-	FILE *f = ty->f;
-	base_columns(f, ev);
+	struct cli_buf *b = &x->row;
+	base_columns(b, ev);
 	size_t n = trawl_event_field_count(ev);
 	/* The usual case: the same fields in the same order. */
 	int same = n == ty->ncols;
@@ -187,77 +213,43 @@ static void type_row(struct csv_export *x, struct csv_type *ty,
 		for (size_t i = 0; i < n; i++) {
 			size_t vl;
 			const char *v = trawl_event_field_value(ev, i, &vl);
-			fputc(',', f);
-			csv_field(f, v, vl);
+			buf_char(b, ',');
+			buf_csv(b, v, vl);
 		}
-		fputs(",\n", f);
+		buf_bytes(b, ",\n", 2);
 		return;
 	}
 	for (size_t c = 0; c < ty->ncols; c++) {
-		fputc(',', f);
+		buf_char(b, ',');
 		for (size_t i = 0; i < n; i++) {
 			size_t kl, vl;
 			const char *k = trawl_event_field_name(ev, i, &kl);
 			if (column_of(ty, c, k, kl) != (long)c)
 				continue;
 			const char *v = trawl_event_field_value(ev, i, &vl);
-			csv_field(f, v, vl);
+			buf_csv(b, v, vl);
 			break;
 		}
 	}
 	/* Fields the header does not have: "k=v k=v" in "other". */
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	if (m) {
-		int any = 0;
-		for (size_t i = 0; i < n; i++) {
-			size_t kl, vl;
-			const char *k = trawl_event_field_name(ev, i, &kl);
-			if (column_of(ty, i, k, kl) >= 0)
-				continue;
-			const char *v = trawl_event_field_value(ev, i, &vl);
-			if (any++)
-				fputc(' ', m);
-			fwrite(k, 1, kl, m);
-			fputc('=', m);
-			fwrite(v, 1, vl, m);
-		}
-		fclose(m);
-		fputc(',', f);
-		csv_field(f, buf, len);
-		free(buf);
-	} else {
-		x->status = EXIT_ENV;
-		fputc(',', f);
-	}
-	fputc('\n', f);
+	x->tmp.n = 0;
+	fields_text(&x->tmp, ev, ty);
+	buf_char(b, ',');
+	buf_csv(b, x->tmp.p, x->tmp.n);
+	buf_char(b, '\n');
 }
 
-static void all_row(FILE *f, const trawl_event *ev)
+static void all_row(struct csv_export *x, const trawl_event *ev)
 {
-	base_columns(f, ev);
-	fprintf(f, ",%s,", trawl_event_name(ev));
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	if (!m)
-		return;
-	size_t n = trawl_event_field_count(ev);
-	for (size_t i = 0; i < n; i++) {
-		size_t kl, vl;
-		const char *k = trawl_event_field_name(ev, i, &kl);
-		const char *v = trawl_event_field_value(ev, i, &vl);
-		if (i)
-			fputc(' ', m);
-		fwrite(k, 1, kl, m);
-		fputc('=', m);
-		fwrite(v, 1, vl, m);
-	}
-	fclose(m);
-	csv_field(f, buf, len);
-	free(buf);
-	fputc('\n', f);
+	struct cli_buf *b = &x->row;
+	base_columns(b, ev);
+	buf_char(b, ',');
+	buf_str(b, trawl_event_name(ev));
+	buf_char(b, ',');
+	x->tmp.n = 0;
+	fields_text(&x->tmp, ev, NULL);
+	buf_csv(b, x->tmp.p, x->tmp.n);
+	buf_char(b, '\n');
 }
 
 static int on_event(const trawl_event *ev, void *ctx)
@@ -289,9 +281,11 @@ static int on_event(const trawl_event *ev, void *ctx)
 	}
 	ty->used = ++x->clock;
 	type_row(x, ty, ev);
+	int bad = buf_write(&x->row, ty->f);
 	ty->rows++;
-	all_row(x->all, ev);
-	if ((x->clock & 4095) == 0 && (ferror(x->all) || ferror(ty->f))) {
+	all_row(x, ev);
+	bad |= buf_write(&x->row, x->all);
+	if (bad) {
 		cli_error("%s: cannot write: %s", x->dir, strerror(errno));
 		x->status = EXIT_ENV;
 		return EXIT_ENV;
@@ -348,5 +342,7 @@ int export_csv(trawl_trace *t, const char *dir)
 	}
 	free(x.types);
 	free(all_path);
+	buf_free(&x.row);
+	buf_free(&x.tmp);
 	return status;
 }

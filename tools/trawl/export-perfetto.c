@@ -74,7 +74,8 @@ struct async {
 
 struct perfetto {
 	FILE *f;
-	uint64_t n; /* events written */
+	struct cli_buf b; /* written to f in 64 KiB pieces */
+	uint64_t n;	  /* events written */
 	struct buffer bufs[MAX_BUFFERS];
 	size_t nbufs;
 	struct thread *threads; /* open addressing by tid */
@@ -89,36 +90,33 @@ struct perfetto {
 	uint32_t t_switch, t_hard_entry, t_hard_exit, t_soft_entry, t_soft_exit,
 		t_freq, t_print;
 	int oom;
+	int werr;   /* a write failed */
 	int status; /* why a callback stopped the run */
 };
-
-static void ts_us(FILE *f, int64_t ns)
-{
-	const char *sign = "";
-	uint64_t u = (uint64_t)ns;
-	if (ns < 0) {
-		sign = "-";
-		u = (uint64_t)0 - u;
-	}
-	fprintf(f, "%s%llu.%03u", sign, (unsigned long long)(u / 1000),
-		(unsigned)(u % 1000));
-}
 
 /* Start one event object: {"ph":..,"ts":..,"pid":..,"tid":.. */
 static void begin(struct perfetto *p, char ph, int64_t ts, int64_t pid,
 		  int64_t tid)
 {
-	FILE *f = p->f;
-	fprintf(f, "%s{\"ph\":\"%c\",\"ts\":", p->n++ ? ",\n" : "", ph);
-	ts_us(f, ts);
-	fprintf(f, ",\"pid\":%lld,\"tid\":%lld", (long long)pid,
-		(long long)tid);
+	struct cli_buf *b = &p->b;
+	if (b->n >= 1 << 16 && buf_write(b, p->f))
+		p->werr = 1;
+	if (p->n++)
+		buf_bytes(b, ",\n", 2);
+	buf_str(b, "{\"ph\":\"");
+	buf_char(b, ph);
+	buf_str(b, "\",\"ts\":");
+	buf_us(b, ts);
+	buf_str(b, ",\"pid\":");
+	buf_i64(b, pid);
+	buf_str(b, ",\"tid\":");
+	buf_i64(b, tid);
 }
 
-static void name_key(FILE *f, const char *s, size_t n)
+static void name_key(struct cli_buf *b, const char *s, size_t n)
 {
-	fputs(",\"name\":", f);
-	json_string(f, s, n);
+	buf_str(b, ",\"name\":");
+	buf_json(b, s, n);
 }
 
 static struct thread *thread_of(struct perfetto *p, int tid, int64_t pid)
@@ -235,19 +233,18 @@ static void close_slice(struct perfetto *p, struct open_slice *s,
 		return;
 	s->open = 0;
 	begin(p, 'X', s->start, CPU_PID, c->tid0 + track);
-	fputs(",\"dur\":", p->f);
-	ts_us(p->f, end - s->start);
-	name_key(p->f, s->name, strlen(s->name));
-	fprintf(p->f, ",\"args\":{\"%s\":%lld",
-		track == TRACK_TASK	 ? "tid"
-		: track == TRACK_HARDIRQ ? "irq"
-					 : "vec",
-		(long long)s->id);
+	buf_str(&p->b, ",\"dur\":");
+	buf_us(&p->b, end - s->start);
+	name_key(&p->b, s->name, strlen(s->name));
+	buf_str(&p->b, track == TRACK_TASK	? ",\"args\":{\"tid\":"
+		       : track == TRACK_HARDIRQ ? ",\"args\":{\"irq\":"
+						: ",\"args\":{\"vec\":");
+	buf_i64(&p->b, s->id);
 	if (end_state) {
-		fputs(",\"end_state\":", p->f);
-		json_string(p->f, end_state, strlen(end_state));
+		buf_str(&p->b, ",\"end_state\":");
+		buf_json(&p->b, end_state, strlen(end_state));
 	}
-	fputs("}}", p->f);
+	buf_str(&p->b, "}}");
 }
 
 static void on_switch(struct perfetto *p, const trawl_event *ev, int64_t ts)
@@ -312,23 +309,23 @@ static void on_irq(struct perfetto *p, const trawl_event *ev, int64_t ts,
 
 static void args_fields(struct perfetto *p, const trawl_event *ev)
 {
-	FILE *f = p->f;
+	struct cli_buf *b = &p->b;
 	size_t n = trawl_event_field_count(ev);
-	fputs(",\"args\":{", f);
+	buf_str(b, ",\"args\":{");
 	for (size_t i = 0; i < n; i++) {
 		size_t kl, vl;
 		const char *k = trawl_event_field_name(ev, i, &kl);
 		const char *v = trawl_event_field_value(ev, i, &vl);
 		if (i)
-			putc(',', f);
-		json_string(f, k, kl);
-		putc(':', f);
+			buf_char(b, ',');
+		buf_json(b, k, kl);
+		buf_char(b, ':');
 		if (is_json_integer(v, vl))
-			fwrite(v, 1, vl, f);
+			buf_bytes(b, v, vl);
 		else
-			json_string(f, v, vl);
+			buf_json(b, v, vl);
 	}
-	putc('}', f);
+	buf_char(b, '}');
 }
 
 static void instant(struct perfetto *p, const trawl_event *ev, int64_t ts)
@@ -337,19 +334,21 @@ static void instant(struct perfetto *p, const trawl_event *ev, int64_t ts)
 	if (!th)
 		return;
 	begin(p, 'i', ts, th->pid, th->tid);
-	fputs(",\"s\":\"t\"", p->f);
+	buf_str(&p->b, ",\"s\":\"t\"");
 	const char *nm = trawl_event_name(ev);
-	name_key(p->f, nm, strlen(nm));
+	name_key(&p->b, nm, strlen(nm));
 	args_fields(p, ev);
-	putc('}', p->f);
+	buf_char(&p->b, '}');
 }
 
 static void counter(struct perfetto *p, int64_t ts, int64_t pid,
 		    const char *name, size_t n, int64_t value)
 {
 	begin(p, 'C', ts, pid, 0);
-	name_key(p->f, name, n);
-	fprintf(p->f, ",\"args\":{\"value\":%lld}}", (long long)value);
+	name_key(&p->b, name, n);
+	buf_str(&p->b, ",\"args\":{\"value\":");
+	buf_i64(&p->b, value);
+	buf_str(&p->b, "}}");
 }
 
 static int async_find(struct perfetto *p, int64_t pid, const char *name,
@@ -368,9 +367,12 @@ static void async_event(struct perfetto *p, char ph, int64_t ts, int64_t pid,
 			const trawl_marker *m)
 {
 	begin(p, ph, ts, pid, 0);
-	fputs(",\"cat\":\"async\"", p->f);
-	name_key(p->f, m->name, m->name_len);
-	fprintf(p->f, ",\"id\":\"0x%llx\"}", (unsigned long long)m->value);
+	buf_str(&p->b, ",\"cat\":\"async\"");
+	name_key(&p->b, m->name, m->name_len);
+	char id[32];
+	int n = snprintf(id, sizeof(id), ",\"id\":\"0x%llx\"}",
+			 (unsigned long long)m->value);
+	buf_bytes(&p->b, id, (size_t)n);
 }
 
 /* atrace markers; Return: 0, or 1 when the event was not a marker. */
@@ -386,8 +388,8 @@ static int on_marker(struct perfetto *p, const trawl_event *ev, int64_t ts)
 	switch (m.kind) {
 	case 'B':
 		begin(p, 'B', ts, th->pid, th->tid);
-		name_key(p->f, m.name, m.name_len);
-		putc('}', p->f);
+		name_key(&p->b, m.name, m.name_len);
+		buf_char(&p->b, '}');
 		th->depth++;
 		return 0;
 	case 'E':
@@ -397,7 +399,7 @@ static int on_marker(struct perfetto *p, const trawl_event *ev, int64_t ts)
 		}
 		th->depth--;
 		begin(p, 'E', ts, th->pid, th->tid);
-		putc('}', p->f);
+		buf_char(&p->b, '}');
 		return 0;
 	case 'C':
 		counter(p, ts, pid, m.name, m.name_len, m.value);
@@ -487,7 +489,7 @@ static int on_event(const trawl_event *ev, void *ctx)
 	if (p->oom) {
 		cli_error("out of memory");
 		p->status = EXIT_ENV;
-	} else if ((p->n & 4095) == 0 && ferror(p->f)) {
+	} else if (p->werr) {
 		cli_error("cannot write: %s", strerror(errno));
 		p->status = EXIT_ENV;
 	}
@@ -498,9 +500,11 @@ static void metadata(struct perfetto *p, const char *what, int64_t pid,
 		     int64_t tid, const char *name)
 {
 	begin(p, 'M', 0, pid, tid);
-	fprintf(p->f, ",\"name\":\"%s\",\"args\":{\"name\":", what);
-	json_string(p->f, name, strlen(name));
-	fputs("}}", p->f);
+	buf_str(&p->b, ",\"name\":\"");
+	buf_str(&p->b, what);
+	buf_str(&p->b, "\",\"args\":{\"name\":");
+	buf_json(&p->b, name, strlen(name));
+	buf_str(&p->b, "}}");
 }
 
 static void finish(struct perfetto *p)
@@ -525,10 +529,11 @@ static void finish(struct perfetto *p)
 				metadata(p, "thread_name", CPU_PID, t->tid0 + k,
 					 nm);
 				begin(p, 'M', 0, CPU_PID, t->tid0 + k);
-				fprintf(p->f,
+				buf_str(&p->b,
 					",\"name\":\"thread_sort_index\","
-					"\"args\":{\"sort_index\":%lld}}",
-					(long long)(t->tid0 - CPU_PID + k));
+					"\"args\":{\"sort_index\":");
+				buf_i64(&p->b, t->tid0 - CPU_PID + k);
+				buf_str(&p->b, "}}");
 			}
 		}
 	}
@@ -541,7 +546,7 @@ static void finish(struct perfetto *p)
 		/* B slices still open end with the trace */
 		for (; th->depth; th->depth--) {
 			begin(p, 'E', p->last, th->pid, th->tid);
-			putc('}', p->f);
+			buf_char(&p->b, '}');
 		}
 		metadata(p, "thread_name", th->pid, th->tid, th->comm);
 	}
@@ -595,6 +600,8 @@ int export_perfetto(trawl_trace *t, const char *path)
 		status = p.status;
 	if (!status) {
 		finish(&p);
+		if (buf_write(&p.b, p.f))
+			status = EXIT_ENV;
 		uint64_t written = p.n;
 		fprintf(p.f,
 			"\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{"
@@ -611,6 +618,7 @@ int export_perfetto(trawl_trace *t, const char *path)
 		free(p.bufs[b].cpus);
 	}
 	free(p.threads);
+	buf_free(&p.b);
 	if (to_stdout ? fflush(p.f) : fclose(p.f)) {
 		if (!status)
 			cli_error("cannot write %s: %s", path, strerror(errno));
