@@ -288,6 +288,7 @@ check "export bad --to is named" grep -q "not 'svg'" "$T/err"
 check "export without -o" status 1 "$TRAWL" export "$SAMPLE" --to perfetto
 check "export unwritable -o is an environment error" status 2 "$TRAWL" export "$SAMPLE" --to perfetto -o /nonexistent/dir/x.json
 check "export csv into a file's place" status 2 "$TRAWL" export "$SAMPLE" --to csv -o "$SAMPLE/x"
+check "export csv to stdout is refused" status 1 "$TRAWL" export "$SAMPLE" --to csv -o -
 check "export perfetto to stdout" status 0 "$TRAWL" export "$SAMPLE" --to perfetto -o -
 check "export perfetto to stdout is JSON" valid_json "$T/out"
 check "export perfetto from stdin" status 0 sh -c "cat '$FIX/tc.dat' | '$TRAWL' export - --to perfetto -o '$T/p.json'"

@@ -86,6 +86,11 @@ int cmd_export(int argc, char **argv)
 					    : "a directory");
 		return EXIT_INPUT;
 	}
+	if (!strcmp(to, "csv") && !strcmp(out, "-")) {
+		cli_error("export --to csv writes a directory of files: -o "
+			  "DIR, not standard output");
+		return EXIT_INPUT;
+	}
 	int status;
 	trawl_trace *t = cli_open(argv[optind], &input, &status);
 	if (!t)
