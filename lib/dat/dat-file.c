@@ -347,7 +347,9 @@ static int printk_line_ok(const char *s, size_t n)
 static int parse_printk(tw_dat_file *f, const char *s)
 {
 	size_t len = strlen(s);
-	char *clean = tw_malloc(f->mem, len + 1);
+	/* every kept line gets a newline, the last one may not have had one:
+	 * up to len + 1 bytes, then the NUL */
+	char *clean = tw_malloc(f->mem, len + 2);
 	if (!clean)
 		return -1;
 	size_t out = 0;
