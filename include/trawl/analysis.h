@@ -371,7 +371,7 @@ typedef struct trawl_sched_cpu {
  * @overall:         the sums over @tasks (@pid -1, @comm "")
  * @cpus:            per CPU that switched, by CPU number
  * @ncpus:           number of them
- * @start:           the first event seen (ns; --from when later)
+ * @start:           the first sched event seen in the window (ns)
  * @end:             where open states were closed: the last event of the
  *                   trace, or --to when earlier
  * @migrations_from: "sched_migrate_task" when the trace has that event

@@ -221,3 +221,63 @@ Test(sched, migrate_events_count_and_anomalies)
 	cr_expect_eq(s->anomalies[0].first, 100000045000);
 	run_done(&r);
 }
+
+struct fault {
+	long countdown; /* allocations left before the failing one */
+	int fired;
+};
+
+static void *faulty_realloc(void *ctx, void *ptr, size_t size)
+{
+	struct fault *f = ctx;
+	if (size == 0) {
+		free(ptr);
+		return NULL;
+	}
+	if (f->countdown-- == 0) {
+		f->fired = 1;
+		return NULL;
+	}
+	return realloc(ptr, size);
+}
+
+/* Fail allocation N = 0, 1, ... until none fails: always a clean error. */
+Test(sched, every_allocation_failure_is_a_clean_error)
+{
+	char *path = tmp_file(trace, strlen(trace));
+	long n;
+	for (n = 0; n < 10000; n++) {
+		struct fault f = {n, 0};
+		trawl_open_opts o = {.realloc = faulty_realloc,
+				     .alloc_ctx = &f,
+				     .threads = 1};
+		trawl_error err = {0};
+		trawl_trace *t = trawl_open(path, &o, &err);
+		if (!t) {
+			cr_assert(f.fired, "%s", err.msg);
+			continue;
+		}
+		trawl_analysis *a = trawl_sched_new(t, NULL, &err);
+		if (!a) {
+			cr_assert(f.fired, "%s", err.msg);
+			cr_assert_eq(err.code, TRAWL_ENOMEM, "%s", err.msg);
+			trawl_close(t);
+			continue;
+		}
+		int rc = trawl_run(t, &err);
+		const trawl_sched_report *s = rc ? NULL : trawl_sched_result(a);
+		trawl_analysis_free(a);
+		trawl_close(t);
+		if (!f.fired) {
+			cr_assert_eq(rc, 0, "%s", err.msg);
+			cr_assert_not_null(s);
+			break;
+		}
+		cr_assert(rc == 0 || rc == -TRAWL_ENOMEM, "allocation %ld: %d",
+			  n, rc);
+	}
+	cr_expect_gt(n, 5, "the sweep reached the analysis");
+	cr_expect_lt(n, 10000);
+	unlink(path);
+	free(path);
+}

@@ -1,0 +1,1 @@
+sched --json --from 4119.47 ftrace-irqinfo.txt
