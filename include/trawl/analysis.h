@@ -403,7 +403,8 @@ typedef struct trawl_sched_report {
  * (sched_waking, sched_wakeup, sched_wakeup_new) and sched_migrate_task, in
  * the delivered order (equal timestamps go by record order): running from
  * a switch-in to a switch-out; then runnable (prev_state R, R+) or asleep
- * (anything else; dead, X or Z, ends the task); asleep until a wakeup,
+ * (anything else; dead, X or Z, ends the task until a new task with its
+ * pid is woken); asleep until a wakeup,
  * runnable until the switch-in. Nothing is assumed before a task's first
  * event: a task only woken so far may have been running when the trace
  * began, so if it is switched out before being switched in, that time is

@@ -295,8 +295,9 @@ static int on_wakeup(const trawl_event *ev, void *ctx)
 		const char *comm = trawl_event_raw(ev, s->woken_comm, &n);
 		set_comm(tk, comm, n);
 	}
-	/* A running, runnable or dead task stays as it is. */
-	if (tk->state == S_ASLEEP) {
+	/* A running or runnable task stays as it is. A dead one can only be
+	 * woken as a new task that was given its pid (sched_wakeup_new). */
+	if (tk->state == S_ASLEEP || tk->state == S_DEAD) {
 		leave(tk, ts);
 		enter(tk, S_RUNNABLE, ts);
 	} else if (tk->state == S_UNKNOWN && trawl_event_pid(ev) != pid) {

@@ -188,9 +188,14 @@ Test(sched, pid_filter_selects_rows_and_overall)
  * not), and the switch-in on another CPU is not counted again.
  *  0 cpu0 idle -> a; 10 a (S) -> idle: run 10, asleep from 10
  * 20 migrate a 0 -> 1; 21 migrate a 1 -> 1 (no move); 22 wakes a: sleep 12
- * 30 cpu1 idle -> a: runnable 8; runs to the end, 45: run 15
+ * 30 cpu1 idle -> a: runnable 8; runs to the end
  * 40 cpu2 y (S) -> idle: y asleep from 40
- * 45 cpu2 y (S) -> idle again: an anomaly; the 5 us are not counted
+ * 45 cpu2 y (S) -> idle again: an anomaly; the 5 us are not counted;
+ *    asleep from 45
+ * 50 cpu3 z (X) -> idle: z first seen, dead
+ * 60 wakeup_new z: a new task with z's pid, runnable from 60
+ * 70 cpu3 idle -> z: runnable 10; the trace ends at 70:
+ *    a run 10 + 40 = 50, y sleep 25, z run 0
  */
 /* clang-format off */
 static const char migrating[] =
@@ -201,7 +206,10 @@ static const char migrating[] =
 	L("x-99", 1, "100.000022", WAKING("a", "10", "001"))
 	L("<idle>-0", 1, "100.000030", SW("swapper/1", "0", "R", "a", "10"))
 	L("y-77", 2, "100.000040", SW("y", "77", "S", "swapper/2", "0"))
-	L("y-77", 2, "100.000045", SW("y", "77", "S", "swapper/2", "0"));
+	L("y-77", 2, "100.000045", SW("y", "77", "S", "swapper/2", "0"))
+	L("z-88", 3, "100.000050", SW("z", "88", "X", "swapper/3", "0"))
+	L("x-99", 1, "100.000060", "sched_wakeup_new: comm=z pid=88 prio=120 target_cpu=003")
+	L("<idle>-0", 3, "100.000070", SW("swapper/3", "0", "R", "z", "88"));
 /* clang-format on */
 
 Test(sched, migrate_events_count_and_anomalies)
@@ -213,8 +221,9 @@ Test(sched, migrate_events_count_and_anomalies)
 	const trawl_sched_report *s = trawl_sched_result(r.a);
 	cr_assert_not_null(s);
 	cr_expect_str_eq(s->migrations_from, "sched_migrate_task");
-	assert_task(task(s, 10), 2, 25, 8, 12, 1, 0, 1);
-	assert_task(task(s, 77), 0, 0, 0, 0, 2, 0, 0);
+	assert_task(task(s, 10), 2, 50, 8, 12, 1, 0, 1);
+	assert_task(task(s, 77), 0, 0, 0, 25, 2, 0, 0);
+	assert_task(task(s, 88), 1, 0, 10, 0, 1, 0, 0);
 	cr_assert_eq(s->nanomalies, 1);
 	cr_expect_str_eq(s->anomalies[0].what,
 			 "switch-out of a task not running");

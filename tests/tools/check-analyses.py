@@ -224,7 +224,7 @@ def sched(evs):
             if p <= 0:
                 continue
             s = st.get(p, ("unknown", 0, False, -1))
-            if s[0] == "asleep":
+            if s[0] in ("asleep", "dead"):  # dead: a new task, same pid
                 close(p, ts)
                 st[p] = ("runnable", ts, False, s[3])
             elif s[0] == "unknown" and p != pid:
