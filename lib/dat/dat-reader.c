@@ -721,7 +721,14 @@ static int raw_fields(const trawl_trace *t, trawl_event *ev,
 		      struct tep_event *e, size_t *at, size_t *len)
 {
 	dat_reader *r = rd(t);
-	print_record(r, ev, TEP_PRINT_INFO_RAW);
+	/* What tep_print_event(TEP_PRINT_INFO_RAW) prints, without parsing a
+	 * format string per event (its allocations were most of an export). */
+	load_plugins(r); /* and kallsyms: function fields print as symbols */
+	trace_seq_reset(&r->seq);
+	void *data = padded(r, ev);
+	if (data)
+		tep_print_fields(&r->seq, data, (int)ev->data_len, e);
+	trace_seq_terminate(&r->seq);
 	size_t sn = (size_t)r->seq.len;
 	while (sn > 0 &&
 	       (r->seq.buffer[sn - 1] == '\n' || r->seq.buffer[sn - 1] == ' '))
