@@ -233,8 +233,25 @@ def check_handmade(tmp):
           ("thread_name", "my app") in names, names)
 
 
+def check_many_types(tmp):
+    """More event types than files kept open: closed ones reopen to append."""
+    path = os.path.join(tmp, "many.txt")
+    with open(path, "w") as f:
+        for rnd in range(3):
+            for i in range(250):
+                f.write(f"  app-7 [000] ....1 {1 + rnd * 0.001 + i * 1e-6:.6f}"
+                        f": ev_{i}: n={rnd} note=x,{i}\n")
+    check_csv(path, tmp)
+    rows = list(csv.DictReader(open(os.path.join(tmp, "csv", "ev_249.csv"),
+                                    newline="")))
+    check("reopened files keep their rows in order",
+          [(r["n"], r["note"]) for r in rows] ==
+          [("0", "x,249"), ("1", "x,249"), ("2", "x,249")], rows)
+
+
 with tempfile.TemporaryDirectory() as tmp:
     check_handmade(tmp)
+    check_many_types(tmp)
     for path in sys.argv[2:]:
         n = check_csv(path, tmp)
         m = check_perfetto(path, tmp)

@@ -29,7 +29,6 @@ struct csv_type {
 	size_t ncols;
 	uint64_t rows;
 	uint64_t used; /* for closing the least recently used */
-	int failed;
 };
 
 struct csv_export {
