@@ -6,8 +6,9 @@ Events come from `trace-cmd report -t -R` for a trace.dat (trace-cmd's own
 reader and its raw field values) or from the ftrace text itself, parsed here
 with regular expressions; nothing of trawl's reader is used. The rules are
 re-implemented from their definitions (docs/ARCHITECTURE.md, "Analyses"),
-then the per-task / per-irq / per-function numbers and the overall ones are
-compared with `trawl latency|irq|workqueue --json`.
+then the per-task / per-irq / per-function / per-slice numbers and the
+overall ones are compared with `trawl latency|irq|workqueue|slices --json`,
+and every task's and CPU's times and counts with `trawl sched --json`.
 
 usage: check-analyses.py TRAWL FILE...
 """
