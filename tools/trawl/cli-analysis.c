@@ -137,6 +137,31 @@ int cli_analysis_option(struct cli_analysis *c, int opt, const char *arg)
 	return cli_input_option(&c->input, opt, arg);
 }
 
+int cli_analysis_parse(struct cli_analysis *c, int argc, char **argv,
+		       const char *cmd, void (*help)(FILE *))
+{
+	static const struct option opts[] = {
+		CLI_ANALYSIS_LONG_OPTIONS,
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int o;
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (o == 'h') {
+			help(stdout);
+			return EXIT_OK;
+		}
+		int rc = cli_analysis_option(c, o, optarg);
+		if (rc == 1)
+			continue;
+		if (rc == 0)
+			help(stderr);
+		return EXIT_INPUT;
+	}
+	int status = cli_analysis_args(c, argc, argv, cmd);
+	return status ? status : -1;
+}
+
 int cli_analysis_args(struct cli_analysis *c, int argc, char **argv,
 		      const char *cmd)
 {

@@ -155,6 +155,13 @@ int cli_analysis_option(struct cli_analysis *c, int opt, const char *arg);
 /* Check the options and take FILE; prints why not. Return: exit status. */
 int cli_analysis_args(struct cli_analysis *c, int argc, char **argv,
 		      const char *cmd);
+/*
+ * The whole command line of an analysis without options of its own: the
+ * common options, --help (help(stdout)) and FILE. Return: -1 to go on, or
+ * the exit status to return.
+ */
+int cli_analysis_parse(struct cli_analysis *c, int argc, char **argv,
+		       const char *cmd, void (*help)(FILE *));
 trawl_trace *cli_analysis_open(struct cli_analysis *c, int *status);
 /* Print every part of the result (styles[i] for part i); extra_json is
  * printed as is after "analysis" (it ends with ",\n"). */

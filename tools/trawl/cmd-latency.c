@@ -34,11 +34,6 @@ static void help(FILE *f)
 
 int cmd_latency(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		CLI_ANALYSIS_LONG_OPTIONS,
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		help(argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_INPUT : EXIT_OK;
@@ -57,21 +52,8 @@ int cmd_latency(int argc, char **argv)
 	argc--;
 	argv++;
 	struct cli_analysis c = {0};
-	int o;
-	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (o == 'h') {
-			help(stdout);
-			return EXIT_OK;
-		}
-		int rc = cli_analysis_option(&c, o, optarg);
-		if (rc == 1)
-			continue;
-		if (rc == 0)
-			help(stderr);
-		return EXIT_INPUT;
-	}
-	int status = cli_analysis_args(&c, argc, argv, "latency");
-	if (status)
+	int status = cli_analysis_parse(&c, argc, argv, "latency", help);
+	if (status >= 0)
 		return status;
 	trawl_trace *t = cli_analysis_open(&c, &status);
 	if (!t)

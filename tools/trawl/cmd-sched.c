@@ -194,27 +194,9 @@ static void print_text(FILE *f, const trawl_sched_report *r)
 
 int cmd_sched(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		CLI_ANALYSIS_LONG_OPTIONS,
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct cli_analysis c = {0};
-	int o;
-	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (o == 'h') {
-			help(stdout);
-			return EXIT_OK;
-		}
-		int rc = cli_analysis_option(&c, o, optarg);
-		if (rc == 1)
-			continue;
-		if (rc == 0)
-			help(stderr);
-		return EXIT_INPUT;
-	}
-	int status = cli_analysis_args(&c, argc, argv, "sched");
-	if (status)
+	int status = cli_analysis_parse(&c, argc, argv, "sched", help);
+	if (status >= 0)
 		return status;
 	trawl_trace *t = cli_analysis_open(&c, &status);
 	if (!t)
