@@ -153,6 +153,25 @@ static int hexval(char c)
  */
 static int parse_number(const char *s, size_t n, int64_t *out)
 {
+	/*
+	 * The common case first: a short decimal that ends the value or is
+	 * followed by a character no hex word continues with. Anything else
+	 * (0x, hex letters, a sign other than '-', 8 or 16 digits with a
+	 * leading 0, long runs) takes the full rules below.
+	 */
+	size_t f = n > 0 && s[0] == '-';
+	uint64_t fv = 0;
+	size_t fi = f;
+	while (fi < n && fi - f < 18 && (unsigned char)(s[fi] - '0') <= 9)
+		fv = fv * 10 + (uint64_t)(s[fi++] - '0');
+	size_t flen = fi - f;
+	if (flen > 0 && flen < 18 &&
+	    (fi == n || (hexval(s[fi]) < 0 && s[fi] != 'x' && s[fi] != 'X')) &&
+	    !((flen == 8 || flen == 16) && s[f] == '0')) {
+		*out = f ? (int64_t)(0 - fv) : (int64_t)fv;
+		return 0;
+	}
+
 	size_t i = 0;
 	int neg = 0;
 	uint64_t v = 0;

@@ -132,6 +132,54 @@ Test(field, numbers_hex_pointers_and_trailing_units)
 	done();
 }
 
+/* The short-decimal fast path agrees with the full rules at its edges. */
+Test(field, number_rules_at_the_edges_of_the_decimal_fast_path)
+{
+	static const struct {
+		const char *text;
+		int rc;
+		int64_t v;
+	} cases[] = {
+		{"7", 0, 7},
+		{"007", 0, 7},
+		{"-0", 0, 0},
+		{"+5", 0, 5},
+		{"12x", 0, 12},
+		{"12,", 0, 12},
+		{"12abc", -TRAWL_ETYPE, 0},
+		{"00000012", 0, 0x12},	   /* 8 digits, leading 0: hex */
+		{"10000012", 0, 10000012}, /* 8 digits: decimal */
+		{"12345678901234567", 0, 12345678901234567},
+		{"123456789012345678", 0, 123456789012345678},
+		{"-", -TRAWL_ETYPE, 0},
+	};
+	char line[2048] = "  a-1 [000] ..... 1.000001: x:";
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char f[64];
+		snprintf(f, sizeof(f), " f%zu=%s", i, cases[i].text);
+		strcat(line, f);
+	}
+	strcat(line, "\n");
+	trawl_trace *t = open_text(line);
+	trawl_field h[16];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "f%zu", i);
+		h[i] = trawl_field_lookup(t, "x", name);
+	}
+	run_kept("x");
+	const trawl_event *ev = kept.ev[0];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int64_t v = 0;
+		int rc = trawl_event_get_int(ev, h[i], &v);
+		cr_assert_eq(rc, cases[i].rc, "%s: rc %d", cases[i].text, rc);
+		if (rc == 0)
+			cr_assert_eq(v, cases[i].v, "%s: %lld", cases[i].text,
+				     (long long)v);
+	}
+	done();
+}
+
 Test(field, bracketed_fields_of_softirq)
 {
 	trawl_trace *t = open_text(
@@ -352,8 +400,8 @@ static int read_in_odd_orders(const trawl_event *ev, void *ctx)
 
 Test(field, decoding_goes_only_as_far_as_asked_and_on_when_asked)
 {
-	trawl_trace *t = open_text(
-		"a-1 [000] 1.000000: e: a=1 b=2 c=3 d=4 e=5 f=6\n");
+	trawl_trace *t =
+		open_text("a-1 [000] 1.000000: e: a=1 b=2 c=3 d=4 e=5 f=6\n");
 	pf_a = trawl_field_lookup(t, NULL, "a");
 	pf_c = trawl_field_lookup(t, NULL, "c");
 	pf_e = trawl_field_lookup(t, NULL, "e");
