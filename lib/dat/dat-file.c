@@ -406,7 +406,8 @@ static int parse_cmdlines(tw_dat_file *f, const char *s)
 		k++;
 	}
 	f->ncmdlines = k;
-	qsort(f->cmdlines, k, sizeof(*f->cmdlines), cmp_cmdline);
+	if (k > 1)
+		qsort(f->cmdlines, k, sizeof(*f->cmdlines), cmp_cmdline);
 	return tep_parse_saved_cmdlines(f->tep, s);
 }
 
@@ -941,7 +942,8 @@ void tw_dat_index_formats(tw_dat_file *f)
 	/* equal IDs (a damaged file): the first one in the file wins */
 	for (size_t i = 0; i < f->nformats; i++)
 		f->formats[i].order = (uint32_t)i;
-	qsort(f->formats, f->nformats, sizeof(*f->formats), cmp_format);
+	if (f->nformats > 1)
+		qsort(f->formats, f->nformats, sizeof(*f->formats), cmp_format);
 }
 
 static int ident_char(char c)

@@ -1173,7 +1173,8 @@ int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err)
 		return rc;
 	if (r->f.compressed)
 		t->compression = r->f.comp_zstd ? "zstd" : "zlib";
-	qsort(r->f.spans, r->f.nspans, sizeof(*r->f.spans), cmp_span);
+	if (r->f.nspans > 1)
+		qsort(r->f.spans, r->f.nspans, sizeof(*r->f.spans), cmp_span);
 	tw_dat_index_formats(&r->f);
 	size_t n = r->f.nspans;
 	r->cur = tw_calloc(&t->mem, n ? n : 1, sizeof(*r->cur));
