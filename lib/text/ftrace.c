@@ -473,10 +473,20 @@ special_line(const char *s, size_t i, size_t n, tw_line_info *info)
  * '[' that is preceded by a blank, holds a cpu number and has a comm-pid
  * before it. Return: the index after ']', or 0 when there is none.
  */
+#define HEAD_MAX 256 /* comm-pid (tgid) before "[cpu]" is shorter */
+
 static size_t find_cpu(const char *s, size_t b, size_t n, tw_rec *r)
 {
-	const char *q = b + 1 < n ? memchr(s + b + 1, '[', n - b - 1) : NULL;
-	for (; q; q = memchr(q + 1, '[', (size_t)(s + n - q - 1))) {
+	/*
+	 * The kernel's comm is at most 15 bytes, its pid and tgid columns a
+	 * few more: a "[cpu]" further than HEAD_MAX from the start of the
+	 * line is no cpu column. The bound keeps a hostile line with many
+	 * '[' from costing the square of its length.
+	 */
+	size_t lim = n - b > HEAD_MAX ? b + HEAD_MAX : n;
+	const char *q =
+		b + 1 < lim ? memchr(s + b + 1, '[', lim - b - 1) : NULL;
+	for (; q; q = memchr(q + 1, '[', (size_t)(s + lim - q - 1))) {
 		size_t qi = (size_t)(q - s);
 		if (!is_space(s[qi - 1]))
 			continue;
