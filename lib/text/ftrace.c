@@ -17,6 +17,11 @@
 
 #include "text-int.h"
 
+/* The kernel's comm is at most 15 bytes and its pid and tgid columns a few
+ * more: what comes before "[cpu]" (or the -l form's cpu and flags) is
+ * shorter than this. */
+#define HEAD_MAX 256
+
 static inline int is_digit(char c)
 {
 	return (unsigned char)(c - '0') < 10;
@@ -399,8 +404,11 @@ static int name_payload(const char *s, size_t n, size_t i, tw_rec *r,
 static int latency_form(const char *s, size_t b, size_t n, tw_rec *r,
 			tw_line_info *info, int ts_only)
 {
-	for (const char *c = memchr(s + b, ':', n - b); c;
-	     c = memchr(c + 1, ':', (size_t)(s + n - c - 1))) {
+	/* comm-pid, cpu, flags and timestamp all lie near the start (see
+	 * HEAD_MAX); looking further only costs (the square of) time */
+	size_t lim = n - b > 2 * HEAD_MAX ? b + 2 * HEAD_MAX : n;
+	for (const char *c = memchr(s + b, ':', lim - b); c;
+	     c = memchr(c + 1, ':', (size_t)(s + lim - c - 1))) {
 		size_t ce = (size_t)(c - s);
 		size_t tb = ce;
 		while (tb > b && (is_digit(s[tb - 1]) || s[tb - 1] == '.'))
@@ -473,15 +481,12 @@ special_line(const char *s, size_t i, size_t n, tw_line_info *info)
  * '[' that is preceded by a blank, holds a cpu number and has a comm-pid
  * before it. Return: the index after ']', or 0 when there is none.
  */
-#define HEAD_MAX 256 /* comm-pid (tgid) before "[cpu]" is shorter */
-
 static size_t find_cpu(const char *s, size_t b, size_t n, tw_rec *r)
 {
 	/*
-	 * The kernel's comm is at most 15 bytes, its pid and tgid columns a
-	 * few more: a "[cpu]" further than HEAD_MAX from the start of the
-	 * line is no cpu column. The bound keeps a hostile line with many
-	 * '[' from costing the square of its length.
+	 * A "[cpu]" further than HEAD_MAX from the start of the line is no
+	 * cpu column. The bound keeps a hostile line with many '[' from
+	 * costing the square of its length.
 	 */
 	size_t lim = n - b > HEAD_MAX ? b + HEAD_MAX : n;
 	const char *q =
