@@ -14,7 +14,7 @@
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 BUILD_DIR [fuzz-text|fuzz-line|fuzz-compressed|fuzz-dat ...]" >&2
+	echo "usage: $0 BUILD_DIR [fuzz-text|fuzz-line|fuzz-compressed|fuzz-dat|fuzz-analyses ...]" >&2
 	exit 2
 }
 [ $# -ge 1 ] || usage
@@ -30,9 +30,10 @@ declare -A max_len=(
 	[fuzz-line]=4096
 	[fuzz-compressed]=16384
 	[fuzz-dat]=262144
+	[fuzz-analyses]=65536
 )
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz-text fuzz-line fuzz-compressed fuzz-dat)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz-text fuzz-line fuzz-compressed fuzz-dat fuzz-analyses)
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/trawl-fuzz.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
