@@ -209,7 +209,6 @@ static int load_page(tw_dat_cursor *c)
 			continue;
 		}
 		if (commit & MISSING_EVENTS) {
-			c->lost_pages++;
 			size_t at = pf->data_offset + size;
 			if ((commit & MISSING_STORED) &&
 			    avail - at >= pf->commit_size)
@@ -218,8 +217,7 @@ static int load_page(tw_dat_cursor *c)
 						   : tw_dat_u32(f, pg + at);
 		}
 		drop_behind(c);
-		c->page_ts = tw_dat_u64(f, pg);
-		c->ts = c->page_ts;
+		c->ts = tw_dat_u64(f, pg);
 		c->rec = pg + pf->data_offset;
 		c->rec_end = c->rec + size;
 		return 1;

@@ -471,35 +471,15 @@ static int add_span(tw_dat_file *f, uint32_t buffer, int32_t cpu,
 	return 0;
 }
 
-/* "CPU: 0\nentries: 535\noverrun: 0\n..." */
+/* "CPU: 0\nentries: 535\noverrun: 0\n...": the overrun counts. */
 static void note_cpustat(tw_dat_file *f, const char *p, size_t n)
 {
 	char *text = text_copy(f, p, n);
 	if (!text)
 		return;
-	const char *c = strstr(text, "CPU:");
 	const char *o = strstr(text, "\noverrun:");
-	if (c && o) {
-		long cpu = strtol(c + 4, NULL, 10);
-		unsigned long long v = strtoull(o + 9, NULL, 10);
-		f->overrun += v;
-		if (cpu >= 0 && cpu < TW_MAX_CPUS) {
-			size_t need = (size_t)cpu + 1;
-			if (need > f->ncpu_overrun) {
-				uint64_t *a = tw_realloc(f->mem, f->cpu_overrun,
-							 need * sizeof(*a));
-				if (a) {
-					memset(a + f->ncpu_overrun, 0,
-					       (need - f->ncpu_overrun) *
-						       sizeof(*a));
-					f->cpu_overrun = a;
-					f->ncpu_overrun = need;
-				}
-			}
-			if ((size_t)cpu < f->ncpu_overrun)
-				f->cpu_overrun[cpu] += v;
-		}
-	}
+	if (o)
+		f->overrun += strtoull(o + 9, NULL, 10);
 	tw_free(f->mem, text);
 }
 
@@ -1090,7 +1070,6 @@ void tw_dat_file_close(tw_dat_file *f)
 	tw_free(f->mem, f->buffers);
 	tw_free(f->mem, f->spans);
 	tw_free(f->mem, f->comp_name);
-	tw_free(f->mem, f->cpu_overrun);
 	tw_free(f->mem, f->formats);
 	tw_free(f->mem, f->cmdlines);
 	tw_free(f->mem, f->cmdline_text);

@@ -106,8 +106,6 @@ typedef struct tw_dat_file {
 	uint64_t meta_damage_off;
 
 	uint64_t overrun; /* CPUSTAT "overrun:" summed over CPUs */
-	uint64_t *cpu_overrun;
-	size_t ncpu_overrun;
 } tw_dat_file;
 
 static inline uint16_t tw_dat_u16(const tw_dat_file *f, const void *p)
@@ -194,7 +192,6 @@ typedef struct tw_dat_cursor {
 	size_t populated; /* mapped data before this was mapped ahead */
 	const unsigned char *rec, *rec_end;
 	uint64_t ts; /* running timestamp */
-	uint64_t page_ts;
 
 	/* the record at hand */
 	int64_t cur_ts;
@@ -204,7 +201,6 @@ typedef struct tw_dat_cursor {
 
 	/* what the walk found: lost events per page, damage */
 	uint64_t lost;	     /* counted since last taken */
-	uint64_t lost_pages; /* pages that said events were lost */
 	uint64_t damaged;    /* pages or chunks that could not be read */
 	uint64_t damage_off; /* file offset of the first damage */
 	const char *damage_why;

@@ -26,10 +26,9 @@
 #include "../text/input.h"
 #include "dat-int.h"
 
-#define MAX_EVENT_ID 65535
-#define COMM_CACHE   1024
-#define MAX_THREADS  16
-#define NO_FIELD     ((const void *)&no_field)
+#define COMM_CACHE	    1024
+#define MAX_THREADS	    16
+#define NO_FIELD	    ((const void *)&no_field)
 
 static const char no_field;
 
@@ -1098,7 +1097,7 @@ static int cmp_span(const void *a, const void *b)
  */
 static int common_layout(dat_reader *r)
 {
-	r->ntypes = MAX_EVENT_ID + 1; /* untouched pages cost nothing */
+	r->ntypes = TW_DAT_MAX_EVENT_ID + 1; /* untouched pages cost nothing */
 	r->types = tw_calloc(r->f.mem, r->ntypes, sizeof(*r->types));
 	if (!r->types)
 		return -1;
