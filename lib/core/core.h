@@ -265,6 +265,9 @@ void tw_sorter_free(tw_sorter *s);
  * event's "ip: buf" split */
 int tw_parse_number(const char *s, size_t n, int64_t *out);
 int tw_parse_marker(const char *s, size_t n, trawl_marker *m);
+/* Append the marker in buf (if it is one) as the fields kind, pid, name and
+ * value or cookie, their text inside buf. */
+void tw_marker_fields(trawl_event *ev, const char *buf, size_t buf_len);
 void tw_print_split(const trawl_event *ev, const char **ip, size_t *ip_len,
 		    const char **buf, size_t *buf_len);
 

@@ -356,6 +356,44 @@ int tw_parse_marker(const char *s, size_t n, trawl_marker *m)
 	return 0;
 }
 
+static void add_field(trawl_event *ev, const char *key, const char *v,
+		      size_t vlen)
+{
+	if (ev->nfields < TW_MAX_FIELDS)
+		ev->fields[ev->nfields++] =
+			(tw_kv){key, v, (uint32_t)strlen(key), (uint32_t)vlen};
+}
+
+void tw_marker_fields(trawl_event *ev, const char *buf, size_t buf_len)
+{
+	trawl_marker m;
+	if (tw_parse_marker(buf, buf_len, &m))
+		return;
+	/* The kind letter is the first byte of buf itself. */
+	add_field(ev, "kind", buf, 1);
+	if (m.pid >= 0) {
+		const char *pid = buf + 2;
+		const char *bar = memchr(pid, '|', buf_len - 2);
+		size_t pl = bar ? (size_t)(bar - pid) : buf_len - 2;
+		while (pl && (pid[pl - 1] == '\n' || pid[pl - 1] == ' '))
+			pl--;
+		add_field(ev, "pid", pid, pl);
+	}
+	if (m.name)
+		add_field(ev, "name", m.name, m.name_len);
+	if (m.kind == TRAWL_MARKER_COUNTER ||
+	    m.kind == TRAWL_MARKER_ASYNC_BEGIN ||
+	    m.kind == TRAWL_MARKER_ASYNC_END) {
+		const char *num = m.name + m.name_len + 1;
+		size_t nl = (size_t)(buf + buf_len - num);
+		while (nl && (num[nl - 1] == '\n' || num[nl - 1] == ' '))
+			nl--;
+		add_field(ev,
+			  m.kind == TRAWL_MARKER_COUNTER ? "value" : "cookie",
+			  num, nl);
+	}
+}
+
 void tw_print_split(const trawl_event *ev, const char **ip, size_t *ip_len,
 		    const char **buf, size_t *buf_len)
 {

@@ -26,9 +26,9 @@
 #include "../text/input.h"
 #include "dat-int.h"
 
-#define COMM_CACHE	    1024
-#define MAX_THREADS	    16
-#define NO_FIELD	    ((const void *)&no_field)
+#define COMM_CACHE  1024
+#define MAX_THREADS 16
+#define NO_FIELD    ((const void *)&no_field)
 
 static const char no_field;
 
@@ -826,64 +826,17 @@ static void decode(const trawl_trace *t, trawl_event *ev, const char *key,
 	int n = fits ? raw_fields(t, ev, e, at, len) : -1;
 	if (n < 0)
 		n = each_field(t, ev, e, at, len);
-	/* print events: the systrace marker in buf, as text traces have it */
-	const char *buf;
-	size_t bn;
-	trawl_marker m;
-	if (ev->type->kind == TW_KIND_PRINT && !print_buf(ev, &buf, &bn) &&
-	    !tw_parse_marker(buf, bn, &m)) {
-		char num[3][24];
-		const char *val[3];
-		size_t vlen[3];
-		const char *names[3];
-		int k = 0;
-		num[0][0] = (char)m.kind;
-		names[k] = "kind", val[k] = num[0], vlen[k++] = 1;
-		if (m.pid >= 0) {
-			vlen[k] = (size_t)snprintf(num[1], sizeof(num[1]),
-						   "%lld", (long long)m.pid);
-			names[k] = "pid", val[k++] = num[1];
-		}
-		for (int i = 0; i < k && n < TW_MAX_FIELDS; i++, n++) {
-			at[n] = ev->fields_z.len;
-			len[n] = vlen[i];
-			if (tw_buf_append(&t->mem, &ev->fields_z, val[i],
-					  vlen[i]))
-				break;
-			ev->fields[n].key = names[i];
-			ev->fields[n].klen = (uint32_t)strlen(names[i]);
-		}
-		if (m.name && n < TW_MAX_FIELDS) {
-			at[n] = ev->fields_z.len;
-			len[n] = m.name_len;
-			if (!tw_buf_append(&t->mem, &ev->fields_z, m.name,
-					   m.name_len)) {
-				ev->fields[n].key = "name";
-				ev->fields[n].klen = 4;
-				n++;
-			}
-		}
-		if ((m.kind == 'C' || m.kind == 'S' || m.kind == 'F') &&
-		    n < TW_MAX_FIELDS) {
-			int vl = snprintf(num[2], sizeof(num[2]), "%lld",
-					  (long long)m.value);
-			at[n] = ev->fields_z.len;
-			len[n] = (size_t)vl;
-			if (!tw_buf_append(&t->mem, &ev->fields_z, num[2],
-					   (size_t)vl)) {
-				ev->fields[n].key =
-					m.kind == 'C' ? "value" : "cookie";
-				ev->fields[n].klen = m.kind == 'C' ? 5 : 6;
-				n++;
-			}
-		}
-	}
 	/* the buffer may have moved while growing: point now */
 	for (int i = 0; i < n; i++) {
 		ev->fields[i].val = ev->fields_z.data + at[i];
 		ev->fields[i].vlen = (uint32_t)len[i];
 	}
 	ev->nfields = n;
+	/* print events: the systrace marker in buf, as text traces have it */
+	const char *buf;
+	size_t bn;
+	if (ev->type->kind == TW_KIND_PRINT && !print_buf(ev, &buf, &bn))
+		tw_marker_fields(ev, buf, bn);
 }
 
 static const char *get_raw(const trawl_event *ev, struct trawl_field_def *d,

@@ -209,8 +209,8 @@ static size_t key_at(const char *s, const char *end)
  * " [key=". The key found there is handed back (*next, *next_len) so
  * the caller does not scan it twice.
  */
-static const char *value_end(const char *v, const char *end,
-			     const char **next, size_t *next_len)
+static const char *value_end(const char *v, const char *end, const char **next,
+			     size_t *next_len)
 {
 	*next = NULL;
 	for (const char *p = v; p < end;) {
@@ -309,31 +309,7 @@ static void decode_print(trawl_event *ev)
 	if (ip)
 		add(ev, "ip", ip, ip_len);
 	add(ev, "buf", buf, buf_len);
-	trawl_marker m;
-	if (tw_parse_marker(buf, buf_len, &m))
-		return;
-	/* The kind letter is the first byte of buf itself. */
-	add(ev, "kind", buf, 1);
-	if (m.pid >= 0) {
-		const char *pid = buf + 2;
-		const char *bar = memchr(pid, '|', buf_len - 2);
-		size_t pl = bar ? (size_t)(bar - pid) : buf_len - 2;
-		while (pl && (pid[pl - 1] == '\n' || pid[pl - 1] == ' '))
-			pl--;
-		add(ev, "pid", pid, pl);
-	}
-	if (m.name)
-		add(ev, "name", m.name, m.name_len);
-	if (m.kind == TRAWL_MARKER_COUNTER ||
-	    m.kind == TRAWL_MARKER_ASYNC_BEGIN ||
-	    m.kind == TRAWL_MARKER_ASYNC_END) {
-		const char *num = m.name + m.name_len + 1;
-		size_t nl = (size_t)(buf + buf_len - num);
-		while (nl && (num[nl - 1] == '\n' || num[nl - 1] == ' '))
-			nl--;
-		add(ev, m.kind == TRAWL_MARKER_COUNTER ? "value" : "cookie",
-		    num, nl);
-	}
+	tw_marker_fields(ev, buf, buf_len);
 }
 
 void tw_text_decode(const trawl_trace *t, trawl_event *ev, const char *key,
