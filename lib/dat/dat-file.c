@@ -340,7 +340,9 @@ static int printk_line_ok(const char *s, size_t n)
 		return 0;
 	for (i = 2; i < n && isxdigit((unsigned char)s[i]); i++)
 		;
-	return i > 2 && n - i >= 5 && memcmp(s + i, " : \"", 4) == 0 &&
+	/* two characters at least between the quotes: libtraceevent looks
+	 * before the start of a shorter one */
+	return i > 2 && n - i >= 7 && memcmp(s + i, " : \"", 4) == 0 &&
 	       s[n - 1] == '"';
 }
 
