@@ -21,7 +21,7 @@
  * Workers also resolve event names to types, so the consumer does not read
  * the name again: only the consumer makes types (in order of first
  * delivery), and tells the pipe what each name resolved to; that table of
- * hints (direct-mapped by name hash, fixed size) is copied to the workers
+ * hints (a fixed open-addressed table, by name hash) is copied to the workers
  * under the lock they take per batch anyway. A name the worker's copy does
  * not hold is resolved by the consumer, as before.
  */
@@ -37,6 +37,7 @@
 #define PAYLOAD_AHEAD 8	  /* items ahead whose payload is prefetched */
 #define HINTS	      256 /* names remembered, direct-mapped */
 #define HINT_NAME     40  /* longer names are always resolved by the consumer */
+#define HINT_PROBES   8	  /* slots a name may take from its own on */
 
 struct hint {
 	tw_type *ty; /* NULL: empty */
@@ -97,13 +98,31 @@ static inline size_t hint_slot(const char *name, size_t len)
 	return (size_t)tw_hash_quick(name, len) & (HINTS - 1);
 }
 
+/*
+ * A name's hint: its slot or one of the next HINT_PROBES (a name keeps its
+ * type for the whole run, so entries are never replaced and the first
+ * empty slot ends a search). NULL: the name is not there and has no room.
+ */
+static inline const struct hint *hint_find(const struct hint *hints,
+					   const char *name, size_t len)
+{
+	size_t at = hint_slot(name, len);
+	for (int i = 0; i < HINT_PROBES; i++) {
+		const struct hint *h = &hints[(at + (size_t)i) & (HINTS - 1)];
+		if (!h->ty ||
+		    (h->len == len && memcmp(h->name, name, len) == 0))
+			return h;
+	}
+	return NULL;
+}
+
 void tw_pipe_type_seen(tw_pipe *p, const char *name, size_t len, tw_type *ty)
 {
 	if (len > HINT_NAME)
 		return;
-	struct hint *h = &p->mine[hint_slot(name, len)];
-	if (h->ty == ty && h->len == len && memcmp(h->name, name, len) == 0)
-		return;
+	struct hint *h = (struct hint *)hint_find(p->mine, name, len);
+	if (!h || h->ty)
+		return; /* no room, or known already */
 	h->ty = ty;
 	h->len = (uint32_t)len;
 	memcpy(h->name, name, len);
@@ -116,8 +135,8 @@ static inline void resolve(const struct hint *hints, tw_item *it)
 	size_t len = it->rec.name_len;
 	if (len > HINT_NAME)
 		return;
-	const struct hint *h = &hints[hint_slot(it->rec.name, len)];
-	if (h->ty && h->len == len && memcmp(h->name, it->rec.name, len) == 0) {
+	const struct hint *h = hint_find(hints, it->rec.name, len);
+	if (h && h->ty) {
 		it->rec.type = h->ty; /* in place of the name */
 		it->rec.bits |= TW_EV_TYPED;
 	}

@@ -14,8 +14,9 @@
 #include "input.h"
 #include "text-int.h"
 
-#define MAX_THREADS 16
-#define DROP_EVERY  (4u << 20)
+#define MAX_THREADS    16
+#define DROP_EVERY     (4u << 20)
+#define PREFETCH_AHEAD 4096
 
 struct slice {
 	const char *p;
@@ -36,6 +37,7 @@ static void *scan_slice(void *arg)
 	const char *dropped = p;
 	s->sorted = 1;
 	while (p < end) {
+		__builtin_prefetch(p + PREFETCH_AHEAD);
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		tw_rec r;
@@ -70,8 +72,7 @@ static void *scan_slice(void *arg)
 }
 
 int tw_text_prescan_map(const char *map, size_t len, int threads, int *sorted,
-			void (*progress)(void *, uint64_t, uint64_t),
-			void *ctx)
+			void (*progress)(void *, uint64_t, uint64_t), void *ctx)
 {
 	if (threads > MAX_THREADS)
 		threads = MAX_THREADS;
