@@ -264,7 +264,7 @@ static int flags_token(const char *s, size_t len, tw_rec *r)
 
 #if defined(__SSE2__)
 /* The value of 8 ASCII digits, the first in the lowest byte (SWAR). */
-static inline uint64_t eight_digits(uint64_t v)
+static inline __attribute__((always_inline)) uint64_t eight_digits(uint64_t v)
 {
 	v = ((v & 0x0f0f0f0f0f0f0f0full) * 2561) >> 8;
 	v = ((v & 0x00ff00ff00ff00ffull) * 6553601) >> 16;
@@ -272,7 +272,8 @@ static inline uint64_t eight_digits(uint64_t v)
 }
 
 /* The value of the len (1..8) digits that end at s[e), with e >= 8. */
-static inline uint64_t digits_before(const char *s, size_t e, unsigned len)
+static inline __attribute__((always_inline)) uint64_t
+digits_before(const char *s, size_t e, unsigned len)
 {
 	uint64_t v;
 	memcpy(&v, s + e - 8, 8);
@@ -281,7 +282,8 @@ static inline uint64_t digits_before(const char *s, size_t e, unsigned len)
 }
 
 /* Bit k set when s[k] is an ASCII digit, k < 16. */
-static inline unsigned digit_mask16(const char *s)
+static inline __attribute__((always_inline)) unsigned
+digit_mask16(const char *s)
 {
 	__m128i v = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)s),
 				 _mm_set1_epi8('0'));
@@ -566,17 +568,22 @@ after_cpu(const char *s, size_t n, size_t i, tw_rec *r, tw_line_info *info,
 static inline __attribute__((always_inline)) long
 fast_front(const char *s, size_t n, size_t *pb, uint64_t *pblank, tw_rec *r)
 {
-	uint64_t blank = 0, open = 0;
-	for (int k = 0; k < WINDOW / 16; k++) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(s + 16 * k));
-		__m128i bl =
-			_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
-				     _mm_cmpeq_epi8(v, _mm_set1_epi8('\t')));
-		blank |= (uint64_t)(unsigned)_mm_movemask_epi8(bl) << (16 * k);
-		open |= (uint64_t)(unsigned)_mm_movemask_epi8(
-				_mm_cmpeq_epi8(v, _mm_set1_epi8('[')))
-			<< (16 * k);
-	}
+	const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'),
+		      br = _mm_set1_epi8('[');
+	const __m128i v0 = _mm_loadu_si128((const __m128i *)s),
+		      v1 = _mm_loadu_si128((const __m128i *)(s + 16)),
+		      v2 = _mm_loadu_si128((const __m128i *)(s + 32)),
+		      v3 = _mm_loadu_si128((const __m128i *)(s + 48));
+#define BLANKS(v)                                                              \
+	((uint64_t)(unsigned)_mm_movemask_epi8(                                \
+		_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, tab))))
+#define OPENS(v) ((uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, br)))
+	uint64_t blank = BLANKS(v0) | BLANKS(v1) << 16 | BLANKS(v2) << 32 |
+			 BLANKS(v3) << 48;
+	uint64_t open =
+		OPENS(v0) | OPENS(v1) << 16 | OPENS(v2) << 32 | OPENS(v3) << 48;
+#undef BLANKS
+#undef OPENS
 	if (!~blank)
 		return -1;
 	/* skip_blanks() skips any run of spaces and tabs */
@@ -605,8 +612,22 @@ fast_front(const char *s, size_t n, size_t *pb, uint64_t *pblank, tw_rec *r)
 	 * below q, which exists since s[b] is one. */
 	uint64_t below = ~blank & ((1ull << q) - 1);
 	size_t e = WINDOW - (size_t)__builtin_clzll(below);
-	if (comm_pid_trimmed(s, b, e, r))
+	if (e >= 16 && s[e - 1] != ')') {
+		/* comm_pid_trimmed() without its loops, for pids of up to
+		 * 7 digits (the kernel's pid_max is at most 4194304): the
+		 * digits that end at e, from one 16-byte digit mask. */
+		unsigned tail = ~digit_mask16(s + e - 16) << 16;
+		unsigned run = tail ? (unsigned)__builtin_clz(tail) : 16;
+		size_t d = e - run;
+		if (run == 0 || run > 7 || d <= b || s[d - 1] != '-')
+			return -1;
+		r->tgid = -1;
+		r->pid = (int32_t)digits_before(s, e, run);
+		r->comm = s + b;
+		r->comm_len = (uint32_t)(d - 1 - b);
+	} else if (comm_pid_trimmed(s, b, e, r)) {
 		return -1;
+	}
 	r->cpu = (int32_t)cpu;
 	*pb = b;
 	*pblank = blank;

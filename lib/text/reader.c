@@ -179,6 +179,13 @@ static int next_line(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err);
 
 static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 {
+	text_reader *r = rd(t);
+	if (TW_LIKELY(r->pipe != NULL) && !scan) {
+		/* the parse-ahead pipe, line after line */
+		int rc = next_pipelined(t, r, rec, err);
+		if (rc != TW_NEXT_EOF)
+			return rc;
+	}
 	int rc = next_line(t, rec, scan, err);
 	if (rc == TW_NEXT_EOF && !scan) {
 		t->stats.bytes = tw_input_offset(rd(t)->in);

@@ -359,11 +359,10 @@ Test(ftrace, parsing_threads_change_nothing)
 
 Test(ftrace, counter_clock_integers_and_extra_decimals)
 {
-	const char *text =
-		"  a-1 [000] ..... 123456789012345: x: v=1\n"
-		"  a-1 [000] ..... 123456789012346: x: v=2\n"
-		"  a-1 [000] ..... 1.1234567891: x: v=3\n"
-		"  a-1 [000] ..... 99999999999.000001: x: v=4\n";
+	const char *text = "  a-1 [000] ..... 123456789012345: x: v=1\n"
+			   "  a-1 [000] ..... 123456789012346: x: v=2\n"
+			   "  a-1 [000] ..... 1.1234567891: x: v=3\n"
+			   "  a-1 [000] ..... 99999999999.000001: x: v=4\n";
 	got g;
 	cr_assert_eq(collect_text(text, NULL, &g), 0);
 	cr_assert_eq(g.n, 3, "events %zu", g.n);
@@ -487,12 +486,34 @@ Test(ftrace, lines_the_fast_path_declines_read_as_before)
 		"x=1\n"
 		/* bad flags */
 		"            bash-2223    [002] q..2.  2410.000009: ev: x=1 "
+		"y=2 z=3\n"
+		/* an 8-digit pid: the fast path reads up to 7 */
+		"        bash-12345678    [002] d..2.  1234567891.000010: ev: "
+		"x=1 "
+		"y=2 z=3\n"
+		/* a pid above INT32_MAX */
+		"      bash-2147483648    [002] d..2.  1234567891.000011: ev: "
+		"x=1 "
+		"y=2 z=3\n"
+		/* comm-pid ends before byte 16 */
+		"a-1 [000] d..2. 1234567891.000012: ev: x=1 y=2 z=3 w=4 v=5 "
+		"u=6 "
+		"t=7 s=8\n"
+		/* a comm of digits */
+		"            1234-5678    [000] d..2.  1234567891.000013: ev: "
+		"x=1 "
+		"y=2 z=3\n"
+		/* no dash before the pid */
+		"            bash 2223    [002] d..2.  1234567891.000014: ev: "
+		"x=1 "
 		"y=2 z=3\n";
 	got g;
 	cr_assert_eq(collect_text(text, NULL, &g), 0, "%s", g.err.msg);
-	cr_assert_eq(g.n, 8, "events: %zu", g.n);
-	cr_assert_eq(g.stats.bad_lines, 1);
+	cr_assert_eq(g.n, 11, "events: %zu", g.n);
+	cr_assert_eq(g.stats.bad_lines, 3);
 	cr_assert_eq(g.stats.bad_line[0], 9);
+	cr_assert_eq(g.stats.bad_line[1], 11);
+	cr_assert_eq(g.stats.bad_line[2], 14);
 	cr_assert_eq(g.stats.reordered, 0);
 	static const struct {
 		const char *comm;
@@ -507,8 +528,11 @@ Test(ftrace, lines_the_fast_path_declines_read_as_before)
 		{"Binder:543_2", 612, 543, 1, 2410000007000LL},
 		{"Chrome_IOThread", 3301, -1, 3, 2410000008000LL},
 		{"bash", 2223, -1, 2, 1234567890000003000LL},
+		{"bash", 12345678, -1, 2, 1234567891000010000LL},
+		{"a", 1, -1, 0, 1234567891000012000LL},
+		{"1234", 5678, -1, 0, 1234567891000013000LL},
 	};
-	for (size_t i = 0; i < 8; i++) {
+	for (size_t i = 0; i < 11; i++) {
 		cr_assert_str_eq(g.ev[i].comm, want[i].comm, "event %zu", i);
 		cr_assert_eq(g.ev[i].pid, want[i].pid, "event %zu", i);
 		cr_assert_eq(g.ev[i].tgid, want[i].tgid, "event %zu", i);
