@@ -193,9 +193,36 @@ static const uint8_t ident[256] = {
 	['_'] = 1,	   ['.'] = 1,
 };
 
-/* Length of "ident=" at s (not "=="), or 0. */
-static size_t key_at(const char *s, const char *end)
+#if defined(__SSE2__)
+/* Bit k set when s[k] is a character of field names, k < 16. */
+static inline unsigned ident_mask16(const char *s)
 {
+	__m128i v = _mm_loadu_si128((const __m128i *)s);
+	__m128i a = _mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)),
+				 _mm_set1_epi8('a'));
+	__m128i d = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+	__m128i alpha = _mm_cmpeq_epi8(_mm_min_epu8(a, _mm_set1_epi8(25)), a);
+	__m128i digit = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
+	__m128i punct = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('_')),
+				     _mm_cmpeq_epi8(v, _mm_set1_epi8('.')));
+	return (unsigned)_mm_movemask_epi8(
+		_mm_or_si128(_mm_or_si128(alpha, digit), punct));
+}
+#endif
+
+/* Length of "ident=" at s (not "=="), or 0. */
+static inline __attribute__((always_inline)) size_t key_at(const char *s,
+							   const char *end)
+{
+#if defined(__SSE2__)
+	/* Names are short: one 16-byte test settles most. */
+	if (end - s >= 17) {
+		size_t len = (size_t)__builtin_ctz(~ident_mask16(s));
+		if (len < 16)
+			return len && s[len] == '=' && s[len + 1] != '=' ? len
+									 : 0;
+	}
+#endif
 	const char *p = s;
 	while (p < end && ident[(unsigned char)*p])
 		p++;
@@ -216,8 +243,23 @@ static const char *value_end(const char *v, const char *end, const char **next,
 	for (const char *p = v; p < end;) {
 		/* Values are short: a plain loop beats a memchr call. */
 		const char *sp = p;
+#if defined(__SSE2__)
+		while (end - sp >= 16) {
+			unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+				_mm_loadu_si128((const __m128i *)sp),
+				_mm_set1_epi8(' ')));
+			if (m) {
+				sp += __builtin_ctz(m);
+				goto space;
+			}
+			sp += 16;
+		}
+#endif
 		while (sp < end && *sp != ' ')
 			sp++;
+#if defined(__SSE2__)
+	space:
+#endif
 		if (sp == end)
 			return end;
 		const char *nx = sp + 1;

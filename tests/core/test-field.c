@@ -410,3 +410,118 @@ Test(field, decoding_goes_only_as_far_as_asked_and_on_when_asked)
 	cr_assert_eq(pf_checked, 1);
 	done();
 }
+
+struct fields_seen {
+	int n;
+	char got[128][160];
+};
+
+/* Each event's fields as "key=value|key=value|". */
+static int record_fields(const trawl_event *ev, void *ctx)
+{
+	struct fields_seen *seen = ctx;
+	if (seen->n >= 128)
+		return 1;
+	char *out = seen->got[seen->n++];
+	size_t at = 0;
+	size_t nf = trawl_event_field_count(ev);
+	for (size_t i = 0; i < nf; i++) {
+		size_t kl, vl;
+		const char *k = trawl_event_field_name(ev, i, &kl);
+		const char *v = trawl_event_field_value(ev, i, &vl);
+		at += (size_t)snprintf(out + at, 160 - at, "%.*s=%.*s|",
+				       (int)kl, k, (int)vl, v);
+		if (at >= 160)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Field names of every length from 1 to 40 and every character class near
+ * the edges of [A-Za-z0-9_.], far from the payload's end and close to it
+ * (the decoder tests 16 bytes at a time where 17 remain): a name of
+ * identifier characters followed by '=' starts a field; one bad character
+ * makes the word part of the value before it.
+ */
+Test(field, names_of_every_length_and_character_class)
+{
+	static const char good[] = "azAZ09_.mQ";
+	static const char bad[] = "@[`{/:-=\xc3";
+	char text[16384];
+	size_t at = 0;
+	int lines = 0;
+	for (int len = 1; len <= 40; len++) {
+		for (int tail = 0; tail < 2; tail++) {
+			char key[64];
+			for (int i = 0; i < len; i++)
+				key[i] = good[(i + len) % (sizeof(good) - 1)];
+			key[len] = '\0';
+			/* tail: the key is the last field, so fewer than 17
+			 * bytes may follow it */
+			at += (size_t)snprintf(
+				text + at, sizeof(text) - at,
+				"  a-1 [000] d..2. 1.%06d: ev: first=1 "
+				"%s=2%s\n",
+				lines++, key,
+				tail ? ""
+				     : " after=3 padding=0123456789abcdef");
+		}
+	}
+	for (size_t b = 0; b < sizeof(bad) - 1; b++) {
+		for (int pos = 0; pos < 20; pos += 19) {
+			char key[32];
+			memset(key, 'k', 20);
+			key[pos] = bad[b];
+			key[20] = '\0';
+			at += (size_t)snprintf(
+				text + at, sizeof(text) - at,
+				"  a-1 [000] d..2. 1.%06d: ev: first=1 %s=2 "
+				"after=3 padding=0123456789abcdef\n",
+				lines++, key);
+		}
+	}
+	char *path = tmp_file(text, at);
+	trawl_trace *t = trawl_open(path, NULL, NULL);
+	cr_assert_not_null(t);
+	struct fields_seen *seen = calloc(1, sizeof(*seen));
+	cr_assert_eq(trawl_on(t, "ev", record_fields, seen), 0);
+	cr_assert_eq(trawl_run(t, NULL), 0);
+	cr_assert_eq(seen->n, lines);
+	int i = 0;
+	for (int len = 1; len <= 40; len++) {
+		for (int tail = 0; tail < 2; tail++, i++) {
+			char key[64], want[160];
+			for (int j = 0; j < len; j++)
+				key[j] = good[(j + len) % (sizeof(good) - 1)];
+			key[len] = '\0';
+			snprintf(want, sizeof(want), "first=1|%s=2|%s", key,
+				 tail ? ""
+				      : "after=3|padding=0123456789abcdef|");
+			cr_assert_str_eq(seen->got[i], want, "line %d", i + 1);
+		}
+	}
+	for (size_t b = 0; b < sizeof(bad) - 1; b++) {
+		for (int pos = 0; pos < 20; pos += 19, i++) {
+			char key[32], want[160];
+			memset(key, 'k', 20);
+			key[pos] = bad[b];
+			key[20] = '\0';
+			if (bad[b] == '[' && pos == 0) /* " [key=" */
+				snprintf(want, sizeof(want),
+					 "first=1|%s=2 after=3 padding="
+					 "0123456789abcdef|",
+					 key + 1);
+			else
+				snprintf(want, sizeof(want),
+					 "first=1 %s=2|after=3|padding="
+					 "0123456789abcdef|",
+					 key);
+			cr_assert_str_eq(seen->got[i], want, "line %d", i + 1);
+		}
+	}
+	free(seen);
+	trawl_close(t);
+	unlink(path);
+	free(path);
+}
