@@ -41,6 +41,9 @@ static inline int is_space(char c)
 
 static inline size_t skip_blanks(const char *s, size_t i, size_t n)
 {
+	/* Most separators are one space: settle those without a vector. */
+	if (i + 1 < n && s[i] == ' ' && s[i + 1] != ' ' && s[i + 1] != '\t')
+		return i + 1;
 	for (;;) {
 		while (i + 16 <= n) {
 			__m128i v = _mm_loadu_si128((const __m128i *)(s + i));

@@ -31,13 +31,12 @@
 #include "input.h"
 #include "text-int.h"
 
-#define BATCH_BYTES   (512u << 10)
-#define CAP	      8192
-#define MAX_WORKERS   8
-#define PAYLOAD_AHEAD 8	  /* items ahead whose payload is prefetched */
-#define HINTS	      256 /* names remembered, direct-mapped */
-#define HINT_NAME     40  /* longer names are always resolved by the consumer */
-#define HINT_PROBES   8	  /* slots a name may take from its own on */
+#define BATCH_BYTES (512u << 10)
+#define CAP	    8192
+#define MAX_WORKERS 8
+#define HINTS	    256 /* names remembered, direct-mapped */
+#define HINT_NAME   40	/* longer names are always resolved by the consumer */
+#define HINT_PROBES 8	/* slots a name may take from its own on */
 
 struct hint {
 	tw_type *ty; /* NULL: empty */
@@ -286,30 +285,8 @@ tw_pipe *tw_pipe_start(const tw_mem *mem, const char *map, size_t len,
 	return p;
 }
 
-/*
- * Items were written on another core: ask for the next ones early, and for
- * the text of an event a few items ahead, which a callback may decode (the
- * worker read only its header). First and last byte of the payload: most
- * span at most two cache lines.
- */
-static inline void prefetch_ahead(const struct slot *sl, size_t pos)
-{
-	if (pos + 16 < sl->n) {
-		const char *ahead = (const char *)&sl->items[pos + 16];
-		__builtin_prefetch(ahead);
-		__builtin_prefetch(ahead + 64);
-	}
-	if (pos + PAYLOAD_AHEAD < sl->n) {
-		const tw_item *ia = &sl->items[pos + PAYLOAD_AHEAD];
-		if (ia->kind == TW_L_EVENT && ia->rec.payload_len) {
-			__builtin_prefetch(ia->rec.payload);
-			__builtin_prefetch(ia->rec.payload +
-					   ia->rec.payload_len - 1);
-		}
-	}
-}
-
-int tw_pipe_next(tw_pipe *p, tw_item **out)
+int tw_pipe_next_run(tw_pipe *p, tw_item **items, size_t *n,
+		     uint64_t *line_base)
 {
 	for (;;) {
 		if (p->done)
@@ -317,10 +294,11 @@ int tw_pipe_next(tw_pipe *p, tw_item **out)
 		struct slot *sl = p->cur;
 		if (sl) {
 			if (p->pos < sl->n) {
-				prefetch_ahead(sl, p->pos);
-				tw_item *it = &sl->items[p->pos++];
-				it->rec.line += p->line_base;
-				*out = it;
+				/* the whole batch at once */
+				*items = sl->items;
+				*n = sl->n;
+				*line_base = p->line_base;
+				p->pos = sl->n;
 				return 1;
 			}
 			if (p->tail < sl->end) {
@@ -330,7 +308,9 @@ int tw_pipe_next(tw_pipe *p, tw_item **out)
 					    p->line_base + sl->lines +
 						    p->tail_line,
 					    &p->tail_item);
-				*out = &p->tail_item;
+				*items = &p->tail_item;
+				*n = 1;
+				*line_base = 0;
 				return 1;
 			}
 			p->line_base += sl->lines + p->tail_line;

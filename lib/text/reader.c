@@ -28,6 +28,13 @@ typedef struct text_reader {
 	int strict;
 	int threads;
 	tw_pipe *pipe; /* parse-ahead thread, mapped files only */
+	/* the pipe's current run of lines */
+	tw_item *run;
+	size_t run_n, run_pos;
+	uint64_t run_base;
+	/* the last event taken, not yet reported to the input */
+	uint64_t unreported_end, unreported_line;
+	unsigned unreported;
 } text_reader;
 
 static text_reader *rd(const trawl_trace *t)
@@ -159,17 +166,77 @@ static int apply(trawl_trace *t, text_reader *r, const tw_item *it, int scan,
 	}
 }
 
+/* Events between two reports of the read position to the input. */
+#define REPORT_EVERY 64
+/* Items ahead whose payload is prefetched. */
+#define PAYLOAD_AHEAD 8
+
+/*
+ * Items were written on another core: ask for the next ones early, and for
+ * the text of an event a few items ahead, which a callback may decode (the
+ * worker read only its header). First and last byte of the payload: most
+ * span at most two cache lines.
+ */
+static inline void prefetch_ahead(const text_reader *r)
+{
+	size_t pos = r->run_pos;
+	if (pos + 16 < r->run_n) {
+		const char *ahead = (const char *)&r->run[pos + 16];
+		__builtin_prefetch(ahead);
+		__builtin_prefetch(ahead + 64);
+	}
+	if (pos + PAYLOAD_AHEAD < r->run_n) {
+		const tw_item *ia = &r->run[pos + PAYLOAD_AHEAD];
+		if (ia->kind == TW_L_EVENT && ia->rec.payload_len) {
+			__builtin_prefetch(ia->rec.payload);
+			__builtin_prefetch(ia->rec.payload +
+					   ia->rec.payload_len - 1);
+		}
+	}
+}
+
+/*
+ * Events tell the input where reading got to only every REPORT_EVERY (it
+ * serves progress and giving mapped pages back, both of which may lag);
+ * every other line, and the end, tell it at once, so errors name the
+ * right offset.
+ */
 static int next_pipelined(trawl_trace *t, text_reader *r, tw_rec *rec,
 			  trawl_error *err)
 {
-	tw_item *it;
-	while (tw_pipe_next(r->pipe, &it)) {
-		tw_input_consumed(r->in, it->end, it->rec.line);
-		int rc = apply(t, r, it, 0, rec, err);
-		if (rc)
-			return rc;
+	for (;;) {
+		while (r->run_pos < r->run_n) {
+			prefetch_ahead(r);
+			tw_item *it = &r->run[r->run_pos++];
+			it->rec.line += r->run_base;
+			if (TW_LIKELY(it->kind == TW_L_EVENT)) {
+				r->unreported_end = it->end;
+				r->unreported_line = it->rec.line;
+				if (++r->unreported == REPORT_EVERY) {
+					r->unreported = 0;
+					tw_input_consumed(r->in, it->end,
+							  it->rec.line);
+				}
+				*rec = it->rec;
+				return TW_NEXT_EVENT;
+			}
+			r->unreported = 0;
+			tw_input_consumed(r->in, it->end, it->rec.line);
+			int rc = apply(t, r, it, 0, rec, err);
+			if (rc)
+				return rc;
+		}
+		if (!tw_pipe_next_run(r->pipe, &r->run, &r->run_n,
+				      &r->run_base)) {
+			if (r->unreported)
+				tw_input_consumed(r->in, r->unreported_end,
+						  r->unreported_line);
+			r->unreported = 0;
+			r->run_n = r->run_pos = 0;
+			return TW_NEXT_EOF;
+		}
+		r->run_pos = 0;
 	}
-	return TW_NEXT_EOF;
 }
 
 /* Parse-ahead threads pay from a few batches on; small files go alone. */
@@ -254,6 +321,8 @@ static int rewind_input(trawl_trace *t, trawl_error *err)
 	text_reader *r = rd(t);
 	tw_pipe_stop(r->pipe);
 	r->pipe = NULL;
+	r->run_n = r->run_pos = 0;
+	r->unreported = 0;
 	int rc = tw_input_rewind(r->in, err);
 	if (rc == 0)
 		r->html_state = HTML_OUTSIDE;

@@ -29,10 +29,10 @@ typedef struct tw_line_info {
 
 /* One classified line, as the reader and the parse-ahead thread see it. */
 typedef struct tw_item {
-	tw_rec rec;	   /* header for events; line and raw bytes for all */
+	tw_rec rec; /* header for events; line and raw bytes for all */
 	tw_line_info info;
-	uint64_t end;	   /* byte offset after the line */
-	int kind;	   /* enum tw_line_kind, or TW_ITEM_TOO_LONG */
+	uint64_t end; /* byte offset after the line */
+	int kind;     /* enum tw_line_kind, or TW_ITEM_TOO_LONG */
 } __attribute__((aligned(64))) tw_item; /* two cache lines: they cross
 					 * cores in the parse-ahead ring */
 
@@ -55,8 +55,13 @@ void tw_classify(const char *s, size_t n, uint64_t line, tw_item *it);
 typedef struct tw_pipe tw_pipe;
 tw_pipe *tw_pipe_start(const tw_mem *mem, const char *map, size_t len,
 		       int threads);
-/* Return: 1 with *it (valid until the next call), 0 at the end. */
-int tw_pipe_next(tw_pipe *p, tw_item **it);
+/*
+ * The next classified lines in file order: items[0..n), valid until the
+ * next call; their rec.line counts from *line_base (add it). Return: 1, or
+ * 0 at the end.
+ */
+int tw_pipe_next_run(tw_pipe *p, tw_item **items, size_t *n,
+		     uint64_t *line_base);
 void tw_pipe_stop(tw_pipe *p);
 /* The consumer resolved name[0..len) to ty: workers may do so from now on. */
 void tw_pipe_type_seen(tw_pipe *p, const char *name, size_t len, tw_type *ty);
