@@ -108,8 +108,7 @@ static inline const struct hint *hint_find(const struct hint *hints,
 	size_t at = hint_slot(name, len);
 	for (int i = 0; i < HINT_PROBES; i++) {
 		const struct hint *h = &hints[(at + (size_t)i) & (HINTS - 1)];
-		if (!h->ty ||
-		    (h->len == len && memcmp(h->name, name, len) == 0))
+		if (!h->ty || (h->len == len && tw_memeq(h->name, name, len)))
 			return h;
 	}
 	return NULL;
