@@ -638,6 +638,73 @@ fast_front(const char *s, size_t n, size_t *pb, uint64_t *pblank, tw_rec *r)
 }
 #endif
 
+#if defined(__SSE2__)
+/*
+ * The kernel's own line, "%16s-%-7d [%03d] %s %5lu.%06lu: " as tracefs
+ * prints it: the comm right-aligned to column 16, '-' there, the pid
+ * left-aligned in 7 columns, the cpu column at 25..29, 5 irq-info flags
+ * at 31..35. Nearly every line of a tracefs trace has exactly this shape,
+ * so it is checked at fixed columns, with three 16-byte masks, before the
+ * searches of fast_front(). Each check is one that fast_front() and
+ * after_cpu() make at the same place, so a line that passes reads as they
+ * read it; any other line returns -1 and the caller goes on with them.
+ */
+static inline __attribute__((always_inline)) int
+kernel_line(const char *s, size_t n, tw_rec *r, tw_line_info *info, int ts_only)
+{
+	const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t');
+	const __m128i v0 = _mm_loadu_si128((const __m128i *)s),
+		      v1 = _mm_loadu_si128((const __m128i *)(s + 16)),
+		      v2 = _mm_loadu_si128((const __m128i *)(s + 32));
+#define BLANKS(v)                                                              \
+	((uint64_t)(unsigned)_mm_movemask_epi8(                                \
+		_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, tab))))
+	uint64_t blank = BLANKS(v0) | BLANKS(v1) << 16 | BLANKS(v2) << 32;
+#undef BLANKS
+	const __m128i br = _mm_set1_epi8('[');
+	unsigned open = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v0, br)) |
+			(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, br))
+				<< 16;
+	/* no '[' before the cpu column at 25 */
+	if ((open & ((1u << 26) - 1)) != 1u << 25)
+		return -1;
+	/* bit k: column 16 + k is a digit */
+	__m128i d1 = _mm_sub_epi8(v1, _mm_set1_epi8('0'));
+	unsigned dig = (unsigned)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(_mm_min_epu8(d1, _mm_set1_epi8(9)), d1));
+	/* "-pid" from column 16, blanks after it through column 24 */
+	unsigned run = (unsigned)__builtin_ctz(~dig >> 1); /* pid digits */
+	uint64_t pad = ((1ull << 25) - 1) & ~((1ull << (17 + run)) - 1);
+	if (s[16] != '-' || run == 0 || run > 7 || (blank & pad) != pad)
+		return -1;
+	/* "[ddd] " then five flags and a space; the flags do not end in
+	 * ':' (else they would be the timestamp) */
+	if (((dig >> 10) & 7) != 7 || s[29] != ']' ||
+	    ((blank >> 30) & 0x7f) != 0x41 || s[36] != ' ' || s[35] == ':')
+		return -1;
+	/* the first non-blank: there is one, s[16] */
+	size_t b = (size_t)__builtin_ctzll(~blank);
+	int k = special_line(s, b, n, info);
+	if (k >= 0)
+		return k;
+	size_t tb = (size_t)__builtin_ctzll(~blank & (~0ull << 36));
+	if (tb >= 48)
+		return -1; /* beyond the masks */
+	r->tgid = -1;
+	r->pid = (int32_t)digits_before(s, 17 + run, run);
+	r->comm = s + b;
+	r->comm_len = (uint32_t)(16 - b);
+	r->cpu = (s[26] - '0') * 100 + (s[27] - '0') * 10 + (s[28] - '0');
+	if (!ts_only && flags_token(s + 31, 5, r))
+		return bad(info, "irq-info flags such as \"d..2.\"", 31);
+	if (timestamp(s, n, &tb, &r->ts))
+		return bad(info, "a timestamp such as \"2410.932850:\"", tb);
+	if (ts_only)
+		return TW_L_EVENT;
+	return name_payload(s, n, tb, r, info);
+}
+#endif
+
 /*
  * ts_only: stop after the timestamp (the order pre-scan). A line that would
  * then fail on its name, or that has bad flags, still counts as an event
@@ -657,6 +724,9 @@ static inline __attribute__((always_inline)) int parse(const char *s, size_t n,
 	r->bits = 0;
 #if defined(__SSE2__)
 	if (fast && n >= WINDOW) {
+		int k = kernel_line(s, n, r, info, ts_only);
+		if (k >= 0)
+			return k;
 		size_t b;
 		uint64_t blank;
 		long at = fast_front(s, n, &b, &blank, r);

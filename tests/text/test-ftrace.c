@@ -505,15 +505,30 @@ Test(ftrace, lines_the_fast_path_declines_read_as_before)
 		"y=2 z=3\n"
 		/* no dash before the pid */
 		"            bash 2223    [002] d..2.  1234567891.000014: ev: "
-		"x=1 "
-		"y=2 z=3\n";
+		"x=1 y=2 z=3\n"
+		/* the kernel's columns, with a '[' in the comm */
+		"       foo[1]bar-123     [002] d..2.  1234567891.000015: ev: "
+		"x=1 y=2 z=3\n"
+		/* the kernel's columns, a tab in the padding */
+		"            bash-2223 \t  [002] d..2.  1234567891.000016: ev: "
+		"x=1 y=2 z=3\n"
+		/* the kernel's columns, flags that end in ':' */
+		"            bash-2223    [002] d..2:  1234567891.000017: ev: "
+		"x=1 y=2 z=3\n"
+		/* the kernel's columns, the timestamp past column 48 */
+		"            bash-2223    [002] d..2.               "
+		"1234567891.000018: ev: x=1 y=2 z=3\n"
+		/* the kernel's columns in a comment */
+		"#           bash-2223    [002] d..2.  1234567891.000019: ev: "
+		"x=1 y=2 z=3\n";
 	got g;
 	cr_assert_eq(collect_text(text, NULL, &g), 0, "%s", g.err.msg);
-	cr_assert_eq(g.n, 11, "events: %zu", g.n);
-	cr_assert_eq(g.stats.bad_lines, 3);
+	cr_assert_eq(g.n, 14, "events: %zu", g.n);
+	cr_assert_eq(g.stats.bad_lines, 4);
 	cr_assert_eq(g.stats.bad_line[0], 9);
 	cr_assert_eq(g.stats.bad_line[1], 11);
 	cr_assert_eq(g.stats.bad_line[2], 14);
+	cr_assert_eq(g.stats.bad_line[3], 17);
 	cr_assert_eq(g.stats.reordered, 0);
 	static const struct {
 		const char *comm;
@@ -531,8 +546,11 @@ Test(ftrace, lines_the_fast_path_declines_read_as_before)
 		{"bash", 12345678, -1, 2, 1234567891000010000LL},
 		{"a", 1, -1, 0, 1234567891000012000LL},
 		{"1234", 5678, -1, 0, 1234567891000013000LL},
+		{"foo[1]bar", 123, -1, 2, 1234567891000015000LL},
+		{"bash", 2223, -1, 2, 1234567891000016000LL},
+		{"bash", 2223, -1, 2, 1234567891000018000LL},
 	};
-	for (size_t i = 0; i < 11; i++) {
+	for (size_t i = 0; i < 14; i++) {
 		cr_assert_str_eq(g.ev[i].comm, want[i].comm, "event %zu", i);
 		cr_assert_eq(g.ev[i].pid, want[i].pid, "event %zu", i);
 		cr_assert_eq(g.ev[i].tgid, want[i].tgid, "event %zu", i);
