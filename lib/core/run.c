@@ -224,6 +224,18 @@ static int deliver(trawl_trace *t, const tw_rec *r, uint64_t seq,
 	if (!ty || (r->cpu >= t->ncpu && tw_note_cpu(t, r->cpu) < 0))
 		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, r->line, 0, 0,
 				   "out of memory");
+	trawl_stats *st = &t->stats;
+	if (st->events == 0)
+		st->first_time = r->ts;
+	st->last_time = r->ts;
+	st->events++;
+	ty->events++;
+	if (r->cpu >= 0 && r->cpu < t->ncpu)
+		t->cpu_events[r->cpu]++;
+
+	if (!ty->nsubs)
+		return 0; /* counted; nobody to show it to */
+
 	trawl_event *ev = &t->ev;
 	ev->ts = r->ts;
 	ev->seq = seq;
@@ -250,15 +262,6 @@ static int deliver(trawl_trace *t, const tw_rec *r, uint64_t seq,
 	ev->type = ty;
 	ev->nfields = -1;
 	ev->comm_ready = 0;
-
-	trawl_stats *st = &t->stats;
-	if (st->events == 0)
-		st->first_time = r->ts;
-	st->last_time = r->ts;
-	st->events++;
-	ty->events++;
-	if (r->cpu >= 0 && r->cpu < t->ncpu)
-		t->cpu_events[r->cpu]++;
 
 	for (uint32_t i = 0; i < ty->nsubs; i++) {
 		int rc = ty->subs[i]->cb(ev, ty->subs[i]->ctx);
