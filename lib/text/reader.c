@@ -201,8 +201,8 @@ static inline void prefetch_ahead(const text_reader *r)
  * every other line, and the end, tell it at once, so errors name the
  * right offset.
  */
-static int next_pipelined(trawl_trace *t, text_reader *r, tw_rec *rec,
-			  trawl_error *err)
+static inline __attribute__((always_inline)) int
+next_pipelined(trawl_trace *t, text_reader *r, tw_rec *rec, trawl_error *err)
 {
 	for (;;) {
 		while (r->run_pos < r->run_n) {
