@@ -123,22 +123,6 @@ static int bad_line(trawl_trace *t, text_reader *r, uint64_t line,
 			   info->why ? info->why : "an event");
 }
 
-void tw_classify(const char *s, size_t n, uint64_t line, tw_item *it)
-{
-	it->rec.line = line;
-	it->info.why = NULL;
-	it->info.col = 0;
-	if (n > TW_MAX_LINE) {
-		it->kind = TW_ITEM_TOO_LONG;
-		it->rec.raw = NULL;
-		it->rec.raw_len = 0;
-		return;
-	}
-	it->rec.raw = s;
-	it->rec.raw_len = (uint32_t)n;
-	it->kind = tw_ftrace_parse(s, n, &it->rec, &it->info);
-}
-
 /* Counters and errors of one classified line; 1 when it is an event. */
 static int apply(trawl_trace *t, text_reader *r, const tw_item *it, int scan,
 		 tw_rec *rec, trawl_error *err)

@@ -7,6 +7,7 @@
 #define TW_TEXT_INT_H
 
 #include "../core/core.h"
+#include "input.h"
 
 enum tw_line_kind {
 	TW_L_BAD = 0,
@@ -40,16 +41,11 @@ _Static_assert(sizeof(tw_item) == 128, "tw_item is two cache lines");
 
 #define TW_ITEM_TOO_LONG (-1)
 
-/*
- * Classify line number `line`, s[0..n): without its newline, and without the
- * '\r' of a CRLF ending (tw_line_trim_cr), which every line source removes.
- */
+/* A line without the '\r' of a CRLF ending, which every line source removes. */
 static inline size_t tw_line_trim_cr(const char *s, size_t n)
 {
 	return n > 0 && s[n - 1] == '\r' ? n - 1 : n;
 }
-
-void tw_classify(const char *s, size_t n, uint64_t line, tw_item *it);
 
 /* Parse-ahead thread over a mapped file (pipeline.c). */
 typedef struct tw_pipe tw_pipe;
@@ -68,6 +64,28 @@ void tw_pipe_type_seen(tw_pipe *p, const char *name, size_t len, tw_type *ty);
 
 /* Classify one line and, for an event, fill r's header fields. */
 int tw_ftrace_parse(const char *s, size_t n, tw_rec *r, tw_line_info *info);
+
+/*
+ * Classify line number `line`, s[0..n): without its newline, and without the
+ * '\r' of a CRLF ending (tw_line_trim_cr). Lines longer than TW_MAX_LINE
+ * are not read.
+ */
+static inline void tw_classify(const char *s, size_t n, uint64_t line,
+			       tw_item *it)
+{
+	it->rec.line = line;
+	it->info.why = NULL;
+	it->info.col = 0;
+	if (n > TW_MAX_LINE) {
+		it->kind = TW_ITEM_TOO_LONG;
+		it->rec.raw = NULL;
+		it->rec.raw_len = 0;
+		return;
+	}
+	it->rec.raw = s;
+	it->rec.raw_len = (uint32_t)n;
+	it->kind = tw_ftrace_parse(s, n, &it->rec, &it->info);
+}
 
 /*
  * The same without the fast path for the kernel's usual layout: the
