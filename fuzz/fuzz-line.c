@@ -61,6 +61,8 @@ struct expect {
 };
 static struct expect g_x;
 
+static void seek_same_as_decode(const trawl_event *ev);
+
 static void one_event(const char *s, size_t n, const tw_rec *r,
 		      uint64_t line_no)
 {
@@ -101,6 +103,7 @@ static void one_event(const char *s, size_t n, const tw_rec *r,
 	ev.t = g_t;
 	ev.nfields = -1;
 
+	seek_same_as_decode(&ev);
 	uint64_t h = fz_touch(&g_run, &ev);
 	FUZZ_CHECK(fz_touch(&g_run, &ev) == h, "second look differs");
 	/* Decoded fields point into the payload or at static names. */
@@ -119,6 +122,33 @@ static void one_event(const char *s, size_t n, const tw_rec *r,
 	trawl_event_free(c);
 	tw_buf_fini(&g_t->mem, &ev.comm_z);
 	tw_buf_fini(&g_t->mem, &ev.str_z);
+}
+
+/*
+ * A read through a handle may go straight to its field (the text reader's
+ * seek): it must find what reading the fully decoded fields finds.
+ */
+static void seek_same_as_decode(const trawl_event *ev)
+{
+	for (int i = 0; i < FZ_H_COUNT; i++) {
+		trawl_event *a = trawl_event_copy(ev);
+		trawl_event *b = trawl_event_copy(ev);
+		FUZZ_CHECK(a && b, "copy");
+		size_t al = 0, bl = 0, pa, pb;
+		const char *av = trawl_event_raw(a, g_run.h[i], &al);
+		(void)trawl_event_field_count(b); /* decode b in order */
+		const char *bv = trawl_event_raw(b, g_run.h[i], &bl);
+		const char *ap = trawl_event_payload(a, &pa);
+		const char *bp = trawl_event_payload(b, &pb);
+		FUZZ_CHECK((av == NULL) == (bv == NULL), "seek: %s %s",
+			   fz_handle_spec[i][1], av ? "found" : "missed");
+		if (av && av >= ap && av <= ap + pa)
+			FUZZ_CHECK(bv >= bp && bv <= bp + pb &&
+					   av - ap == bv - bp && al == bl,
+				   "seek: %s elsewhere", fz_handle_spec[i][1]);
+		trawl_event_free(a);
+		trawl_event_free(b);
+	}
 }
 
 /*

@@ -65,6 +65,7 @@ struct trawl_field_def {
 	const tw_type *last_type;
 	int last_match;
 	uint32_t hint; /* index where the field was last found */
+	int plain;     /* the name is all [A-Za-z0-9_.]: readers may seek it */
 	/* Binary readers: what the field is in each type, by type id. */
 	const void **bin;
 	size_t nbin;
@@ -114,6 +115,7 @@ struct trawl_event {
 	tw_buf payload_z;
 	tw_buf fields_z;
 	tw_kv fields[TW_MAX_FIELDS];
+	tw_kv sought; /* the field the reader's seek op found last */
 };
 
 /* One parsed record header from a reader; strings point into its line. */
@@ -170,6 +172,14 @@ typedef struct tw_reader_ops {
 	 */
 	void (*decode)(const trawl_trace *t, trawl_event *ev, const char *key,
 		       size_t klen);
+	/*
+	 * Optional: find the field decode() would add first under the name
+	 * key[0..klen) (all [A-Za-z0-9_.]) without decoding the fields
+	 * before it, into *out. Return: 1 found; 0 when it cannot tell, and
+	 * decode() goes on as usual. Called only for fields not decoded yet.
+	 */
+	int (*seek)(const trawl_trace *t, const trawl_event *ev,
+		    const char *key, size_t klen, tw_kv *out);
 	/*
 	 * Binary readers only (NULL for text, whose fields are text): read
 	 * field f of ev as an integer or as its text; the event's text as

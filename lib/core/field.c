@@ -37,6 +37,13 @@ TRAWL_API trawl_field trawl_field_lookup(trawl_trace *t, const char *event,
 		tw_free(&t->mem, f);
 		return NULL;
 	}
+	f->plain = 1;
+	for (size_t i = 0; i < f->name_len; i++) {
+		unsigned char c = (unsigned char)field[i];
+		if (!((c | 0x20) >= 'a' && (c | 0x20) <= 'z') &&
+		    !(c >= '0' && c <= '9') && c != '_' && c != '.')
+			f->plain = 0;
+	}
 	f->next = t->fields;
 	t->fields = f;
 	return f;
@@ -73,9 +80,16 @@ static const tw_kv *find(const trawl_event *ev, trawl_field f)
 	struct trawl_field_def *d = (struct trawl_field_def *)f;
 	if (!type_matches(d, ev))
 		return NULL;
-	if (ev->nfields < 0)
-		ev->t->ops->decode(ev->t, (trawl_event *)ev, d->name,
-				   d->name_len);
+	trawl_event *mut = (trawl_event *)ev;
+	int (*seek)(const trawl_trace *, const trawl_event *, const char *,
+		    size_t, tw_kv *) = d->plain ? ev->t->ops->seek : NULL;
+	if (ev->nfields < 0) {
+		/* Straight to the field when the reader can: the fields
+		 * before it need not be decoded to be passed over. */
+		if (seek && seek(ev->t, ev, d->name, d->name_len, &mut->sought))
+			return &ev->sought;
+		ev->t->ops->decode(ev->t, mut, d->name, d->name_len);
+	}
 	int n = ev->nfields;
 	uint32_t h = d->hint;
 	if (h < (uint32_t)n && tw_eq(ev->fields[h].key, ev->fields[h].klen,
@@ -97,8 +111,10 @@ static const tw_kv *find(const trawl_event *ev, trawl_field f)
 	}
 	if (ev->decode_done)
 		return NULL;
+	if (seek && seek(ev->t, ev, d->name, d->name_len, &mut->sought))
+		return &ev->sought;
 	/* Not among those decoded so far: decode on, up to it. */
-	ev->t->ops->decode(ev->t, (trawl_event *)ev, d->name, d->name_len);
+	ev->t->ops->decode(ev->t, mut, d->name, d->name_len);
 	for (int i = n; i < ev->nfields; i++) {
 		if (tw_eq(ev->fields[i].key, ev->fields[i].klen, d->name,
 			  d->name_len)) {

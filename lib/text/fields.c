@@ -378,3 +378,109 @@ void tw_text_decode(const trawl_trace *t, trawl_event *ev, const char *key,
 	if (!ev->decode_done)
 		decode_kv(ev, key, klen);
 }
+
+/*
+ * The seek op: where decode_kv() would add the first field named key,
+ * found without decoding the fields before it. In the key=value form a
+ * value ends at the first " name=" (a name of [A-Za-z0-9_.], '=' and not
+ * "=="), a skipped word holds no space, and " ==> " only separates: so
+ * every " key=" starts a field, and the first one is the field. Fields
+ * can also start with no space before them: the first word, after a
+ * bracketed field (whose value hides what it holds) and after a "==>"
+ * glued to the next word. The first word is looked at; a '[' or a glued
+ * "==>" before the hit leaves the payload to decode_kv(), as does a hit
+ * past SEEK_SPAN, where 64 fields could come before it (decode_kv()
+ * stops at 64).
+ */
+#define SEEK_SPAN 180 /* < 64 fields of 3 bytes ("k= ") */
+
+static int sought(const char *k, size_t klen, const char *end, tw_kv *out)
+{
+	const char *next;
+	size_t next_len;
+	const char *v = k + klen + 1;
+	const char *ve = value_end(v, end, &next, &next_len);
+	*out = (tw_kv){k, v, (uint32_t)klen, (uint32_t)(ve - v)};
+	return 1;
+}
+
+int tw_text_seek(const trawl_trace *t, const trawl_event *ev, const char *key,
+		 size_t klen, tw_kv *out)
+{
+	(void)t;
+	if (ev->type->kind == TW_KIND_PRINT || klen == 0)
+		return 0;
+	const char *s = ev->payload, *end = s + ev->payload_len;
+	const char *from;
+	if (ev->nfields < 0) {
+		/* the pattern forms decode otherwise: the kernel's own
+		 * form ("key=" first) only */
+		if (first_pattern(ev->type) &&
+		    ev->payload_len <= PATTERN_MAX_LEN &&
+		    !starts_with_key(s, ev->payload_len))
+			return 0;
+		from = s;
+		while (from < end && *from == ' ')
+			from++;
+		if (key_at(from, end) == klen && tw_memeq(from, key, klen))
+			return sought(from, klen, end, out);
+	} else {
+		if (ev->decode_done)
+			return 0;
+		from = ev->decode_at; /* a value's end: a space, or the end */
+	}
+	const char *lim = end - s > SEEK_SPAN ? s + SEEK_SPAN : end;
+	for (const char *c = s; c < lim;) {
+		/* stop: '[' or a '>' glued to what follows; hit: a space
+		 * before the key's first character */
+		unsigned stop = 0, hit = 0, width;
+#if defined(__SSE2__)
+		if (end - c >= 17) {
+			__m128i v = _mm_loadu_si128((const __m128i *)c);
+			__m128i w = _mm_loadu_si128((const __m128i *)(c + 1));
+			__m128i sp = _mm_set1_epi8(' ');
+			__m128i gt = _mm_cmpeq_epi8(v, _mm_set1_epi8('>'));
+			__m128i wsp = _mm_cmpeq_epi8(w, sp);
+			stop = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+				_mm_cmpeq_epi8(v, _mm_set1_epi8('[')),
+				_mm_andnot_si128(wsp, gt)));
+			hit = (unsigned)_mm_movemask_epi8(_mm_and_si128(
+				_mm_cmpeq_epi8(v, sp),
+				_mm_cmpeq_epi8(w, _mm_set1_epi8(key[0]))));
+			width = 16;
+		} else
+#endif
+		{
+			width = (unsigned)(end - c) < 16 ? (unsigned)(end - c)
+							 : 16;
+			for (unsigned b = 0; b < width; b++) {
+				int last = c + b + 1 >= end;
+				if (c[b] == '[' ||
+				    (c[b] == '>' && !last && c[b + 1] != ' '))
+					stop |= 1u << b;
+				if (c[b] == ' ' && !last && c[b + 1] == key[0])
+					hit |= 1u << b;
+			}
+		}
+		if ((size_t)(lim - c) < width) {
+			width = (unsigned)(lim - c);
+			stop &= (1u << width) - 1;
+			hit &= (1u << width) - 1;
+		}
+		if (c < from) /* hits start at from; stops count before it */
+			hit &= from - c >= 16 ? 0 : ~0u << (from - c);
+		if (stop)
+			hit &= (1u << __builtin_ctz(stop)) - 1;
+		for (; hit; hit &= hit - 1) {
+			const char *k = c + __builtin_ctz(hit) + 1;
+			if ((size_t)(end - k) > klen && k[klen] == '=' &&
+			    !(k + klen + 1 < end && k[klen + 1] == '=') &&
+			    tw_memeq(k, key, klen))
+				return sought(k, klen, end, out);
+		}
+		if (stop)
+			return 0;
+		c += width;
+	}
+	return 0;
+}

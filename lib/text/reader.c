@@ -354,6 +354,7 @@ static const tw_reader_ops text_ops = {
 	.rewind = rewind_input,
 	.reparse = reparse,
 	.decode = tw_text_decode,
+	.seek = tw_text_seek,
 	.type_seen = type_seen,
 	.progress = progress,
 	.close = close_reader,

@@ -109,6 +109,9 @@ int tw_text_prescan_map(const char *map, size_t len, int threads, int *sorted,
 /* Decode the payload of ev into ev->fields (reader decode op). */
 void tw_text_decode(const trawl_trace *t, trawl_event *ev, const char *key,
 		    size_t klen);
+/* Find one key=value field without decoding those before it (seek op). */
+int tw_text_seek(const trawl_trace *t, const trawl_event *ev, const char *key,
+		 size_t klen, tw_kv *out);
 
 /* Recognise the format from the first bytes of the decompressed input. */
 /* Whether the bytes start with trace-cmd's trace.dat magic. */

@@ -525,3 +525,121 @@ Test(field, names_of_every_length_and_character_class)
 	unlink(path);
 	free(path);
 }
+
+/*
+ * A field read through a handle goes straight to the field where the text
+ * reader can (its seek); enumeration decodes every field in order. Over
+ * payloads made at random from pieces that change where fields start
+ * ("==>" spaced and glued, bracketed fields, "==", repeated names, long
+ * runs), both must name the same first field for every name.
+ */
+static const char *const seek_names[] = {"a",	"pid", "next_pid",
+					 "x.y", "A_1", "b"};
+#define SEEK_NAMES (sizeof(seek_names) / sizeof(seek_names[0]))
+
+struct seek_check {
+	trawl_field h[SEEK_NAMES];
+	int events, mismatches;
+	char first_bad[512];
+};
+
+static int check_seek(const trawl_event *ev, void *ctx)
+{
+	struct seek_check *c = ctx;
+	const char *got[SEEK_NAMES];
+	size_t got_len[SEEK_NAMES];
+	for (size_t i = 0; i < SEEK_NAMES; i++)
+		got[i] = trawl_event_raw(ev, c->h[i], &got_len[i]);
+	size_t nf = trawl_event_field_count(ev);
+	for (size_t i = 0; i < SEEK_NAMES; i++) {
+		const char *want = NULL;
+		size_t want_len = 0;
+		for (size_t f = 0; f < nf && !want; f++) {
+			size_t kl;
+			const char *k = trawl_event_field_name(ev, f, &kl);
+			if (kl == strlen(seek_names[i]) &&
+			    memcmp(k, seek_names[i], kl) == 0)
+				want = trawl_event_field_value(ev, f,
+							       &want_len);
+		}
+		/* and once more, now that every field is decoded */
+		size_t again_len;
+		const char *again = trawl_event_raw(ev, c->h[i], &again_len);
+		if (got[i] != want || (want && got_len[i] != want_len) ||
+		    again != want || (want && again_len != want_len)) {
+			if (!c->mismatches++) {
+				size_t pl;
+				const char *p = trawl_event_payload(ev, &pl);
+				snprintf(c->first_bad, sizeof(c->first_bad),
+					 "name %s in \"%.*s\"", seek_names[i],
+					 (int)pl, p);
+			}
+		}
+	}
+	c->events++;
+	return 0;
+}
+
+Test(field, reads_through_handles_match_decoding_in_order)
+{
+	static const char *const piece[] = {
+		"a=1",	       "pid=2",	      "==>",	  "[a=3]",
+		"[pid=4 x=5]", "==>pid=6",    "a==7",	  "b",
+		"pid",	       "x=pid=8",     ">",	  "[",
+		"]",	       "next_pid=",   "=",	  "a=b c",
+		"x.y=9",       "A_1=10",      "\t",	  "k=[z]",
+		"b=>",	       "next_pid=11", "==> a=12", "a=",
+		"pid=x y=z",
+	};
+	static const char *const events[] = {"ev", "sched_switch",
+					     "sched_wakeup"};
+	size_t cap = 1 << 20, at = 0;
+	char *text = malloc(cap);
+	cr_assert_not_null(text);
+	unsigned seed = 12345;
+	int lines = 0;
+	for (; lines < 4000; lines++) {
+		seed = seed * 1103515245u + 12345u;
+		at += (size_t)snprintf(text + at, cap - at,
+				       "  a-1 [000] d..2. 1.%06d: %s:", lines,
+				       events[(seed >> 16) % 3]);
+		int n = 1 + (int)((seed >> 8) % 14);
+		for (int i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			int spaces = 1 + (int)((seed >> 20) % 3);
+			if (i > 0 && (seed >> 24) % 7 == 0)
+				spaces = 0; /* glue two pieces */
+			for (int k = 0; k < spaces; k++)
+				text[at++] = ' ';
+			at += (size_t)snprintf(
+				text + at, cap - at, "%s",
+				piece[(seed >> 12) %
+				      (sizeof(piece) / sizeof(piece[0]))]);
+		}
+		if (lines % 97 == 0) {
+			/* past the span the seek looks at, and past the 64
+			 * fields decoding stops at */
+			for (int k = 0; k < 70; k++)
+				at += (size_t)snprintf(text + at, cap - at,
+						       " w%d=%d", k, k);
+			at += (size_t)snprintf(text + at, cap - at,
+					       " a=99 next_pid=98");
+		}
+		text[at++] = '\n';
+	}
+	char *path = tmp_file(text, at);
+	trawl_trace *t = trawl_open(path, NULL, NULL);
+	cr_assert_not_null(t);
+	struct seek_check c = {0};
+	for (size_t i = 0; i < SEEK_NAMES; i++)
+		c.h[i] = trawl_field_lookup(t, NULL, seek_names[i]);
+	cr_assert_eq(trawl_on(t, "*", check_seek, &c), 0);
+	cr_assert_eq(trawl_run(t, NULL), 0);
+	cr_assert_eq(c.events, lines, "%d events of %d lines", c.events, lines);
+	cr_assert_eq(c.mismatches, 0, "%d mismatches, first: %s", c.mismatches,
+		     c.first_bad);
+	trawl_close(t);
+	unlink(path);
+	free(path);
+	free(text);
+}
