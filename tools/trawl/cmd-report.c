@@ -17,7 +17,15 @@ struct report {
 	FILE *f;
 	uint64_t n;
 	int binary; /* a trace.dat: events carry formatted text too */
+	int oom;
+	/* events are built here and written OUT_CHUNK bytes at a time
+	 * (stdio per character and number was most of the time) */
+	struct cli_buf b, scratch;
 };
+
+#define OUT_CHUNK (64u << 10)
+
+static int flush_out(struct report *r);
 
 static void help(FILE *f)
 {
@@ -34,13 +42,14 @@ static void help(FILE *f)
 		   "ns)\n" CLI_INPUT_HELP "  -h, --help     this text\n");
 }
 
-static void fields_text(FILE *f, const trawl_event *ev)
+/* The fields as "k=v k=v", or the payload when it has none. */
+static void fields_text(struct cli_buf *b, const trawl_event *ev)
 {
 	size_t n = trawl_event_field_count(ev);
 	if (n == 0) {
 		size_t len;
 		const char *p = trawl_event_payload(ev, &len);
-		fwrite(p, 1, len, f);
+		buf_bytes(b, p, len);
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -48,105 +57,185 @@ static void fields_text(FILE *f, const trawl_event *ev)
 		const char *k = trawl_event_field_name(ev, i, &kl);
 		const char *v = trawl_event_field_value(ev, i, &vl);
 		if (i)
-			putc(' ', f);
-		fwrite(k, 1, kl, f);
-		putc('=', f);
-		fwrite(v, 1, vl, f);
+			buf_char(b, ' ');
+		buf_bytes(b, k, kl);
+		buf_char(b, '=');
+		buf_bytes(b, v, vl);
 	}
+}
+
+/* printf's "%*d" (pad ' ') and "%0*d" (pad '0') of v. */
+static void buf_int_width(struct cli_buf *b, int64_t v, int width, char pad)
+{
+	char tmp[24];
+	size_t i = sizeof(tmp);
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	do {
+		tmp[--i] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	int digits = (int)(sizeof(tmp) - i) + (v < 0);
+	if (pad == ' ')
+		for (; digits < width; digits++)
+			buf_char(b, ' ');
+	if (v < 0)
+		buf_char(b, '-');
+	if (pad == '0')
+		for (; digits < width; digits++)
+			buf_char(b, '0');
+	buf_bytes(b, tmp + i, sizeof(tmp) - i);
+}
+
+/* print_time(): seconds and nine decimals. */
+static void buf_time(struct cli_buf *b, int64_t ns)
+{
+	uint64_t u = (uint64_t)ns;
+	if (ns < 0) {
+		buf_char(b, '-');
+		u = (uint64_t)0 - u;
+	}
+	buf_u64(b, u / 1000000000);
+	buf_char(b, '.');
+	buf_int_width(b, (int64_t)(u % 1000000000), 9, '0');
 }
 
 static int on_event(const trawl_event *ev, void *ctx)
 {
 	struct report *r = ctx;
-	FILE *f = r->f;
+	struct cli_buf *b = &r->b;
 	const char *comm = trawl_event_comm(ev);
+	const char *name = trawl_event_name(ev);
 	char flags[6];
 	flags_string(ev, flags);
 	if (r->fmt == OUT_TEXT) {
 		const char *inst = trawl_event_buffer(ev);
-		fprintf(f, "%8llu ", (unsigned long long)trawl_event_seq(ev));
-		if (*inst) /* an instance of a trace.dat, as trace-cmd shows */
-			fprintf(f, "%s: ", inst);
-		print_time(f, trawl_event_time(ev));
-		fprintf(f, " [%03d] %s-%d", trawl_event_cpu(ev), comm,
-			trawl_event_pid(ev));
-		if (trawl_event_tgid(ev) >= 0)
-			fprintf(f, " (%d)", trawl_event_tgid(ev));
-		fprintf(f, " %s %s: ", flags[0] ? flags : "-",
-			trawl_event_name(ev));
-		fields_text(f, ev);
-		putc('\n', f);
-	} else if (r->fmt == OUT_CSV) {
-		fprintf(f, "%llu,%lld,%d,%d,",
-			(unsigned long long)trawl_event_seq(ev),
-			(long long)trawl_event_time(ev), trawl_event_cpu(ev),
-			trawl_event_pid(ev));
-		if (trawl_event_tgid(ev) >= 0)
-			fprintf(f, "%d", trawl_event_tgid(ev));
-		putc(',', f);
-		csv_field(f, comm, strlen(comm));
-		fprintf(f, ",%s,%s,", trawl_event_name(ev), flags);
-		/* fields as "k=v k=v" in one column */
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&buf, &len);
-		if (m) {
-			fields_text(m, ev);
-			fclose(m);
-			csv_field(f, buf, len);
-			free(buf);
+		buf_int_width(b, (int64_t)trawl_event_seq(ev), 8, ' ');
+		buf_char(b, ' ');
+		if (*inst) { /* an instance of a trace.dat, as trace-cmd shows
+			      */
+			buf_str(b, inst);
+			buf_bytes(b, ": ", 2);
 		}
-		putc('\n', f);
-	} else {
-		fprintf(f,
-			"%s{\"seq\":%llu,\"time\":%lld,\"cpu\":%d,\"pid\":%d,",
-			r->n ? ",\n" : "",
-			(unsigned long long)trawl_event_seq(ev),
-			(long long)trawl_event_time(ev), trawl_event_cpu(ev),
-			trawl_event_pid(ev));
+		buf_time(b, trawl_event_time(ev));
+		buf_bytes(b, " [", 2);
+		buf_int_width(b, trawl_event_cpu(ev), 3, '0');
+		buf_bytes(b, "] ", 2);
+		buf_str(b, comm);
+		buf_char(b, '-');
+		buf_i64(b, trawl_event_pid(ev));
+		if (trawl_event_tgid(ev) >= 0) {
+			buf_bytes(b, " (", 2);
+			buf_i64(b, trawl_event_tgid(ev));
+			buf_char(b, ')');
+		}
+		buf_char(b, ' ');
+		buf_str(b, flags[0] ? flags : "-");
+		buf_char(b, ' ');
+		buf_str(b, name);
+		buf_bytes(b, ": ", 2);
+		fields_text(b, ev);
+		buf_char(b, '\n');
+	} else if (r->fmt == OUT_CSV) {
+		buf_u64(b, trawl_event_seq(ev));
+		buf_char(b, ',');
+		buf_i64(b, trawl_event_time(ev));
+		buf_char(b, ',');
+		buf_i64(b, trawl_event_cpu(ev));
+		buf_char(b, ',');
+		buf_i64(b, trawl_event_pid(ev));
+		buf_char(b, ',');
 		if (trawl_event_tgid(ev) >= 0)
-			fprintf(f, "\"tgid\":%d,", trawl_event_tgid(ev));
-		fputs("\"comm\":", f);
-		json_string(f, comm, strlen(comm));
-		fprintf(f, ",\"event\":\"%s\",\"system\":\"%s\"",
-			trawl_event_name(ev), trawl_event_system(ev));
-		if (flags[0])
-			fprintf(f, ",\"flags\":\"%s\"", flags);
+			buf_i64(b, trawl_event_tgid(ev));
+		buf_char(b, ',');
+		buf_csv(b, comm, strlen(comm));
+		buf_char(b, ',');
+		buf_str(b, name);
+		buf_char(b, ',');
+		buf_str(b, flags);
+		buf_char(b, ',');
+		/* fields as "k=v k=v" in one column */
+		r->scratch.n = 0;
+		fields_text(&r->scratch, ev);
+		if (r->scratch.oom)
+			b->oom = 1;
+		buf_csv(b, r->scratch.p, r->scratch.n);
+		buf_char(b, '\n');
+	} else {
+		if (r->n)
+			buf_bytes(b, ",\n", 2);
+		buf_str(b, "{\"seq\":");
+		buf_u64(b, trawl_event_seq(ev));
+		buf_str(b, ",\"time\":");
+		buf_i64(b, trawl_event_time(ev));
+		buf_str(b, ",\"cpu\":");
+		buf_i64(b, trawl_event_cpu(ev));
+		buf_str(b, ",\"pid\":");
+		buf_i64(b, trawl_event_pid(ev));
+		buf_char(b, ',');
+		if (trawl_event_tgid(ev) >= 0) {
+			buf_str(b, "\"tgid\":");
+			buf_i64(b, trawl_event_tgid(ev));
+			buf_char(b, ',');
+		}
+		buf_str(b, "\"comm\":");
+		buf_json(b, comm, strlen(comm));
+		buf_str(b, ",\"event\":");
+		buf_json(b, name, strlen(name));
+		buf_str(b, ",\"system\":");
+		const char *sys = trawl_event_system(ev);
+		buf_json(b, sys, strlen(sys));
+		if (flags[0]) {
+			buf_str(b, ",\"flags\":\"");
+			buf_str(b, flags);
+			buf_char(b, '"');
+		}
 		const char *inst = trawl_event_buffer(ev);
 		if (*inst) {
-			fputs(",\"instance\":", f);
-			json_string(f, inst, strlen(inst));
+			buf_str(b, ",\"instance\":");
+			buf_json(b, inst, strlen(inst));
 		}
 		size_t n = trawl_event_field_count(ev);
-		fputs(",\"fields\":{", f);
+		buf_str(b, ",\"fields\":{");
 		for (size_t i = 0; i < n; i++) {
 			size_t kl, vl;
 			const char *k = trawl_event_field_name(ev, i, &kl);
 			const char *v = trawl_event_field_value(ev, i, &vl);
 			if (i)
-				putc(',', f);
-			json_string(f, k, kl);
-			putc(':', f);
+				buf_char(b, ',');
+			buf_json(b, k, kl);
+			buf_char(b, ':');
 			if (is_json_integer(v, vl))
-				fwrite(v, 1, vl, f);
+				buf_bytes(b, v, vl);
 			else
-				json_string(f, v, vl);
+				buf_json(b, v, vl);
 		}
-		putc('}', f);
+		buf_char(b, '}');
 		/* binary events: also the text their print format makes */
 		if (n == 0 || r->binary) {
 			size_t len;
 			const char *p = trawl_event_payload(ev, &len);
-			fputs(",\"text\":", f);
-			json_string(f, p, len);
+			buf_str(b, ",\"text\":");
+			buf_json(b, p, len);
 		}
-		putc('}', f);
+		buf_char(b, '}');
 	}
 	r->n++;
-	/* Stop early when the reader has gone (report | head). */
-	if ((r->n & 1023) == 0 && ferror(f))
+	if (b->n >= OUT_CHUNK && flush_out(r))
 		return EXIT_INPUT;
 	return 0;
+}
+
+/*
+ * Write what the buffer holds. Return: 0, or -1 when memory ran out or the
+ * reader has gone (report | head), which stops the run.
+ */
+static int flush_out(struct report *r)
+{
+	if (r->b.oom) {
+		r->oom = 1;
+		return -1;
+	}
+	return buf_write(&r->b, r->f) || ferror(r->f) ? -1 : 0;
 }
 
 int cmd_report(int argc, char **argv)
@@ -159,7 +248,7 @@ int cmd_report(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct report r = {OUT_TEXT, stdout, 0, 0};
+	struct report r = {.fmt = OUT_TEXT, .f = stdout};
 	const char *events = "*";
 	struct cli_input input = {0};
 	int c;
@@ -224,6 +313,12 @@ int cmd_report(int argc, char **argv)
 	else if (r.fmt == OUT_JSON)
 		fputs("[\n", stdout);
 	status = cli_run(t);
+	if (flush_out(&r) && r.oom) {
+		cli_error("out of memory while writing the report");
+		status = EXIT_ENV;
+	}
+	buf_free(&r.b);
+	buf_free(&r.scratch);
 	if (r.fmt == OUT_JSON)
 		fputs(r.n ? "\n]\n" : "]\n", stdout);
 	const trawl_stats *st = trawl_trace_stats(t);
