@@ -88,6 +88,15 @@ check "report --csv" status 0 "$TRAWL" report --csv "$SAMPLE"
 check "csv header" sh -c "head -1 '$T/out' | grep -q '^seq,time,cpu,pid,tgid,comm,event,flags,fields$'"
 check "csv has a row per event" sh -c "[ \$(($(wc -l <"$T/out") - 1)) = $(python3 -c "import json;print(json.load(open('$T/file.json'))['total_events'])") ]"
 check "bad event pattern" status 1 "$TRAWL" report --events 'irq:' "$SAMPLE"
+# names with quotes and control bytes stay valid JSON
+printf '  a-1 [000] d..2. 1.000001: e"v\001: x="q" y=\001\n' >"$T/odd.txt"
+check "report --json of odd names" status 0 "$TRAWL" report --json "$T/odd.txt"
+check "odd names are escaped" python3 - "$T/out" <<'PY'
+import json, sys
+evs = json.load(open(sys.argv[1]))
+assert evs[0]["event"] == 'e"v\x01', evs
+assert evs[0]["fields"] == {"x": '"q"', "y": "\x01"}, evs
+PY
 
 # malformed input: counted by default, an error with --strict
 { head -20 "$SAMPLE"; echo "this is not an event"; tail -5 "$SAMPLE"; } >"$T/bad.txt"
