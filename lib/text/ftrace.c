@@ -642,66 +642,112 @@ fast_front(const char *s, size_t n, size_t *pb, uint64_t *pblank, tw_rec *r)
 /*
  * The kernel's own line, "%16s-%-7d [%03d] %s %5lu.%06lu: " as tracefs
  * prints it: the comm right-aligned to column 16, '-' there, the pid
- * left-aligned in 7 columns, the cpu column at 25..29, 5 irq-info flags
- * at 31..35. Nearly every line of a tracefs trace has exactly this shape,
- * so it is checked at fixed columns, with three 16-byte masks, before the
- * searches of fast_front(). Each check is one that fast_front() and
- * after_cpu() make at the same place, so a line that passes reads as they
- * read it; any other line returns -1 and the caller goes on with them.
+ * left-aligned in 7 columns, the cpu column at q = 25, 5 irq-info flags
+ * after it; with record-tgid, "(%7d) " or "(-------) " at 25 puts the cpu
+ * column at q = 35. Nearly every line of a tracefs trace has one of these
+ * shapes, so they are checked at fixed columns, from 16-byte masks, before
+ * the searches of fast_front(). Each check is one that fast_front(),
+ * comm_pid_trimmed() and after_cpu() make at the same place, so a line
+ * that passes reads as they read it; any other line returns -1 and the
+ * caller goes on with them.
  */
+/* kernel_line() once the cpu column is known to be at q (25 or 35). */
 static inline __attribute__((always_inline)) int
-kernel_line(const char *s, size_t n, tw_rec *r, tw_line_info *info, int ts_only)
+kernel_cols(const char *s, size_t n, tw_rec *r, tw_line_info *info, int ts_only,
+	    const size_t q, __m128i v0, __m128i v1, __m128i v2)
 {
 	const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t');
-	const __m128i v0 = _mm_loadu_si128((const __m128i *)s),
-		      v1 = _mm_loadu_si128((const __m128i *)(s + 16)),
-		      v2 = _mm_loadu_si128((const __m128i *)(s + 32));
 #define BLANKS(v)                                                              \
 	((uint64_t)(unsigned)_mm_movemask_epi8(                                \
 		_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, tab))))
+#define DIGITS(v)                                                              \
+	((uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(                 \
+		_mm_min_epu8(_mm_sub_epi8(v, _mm_set1_epi8('0')),              \
+			     _mm_set1_epi8(9)),                                \
+		_mm_sub_epi8(v, _mm_set1_epi8('0')))))
 	uint64_t blank = BLANKS(v0) | BLANKS(v1) << 16 | BLANKS(v2) << 32;
-#undef BLANKS
-	const __m128i br = _mm_set1_epi8('[');
-	unsigned open = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v0, br)) |
-			(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, br))
-				<< 16;
-	/* no '[' before the cpu column at 25 */
-	if ((open & ((1u << 26) - 1)) != 1u << 25)
-		return -1;
+	/* the timestamp starts after the flags: in the 4th block with a
+	 * tgid column */
+	if (q == 35)
+		blank |= BLANKS(_mm_loadu_si128((const __m128i *)(s + 48)))
+			 << 48;
+	const size_t masked = q == 35 ? 64 : 48; /* bits of blank */
 	/* bit k: column 16 + k is a digit */
-	__m128i d1 = _mm_sub_epi8(v1, _mm_set1_epi8('0'));
-	unsigned dig = (unsigned)_mm_movemask_epi8(
-		_mm_cmpeq_epi8(_mm_min_epu8(d1, _mm_set1_epi8(9)), d1));
+	uint64_t dig = DIGITS(v1);
+	if (q == 35)
+		dig |= DIGITS(v2) << 16;
+#undef BLANKS
+#undef DIGITS
 	/* "-pid" from column 16, blanks after it through column 24 */
-	unsigned run = (unsigned)__builtin_ctz(~dig >> 1); /* pid digits */
+	unsigned run = (unsigned)__builtin_ctzll(~dig >> 1); /* pid digits */
 	uint64_t pad = ((1ull << 25) - 1) & ~((1ull << (17 + run)) - 1);
 	if (s[16] != '-' || run == 0 || run > 7 || (blank & pad) != pad)
 		return -1;
+	r->tgid = -1;
+	if (q == 35) {
+		/* "(%7d) ": blanks, then digits up to column 32; or
+		 * "(-------) " */
+		size_t tg = (size_t)__builtin_ctzll(~blank & (~0ull << 26));
+		uint64_t want = ((1ull << 33) - 1) & ~((1ull << tg) - 1);
+		if (!((blank >> 34) & 1) || tg > 32)
+			return -1;
+		if (((dig << 16) & want) == want)
+			r->tgid = (int32_t)digits_before(s, 33,
+							 (unsigned)(33 - tg));
+		else if (tg != 26 || memcmp(s + 26, "-------", 7) != 0)
+			return -1;
+	}
 	/* "[ddd] " then five flags and a space; the flags do not end in
 	 * ':' (else they would be the timestamp) */
-	if (((dig >> 10) & 7) != 7 || s[29] != ']' ||
-	    ((blank >> 30) & 0x7f) != 0x41 || s[36] != ' ' || s[35] == ':')
+	if (((dig >> (q + 1 - 16)) & 7) != 7 || s[q + 4] != ']' ||
+	    ((blank >> (q + 5)) & 0x7f) != 0x41 || s[q + 11] != ' ' ||
+	    s[q + 10] == ':')
 		return -1;
+	uint64_t after = ~blank & (~0ull << (q + 11));
+	if (!after)
+		return -1; /* blanks to the end of the masks */
+	size_t tb = (size_t)__builtin_ctzll(after);
+	if (tb >= masked)
+		return -1; /* beyond the masks */
 	/* the first non-blank: there is one, s[16] */
 	size_t b = (size_t)__builtin_ctzll(~blank);
 	int k = special_line(s, b, n, info);
 	if (k >= 0)
 		return k;
-	size_t tb = (size_t)__builtin_ctzll(~blank & (~0ull << 36));
-	if (tb >= 48)
-		return -1; /* beyond the masks */
-	r->tgid = -1;
 	r->pid = (int32_t)digits_before(s, 17 + run, run);
 	r->comm = s + b;
 	r->comm_len = (uint32_t)(16 - b);
-	r->cpu = (s[26] - '0') * 100 + (s[27] - '0') * 10 + (s[28] - '0');
-	if (!ts_only && flags_token(s + 31, 5, r))
-		return bad(info, "irq-info flags such as \"d..2.\"", 31);
+	r->cpu = (s[q + 1] - '0') * 100 + (s[q + 2] - '0') * 10 +
+		 (s[q + 3] - '0');
+	if (!ts_only && flags_token(s + q + 6, 5, r))
+		return bad(info, "irq-info flags such as \"d..2.\"", q + 6);
 	if (timestamp(s, n, &tb, &r->ts))
 		return bad(info, "a timestamp such as \"2410.932850:\"", tb);
 	if (ts_only)
 		return TW_L_EVENT;
 	return name_payload(s, n, tb, r, info);
+}
+
+static inline __attribute__((always_inline)) int
+kernel_line(const char *s, size_t n, tw_rec *r, tw_line_info *info, int ts_only)
+{
+	const __m128i v0 = _mm_loadu_si128((const __m128i *)s),
+		      v1 = _mm_loadu_si128((const __m128i *)(s + 16)),
+		      v2 = _mm_loadu_si128((const __m128i *)(s + 32));
+	const __m128i br = _mm_set1_epi8('[');
+	/* the first '[' is the cpu column, at 25 or 35 */
+	uint64_t open =
+		(uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v0, br)) |
+		(uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, br))
+			<< 16;
+	if ((open & ((1ull << 26) - 1)) == 1ull << 25)
+		return kernel_cols(s, n, r, info, ts_only, 25, v0, v1, v2);
+	open |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v2, br))
+		<< 32;
+	if ((open & ((1ull << 36) - 1)) == 1ull << 35 && s[25] == '(' &&
+	    s[33] == ')')
+		return kernel_cols(s, n, r, info, ts_only, 35, v0, v1, v2);
+	return -1;
 }
 #endif
 

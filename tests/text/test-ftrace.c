@@ -520,15 +520,31 @@ Test(ftrace, lines_the_fast_path_declines_read_as_before)
 		"1234567891.000018: ev: x=1 y=2 z=3\n"
 		/* the kernel's columns in a comment */
 		"#           bash-2223    [002] d..2.  1234567891.000019: ev: "
-		"x=1 y=2 z=3\n";
+		"x=1 y=2 z=3\n"
+		/* the kernel's columns with record-tgid: no tgid */
+		"            bash-2223    (-------) [002] d..2.  "
+		"1234567891.000020: ev: x=1 y=2 z=3\n"
+		/* ... a tgid */
+		"            bash-2223    (  15847) [002] d..2.  "
+		"1234567891.000021: ev: x=1 y=2 z=3\n"
+		/* ... dashes after blanks, which the kernel does not print */
+		"            bash-2223    (  -----) [002] d..2.  "
+		"1234567891.000022: ev: x=1 y=2 z=3\n"
+		/* ... a tgid that is not a number */
+		"            bash-2223    (   12a4) [002] d..2.  "
+		"1234567891.000023: ev: x=1 y=2 z=3\n"
+		/* ... blanks past the 64 bytes the masks cover */
+		"            bash-2223    (-------) [002] d..2.                "
+		"      1234567891.000024: ev: x=1\n";
 	got g;
 	cr_assert_eq(collect_text(text, NULL, &g), 0, "%s", g.err.msg);
-	cr_assert_eq(g.n, 14, "events: %zu", g.n);
-	cr_assert_eq(g.stats.bad_lines, 4);
+	cr_assert_eq(g.n, 18, "events: %zu", g.n);
+	cr_assert_eq(g.stats.bad_lines, 5);
 	cr_assert_eq(g.stats.bad_line[0], 9);
 	cr_assert_eq(g.stats.bad_line[1], 11);
 	cr_assert_eq(g.stats.bad_line[2], 14);
 	cr_assert_eq(g.stats.bad_line[3], 17);
+	cr_assert_eq(g.stats.bad_line[4], 23);
 	cr_assert_eq(g.stats.reordered, 0);
 	static const struct {
 		const char *comm;
@@ -549,8 +565,12 @@ Test(ftrace, lines_the_fast_path_declines_read_as_before)
 		{"foo[1]bar", 123, -1, 2, 1234567891000015000LL},
 		{"bash", 2223, -1, 2, 1234567891000016000LL},
 		{"bash", 2223, -1, 2, 1234567891000018000LL},
+		{"bash", 2223, -1, 2, 1234567891000020000LL},
+		{"bash", 2223, 15847, 2, 1234567891000021000LL},
+		{"bash", 2223, -1, 2, 1234567891000022000LL},
+		{"bash", 2223, -1, 2, 1234567891000024000LL},
 	};
-	for (size_t i = 0; i < 14; i++) {
+	for (size_t i = 0; i < 18; i++) {
 		cr_assert_str_eq(g.ev[i].comm, want[i].comm, "event %zu", i);
 		cr_assert_eq(g.ev[i].pid, want[i].pid, "event %zu", i);
 		cr_assert_eq(g.ev[i].tgid, want[i].tgid, "event %zu", i);
