@@ -41,6 +41,8 @@ trap 'rm -rf "$scratch"' EXIT
 # Leaks are failures; UBSan already aborts (built -fno-sanitize-recover).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# libtraceevent's own leak (tests/lsan.supp), also when run by hand
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$here/../tests/lsan.supp}
 
 failed=0
 for name in "${targets[@]}"; do

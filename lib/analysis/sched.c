@@ -344,6 +344,12 @@ static int cmp_tasks(const void *x, const void *y)
 	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 
+/* a + b for durations (>= 0), INT64_MAX when it would not fit */
+static int64_t sum_ns(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
 static void finish(trawl_analysis *a)
 {
 	struct sched *s = a->state;
@@ -377,9 +383,11 @@ static void finish(trawl_analysis *a)
 		*o = tk->out;
 		o->comm = tk->comm;
 		all->count += o->count;
-		all->run += o->run;
-		all->runnable += o->runnable;
-		all->sleep += o->sleep;
+		/* each task's times fit the trace's span; their sum over
+		 * tasks may not (hostile timestamps): it saturates */
+		all->run = sum_ns(all->run, o->run);
+		all->runnable = sum_ns(all->runnable, o->runnable);
+		all->sleep = sum_ns(all->sleep, o->sleep);
 		all->switches += o->switches;
 		all->preempted += o->preempted;
 		all->migrations += o->migrations;

@@ -219,12 +219,15 @@ static int counter(trawl_analysis *a, const trawl_event *ev,
 	if (!r)
 		return tw_oom(a);
 	/* A value is not a duration: min, max and total are kept exactly
-	 * (they may be negative); the percentiles count negatives as 0. */
+	 * (they may be negative; a total beyond int64 saturates); the
+	 * percentiles count negatives as 0. */
 	if (!r->vals || m->value < r->vmin)
 		r->vmin = m->value;
 	if (!r->vals || m->value > r->vmax)
 		r->vmax = m->value;
-	r->vtotal += m->value;
+	/* hostile values may not fit a sum: it saturates */
+	if (__builtin_add_overflow(r->vtotal, m->value, &r->vtotal))
+		r->vtotal = m->value > 0 ? INT64_MAX : INT64_MIN;
 	r->vals = 1;
 	if (trawl_hist_add(r->h, m->value) ||
 	    trawl_hist_add(a->parts[P_COUNTERS].overall, m->value))

@@ -290,3 +290,29 @@ Test(sched, every_allocation_failure_is_a_clean_error)
 	unlink(path);
 	free(path);
 }
+
+/*
+ * Two tasks running for 6e18 ns each: every task's time fits, the overall
+ * sum (1.2e19) does not and stays at INT64_MAX instead of wrapping.
+ */
+/* clang-format off */
+static const char huge[] = "# tracer: nop\n"
+	L("<idle>-0", 0, "0.000000", SW("swapper/0", "0", "R", "a", "10"))
+	L("<idle>-0", 1, "0.000000", SW("swapper/1", "0", "R", "b", "20"))
+	L("a-10", 0, "6000000000.000000", "tracing_mark_write: end");
+/* clang-format on */
+
+Test(sched, overall_times_saturate_instead_of_wrapping)
+{
+	struct run r;
+	run_open(&r, huge);
+	r.a = trawl_sched_new(r.t, NULL, NULL);
+	run_go(&r);
+	const trawl_sched_report *s = trawl_sched_result(r.a);
+	cr_assert_not_null(s);
+	cr_assert_eq(s->ntasks, 2);
+	cr_expect_eq(task(s, 10)->run, 6000000000000000000LL);
+	cr_expect_eq(task(s, 20)->run, 6000000000000000000LL);
+	cr_expect_eq(s->overall.run, INT64_MAX);
+	run_done(&r);
+}

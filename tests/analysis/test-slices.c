@@ -90,3 +90,23 @@ Test(slices, pid_filter_is_the_writing_thread)
 	cr_expect_eq(trawl_analysis_result(r.a, 1)->nrows, 0);
 	run_done(&r);
 }
+
+/* Counter totals that do not fit int64 saturate instead of wrapping. */
+static const char huge_counters[] = "# tracer: nop\n" M(
+	"app-100", 0, "1.000001", "C|100|q|9223372036854775807")
+	M("app-100", 0, "1.000002", "C|100|q|9223372036854775807") M(
+		"app-100", 0, "1.000003", "C|100|r|-9223372036854775807")
+		M("app-100", 0, "1.000004", "C|100|r|-9223372036854775807");
+
+Test(slices, counter_totals_saturate)
+{
+	struct run r;
+	run_open(&r, huge_counters);
+	r.a = trawl_slices_new(r.t, NULL, NULL);
+	run_go(&r);
+	const trawl_result *c = trawl_analysis_result(r.a, 2);
+	cr_assert_eq(c->nrows, 2);
+	cr_expect_eq(row_named(c, "q", 100)->s.total, INT64_MAX);
+	cr_expect_eq(row_named(c, "r", 100)->s.total, INT64_MIN);
+	run_done(&r);
+}
