@@ -146,6 +146,27 @@ void buf_json(struct cli_buf *b, const char *s, size_t n)
 	b->n = (size_t)(o - b->p);
 }
 
+size_t buf_json_fields(struct cli_buf *b, const trawl_event *ev)
+{
+	size_t n = trawl_event_field_count(ev);
+	buf_char(b, '{');
+	for (size_t i = 0; i < n; i++) {
+		size_t kl, vl;
+		const char *k = trawl_event_field_name(ev, i, &kl);
+		const char *v = trawl_event_field_value(ev, i, &vl);
+		if (i)
+			buf_char(b, ',');
+		buf_json(b, k, kl);
+		buf_char(b, ':');
+		if (is_json_integer(v, vl))
+			buf_bytes(b, v, vl);
+		else
+			buf_json(b, v, vl);
+	}
+	buf_char(b, '}');
+	return n;
+}
+
 int buf_write(struct cli_buf *b, FILE *f)
 {
 	size_t n = b->n;

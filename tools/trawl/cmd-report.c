@@ -194,22 +194,8 @@ static int on_event(const trawl_event *ev, void *ctx)
 			buf_str(b, ",\"instance\":");
 			buf_json(b, inst, strlen(inst));
 		}
-		size_t n = trawl_event_field_count(ev);
-		buf_str(b, ",\"fields\":{");
-		for (size_t i = 0; i < n; i++) {
-			size_t kl, vl;
-			const char *k = trawl_event_field_name(ev, i, &kl);
-			const char *v = trawl_event_field_value(ev, i, &vl);
-			if (i)
-				buf_char(b, ',');
-			buf_json(b, k, kl);
-			buf_char(b, ':');
-			if (is_json_integer(v, vl))
-				buf_bytes(b, v, vl);
-			else
-				buf_json(b, v, vl);
-		}
-		buf_char(b, '}');
+		buf_str(b, ",\"fields\":");
+		size_t n = buf_json_fields(b, ev);
 		/* binary events: also the text their print format makes */
 		if (n == 0 || r->binary) {
 			size_t len;

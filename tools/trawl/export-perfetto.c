@@ -309,23 +309,8 @@ static void on_irq(struct perfetto *p, const trawl_event *ev, int64_t ts,
 
 static void args_fields(struct perfetto *p, const trawl_event *ev)
 {
-	struct cli_buf *b = &p->b;
-	size_t n = trawl_event_field_count(ev);
-	buf_str(b, ",\"args\":{");
-	for (size_t i = 0; i < n; i++) {
-		size_t kl, vl;
-		const char *k = trawl_event_field_name(ev, i, &kl);
-		const char *v = trawl_event_field_value(ev, i, &vl);
-		if (i)
-			buf_char(b, ',');
-		buf_json(b, k, kl);
-		buf_char(b, ':');
-		if (is_json_integer(v, vl))
-			buf_bytes(b, v, vl);
-		else
-			buf_json(b, v, vl);
-	}
-	buf_char(b, '}');
+	buf_str(&p->b, ",\"args\":");
+	buf_json_fields(&p->b, ev);
 }
 
 static void instant(struct perfetto *p, const trawl_event *ev, int64_t ts)
