@@ -643,13 +643,13 @@ fast_front(const char *s, size_t n, size_t *pb, uint64_t *pblank, tw_rec *r)
  * The kernel's own line, "%16s-%-7d [%03d] %s %5lu.%06lu: " as tracefs
  * prints it: the comm right-aligned to column 16, '-' there, the pid
  * left-aligned in 7 columns, the cpu column at q = 25, 5 irq-info flags
- * after it; with record-tgid, "(%7d) " or "(-------) " at 25 puts the cpu
- * column at q = 35. Nearly every line of a tracefs trace has one of these
- * shapes, so they are checked at fixed columns, from 16-byte masks, before
- * the searches of fast_front(). Each check is one that fast_front(),
- * comm_pid_trimmed() and after_cpu() make at the same place, so a line
- * that passes reads as they read it; any other line returns -1 and the
- * caller goes on with them.
+ * after it (or none: options/irq-info off); with record-tgid, "(%7d) " or
+ * "(-------) " at 25 puts the cpu column at q = 35. Nearly every line of a
+ * tracefs trace has one of these shapes, so they are checked at fixed columns,
+ * from 16-byte masks, before the searches of fast_front(). Each check is one
+ * that fast_front(), comm_pid_trimmed() and after_cpu() make at the same place,
+ * so a line that passes reads as they read it; any other line returns -1 and
+ * the caller goes on with them.
  */
 /* kernel_line() once the cpu column is known to be at q (25 or 35). */
 static inline __attribute__((always_inline)) int
@@ -697,18 +697,26 @@ kernel_cols(const char *s, size_t n, tw_rec *r, tw_line_info *info, int ts_only,
 		else if (tg != 26 || memcmp(s + 26, "-------", 7) != 0)
 			return -1;
 	}
-	/* "[ddd] " then five flags and a space; the flags do not end in
-	 * ':' (else they would be the timestamp) */
+	/* "[ddd]", a blank, then five flags and a space (the flags do not
+	 * end in ':', else they would be the timestamp), or (irq-info off)
+	 * blanks and the timestamp: a word of 6 or more ending in ':' */
 	if (((dig >> (q + 1 - 16)) & 7) != 7 || s[q + 4] != ']' ||
-	    ((blank >> (q + 5)) & 0x7f) != 0x41 || s[q + 11] != ' ' ||
-	    s[q + 10] == ':')
+	    !((blank >> (q + 5)) & 1))
 		return -1;
-	uint64_t after = ~blank & (~0ull << (q + 11));
+	int flags = ((blank >> (q + 5)) & 0x7f) == 0x41 && s[q + 11] == ' ' &&
+		    s[q + 10] != ':';
+	uint64_t after = ~blank & (~0ull << (flags ? q + 11 : q + 5));
 	if (!after)
 		return -1; /* blanks to the end of the masks */
 	size_t tb = (size_t)__builtin_ctzll(after);
 	if (tb >= masked)
 		return -1; /* beyond the masks */
+	if (!flags) {
+		uint64_t word_end = blank & (~0ull << tb);
+		size_t te = word_end ? (size_t)__builtin_ctzll(word_end) : 64;
+		if (te >= masked || te - tb < 6 || s[te - 1] != ':')
+			return -1;
+	}
 	/* the first non-blank: there is one, s[16] */
 	size_t b = (size_t)__builtin_ctzll(~blank);
 	int k = special_line(s, b, n, info);
@@ -719,7 +727,7 @@ kernel_cols(const char *s, size_t n, tw_rec *r, tw_line_info *info, int ts_only,
 	r->comm_len = (uint32_t)(16 - b);
 	r->cpu = (s[q + 1] - '0') * 100 + (s[q + 2] - '0') * 10 +
 		 (s[q + 3] - '0');
-	if (!ts_only && flags_token(s + q + 6, 5, r))
+	if (flags && !ts_only && flags_token(s + q + 6, 5, r))
 		return bad(info, "irq-info flags such as \"d..2.\"", q + 6);
 	if (timestamp(s, n, &tb, &r->ts))
 		return bad(info, "a timestamp such as \"2410.932850:\"", tb);

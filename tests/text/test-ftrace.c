@@ -535,10 +535,16 @@ Test(ftrace, lines_the_fast_path_declines_read_as_before)
 		"1234567891.000023: ev: x=1 y=2 z=3\n"
 		/* ... blanks past the 64 bytes the masks cover */
 		"            bash-2223    (-------) [002] d..2.                "
-		"      1234567891.000024: ev: x=1\n";
+		"      1234567891.000024: ev: x=1\n"
+		/* the kernel's columns without irq-info */
+		"            bash-2223    [002]   1234567891.000025: ev: x=1 "
+		"y=2 z=3 w=4\n"
+		/* ... and with a tgid */
+		"            bash-2223    (  15847) [002]   1234567891.000026: "
+		"ev: x=1 y=2\n";
 	got g;
 	cr_assert_eq(collect_text(text, NULL, &g), 0, "%s", g.err.msg);
-	cr_assert_eq(g.n, 18, "events: %zu", g.n);
+	cr_assert_eq(g.n, 20, "events: %zu", g.n);
 	cr_assert_eq(g.stats.bad_lines, 5);
 	cr_assert_eq(g.stats.bad_line[0], 9);
 	cr_assert_eq(g.stats.bad_line[1], 11);
@@ -569,8 +575,10 @@ Test(ftrace, lines_the_fast_path_declines_read_as_before)
 		{"bash", 2223, 15847, 2, 1234567891000021000LL},
 		{"bash", 2223, -1, 2, 1234567891000022000LL},
 		{"bash", 2223, -1, 2, 1234567891000024000LL},
+		{"bash", 2223, -1, 2, 1234567891000025000LL},
+		{"bash", 2223, 15847, 2, 1234567891000026000LL},
 	};
-	for (size_t i = 0; i < 18; i++) {
+	for (size_t i = 0; i < 20; i++) {
 		cr_assert_str_eq(g.ev[i].comm, want[i].comm, "event %zu", i);
 		cr_assert_eq(g.ev[i].pid, want[i].pid, "event %zu", i);
 		cr_assert_eq(g.ev[i].tgid, want[i].tgid, "event %zu", i);
