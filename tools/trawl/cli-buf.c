@@ -69,6 +69,41 @@ void buf_i64(struct cli_buf *b, int64_t v)
 	}
 }
 
+/* printf's "%*d" (pad ' ') and "%0*d" (pad '0') of v. */
+void buf_int_width(struct cli_buf *b, int64_t v, int width, char pad)
+{
+	char tmp[24];
+	size_t i = sizeof(tmp);
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	do {
+		tmp[--i] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	int digits = (int)(sizeof(tmp) - i) + (v < 0);
+	if (pad == ' ')
+		for (; digits < width; digits++)
+			buf_char(b, ' ');
+	if (v < 0)
+		buf_char(b, '-');
+	if (pad == '0')
+		for (; digits < width; digits++)
+			buf_char(b, '0');
+	buf_bytes(b, tmp + i, sizeof(tmp) - i);
+}
+
+/* print_time(): seconds and nine decimals. */
+void buf_time(struct cli_buf *b, int64_t ns)
+{
+	uint64_t u = (uint64_t)ns;
+	if (ns < 0) {
+		buf_char(b, '-');
+		u = (uint64_t)0 - u;
+	}
+	buf_u64(b, u / 1000000000);
+	buf_char(b, '.');
+	buf_int_width(b, (int64_t)(u % 1000000000), 9, '0');
+}
+
 void buf_us(struct cli_buf *b, int64_t ns)
 {
 	uint64_t u = (uint64_t)ns;

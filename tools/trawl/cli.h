@@ -98,6 +98,10 @@ void buf_str(struct cli_buf *b, const char *s);
 void buf_char(struct cli_buf *b, char c);
 void buf_u64(struct cli_buf *b, uint64_t v);
 void buf_i64(struct cli_buf *b, int64_t v);
+/* printf's "%*d" (pad ' ') and "%0*d" (pad '0') of v */
+void buf_int_width(struct cli_buf *b, int64_t v, int width, char pad);
+/* print_time(): seconds and nine decimals */
+void buf_time(struct cli_buf *b, int64_t ns);
 /* ns as microseconds with three decimals (exact) */
 void buf_us(struct cli_buf *b, int64_t ns);
 /* as csv_field() and json_string() */
