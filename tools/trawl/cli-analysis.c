@@ -455,3 +455,13 @@ trawl_trace *cli_analysis_open(struct cli_analysis *c, int *status)
 {
 	return cli_open(c->path, &c->input, status);
 }
+
+int cli_analysis_run(trawl_trace *t, const trawl_analysis *a,
+		     const trawl_error *err)
+{
+	if (!a) {
+		cli_error("%s", err->msg);
+		return EXIT_ENV;
+	}
+	return cli_run(t);
+}

@@ -169,6 +169,10 @@ int cli_analysis_args(struct cli_analysis *c, int argc, char **argv,
 int cli_analysis_parse(struct cli_analysis *c, int argc, char **argv,
 		       const char *cmd, void (*help)(FILE *));
 trawl_trace *cli_analysis_open(struct cli_analysis *c, int *status);
+/* Run the trace for analysis a (NULL: its making failed with err, which is
+ * reported). Return: the exit status. */
+int cli_analysis_run(trawl_trace *t, const trawl_analysis *a,
+		     const trawl_error *err);
 /* Print every part of the result (styles[i] for part i); extra_json is
  * printed as is after "analysis" (it ends with ",\n"). */
 int cli_print_results(trawl_analysis *a, const struct cli_analysis *c,

@@ -118,12 +118,7 @@ int cmd_irq(int argc, char **argv)
 	io.ctx = &longs;
 	trawl_error err = {0};
 	trawl_analysis *a = trawl_irq_new(t, &io, &err);
-	if (!a) {
-		cli_error("%s", err.msg);
-		trawl_close(t);
-		return EXIT_ENV;
-	}
-	status = cli_run(t);
+	status = cli_analysis_run(t, a, &err);
 	if (status == EXIT_OK && longs.oom) {
 		cli_error("out of memory keeping the long handlers");
 		status = EXIT_ENV;

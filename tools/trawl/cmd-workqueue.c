@@ -34,12 +34,7 @@ int cmd_workqueue(int argc, char **argv)
 		return status;
 	trawl_error err = {0};
 	trawl_analysis *a = trawl_workqueue_new(t, &c.opts, &err);
-	if (!a) {
-		cli_error("%s", err.msg);
-		trawl_close(t);
-		return EXIT_ENV;
-	}
-	status = cli_run(t);
+	status = cli_analysis_run(t, a, &err);
 	if (status == EXIT_OK) {
 		static const struct cli_rows rows[] = {
 			{
