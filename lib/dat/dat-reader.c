@@ -23,6 +23,7 @@
 #include <traceevent/trace-seq.h>
 #include <unistd.h>
 
+#include "../pfmt/pfmt.h"
 #include "../text/input.h"
 #include "dat-int.h"
 
@@ -37,6 +38,8 @@ typedef struct dat_type {
 	tw_type *type;		 /* made on first delivery */
 	struct tep_event *event; /* NULL: no (usable) format in the file */
 	int parsed;		 /* the format was looked for */
+	tw_pfmt *pf;		 /* its print format compiled, on first need */
+	int compiled;
 } dat_type;
 
 struct comm_slot {
@@ -877,11 +880,41 @@ static void load_plugins(dat_reader *r)
 	r->plugins = tep_load_plugins(r->f.tep);
 }
 
+/* The event's print format, compiled the first time it is needed. */
+static tw_pfmt *program(dat_reader *r, const trawl_event *ev)
+{
+	dat_type *dt = (dat_type *)ev->type->bin;
+	if (!dt || !dt->event)
+		return NULL;
+	if (!dt->compiled) {
+		dt->compiled = 1;
+		tw_pf_layout lay = {r->f.big_endian, r->f.long_size};
+		dt->pf = tw_pfmt_compile(r->f.mem, dt->event, &lay);
+	}
+	return dt->pf;
+}
+
+/* %pS and friends: the file's kallsyms, through libtraceevent. */
+static const char *symbol(void *ctx, uint64_t addr, uint64_t *offset,
+			  uint64_t *size, const char **module)
+{
+	dat_reader *r = ctx;
+	load_plugins(r); /* loads kallsyms too */
+	const char *name = tep_find_function(r->f.tep, addr);
+	if (!name)
+		return NULL;
+	*offset = addr - tep_find_function_address(r->f.tep, addr);
+	*size = 0;
+	*module = NULL;
+	return name;
+}
+
 static int payload(const trawl_event *ev)
 {
 	dat_reader *r = rd(ev->t);
 	trawl_event *out = (trawl_event *)ev;
 	struct tep_event *e = event_of(ev);
+	tw_pfmt *pf;
 	if (e && !record_fits(ev, e)) {
 		trace_seq_reset(&r->seq);
 		trace_seq_printf(&r->seq,
@@ -889,6 +922,17 @@ static int payload(const trawl_event *ev)
 				 "fields of %s]",
 				 ev->data_len, e->name);
 		trace_seq_terminate(&r->seq);
+	} else if (e && (pf = program(r, ev)) && !tw_pfmt_fallback(pf)) {
+		out->payload_z.len = 0;
+		if (tw_pfmt_render(pf, ev->data, ev->data_len, symbol, r,
+				   &out->payload_z))
+			return -1;
+		size_t pn = out->payload_z.len;
+		while (pn > 0 && out->payload_z.data[pn - 1] == '\n')
+			pn--;
+		out->payload = out->payload_z.data;
+		out->payload_len = pn;
+		return 0;
 	} else if (e) {
 		print_record(r, ev, TEP_PRINT_INFO);
 	} else {
@@ -949,6 +993,8 @@ static void close_reader(trawl_trace *t)
 	trace_seq_destroy(&r->seq);
 	tw_free(&t->mem, r->cur);
 	tw_free(&t->mem, r->heap);
+	for (size_t i = 0; r->types && i < r->ntypes; i++)
+		tw_pfmt_free(r->types[i].pf);
 	tw_free(&t->mem, r->types);
 	tw_buf_fini(&t->mem, &r->raw);
 	tw_buf_fini(&t->mem, &r->pad);

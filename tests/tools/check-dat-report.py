@@ -90,7 +90,8 @@ def main():
     failures = 0
     for path in files:
         raw = trace_cmd("-t", "-R", path)
-        fmt = trace_cmd("-t", path)
+        # the print formats alone (-N: no plugins), as the kernel prints
+        fmt = trace_cmd("-N", "-t", path)
         out = subprocess.run([trawl, "report", "--json", path],
                              capture_output=True, check=True)
         got = json.loads(out.stdout)

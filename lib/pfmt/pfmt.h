@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Print formats compiled once per event type and run both ways:
+ *
+ *   render: a binary record  -> the text the kernel prints for it
+ *   scan:   the kernel's text -> the record's fields, typed
+ *
+ * The format file is parsed by libtraceevent (tep_parse_format); its tree of
+ * print arguments is compiled here into a flat program: the format string
+ * cut into literal and conversion segments, each conversion with an
+ * expression over the record's fields. What the compiler cannot handle is
+ * named (tw_pfmt.fallback), and the callers fall back to libtraceevent
+ * (render) or to the generic key=value decoder (scan).
+ *
+ * Used by the trace.dat reader (render, typed fields), the text reader
+ * (scan) and the recorder alike. Internal to libtrawl.
+ */
+#ifndef TW_PFMT_H
+#define TW_PFMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/util.h"
+
+struct tep_event;
+
+/* Why a format did not compile whole: the helper it stopped at. */
+enum tw_pfmt_fallback {
+	TW_PF_OK = 0,
+	TW_PF_NO_FORMAT,  /* libtraceevent could not parse the print fmt */
+	TW_PF_PRINTF,	  /* a conversion this compiler does not render */
+	TW_PF_POINTER,	  /* a %p extension (%pI4, %pM, %pU, ...) */
+	TW_PF_HELPER,	  /* a helper (__print_ns_to_secs, FUNC, ...) */
+	TW_PF_UNRESOLVED, /* a symbol table entry with no number */
+	TW_PF_ARGS,	  /* more or fewer arguments than conversions */
+	TW_PF_NFALLBACK
+};
+
+/* Field layout flags (struct tw_pf_field.flags). */
+enum {
+	TW_PFF_SIGNED = 1u << 0,
+	TW_PFF_ARRAY = 1u << 1,	   /* fixed array: elements of elem_size */
+	TW_PFF_DYNAMIC = 1u << 2,  /* __data_loc: offset/length word */
+	TW_PFF_RELATIVE = 1u << 3, /* __rel_loc: offset from the word */
+	TW_PFF_STRING = 1u << 4,   /* text: char[] or __data_loc char[] */
+	TW_PFF_LONG = 1u << 5,	   /* a long (its size is the file's) */
+};
+
+typedef struct tw_pf_field {
+	const char *name;
+	uint32_t name_len;
+	uint32_t offset;
+	uint32_t size;
+	uint32_t elem_size;
+	uint32_t flags;
+} tw_pf_field;
+
+/* What one field is in the text, for the text reader's fast paths. */
+enum tw_pf_textform {
+	TW_PFT_NONE = 0, /* not printed, or printed through an expression */
+	TW_PFT_PLAIN,	 /* "name=%d" (decimal, or 0x-prefixed hex) or
+			  * "name=%s" of the field itself: the generic
+			  * key=value decoder reads it right */
+};
+
+typedef struct tw_pfmt tw_pfmt;
+
+/* How records are laid out: the byte order and long size of the source. */
+typedef struct tw_pf_layout {
+	int big_endian;
+	int long_size; /* 4 or 8 */
+} tw_pf_layout;
+
+/*
+ * A symbol table for %pS, %ps and friends: the name and offset of an
+ * address, and the size of the symbol (the kernel prints "name+0xoff/0xsz").
+ * Return: the name (NUL-terminated), or NULL when unknown.
+ */
+typedef const char *(*tw_pf_symbol_fn)(void *ctx, uint64_t addr,
+				       uint64_t *offset, uint64_t *size,
+				       const char **module);
+
+/*
+ * Compile e's print format. Always returns a program (NULL only when out
+ * of memory); one that did not compile whole renders and scans nothing and
+ * says why in tw_pfmt_fallback().
+ * Lifetime: caller frees with tw_pfmt_free(); independent of e afterwards.
+ */
+tw_pfmt *tw_pfmt_compile(const tw_mem *mem, const struct tep_event *e,
+			 const tw_pf_layout *layout);
+void tw_pfmt_free(tw_pfmt *p);
+
+int tw_pfmt_fallback(const tw_pfmt *p);
+const char *tw_pfmt_fallback_name(int why);
+/* What the compiler stopped at, for messages ("%pI4", "__print_ns..."). */
+const char *tw_pfmt_fallback_detail(const tw_pfmt *p);
+
+size_t tw_pfmt_nfields(const tw_pfmt *p);
+const tw_pf_field *tw_pfmt_field(const tw_pfmt *p, size_t i);
+/* Field index by name, or -1. */
+int tw_pfmt_find(const tw_pfmt *p, const char *name, size_t len);
+int tw_pfmt_textform(const tw_pfmt *p, size_t field);
+
+/* Where a field's bytes are in a record; -1 when the record is too short. */
+int tw_pfmt_field_bytes(const tw_pfmt *p, size_t field, const void *data,
+			size_t len, const unsigned char **at, size_t *n);
+/* A scalar field's value (sign-extended by its size); -1 when not one. */
+int tw_pfmt_field_int(const tw_pfmt *p, size_t field, const void *data,
+		      size_t len, int64_t *out);
+/* Element j of an array field; -1 when out of range or not an array. */
+int tw_pfmt_field_elem(const tw_pfmt *p, size_t field, const void *data,
+		       size_t len, size_t j, int64_t *out);
+size_t tw_pfmt_field_elems(const tw_pfmt *p, size_t field, const void *data,
+			   size_t len);
+
+/*
+ * Render a record (the event's data, common fields first) as the kernel
+ * prints it, appending to out. The record must hold every field (callers
+ * check with tw_pfmt_fits()).
+ * Return: 0, or -1 when out of memory.
+ */
+int tw_pfmt_render(const tw_pfmt *p, const void *data, size_t len,
+		   tw_pf_symbol_fn sym, void *sym_ctx, tw_buf *out);
+int tw_pfmt_fits(const tw_pfmt *p, const void *data, size_t len);
+
+/*
+ * The label of field i as its print format shows it symbolically (the
+ * text of the conversion that prints it through __print_symbolic,
+ * __print_flags or a ternary of strings): appended to out.
+ * Return: 1 when the field has one, 0 when not, -1 out of memory.
+ */
+int tw_pfmt_label(const tw_pfmt *p, size_t field, const void *data, size_t len,
+		  tw_pf_symbol_fn sym, void *sym_ctx, tw_buf *out);
+
+/* ---- scan: text back to fields ---- */
+
+enum tw_pf_vtype {
+	TW_PFV_NONE = 0, /* not in the text */
+	TW_PFV_INT,
+	TW_PFV_STR,
+	TW_PFV_ARRAY,
+	TW_PFV_TEXT, /* display only: the text lost the value */
+};
+
+/* One field recovered from text. */
+typedef struct tw_pf_value {
+	uint8_t type;	/* enum tw_pf_vtype */
+	uint8_t exact;	/* INT: every bit of the field was in the text */
+	uint16_t nelem; /* ARRAY: elements in tw_pf_scan.elems */
+	uint32_t elem0; /* ARRAY: first element's index there */
+	int64_t i;	/* INT */
+	const char *s;	/* STR, TEXT: the text; INT: the text it came from */
+	uint32_t slen;
+	uint32_t label_len;
+	const char *label; /* INT printed symbolically: its label, or NULL */
+} tw_pf_value;
+
+#define TW_PF_MAX_ELEMS 256
+
+/* The scanner's answer and scratch; the caller owns it, reused per event. */
+typedef struct tw_pf_scan {
+	tw_pf_value *vals; /* one per field, tw_pfmt_nfields() of them */
+	size_t nvals_cap;
+	int64_t elems[TW_PF_MAX_ELEMS];
+	size_t nelems;
+	/* constraints collected while matching (internal) */
+	void *work;
+	size_t work_cap;
+} tw_pf_scan;
+
+/*
+ * Scan text (the event's payload, as the kernel printed it) with p.
+ * Return: 1 when it matched (s->vals filled, pointing into text), 0 when
+ * the text does not have the format's shape, -1 out of memory.
+ */
+int tw_pfmt_scan(const tw_pfmt *p, const tw_mem *mem, const char *text,
+		 size_t len, tw_pf_scan *s);
+void tw_pf_scan_fini(const tw_mem *mem, tw_pf_scan *s);
+
+#endif

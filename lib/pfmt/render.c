@@ -1,0 +1,597 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Running a compiled print format forwards: a binary record to the text
+ * the kernel prints for it. Integer conversions follow C's printf (the
+ * length modifier truncates, as passing through varargs does); the
+ * helpers follow the kernel's trace_print_*_seq(): __print_flags takes
+ * table entries in order while bits remain and prints what is left as
+ * 0x..., __print_symbolic prints the first equal entry or 0x...,
+ * __print_hex "%02x" bytes with spaces, __print_array "{0x1,0x2}".
+ */
+#include <string.h>
+
+#include "pfmt-int.h"
+
+/* ---- fields in a record ---- */
+
+static uint64_t load(const tw_pfmt *p, const unsigned char *at, size_t size)
+{
+	uint64_t v = 0;
+	switch (size) {
+	case 1:
+		return at[0];
+	case 2: {
+		uint16_t x;
+		memcpy(&x, at, 2);
+		return p->layout.big_endian ? __builtin_bswap16(x) : x;
+	}
+	case 4: {
+		uint32_t x;
+		memcpy(&x, at, 4);
+		return p->layout.big_endian ? __builtin_bswap32(x) : x;
+	}
+	case 8:
+		memcpy(&v, at, 8);
+		return p->layout.big_endian ? __builtin_bswap64(v) : v;
+	}
+	return 0;
+}
+
+static int64_t extend(uint64_t v, size_t size, int is_signed)
+{
+	if (size >= 8)
+		return (int64_t)v;
+	v &= (1ull << (size * 8)) - 1;
+	if (is_signed) {
+		uint64_t sign = 1ull << (size * 8 - 1);
+		v = (v ^ sign) - sign;
+	}
+	return (int64_t)v;
+}
+
+static int bytes_of(const tw_pfmt *p, const tw_pf_field *f,
+		    const unsigned char *data, size_t len,
+		    const unsigned char **at, size_t *n)
+{
+	size_t off = f->offset;
+	if (off > len)
+		return -1;
+	if (f->flags & TW_PFF_DYNAMIC) {
+		if (len - off < 4)
+			return -1;
+		uint32_t loc = (uint32_t)load(p, data + off, 4);
+		size_t where = loc & 0xffff, dn = loc >> 16;
+		if (f->flags & TW_PFF_RELATIVE)
+			where += off + 4;
+		if (where > len || dn > len - where)
+			return -1;
+		*at = data + where;
+		*n = dn;
+		return 0;
+	}
+	size_t size = f->size ? f->size : len - off; /* flexible array */
+	if (size > len - off)
+		return -1;
+	*at = data + off;
+	*n = size;
+	return 0;
+}
+
+int tw_pfmt_field_bytes(const tw_pfmt *p, size_t field, const void *data,
+			size_t len, const unsigned char **at, size_t *n)
+{
+	if (field >= p->nall)
+		return -1;
+	return bytes_of(p, &p->fields[field], data, len, at, n);
+}
+
+static int is_scalar(const tw_pf_field *f)
+{
+	return !(f->flags & (TW_PFF_ARRAY | TW_PFF_DYNAMIC | TW_PFF_STRING)) &&
+	       (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8);
+}
+
+int tw_pfmt_field_int(const tw_pfmt *p, size_t field, const void *data,
+		      size_t len, int64_t *out)
+{
+	if (field >= p->nall || !is_scalar(&p->fields[field]))
+		return -1;
+	const tw_pf_field *f = &p->fields[field];
+	if ((size_t)f->offset + f->size > len)
+		return -1;
+	*out = extend(load(p, (const unsigned char *)data + f->offset, f->size),
+		      f->size, f->flags & TW_PFF_SIGNED);
+	return 0;
+}
+
+static size_t elem_size(const tw_pf_field *f)
+{
+	size_t e = f->elem_size;
+	return e == 1 || e == 2 || e == 4 || e == 8 ? e : 1;
+}
+
+size_t tw_pfmt_field_elems(const tw_pfmt *p, size_t field, const void *data,
+			   size_t len)
+{
+	const unsigned char *at;
+	size_t n;
+	if (field >= p->nall ||
+	    !(p->fields[field].flags & (TW_PFF_ARRAY | TW_PFF_DYNAMIC)) ||
+	    tw_pfmt_field_bytes(p, field, data, len, &at, &n))
+		return 0;
+	return n / elem_size(&p->fields[field]);
+}
+
+int tw_pfmt_field_elem(const tw_pfmt *p, size_t field, const void *data,
+		       size_t len, size_t j, int64_t *out)
+{
+	const unsigned char *at;
+	size_t n;
+	if (field >= p->nall ||
+	    tw_pfmt_field_bytes(p, field, data, len, &at, &n))
+		return -1;
+	const tw_pf_field *f = &p->fields[field];
+	size_t es = elem_size(f);
+	if (j >= n / es)
+		return -1;
+	*out = extend(load(p, at + j * es, es), es, f->flags & TW_PFF_SIGNED);
+	return 0;
+}
+
+int tw_pfmt_fits(const tw_pfmt *p, const void *data, size_t len)
+{
+	for (size_t i = 0; i < p->nall; i++) {
+		const unsigned char *at;
+		size_t n;
+		if (bytes_of(p, &p->fields[i], data, len, &at, &n))
+			return 0;
+	}
+	return 1;
+}
+
+/* ---- expressions ---- */
+
+static int64_t field_value(const tw_pfmt *p, int f, const unsigned char *data,
+			   size_t len)
+{
+	const tw_pf_field *fd = &p->fields[f];
+	int64_t v = 0;
+	if (is_scalar(fd)) {
+		tw_pfmt_field_int(p, (size_t)f, data, len, &v);
+		return v;
+	}
+	/* a string or array as a number: where it is (a pointer's truth) */
+	const unsigned char *at;
+	size_t n;
+	if (bytes_of(p, fd, data, len, &at, &n) == 0)
+		return (int64_t)(at - data) + 1;
+	return 0;
+}
+
+int64_t tw_pf_eval(const tw_pfmt *p, int32_t i, const unsigned char *data,
+		   size_t len)
+{
+	const pf_node *n = &p->nodes[i];
+	int64_t x, y;
+	uint64_t ux, uy;
+	switch (n->op) {
+	case N_CONST:
+		return n->k;
+	case N_FIELD:
+		return field_value(p, n->a, data, len);
+	case N_ELEM:
+		y = tw_pf_eval(p, n->b, data, len);
+		if (y < 0 || tw_pfmt_field_elem(p, (size_t)n->a, data, len,
+						(size_t)y, &x))
+			return 0;
+		return x;
+	case N_DYNLEN: {
+		const unsigned char *at;
+		size_t bn;
+		if (bytes_of(p, &p->fields[n->a], data, len, &at, &bn))
+			return 0;
+		return (int64_t)bn;
+	}
+	case N_CAST:
+		x = tw_pf_eval(p, n->a, data, len);
+		if (n->sub & CAST_NONE)
+			return x;
+		if (n->sub & CAST_BOOL)
+			return x != 0;
+		return extend((uint64_t)x, n->sub & 0xf, n->sub & CAST_SIGNED);
+	case N_UN:
+		x = tw_pf_eval(p, n->a, data, len);
+		return n->sub == U_NOT	  ? !x
+		       : n->sub == U_BNOT ? ~x
+					  : (int64_t)(0 - (uint64_t)x);
+	case N_COND:
+		return tw_pf_eval(p, n->a, data, len)
+			       ? tw_pf_eval(p, n->b, data, len)
+			       : tw_pf_eval(p, n->c, data, len);
+	case N_BIN:
+		x = tw_pf_eval(p, n->a, data, len);
+		if (n->sub == B_LAND)
+			return x && tw_pf_eval(p, n->b, data, len);
+		if (n->sub == B_LOR)
+			return x || tw_pf_eval(p, n->b, data, len);
+		y = tw_pf_eval(p, n->b, data, len);
+		ux = (uint64_t)x, uy = (uint64_t)y;
+		switch (n->sub) {
+		case B_ADD:
+			return (int64_t)(ux + uy);
+		case B_SUB:
+			return (int64_t)(ux - uy);
+		case B_MUL:
+			return (int64_t)(ux * uy);
+		case B_DIV:
+			return y ? (int64_t)(ux / uy) : 0;
+		case B_MOD:
+			return y ? (int64_t)(ux % uy) : 0;
+		case B_SHL:
+			return uy < 64 ? (int64_t)(ux << uy) : 0;
+		case B_SHR:
+			return uy < 64 ? (int64_t)(ux >> uy) : 0;
+		case B_AND:
+			return x & y;
+		case B_OR:
+			return x | y;
+		case B_XOR:
+			return x ^ y;
+		case B_EQ:
+			return x == y;
+		case B_NE:
+			return x != y;
+		case B_LT:
+			return x < y;
+		case B_GT:
+			return x > y;
+		case B_LE:
+			return x <= y;
+		case B_GE:
+			return x >= y;
+		}
+		return 0;
+	default:
+		/* strings and helpers as numbers: they are there */
+		return 1;
+	}
+}
+
+/* ---- text ---- */
+
+static int put(const tw_pfmt *p, tw_buf *out, const char *s, size_t n)
+{
+	return tw_buf_append(p->mem, out, s, n);
+}
+
+static int puts_(const tw_pfmt *p, tw_buf *out, const char *s)
+{
+	return put(p, out, s, strlen(s));
+}
+
+static int put_hex(const tw_pfmt *p, tw_buf *out, uint64_t v, int prefix)
+{
+	char b[20];
+	int n = 0;
+	do {
+		b[sizeof(b) - 1 - n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	if (prefix) {
+		b[sizeof(b) - 1 - n++] = 'x';
+		b[sizeof(b) - 1 - n++] = '0';
+	}
+	return put(p, out, b + sizeof(b) - n, (size_t)n);
+}
+
+/* printf's integer conversion, for the sizes and flags formats use. */
+static int put_int(const tw_pfmt *p, tw_buf *out, const pf_seg *g,
+		   int64_t value, int width, int prec)
+{
+	char digits[24];
+	int nd = 0;
+	int conv = g->conv;
+	int is_signed = conv == 'd' || conv == 'i';
+	uint64_t u = (uint64_t)extend((uint64_t)value, g->size, is_signed);
+	const char *sign = "";
+	if (is_signed && (int64_t)u < 0) {
+		sign = "-";
+		u = 0 - u;
+	} else if (is_signed && (g->flags & F_PLUS)) {
+		sign = "+";
+	} else if (is_signed && (g->flags & F_SPACE)) {
+		sign = " ";
+	} else if (!is_signed && g->size < 8) {
+		u &= (1ull << (g->size * 8)) - 1;
+	}
+	unsigned base = conv == 'x' || conv == 'X' ? 16 : conv == 'o' ? 8 : 10;
+	const char *set = conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+	if (!(u == 0 && prec == 0))
+		do {
+			digits[sizeof(digits) - 1 - nd++] = set[u % base];
+			u /= base;
+		} while (u);
+	const char *pre = "";
+	if ((g->flags & F_HASH) && value != 0) {
+		if (base == 16)
+			pre = conv == 'X' ? "0X" : "0x";
+		else if (base == 8)
+			pre = "0";
+	}
+	int zeros = prec > nd ? prec - nd : 0;
+	int body = (int)strlen(sign) + (int)strlen(pre) + zeros + nd;
+	int pad = width > body ? width - body : 0;
+	int zero_pad = (g->flags & F_ZERO) && !(g->flags & F_MINUS) && prec < 0;
+	if (zero_pad)
+		zeros += pad, pad = 0;
+	char spaces[64];
+	memset(spaces, ' ', sizeof(spaces));
+	if (!(g->flags & F_MINUS))
+		for (int k = pad; k > 0; k -= 64)
+			if (put(p, out, spaces, (size_t)(k < 64 ? k : 64)))
+				return -1;
+	if (puts_(p, out, sign) || puts_(p, out, pre))
+		return -1;
+	char z[64];
+	memset(z, '0', sizeof(z));
+	for (int k = zeros; k > 0; k -= 64)
+		if (put(p, out, z, (size_t)(k < 64 ? k : 64)))
+			return -1;
+	if (put(p, out, digits + sizeof(digits) - nd, (size_t)nd))
+		return -1;
+	if (g->flags & F_MINUS)
+		for (int k = pad; k > 0; k -= 64)
+			if (put(p, out, spaces, (size_t)(k < 64 ? k : 64)))
+				return -1;
+	return 0;
+}
+
+/* The text a string-valued node makes (helpers, literals, fields). */
+static int render_str(const tw_pfmt *p, int32_t i, const unsigned char *data,
+		      size_t len, tw_buf *out)
+{
+	const pf_node *n = &p->nodes[i];
+	const unsigned char *at;
+	size_t bn;
+	switch (n->op) {
+	case N_STR:
+		return put(p, out, p->pool + n->k, n->klen);
+	case N_COND:
+		return render_str(p,
+				  tw_pf_eval(p, n->a, data, len) ? n->b : n->c,
+				  data, len, out);
+	case N_FIELD: {
+		const tw_pf_field *f = &p->fields[n->a];
+		if (!(f->flags &
+		      (TW_PFF_STRING | TW_PFF_ARRAY | TW_PFF_DYNAMIC))) {
+			pf_seg g = {.conv = 'd', .size = 8};
+			return put_int(p, out, &g, tw_pf_eval(p, i, data, len),
+				       -1, -1);
+		}
+		if (bytes_of(p, f, data, len, &at, &bn))
+			return 0;
+		const unsigned char *z = memchr(at, '\0', bn);
+		return put(p, out, (const char *)at, z ? (size_t)(z - at) : bn);
+	}
+	case N_SYMBOL: {
+		int64_t v = tw_pf_eval(p, n->a, data, len);
+		for (int64_t k = 0; k < n->k; k++) {
+			const pf_sym *s = &p->syms[n->b + k];
+			if (s->resolved && s->value == v)
+				return put(p, out, p->pool + s->str, s->len);
+		}
+		return put_hex(p, out, (uint64_t)v, 1);
+	}
+	case N_FLAGS: {
+		uint64_t v = (uint64_t)tw_pf_eval(p, n->a, data, len);
+		const char *delim = p->pool + n->c;
+		int first = 1;
+		for (int64_t k = 0; k < n->k && v; k++) {
+			const pf_sym *s = &p->syms[n->b + k];
+			uint64_t m = (uint64_t)s->value;
+			if (!s->resolved || (v & m) != m)
+				continue;
+			v &= ~m;
+			if (!first && puts_(p, out, delim))
+				return -1;
+			first = 0;
+			if (put(p, out, p->pool + s->str, s->len))
+				return -1;
+		}
+		if (v) {
+			if (!first && puts_(p, out, delim))
+				return -1;
+			return put_hex(p, out, v, 1);
+		}
+		return 0;
+	}
+	case N_HEX:
+	case N_HEXSTR:
+	case N_INTARRAY: {
+		/* the bytes: a dynamic array, or a field's own */
+		const pf_node *src = &p->nodes[n->a];
+		if ((src->op != N_DYN && src->op != N_FIELD) ||
+		    bytes_of(p, &p->fields[src->a], data, len, &at, &bn))
+			return 0;
+		int64_t count = tw_pf_eval(p, n->b, data, len);
+		if (n->op == N_INTARRAY) {
+			int64_t es = tw_pf_eval(p, n->c, data, len);
+			if (es != 1 && es != 2 && es != 4 && es != 8)
+				return 0;
+			if (count < 0 || (uint64_t)count > bn / (uint64_t)es)
+				count = (int64_t)(bn / (uint64_t)es);
+			if (puts_(p, out, "{"))
+				return -1;
+			for (int64_t k = 0; k < count; k++) {
+				if (k && puts_(p, out, ","))
+					return -1;
+				if (put_hex(p, out,
+					    load(p, at + k * es, (size_t)es),
+					    1))
+					return -1;
+			}
+			return puts_(p, out, "}");
+		}
+		if (count < 0 || (uint64_t)count > bn)
+			count = (int64_t)bn;
+		for (int64_t k = 0; k < count; k++) {
+			char b[3] = {"0123456789abcdef"[at[k] >> 4],
+				     "0123456789abcdef"[at[k] & 15], ' '};
+			if (k && n->op == N_HEX && puts_(p, out, " "))
+				return -1;
+			if (put(p, out, b, 2))
+				return -1;
+		}
+		return 0;
+	}
+	case N_BITMASK: {
+		/* the kernel's %*pb: 32-bit words, most significant first,
+		 * comma separated */
+		if (bytes_of(p, &p->fields[n->a], data, len, &at, &bn))
+			return 0;
+		size_t words = bn / 4;
+		for (size_t k = words; k-- > 0;) {
+			char b[9];
+			uint32_t w = (uint32_t)load(p, at + k * 4, 4);
+			for (int d = 7; d >= 0; d--, w >>= 4)
+				b[d] = "0123456789abcdef"[w & 15];
+			if (put(p, out, b, 8) || (k && puts_(p, out, ",")))
+				return -1;
+		}
+		return 0;
+	}
+	default: {
+		pf_seg g = {.conv = 'd', .size = 8};
+		return put_int(p, out, &g, tw_pf_eval(p, i, data, len), -1, -1);
+	}
+	}
+}
+
+static int put_padded(const tw_pfmt *p, tw_buf *out, const char *s, size_t n,
+		      int width, int prec, int left)
+{
+	if (prec >= 0 && (size_t)prec < n)
+		n = (size_t)prec;
+	size_t pad = width > 0 && (size_t)width > n ? (size_t)width - n : 0;
+	char spaces[64];
+	memset(spaces, ' ', sizeof(spaces));
+	if (!left)
+		for (size_t k = pad; k > 0; k -= k < 64 ? k : 64)
+			if (put(p, out, spaces, k < 64 ? k : 64))
+				return -1;
+	if (put(p, out, s, n))
+		return -1;
+	if (left)
+		for (size_t k = pad; k > 0; k -= k < 64 ? k : 64)
+			if (put(p, out, spaces, k < 64 ? k : 64))
+				return -1;
+	return 0;
+}
+
+static int put_symbol(const tw_pfmt *p, tw_buf *out, const pf_seg *g,
+		      uint64_t addr, tw_pf_symbol_fn sym, void *ctx)
+{
+	uint64_t off = 0, size = 0;
+	const char *mod = NULL;
+	const char *name = sym ? sym(ctx, addr, &off, &size, &mod) : NULL;
+	if (!name)
+		return put_hex(p, out, addr, 1);
+	if (puts_(p, out, name))
+		return -1;
+	if (g->pext[0] == 'S' || g->pext[0] == 'F' || g->pext[0] == 'B') {
+		if (puts_(p, out, "+") || put_hex(p, out, off, 1))
+			return -1;
+		if (size && (puts_(p, out, "/") || put_hex(p, out, size, 1)))
+			return -1;
+	}
+	if (mod && *mod &&
+	    (puts_(p, out, " [") || puts_(p, out, mod) || puts_(p, out, "]")))
+		return -1;
+	return 0;
+}
+
+int tw_pf_render_conv(const tw_pfmt *p, const pf_seg *g,
+		      const unsigned char *data, size_t len,
+		      tw_pf_symbol_fn sym, void *sym_ctx, tw_buf *out)
+{
+	int width = g->width, prec = g->prec;
+	if (g->width_expr >= 0) {
+		width = (int)tw_pf_eval(p, g->width_expr, data, len);
+		if (width < 0)
+			width = -width; /* C: a negative '*' is '-' */
+		if (width > 4096)
+			width = 4096;
+	}
+	if (g->prec_expr >= 0) {
+		prec = (int)tw_pf_eval(p, g->prec_expr, data, len);
+		if (prec > 1 << 20)
+			prec = 1 << 20;
+	}
+	switch (g->conv) {
+	case 's':
+		if (width <= 0 && prec < 0)
+			return render_str(p, g->expr, data, len, out);
+		{
+			size_t at = out->len;
+			if (render_str(p, g->expr, data, len, out))
+				return -1;
+			/* pad what was just written: move it aside */
+			size_t n = out->len - at;
+			char small[256];
+			char *tmp = n <= sizeof(small) ? small
+						       : tw_malloc(p->mem, n);
+			if (!tmp)
+				return -1;
+			memcpy(tmp, out->data + at, n);
+			out->len = at;
+			int rc = put_padded(p, out, tmp, n, width, prec,
+					    g->flags & F_MINUS);
+			if (tmp != small)
+				tw_free(p->mem, tmp);
+			return rc;
+		}
+	case 'c': {
+		char ch = (char)tw_pf_eval(p, g->expr, data, len);
+		return put_padded(p, out, &ch, 1, width, -1,
+				  g->flags & F_MINUS);
+	}
+	case 'p': {
+		uint64_t v = (uint64_t)tw_pf_eval(p, g->expr, data, len);
+		if (p->layout.long_size == 4)
+			v &= 0xffffffffu;
+		if (g->pext[0] && g->pext[0] != 'x' && g->pext[0] != 'K')
+			return put_symbol(p, out, g, v, sym, sym_ctx);
+		/* what libtraceevent prints: the address, not the hash */
+		if (v == 0 && !g->pext[0])
+			return puts_(p, out, "(nil)");
+		return put_hex(p, out, v, g->pext[0] != 'x');
+	}
+	default:
+		return put_int(p, out, g, tw_pf_eval(p, g->expr, data, len),
+			       width, prec);
+	}
+}
+
+int tw_pfmt_render(const tw_pfmt *p, const void *data, size_t len,
+		   tw_pf_symbol_fn sym, void *sym_ctx, tw_buf *out)
+{
+	for (size_t i = 0; i < p->nsegs; i++) {
+		const pf_seg *g = &p->segs[i];
+		int rc = g->kind == S_LIT
+				 ? put(p, out, p->pool + g->lit, g->lit_len)
+				 : tw_pf_render_conv(p, g, data, len, sym,
+						     sym_ctx, out);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+int tw_pfmt_label(const tw_pfmt *p, size_t field, const void *data, size_t len,
+		  tw_pf_symbol_fn sym, void *sym_ctx, tw_buf *out)
+{
+	if (field >= p->nfields || p->fallback || p->label_seg[field] < 0)
+		return 0;
+	const pf_seg *g = &p->segs[p->label_seg[field]];
+	return tw_pf_render_conv(p, g, data, len, sym, sym_ctx, out) ? -1 : 1;
+}
