@@ -99,7 +99,8 @@ static void where_is(char *buf, size_t n, const char *top, const char *sys,
 {
 	int k = ev ? snprintf(buf, n, "%s/%s/%s/format", top, sys, ev)
 		   : snprintf(buf, n, "%s/%s", top, sys);
-	(void)k;
+	if (k < 0 || (size_t)k >= n)
+		buf[n - 1] = '\0'; /* cut short: it is only for messages */
 }
 
 static const char *name_at(const dirlist *dl, size_t i)
@@ -112,7 +113,9 @@ static void skip(tw_format_set *s, const char *where, const char *what,
 		 const char *why)
 {
 	char msg[sizeof(s->why)];
-	snprintf(msg, sizeof(msg), "%s: %s: %s", where, what, why);
+	int k = snprintf(msg, sizeof(msg), "%s: %s: %s", where, what, why);
+	if (k < 0 || (size_t)k >= sizeof(msg))
+		msg[sizeof(msg) - 1] = '\0'; /* long paths are cut short */
 	tw_format_set_skip(s, msg);
 }
 
