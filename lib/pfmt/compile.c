@@ -702,6 +702,8 @@ static int add_field(cc *c, const struct tep_format_field *f)
 		d->flags |= TW_PFF_RELATIVE;
 	if (f->flags & TEP_FIELD_IS_LONG)
 		d->flags |= TW_PFF_LONG;
+	if (f->flags & TEP_FIELD_IS_POINTER)
+		d->flags |= TW_PFF_POINTER;
 	if ((f->flags & TEP_FIELD_IS_STRING) ||
 	    ((f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
 	     d->elem_size == 1 && f->type && strstr(f->type, "char")))
@@ -769,6 +771,15 @@ static int classify(cc *c)
 		if (f >= 0 && (size_t)f < p->nfields && uses[f] < 255)
 			uses[f]++;
 		int l = labelled_field(p, g->expr, 0);
+		if (g->conv == 'p' && strchr("SsFfB", g->pext[0]) &&
+		    g->pext[0]) {
+			/* %ps: a function pointer, labelled by its symbol */
+			int32_t x = g->expr;
+			while (x >= 0 && p->nodes[x].op == N_CAST)
+				x = p->nodes[x].a;
+			l = x >= 0 && p->nodes[x].op == N_FIELD ? p->nodes[x].a
+								: -1;
+		}
 		if (l >= 0 && (size_t)l < p->nfields && p->label_seg[l] < 0)
 			p->label_seg[l] = (int32_t)s;
 	}

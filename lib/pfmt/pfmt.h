@@ -45,6 +45,7 @@ enum {
 	TW_PFF_RELATIVE = 1u << 3, /* __rel_loc: offset from the word */
 	TW_PFF_STRING = 1u << 4,   /* text: char[] or __data_loc char[] */
 	TW_PFF_LONG = 1u << 5,	   /* a long (its size is the file's) */
+	TW_PFF_POINTER = 1u << 6,  /* a pointer: shown in hex */
 };
 
 typedef struct tw_pf_field {
@@ -147,6 +148,8 @@ enum tw_pf_vtype {
 typedef struct tw_pf_value {
 	uint8_t type;	/* enum tw_pf_vtype */
 	uint8_t exact;	/* INT: every bit of the field was in the text */
+	uint8_t uns;	/* INT, ARRAY: the field is unsigned */
+	uint8_t ptr;	/* INT: the field is a pointer */
 	uint16_t nelem; /* ARRAY: elements in tw_pf_scan.elems */
 	uint32_t elem0; /* ARRAY: first element's index there */
 	int64_t i;	/* INT */

@@ -593,5 +593,14 @@ int tw_pfmt_label(const tw_pfmt *p, size_t field, const void *data, size_t len,
 	if (field >= p->nfields || p->fallback || p->label_seg[field] < 0)
 		return 0;
 	const pf_seg *g = &p->segs[p->label_seg[field]];
-	return tw_pf_render_conv(p, g, data, len, sym, sym_ctx, out) ? -1 : 1;
+	size_t at = out->len;
+	if (tw_pf_render_conv(p, g, data, len, sym, sym_ctx, out))
+		return -1;
+	/* a number no entry named ("0x9") is no label */
+	if (out->len - at >= 2 && out->data[at] == '0' &&
+	    out->data[at + 1] == 'x') {
+		out->len = at;
+		return 0;
+	}
+	return 1;
 }
