@@ -87,6 +87,22 @@ TRAWL_API const char *trawl_event_raw(const trawl_event *ev, trawl_field f,
 				      size_t *len);
 
 /**
+ * trawl_event_label() - a field's symbolic label, by handle
+ * @ev:  the event
+ * @f:   the field handle
+ * @len: OUT: its length
+ *
+ * As trawl_event_field_label(): the name the print format shows an
+ * integer by (a __print_symbolic entry, __print_flags, the symbol of a
+ * %ps function pointer).
+ *
+ * Return: the label (not NUL-terminated), or NULL when there is none.
+ * Lifetime: borrowed, valid until the callback returns.
+ */
+TRAWL_API const char *trawl_event_label(const trawl_event *ev, trawl_field f,
+					size_t *len);
+
+/**
  * trawl_event_str() - a field's text, NUL-terminated
  * @ev: the event
  * @f:  the field handle
@@ -127,6 +143,90 @@ TRAWL_API const char *trawl_event_field_name(const trawl_event *ev, size_t i,
  */
 TRAWL_API const char *trawl_event_field_value(const trawl_event *ev, size_t i,
 					      size_t *len);
+
+/* What a field's value is (trawl_event_field_type()). */
+enum trawl_value_type {
+	TRAWL_VALUE_NONE = 0, /* no such field, or not in this event's text */
+	TRAWL_VALUE_INT,      /* an integer: trawl_event_field_int() */
+	TRAWL_VALUE_STR,      /* a string: trawl_event_field_value() */
+	TRAWL_VALUE_ARRAY,    /* integers: trawl_event_field_array() */
+	TRAWL_VALUE_TEXT,     /* display only: the source printed the value
+			       * in a form that lost it (a hashed %p pointer,
+			       * a %pS symbol); the text is all there is */
+};
+
+/**
+ * trawl_event_field_type() - what the i-th field's value is
+ * @ev: the event
+ * @i:  0 <= i < trawl_event_field_count()
+ *
+ * Fields are named and typed by the event's format wherever trawl has it
+ * (trace.dat always; text traces when the format is known, see
+ * trawl_open_opts.formats): symbols and flags the kernel printed as text
+ * are integers again. Without a format a value is INT when its text is a
+ * number, else STR.
+ *
+ * Return: an enum trawl_value_type.
+ */
+TRAWL_API int trawl_event_field_type(const trawl_event *ev, size_t i);
+
+/* Bits of trawl_event_field_flags(). */
+enum trawl_value_flag {
+	TRAWL_VALUE_UNSIGNED = 1u << 0, /* an integer of an unsigned field:
+					 * read its bits as uint64_t */
+	TRAWL_VALUE_INEXACT = 1u << 1,	/* the text showed only some of its
+					 * bits (the rest read as 0) */
+	TRAWL_VALUE_POINTER = 1u << 2,	/* a pointer (shown in hex) */
+};
+
+/**
+ * trawl_event_field_flags() - more about the i-th field's value
+ * @ev: the event
+ * @i:  the field's index
+ *
+ * Return: a mask of enum trawl_value_flag; 0 for fields without a format.
+ */
+TRAWL_API unsigned trawl_event_field_flags(const trawl_event *ev, size_t i);
+
+/**
+ * trawl_event_field_int() - the i-th field as an integer
+ * @ev:  the event
+ * @i:   the field's index
+ * @out: OUT: the value
+ *
+ * Return: 0, -TRAWL_ENOENT when out of range or not in the text,
+ * -TRAWL_ETYPE when the value is not an integer.
+ */
+TRAWL_API int trawl_event_field_int(const trawl_event *ev, size_t i,
+				    int64_t *out);
+
+/**
+ * trawl_event_field_label() - the symbolic label of the i-th field
+ * @ev:  the event
+ * @i:   the field's index
+ * @len: OUT: its length
+ *
+ * For an integer its print format shows by name (__print_symbolic,
+ * __print_flags, a ternary of strings): softirq_entry's vec 1 is "TIMER",
+ * sched_switch's prev_state 1 is "S".
+ *
+ * Return: the label (not NUL-terminated), or NULL when it has none.
+ * Lifetime: borrowed, valid until the callback returns.
+ */
+TRAWL_API const char *trawl_event_field_label(const trawl_event *ev, size_t i,
+					      size_t *len);
+
+/**
+ * trawl_event_field_array() - the elements of an array field
+ * @ev:    the event
+ * @i:     the field's index
+ * @elems: OUT: the elements, or NULL
+ *
+ * Return: the number of elements (0 when the field is not an array).
+ * Lifetime: *elems is borrowed, valid until the callback returns.
+ */
+TRAWL_API size_t trawl_event_field_array(const trawl_event *ev, size_t i,
+					 const int64_t **elems);
 
 /* The kind of an Android systrace / atrace marker. */
 enum trawl_marker_kind {

@@ -49,6 +49,13 @@ enum trawl_open_flag {
  * @progress_ctx: passed to @progress
  * @realloc:      allocator hook (for fault injection); NULL means libc
  * @alloc_ctx:    passed to @realloc
+ * @formats:      text traces: where the event formats are (they name the
+ *                fields and type their values): an events/ tree (a copy of
+ *                a device's tracefs events/, or a tracing directory), or a
+ *                file of formats (optionally compressed). NULL: this
+ *                machine's tracefs when readable, then the table bundled in
+ *                libtrawl; "none": no formats (fields as the text names
+ *                them). trace.dat files carry their own.
  */
 typedef struct trawl_open_opts {
 	unsigned flags;
@@ -60,6 +67,7 @@ typedef struct trawl_open_opts {
 	void *progress_ctx;
 	void *(*realloc)(void *ctx, void *ptr, size_t size);
 	void *alloc_ctx;
+	const char *formats;
 } trawl_open_opts;
 
 /* Input formats, recognised from content. */
@@ -186,6 +194,14 @@ TRAWL_API const char *trawl_compression(const trawl_trace *t);
  * @late_events:    with a streaming window (trawl_open_opts.window), events
  *                  that came too late for it and were delivered out of time
  *                  order
+ * @types_formatted: text traces: event types whose fields were read with
+ *                  their event format (the kernel's field names and typed
+ *                  values)
+ * @types_generic:  text traces: event types read without one (no format
+ *                  known, or one this version cannot compile): fields as
+ *                  the text names them
+ * @format_misses:  events whose text did not match their format, decoded
+ *                  the generic way (counted as their fields are read)
  */
 typedef struct trawl_stats {
 	uint64_t events;
@@ -200,6 +216,9 @@ typedef struct trawl_stats {
 	uint64_t lines;
 	uint64_t spilled_runs;
 	uint64_t late_events;
+	uint64_t types_formatted;
+	uint64_t types_generic;
+	uint64_t format_misses;
 } trawl_stats;
 
 /**

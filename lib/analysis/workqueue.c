@@ -48,9 +48,17 @@ static void set_function(struct worker *w, const char *s, size_t n)
 static int work_of(const trawl_event *ev, struct wq *q, uint64_t *out)
 {
 	int64_t v;
-	if (trawl_event_get_int(ev, q->work, &v))
+	if (trawl_event_get_int(ev, q->work, &v) == 0) {
+		*out = (uint64_t)v;
+		return 0;
+	}
+	/* text: a hashed %p pointer is display only, but the same work
+	 * prints the same hash: its text is the key */
+	size_t n;
+	const char *s = trawl_event_raw(ev, q->work, &n);
+	if (!s || !n)
 		return -1;
-	*out = (uint64_t)v;
+	*out = tw_hash_quick(s, n) | 1ull << 63;
 	return 0;
 }
 
@@ -142,7 +150,10 @@ static int on_start(const trawl_event *ev, void *ctx)
 		tw_part_anomaly(&a->parts[0], A_START_NO_END,
 				"execute_start without execute_end", ts);
 	size_t n = 0;
-	const char *fn = trawl_event_raw(ev, q->function, &n);
+	/* the function by its symbol where the source has one */
+	const char *fn = trawl_event_label(ev, q->function, &n);
+	if (!fn)
+		fn = trawl_event_raw(ev, q->function, &n);
 	if (!fn) {
 		fn = "?";
 		n = 1;

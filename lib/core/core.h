@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../pfmt/pfmt.h"
 #include "../util/util.h"
 #include "trawl/trawl.h"
 
@@ -43,6 +44,7 @@ enum tw_type_kind {
 };
 
 typedef struct tw_type {
+	trawl_trace *t;
 	uint32_t id;
 	uint32_t kind;
 	char *name;
@@ -54,6 +56,8 @@ typedef struct tw_type {
 	uint32_t nsubs;
 	const void *patterns; /* reader's decoding hints for this name */
 	const void *bin;      /* binary readers: their format of the type */
+	tw_pfmt *pf;	      /* text: the compiled format (textfmt.c) */
+	uint8_t pf_state;     /* 1: looked for */
 } tw_type;
 
 struct trawl_field_def {
@@ -64,6 +68,7 @@ struct trawl_field_def {
 	/* Cache of the last type seen, so the event check is a compare. */
 	const tw_type *last_type;
 	int last_match;
+	int last_seek; /* the reader may seek it in last_type's text */
 	uint32_t hint; /* index where the field was last found */
 	int plain;     /* the name is all [A-Za-z0-9_.]: readers may seek it */
 	/* Binary readers: what the field is in each type, by type id. */
@@ -116,6 +121,12 @@ struct trawl_event {
 	tw_buf fields_z;
 	tw_kv fields[TW_MAX_FIELDS];
 	tw_kv sought; /* the field the reader's seek op found last */
+	/* Typed values of fields[] (typed != 0): a text scanned with its
+	 * format, or a binary record. Array elements live in elems_z. */
+	int typed;
+	tw_pf_value tv[TW_MAX_FIELDS];
+	tw_buf elems_z;
+	tw_buf label_z;
 };
 
 /* One parsed record header from a reader; strings point into its line. */
@@ -226,6 +237,9 @@ struct trawl_trace {
 	size_t nsubs, subs_cap;
 	struct trawl_field_def *fields;
 
+	struct tw_textfmt *textfmt; /* text: where formats come from */
+	tw_pf_scan scan;
+
 	trawl_stats stats;
 	uint64_t *cpu_events;
 	uint64_t *cpu_lost;
@@ -278,6 +292,9 @@ int tw_parse_marker(const char *s, size_t n, trawl_marker *m);
 /* Append the marker in buf (if it is one) as the fields kind, pid, name and
  * value or cookie, their text inside buf. */
 void tw_marker_fields(trawl_event *ev, const char *buf, size_t buf_len);
+/* Type field i of a typed event from its text (fields a reader added
+ * beside its format's, such as the marker fields). */
+void tw_typed_text(trawl_event *ev, int i);
 void tw_print_split(const trawl_event *ev, const char **ip, size_t *ip_len,
 		    const char **buf, size_t *buf_len);
 
@@ -290,6 +307,13 @@ int tw_window_push(tw_window *w, int64_t ts, uint64_t seq, uint64_t line,
 /* Return: 1 with *out (valid until the next push or pop), 0 when empty. */
 int tw_window_pop(tw_window *w, tw_sorted *out);
 void tw_window_free(tw_window *w);
+
+/* textfmt.c: the formats of a text trace's types */
+typedef struct tw_textfmt tw_textfmt;
+int tw_textfmt_init(trawl_trace *t, trawl_error *err);
+/* The compiled format of ty, looked up the first time; NULL: none. */
+const tw_pfmt *tw_textfmt_of(trawl_trace *t, tw_type *ty);
+void tw_textfmt_free(trawl_trace *t);
 
 /* text reader */
 int tw_text_open(trawl_trace *t, const char *path, int fd, trawl_error *err);

@@ -56,14 +56,31 @@ static void decode(const trawl_event *ev)
 		ev->t->ops->decode(ev->t, (trawl_event *)ev, NULL, 0);
 }
 
+/*
+ * Whether the reader may seek field d in the text of type ty: only where
+ * the text names it as the generic decoder would (no format known, or a
+ * plain "name=%d" in the format); elsewhere the format's scan decides.
+ */
+static int seekable(struct trawl_field_def *d, tw_type *ty)
+{
+	if (!d->plain || ty->kind == TW_KIND_PRINT)
+		return d->plain;
+	const tw_pfmt *pf = tw_textfmt_of(ty->t, ty);
+	if (!pf)
+		return 1;
+	int i = tw_pfmt_find(pf, d->name, d->name_len);
+	return i >= 0 && tw_pfmt_textform(pf, (size_t)i) == TW_PFT_PLAIN;
+}
+
 /* Whether handle d may be read from ev's type at all. */
 static int type_matches(struct trawl_field_def *d, const trawl_event *ev)
 {
-	if (!d->event)
-		return 1;
 	if (d->last_type != ev->type) {
 		d->last_type = ev->type;
-		d->last_match = strcmp(d->event, ev->type->name) == 0;
+		d->last_match =
+			!d->event || strcmp(d->event, ev->type->name) == 0;
+		d->last_seek =
+			!(ev->bits & TW_EV_BINARY) && seekable(d, ev->type);
 	}
 	return d->last_match;
 }
@@ -82,7 +99,7 @@ static const tw_kv *find(const trawl_event *ev, trawl_field f)
 		return NULL;
 	trawl_event *mut = (trawl_event *)ev;
 	int (*seek)(const trawl_trace *, const trawl_event *, const char *,
-		    size_t, tw_kv *) = d->plain ? ev->t->ops->seek : NULL;
+		    size_t, tw_kv *) = d->last_seek ? ev->t->ops->seek : NULL;
 	if (ev->nfields < 0) {
 		/* Straight to the field when the reader can: the fields
 		 * before it need not be decoded to be passed over. */
@@ -234,6 +251,16 @@ static int parse_number(const char *s, size_t n, int64_t *out)
 	return 0;
 }
 
+/* A typed value as an integer: numbers only, never display text. */
+static int typed_int(const tw_pf_value *v, int64_t *out)
+{
+	if (v->type == TW_PFV_INT) {
+		*out = v->i;
+		return 0;
+	}
+	return v->type == TW_PFV_NONE ? -TRAWL_ENOENT : -TRAWL_ETYPE;
+}
+
 TRAWL_API int trawl_event_get_int(const trawl_event *ev, trawl_field f,
 				  int64_t *out)
 {
@@ -242,6 +269,8 @@ TRAWL_API int trawl_event_get_int(const trawl_event *ev, trawl_field f,
 	const tw_kv *kv = find(ev, f);
 	if (!kv)
 		return -TRAWL_ENOENT;
+	if (ev->typed && kv >= ev->fields && kv < ev->fields + ev->nfields)
+		return typed_int(&ev->tv[kv - ev->fields], out);
 	if (parse_number(kv->val, kv->vlen, out))
 		return -TRAWL_ETYPE;
 	return 0;
@@ -270,6 +299,28 @@ TRAWL_API const char *trawl_event_raw(const trawl_event *ev, trawl_field f,
 	if (len)
 		*len = kv->vlen;
 	return kv->val;
+}
+
+TRAWL_API const char *trawl_event_label(const trawl_event *ev, trawl_field f,
+					size_t *len)
+{
+	const struct trawl_field_def *d = f;
+	if (!d || !type_matches((struct trawl_field_def *)d, ev))
+		return NULL;
+	/* labels come with the whole decoding: find the field there */
+	decode(ev);
+	if (!ev->typed)
+		return NULL;
+	for (int i = 0; i < ev->nfields; i++)
+		if (tw_eq(ev->fields[i].key, ev->fields[i].klen, d->name,
+			  d->name_len)) {
+			if (!ev->tv[i].label)
+				return NULL;
+			if (len)
+				*len = ev->tv[i].label_len;
+			return ev->tv[i].label;
+		}
+	return NULL;
 }
 
 TRAWL_API const char *trawl_event_str(const trawl_event *ev, trawl_field f)
@@ -311,6 +362,96 @@ TRAWL_API const char *trawl_event_field_value(const trawl_event *ev, size_t i,
 	if (len)
 		*len = ev->fields[i].vlen;
 	return ev->fields[i].val;
+}
+
+_Static_assert((int)TW_PFV_INT == (int)TRAWL_VALUE_INT &&
+		       (int)TW_PFV_STR == (int)TRAWL_VALUE_STR &&
+		       (int)TW_PFV_ARRAY == (int)TRAWL_VALUE_ARRAY &&
+		       (int)TW_PFV_TEXT == (int)TRAWL_VALUE_TEXT,
+	       "typed values share the public numbering");
+
+/* Untyped text: a number only when it is written as a decimal, whole
+ * ("-12"); hex and hashed pointers stay text. */
+static int written_number(const char *s, size_t n, int64_t *v)
+{
+	size_t i = n && s[0] == '-';
+	if (i == n || (n - i > 1 && s[i] == '0'))
+		return 0;
+	for (; i < n; i++)
+		if (!(s[i] >= '0' && s[i] <= '9'))
+			return 0;
+	return parse_number(s, n, v) == 0;
+}
+
+void tw_typed_text(trawl_event *ev, int i)
+{
+	tw_pf_value v = {0};
+	v.s = ev->fields[i].val;
+	v.slen = ev->fields[i].vlen;
+	v.exact = 1;
+	v.type = written_number(v.s, v.slen, &v.i) ? TW_PFV_INT : TW_PFV_STR;
+	ev->tv[i] = v;
+}
+
+TRAWL_API int trawl_event_field_type(const trawl_event *ev, size_t i)
+{
+	decode(ev);
+	if (i >= (size_t)ev->nfields)
+		return TRAWL_VALUE_NONE;
+	if (ev->typed)
+		return ev->tv[i].type; /* the same numbers as the public enum */
+	int64_t v;
+	return written_number(ev->fields[i].val, ev->fields[i].vlen, &v)
+		       ? TRAWL_VALUE_INT
+		       : TRAWL_VALUE_STR;
+}
+
+TRAWL_API unsigned trawl_event_field_flags(const trawl_event *ev, size_t i)
+{
+	decode(ev);
+	if (i >= (size_t)ev->nfields || !ev->typed)
+		return 0;
+	const tw_pf_value *v = &ev->tv[i];
+	return (v->uns ? TRAWL_VALUE_UNSIGNED : 0) |
+	       (v->type == TW_PFV_INT && !v->exact ? TRAWL_VALUE_INEXACT : 0) |
+	       (v->ptr ? TRAWL_VALUE_POINTER : 0);
+}
+
+TRAWL_API int trawl_event_field_int(const trawl_event *ev, size_t i,
+				    int64_t *out)
+{
+	decode(ev);
+	if (i >= (size_t)ev->nfields)
+		return -TRAWL_ENOENT;
+	if (ev->typed)
+		return typed_int(&ev->tv[i], out);
+	return written_number(ev->fields[i].val, ev->fields[i].vlen, out)
+		       ? 0
+		       : -TRAWL_ETYPE;
+}
+
+TRAWL_API const char *trawl_event_field_label(const trawl_event *ev, size_t i,
+					      size_t *len)
+{
+	decode(ev);
+	if (i >= (size_t)ev->nfields || !ev->typed || !ev->tv[i].label)
+		return NULL;
+	if (len)
+		*len = ev->tv[i].label_len;
+	return ev->tv[i].label;
+}
+
+TRAWL_API size_t trawl_event_field_array(const trawl_event *ev, size_t i,
+					 const int64_t **elems)
+{
+	decode(ev);
+	if (i >= (size_t)ev->nfields || !ev->typed ||
+	    ev->tv[i].type != TW_PFV_ARRAY) {
+		*elems = NULL;
+		return 0;
+	}
+	*elems = (const int64_t *)ev->elems_z.data + ev->tv[i].elem0;
+	return ev->tv[i].nelem;
 }
 
 int tw_parse_number(const char *s, size_t n, int64_t *out)

@@ -84,6 +84,7 @@ TRAWL_API void trawl_close(trawl_trace *t)
 	if (t->ops && t->ops->close)
 		t->ops->close(t);
 	tw_types_free(t);
+	tw_textfmt_free(t);
 	for (size_t i = 0; i < t->nsubs; i++) {
 		tw_free(&t->mem, t->subs[i].sys_pat);
 		tw_free(&t->mem, t->subs[i].name_pat);

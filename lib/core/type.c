@@ -80,6 +80,7 @@ static tw_type *make(trawl_trace *t, const char *name, size_t len, uint64_t h,
 	ty->name_len = len;
 	ty->hash = h;
 	ty->id = (uint32_t)t->ntypes;
+	ty->t = t;
 	if (strcmp(ty->name, "print") == 0)
 		ty->kind = TW_KIND_PRINT;
 	ty->system = system ? system : tw_event_system_of(ty->name);
@@ -144,6 +145,7 @@ tw_type *tw_type_new(trawl_trace *t, const char *name, const char *system)
 void tw_types_free(trawl_trace *t)
 {
 	for (size_t i = 0; i < t->ntypes; i++) {
+		tw_pfmt_free(t->types[i]->pf);
 		tw_free(&t->mem, t->types[i]->subs);
 		tw_free(&t->mem, t->types[i]->name);
 		tw_free(&t->mem, t->types[i]);

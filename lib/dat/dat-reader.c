@@ -480,6 +480,37 @@ static int prescan(trawl_trace *t, int threads, int *sorted, trawl_error *err)
 
 /* ---- fields ---- */
 
+static void load_plugins(dat_reader *r);
+
+/* The event's print format, compiled the first time it is needed. */
+static tw_pfmt *program(dat_reader *r, const trawl_event *ev)
+{
+	dat_type *dt = (dat_type *)ev->type->bin;
+	if (!dt || !dt->event)
+		return NULL;
+	if (!dt->compiled) {
+		dt->compiled = 1;
+		tw_pf_layout lay = {r->f.big_endian, r->f.long_size};
+		dt->pf = tw_pfmt_compile(r->f.mem, dt->event, &lay);
+	}
+	return dt->pf;
+}
+
+/* %pS and friends: the file's kallsyms, through libtraceevent. */
+static const char *symbol(void *ctx, uint64_t addr, uint64_t *offset,
+			  uint64_t *size, const char **module)
+{
+	dat_reader *r = ctx;
+	load_plugins(r); /* loads kallsyms too */
+	const char *name = tep_find_function(r->f.tep, addr);
+	if (!name)
+		return NULL;
+	*offset = addr - tep_find_function_address(r->f.tep, addr);
+	*size = 0;
+	*module = NULL;
+	return name;
+}
+
 static struct tep_event *event_of(const trawl_event *ev)
 {
 	const dat_type *dt = ev->type->bin;
@@ -714,132 +745,165 @@ static void print_record(dat_reader *r, const trawl_event *ev, const char *what)
 	trace_seq_terminate(&r->seq);
 }
 
+/* Decimal (or 0x hex) text of an integer, for the field enumeration. */
+static size_t int_text(char *b, int64_t v, int uns, int hex)
+{
+	char t[24];
+	size_t n = 0;
+	uint64_t u = (uint64_t)v;
+	int neg = !uns && !hex && v < 0;
+	if (neg)
+		u = 0 - u;
+	do {
+		t[n++] =
+			hex ? "0123456789abcdef"[u & 15] : (char)('0' + u % 10);
+		u = hex ? u >> 4 : u / 10;
+	} while (u);
+	size_t k = 0;
+	if (neg)
+		b[k++] = '-';
+	if (hex)
+		b[k++] = '0', b[k++] = 'x';
+	while (n)
+		b[k++] = t[--n];
+	return k;
+}
+
 /*
- * Field texts as `trace-cmd report -R` shows them: the event's raw text
- * ("a=1 b=x y c=3"), cut before each " name=" of the format, in order.
- * Return: the number of fields, or -1 when the text does not have them all.
+ * Every field of the record, typed, straight from its bytes: integers,
+ * strings (pointing into the record), arrays (elements in ev->elems_z);
+ * the text of each (ev->fields_z) as `trace-cmd report -R` writes it,
+ * and the labels of the symbolic ones as the print format shows them.
  */
-static int raw_fields(const trawl_trace *t, trawl_event *ev,
-		      struct tep_event *e, size_t *at, size_t *len)
-{
-	dat_reader *r = rd(t);
-	/* What tep_print_event(TEP_PRINT_INFO_RAW) prints, without parsing a
-	 * format string per event (its allocations were most of an export). */
-	load_plugins(r); /* and kallsyms: function fields print as symbols */
-	trace_seq_reset(&r->seq);
-	void *data = padded(r, ev);
-	if (data)
-		tep_print_fields(&r->seq, data, (int)ev->data_len, e);
-	trace_seq_terminate(&r->seq);
-	size_t sn = (size_t)r->seq.len;
-	while (sn > 0 &&
-	       (r->seq.buffer[sn - 1] == '\n' || r->seq.buffer[sn - 1] == ' '))
-		sn--;
-	ev->fields_z.len = 0;
-	if (tw_buf_append(&t->mem, &ev->fields_z, r->seq.buffer, sn))
-		return -1;
-	const char *s = ev->fields_z.data;
-	int n = 0;
-	for (struct tep_format_field *fld = e->format.fields; fld;
-	     fld = fld->next) {
-		if (n == TW_MAX_FIELDS)
-			return -1;
-		size_t nl = strlen(fld->name);
-		const char *hit;
-		if (n == 0) {
-			hit = sn > nl && memcmp(s, fld->name, nl) == 0 &&
-					      s[nl] == '='
-				      ? s
-				      : NULL;
-		} else {
-			const char *from = s + at[n - 1];
-			hit = from;
-			for (;;) {
-				hit = memmem(hit, (size_t)(s + sn - hit),
-					     fld->name, nl);
-				if (!hit ||
-				    (hit > from && hit[-1] == ' ' &&
-				     hit + nl < s + sn && hit[nl] == '='))
-					break;
-				hit++;
-			}
-			if (!hit)
-				return -1;
-			len[n - 1] = (size_t)(hit - 1 - (s + at[n - 1]));
-		}
-		if (!hit)
-			return -1;
-		at[n] = (size_t)(hit + nl + 1 - s);
-		ev->fields[n].key = fld->name;
-		ev->fields[n].klen = (uint32_t)nl;
-		n++;
-	}
-	if (n)
-		len[n - 1] = sn - at[n - 1];
-	return n;
-}
-
-/* One field at a time, where the raw text could not be cut. */
-static int each_field(const trawl_trace *t, trawl_event *ev,
-		      struct tep_event *e, size_t *at, size_t *len)
-{
-	dat_reader *r = rd(t);
-	ev->fields_z.len = 0;
-	int n = 0;
-	for (struct tep_format_field *fld = e->format.fields;
-	     fld && n < TW_MAX_FIELDS; fld = fld->next) {
-		const unsigned char *p;
-		size_t bytes;
-		if (field_bytes(ev, fld, &p, &bytes))
-			continue; /* damaged: leave it out */
-		trace_seq_reset(&r->seq);
-		void *data = padded(r, ev);
-		if (data)
-			tep_print_field_content(&r->seq, data,
-						(int)ev->data_len, fld);
-		trace_seq_terminate(&r->seq);
-		size_t vn = (size_t)r->seq.len;
-		while (vn > 0 && r->seq.buffer[vn - 1] == '\n')
-			vn--; /* a field value is one line */
-		at[n] = ev->fields_z.len;
-		len[n] = vn;
-		if (tw_buf_append(&t->mem, &ev->fields_z, r->seq.buffer, vn))
-			break;
-		ev->fields[n].key = fld->name;
-		ev->fields[n].klen = (uint32_t)strlen(fld->name);
-		n++;
-	}
-	return n;
-}
-
-/* Every field as text, into ev->fields (pointing into ev->fields_z). */
 static void decode(const trawl_trace *t, trawl_event *ev, const char *key,
 		   size_t klen)
 {
 	(void)key;
 	(void)klen;
+	dat_reader *r = rd(t);
 	ev->nfields = 0;
 	ev->decode_done = 1;
+	ev->typed = 0;
 	ev->fields_z.len = 0;
-	struct tep_event *e = event_of(ev);
-	if (!e)
+	ev->elems_z.len = 0;
+	ev->label_z.len = 0;
+	const tw_pfmt *pf = program(r, ev);
+	if (!pf)
 		return;
-	size_t at[TW_MAX_FIELDS], len[TW_MAX_FIELDS];
-	int fits = record_fits(ev, e);
-	int n = fits ? raw_fields(t, ev, e, at, len) : -1;
-	if (n < 0)
-		n = each_field(t, ev, e, at, len);
-	/* the buffer may have moved while growing: point now */
-	for (int i = 0; i < n; i++) {
-		ev->fields[i].val = ev->fields_z.data + at[i];
-		ev->fields[i].vlen = (uint32_t)len[i];
+	size_t n = tw_pfmt_nfields(pf);
+	if (n > TW_MAX_FIELDS)
+		n = TW_MAX_FIELDS;
+	/* offsets while the buffers grow; pointers at the end */
+	size_t at[TW_MAX_FIELDS], lab[TW_MAX_FIELDS];
+	int text_in_z[TW_MAX_FIELDS];
+	int k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const tw_pf_field *f = tw_pfmt_field(pf, i);
+		const unsigned char *bytes;
+		size_t nb;
+		if (tw_pfmt_field_bytes(pf, i, ev->data, ev->data_len, &bytes,
+					&nb))
+			continue; /* a damaged record: leave it out */
+		tw_pf_value v = {0};
+		v.uns = !(f->flags & TW_PFF_SIGNED);
+		v.ptr = (f->flags & TW_PFF_POINTER) != 0;
+		v.exact = 1;
+		char num[24];
+		size_t nl = 0;
+		const char *txt = NULL;
+		if (f->flags & TW_PFF_STRING) {
+			const unsigned char *z = memchr(bytes, '\0', nb);
+			v.type = TW_PFV_STR;
+			v.s = (const char *)bytes;
+			v.slen = (uint32_t)(z ? (size_t)(z - bytes) : nb);
+			/* a print's text ends its line: the newline a marker
+			 * write may carry is not in the kernel's text */
+			while (ev->type->kind == TW_KIND_PRINT && v.slen &&
+			       v.s[v.slen - 1] == '\n')
+				v.slen--;
+		} else if (f->flags & (TW_PFF_ARRAY | TW_PFF_DYNAMIC)) {
+			size_t ne = tw_pfmt_field_elems(pf, i, ev->data,
+							ev->data_len);
+			v.type = TW_PFV_ARRAY;
+			v.elem0 = (uint32_t)(ev->elems_z.len / sizeof(int64_t));
+			size_t start = ev->fields_z.len;
+			int fail = 0;
+			fail |= tw_buf_append(&t->mem, &ev->fields_z, "{", 1);
+			for (size_t j = 0; j < ne && j < UINT16_MAX; j++) {
+				int64_t e = 0;
+				tw_pfmt_field_elem(pf, i, ev->data,
+						   ev->data_len, j, &e);
+				fail |= tw_buf_append(&t->mem, &ev->elems_z, &e,
+						      sizeof(e));
+				char eb[24];
+				size_t el = int_text(eb, e, v.uns, 1);
+				if (j)
+					fail |= tw_buf_append(
+						&t->mem, &ev->fields_z, ",", 1);
+				fail |= tw_buf_append(&t->mem, &ev->fields_z,
+						      eb, el);
+				v.nelem++;
+			}
+			fail |= tw_buf_append(&t->mem, &ev->fields_z, "}", 1);
+			if (fail)
+				break;
+			at[k] = start;
+			v.slen = (uint32_t)(ev->fields_z.len - start);
+			text_in_z[k] = 1;
+		} else if (tw_pfmt_field_int(pf, i, ev->data, ev->data_len,
+					     &v.i) == 0) {
+			v.type = TW_PFV_INT;
+			nl = int_text(num, v.i, v.uns,
+				      v.ptr || (f->flags & TW_PFF_LONG));
+			txt = num;
+		} else {
+			continue; /* an integer of an odd size */
+		}
+		if (txt) {
+			at[k] = ev->fields_z.len;
+			if (tw_buf_append(&t->mem, &ev->fields_z, txt, nl))
+				break;
+			v.slen = (uint32_t)nl;
+			text_in_z[k] = 1;
+		} else if (v.type == TW_PFV_STR) {
+			text_in_z[k] = 0;
+		}
+		/* the label, where the print format shows one */
+		lab[k] = SIZE_MAX;
+		if (v.type == TW_PFV_INT) {
+			size_t l0 = ev->label_z.len;
+			int has = tw_pfmt_label(pf, i, ev->data, ev->data_len,
+						symbol, r, &ev->label_z);
+			if (has < 0)
+				break;
+			if (has) {
+				lab[k] = l0;
+				v.label_len = (uint32_t)(ev->label_z.len - l0);
+			}
+		}
+		ev->fields[k] = (tw_kv){f->name, v.s, f->name_len, v.slen};
+		ev->tv[k] = v;
+		k++;
 	}
-	ev->nfields = n;
+	/* the buffers may have moved while growing: point now */
+	for (int i = 0; i < k; i++) {
+		if (text_in_z[i]) {
+			ev->fields[i].val = ev->fields_z.data + at[i];
+			ev->tv[i].s = ev->fields[i].val;
+		}
+		if (lab[i] != SIZE_MAX)
+			ev->tv[i].label = ev->label_z.data + lab[i];
+	}
+	ev->nfields = k;
+	ev->typed = 1;
 	/* print events: the systrace marker in buf, as text traces have it */
 	const char *buf;
 	size_t bn;
-	if (ev->type->kind == TW_KIND_PRINT && !print_buf(ev, &buf, &bn))
+	if (ev->type->kind == TW_KIND_PRINT && !print_buf(ev, &buf, &bn)) {
 		tw_marker_fields(ev, buf, bn);
+		for (int i = k; i < ev->nfields; i++)
+			tw_typed_text(ev, i);
+	}
 }
 
 static const char *get_raw(const trawl_event *ev, struct trawl_field_def *d,
@@ -878,35 +942,6 @@ static void load_plugins(dat_reader *r)
 	tw_dat_load_kallsyms(&r->f);
 	/* the same plugins trace-cmd report loads, for the same text */
 	r->plugins = tep_load_plugins(r->f.tep);
-}
-
-/* The event's print format, compiled the first time it is needed. */
-static tw_pfmt *program(dat_reader *r, const trawl_event *ev)
-{
-	dat_type *dt = (dat_type *)ev->type->bin;
-	if (!dt || !dt->event)
-		return NULL;
-	if (!dt->compiled) {
-		dt->compiled = 1;
-		tw_pf_layout lay = {r->f.big_endian, r->f.long_size};
-		dt->pf = tw_pfmt_compile(r->f.mem, dt->event, &lay);
-	}
-	return dt->pf;
-}
-
-/* %pS and friends: the file's kallsyms, through libtraceevent. */
-static const char *symbol(void *ctx, uint64_t addr, uint64_t *offset,
-			  uint64_t *size, const char **module)
-{
-	dat_reader *r = ctx;
-	load_plugins(r); /* loads kallsyms too */
-	const char *name = tep_find_function(r->f.tep, addr);
-	if (!name)
-		return NULL;
-	*offset = addr - tep_find_function_address(r->f.tep, addr);
-	*size = 0;
-	*module = NULL;
-	return name;
 }
 
 static int payload(const trawl_event *ev)

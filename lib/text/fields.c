@@ -354,12 +354,52 @@ static void decode_print(trawl_event *ev)
 	tw_marker_fields(ev, buf, buf_len);
 }
 
+/*
+ * The fields by the event's format: the kernel's names and typed values.
+ * Return: 1 when the text matched its format; 0 to decode it generically.
+ */
+static int decode_format(trawl_trace *t, trawl_event *ev)
+{
+	const tw_pfmt *pf = tw_textfmt_of(t, ev->type);
+	if (!pf)
+		return 0;
+	int rc = tw_pfmt_scan(pf, &t->mem, ev->payload, ev->payload_len,
+			      &t->scan);
+	if (rc <= 0) {
+		t->stats.format_misses += rc == 0;
+		return 0;
+	}
+	size_t n = tw_pfmt_nfields(pf);
+	if (n > TW_MAX_FIELDS)
+		n = TW_MAX_FIELDS;
+	ev->elems_z.len = 0;
+	for (size_t i = 0; i < n; i++) {
+		const tw_pf_field *f = tw_pfmt_field(pf, i);
+		tw_pf_value v = t->scan.vals[i];
+		if (v.type == TW_PFV_ARRAY) {
+			/* the elements move with the event */
+			size_t at = ev->elems_z.len / sizeof(int64_t);
+			if (tw_buf_append(&t->mem, &ev->elems_z,
+					  t->scan.elems + v.elem0,
+					  v.nelem * sizeof(int64_t)))
+				v.nelem = 0;
+			v.elem0 = (uint32_t)at;
+		}
+		ev->fields[i] = (tw_kv){f->name, v.s ? v.s : "", f->name_len,
+					v.s ? v.slen : 0};
+		ev->tv[i] = v;
+	}
+	ev->nfields = (int)n;
+	ev->typed = 1;
+	return 1;
+}
+
 void tw_text_decode(const trawl_trace *t, trawl_event *ev, const char *key,
 		    size_t klen)
 {
-	(void)t;
 	if (ev->nfields < 0) {
 		ev->nfields = 0;
+		ev->typed = 0;
 		ev->decode_done = 0;
 		ev->decode_at = ev->payload;
 		ev->decode_key = NULL;
@@ -367,6 +407,10 @@ void tw_text_decode(const trawl_trace *t, trawl_event *ev, const char *key,
 		/* The print event and the pattern forms decode at once. */
 		if (ev->type->kind == TW_KIND_PRINT) {
 			decode_print(ev);
+			ev->decode_done = 1;
+			return;
+		}
+		if (decode_format((trawl_trace *)t, ev)) {
 			ev->decode_done = 1;
 			return;
 		}

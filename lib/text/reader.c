@@ -475,5 +475,5 @@ int tw_text_open(trawl_trace *t, const char *path, int fd, trawl_error *err)
 		return tw_dat_open(t, in, err);
 	}
 	r->html = t->format == TRAWL_FORMAT_SYSTRACE_HTML;
-	return 0;
+	return tw_textfmt_init(t, err);
 }

@@ -29,11 +29,14 @@ static trawl_trace *t_open;
 static char *t_path;
 static struct keep kept;
 
-/* Open text, subscribe pattern; run later with run_kept(). */
+/* Open text, subscribe pattern; run later with run_kept(). These tests
+ * are of the generic decoder (fields as the text names them): no event
+ * formats. tests/pfmt has the decoding by format. */
 static trawl_trace *open_text(const char *text)
 {
 	t_path = tmp_file(text, strlen(text));
-	t_open = trawl_open(t_path, NULL, NULL);
+	trawl_open_opts o = {.formats = "none"};
+	t_open = trawl_open(t_path, &o, NULL);
 	cr_assert_not_null(t_open);
 	memset(&kept, 0, sizeof(kept));
 	return t_open;

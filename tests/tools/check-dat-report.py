@@ -47,39 +47,75 @@ def trace_cmd(*args):
     return events
 
 
-def fields_text(ev):
-    fields = ev["fields"]
-    parts = []
-    for k, v in fields.items():
-        if ev["event"] == "print" and k in MARKER_FIELDS:
-            continue  # trawl's structured marker, not in the format
-        parts.append(f"{k}={v}")
-    return " ".join(parts)
+def split_raw(rest, names):
+    """-R's "a=1 b=x y c=3" cut at each " name=" of the fields, in order."""
+    out, at = {}, 0
+    for i, name in enumerate(names):
+        key = name + "="
+        if i == 0:
+            if not rest.startswith(key):
+                return None
+            start = len(key)
+        else:
+            hit = rest.find(" " + key, at)
+            if hit < 0:
+                return None
+            out[names[i - 1]] = rest[at:hit]
+            start = hit + 1 + len(key)
+        at = start
+    if names:
+        out[names[-1]] = rest[at:]
+    return out
 
 
-HEX = re.compile(r"^0x[0-9a-f]+$")
 SYMBOL = re.compile(r"^[A-Za-z_][\w.]*(\+0x[0-9a-f]+(/0x[0-9a-f]+)?)?$")
+ARRAY = re.compile(r"^ARRAY\[([0-9a-f, ]*)\]$")
 
 
-def same_fields(have, want):
-    """Field texts agree. libtraceevent names a pointer by its symbol or
-    shows its address depending on state trace-cmd and trawl do not share
-    (whether the event's print format was used yet); either is the same
-    value, so an address against a symbol is accepted, nothing else."""
-    if have == want:
-        return True
-    a, b = have.split(" "), want.split(" ")
-    if len(a) != len(b):
+def same_value(have, text):
+    """A typed value of trawl's against -R's text of it. libtraceevent shows
+    some addresses as their symbol (depending on state trawl does not
+    share): a number against a symbol is accepted, nothing else."""
+    if isinstance(have, bool) or have is None:
         return False
-    for x, y in zip(a, b):
-        if x == y:
-            continue
-        kx, _, vx = x.partition("=")
-        ky, _, vy = y.partition("=")
-        if kx != ky or not ((HEX.match(vx) and SYMBOL.match(vy)) or
-                            (HEX.match(vy) and SYMBOL.match(vx))):
+    if isinstance(have, int):
+        try:
+            return (int(text, 16 if text.startswith("0x") else 10) - have) \
+                % 2**64 == 0
+        except ValueError:
+            return bool(SYMBOL.match(text))
+    if isinstance(have, list):
+        m = ARRAY.match(text)
+        if not m:
             return False
-    return True
+        raw = bytes(int(x, 16) for x in m.group(1).split(", ") if x)
+        if not have:
+            return not raw
+        size = len(raw) // len(have)
+        if size not in (1, 2, 4, 8) or size * len(have) != len(raw):
+            return False
+        return all((int.from_bytes(raw[i * size:(i + 1) * size], "little")
+                    - v) % 2**(8 * size) == 0 for i, v in enumerate(have))
+    return have == text
+
+
+def same_fields(ev, rest):
+    """Every field of the format (the marker fields of print are trawl's
+    own) against -R's line."""
+    names = [k for k in ev["fields"]
+             if not (ev["event"] == "print" and k in MARKER_FIELDS)]
+    if ev["event"] == "print" and "buf" in ev["fields"] and rest:
+        # -R keeps the newline a marker write may end with
+        rest = rest.rstrip("\n")
+    texts = split_raw(rest, names)
+    if texts is None:
+        return False
+    return all(same_value(ev["fields"][k], texts[k].rstrip("\n")
+                          if k == "buf" else texts[k]) for k in names)
+
+
+def fields_text(ev):
+    return " ".join(f"{k}={v}" for k, v in ev["fields"].items())
 
 
 def main():
@@ -114,7 +150,7 @@ def main():
                     g.get("instance", ""), g["event"])
             if want != have:
                 problems.append(f"event {n}: header {have} != {want}")
-            elif not same_fields(fields_text(g), r["rest"]):
+            elif not same_fields(g, r["rest"]):
                 problems.append(f"event {n} ({g['event']}): fields "
                                 f"{fields_text(g)!r} != {r['rest']!r}")
             elif g.get("text", "").strip() != f["rest"]:

@@ -193,13 +193,77 @@ size_t buf_json_fields(struct cli_buf *b, const trawl_event *ev)
 			buf_char(b, ',');
 		buf_json(b, k, kl);
 		buf_char(b, ':');
-		if (is_json_integer(v, vl))
-			buf_bytes(b, v, vl);
-		else
+		int64_t x;
+		const int64_t *el;
+		size_t ne;
+		unsigned uns;
+		switch (trawl_event_field_type(ev, i)) {
+		case TRAWL_VALUE_INT:
+			if (trawl_event_field_int(ev, i, &x))
+				buf_json(b, v, vl);
+			else if (trawl_event_field_flags(ev, i) &
+				 TRAWL_VALUE_UNSIGNED)
+				buf_u64(b, (uint64_t)x);
+			else
+				buf_i64(b, x);
+			break;
+		case TRAWL_VALUE_ARRAY:
+			ne = trawl_event_field_array(ev, i, &el);
+			uns = trawl_event_field_flags(ev, i) &
+			      TRAWL_VALUE_UNSIGNED;
+			buf_char(b, '[');
+			for (size_t j = 0; j < ne; j++) {
+				if (j)
+					buf_char(b, ',');
+				if (uns)
+					buf_u64(b, (uint64_t)el[j]);
+				else
+					buf_i64(b, el[j]);
+			}
+			buf_char(b, ']');
+			break;
+		case TRAWL_VALUE_NONE:
+			buf_str(b, "null");
+			break;
+		default:
 			buf_json(b, v, vl);
+		}
 	}
 	buf_char(b, '}');
 	return n;
+}
+
+void buf_json_field_notes(struct cli_buf *b, const trawl_event *ev)
+{
+	size_t n = trawl_event_field_count(ev);
+	int any = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t kl, ll;
+		const char *l = trawl_event_field_label(ev, i, &ll);
+		if (!l)
+			continue;
+		const char *k = trawl_event_field_name(ev, i, &kl);
+		buf_str(b, any ? "," : ",\"labels\":{");
+		any = 1;
+		buf_json(b, k, kl);
+		buf_char(b, ':');
+		buf_json(b, l, ll);
+	}
+	if (any)
+		buf_char(b, '}');
+	any = 0;
+	for (size_t i = 0; i < n; i++) {
+		int ty = trawl_event_field_type(ev, i);
+		if (ty != TRAWL_VALUE_TEXT && ty != TRAWL_VALUE_NONE)
+			continue;
+		size_t kl;
+		const char *k = trawl_event_field_name(ev, i, &kl);
+		buf_str(b, any ? "," : ",\"display_only\":[");
+		any = 1;
+		buf_json(b, k, kl);
+	}
+	if (any)
+		buf_char(b, ']');
 }
 
 int buf_write(struct cli_buf *b, FILE *f)

@@ -109,6 +109,8 @@ void buf_csv(struct cli_buf *b, const char *s, size_t n);
 void buf_json(struct cli_buf *b, const char *s, size_t n);
 /* ev's fields as a JSON object (integers bare); Return: how many. */
 size_t buf_json_fields(struct cli_buf *b, const trawl_event *ev);
+/* ,"labels":{...} and ,"display_only":[...] when the event has any */
+void buf_json_field_notes(struct cli_buf *b, const trawl_event *ev);
 /* Write what is there and empty it. Return: 0, or -1 (write or memory). */
 int buf_write(struct cli_buf *b, FILE *f);
 void buf_free(struct cli_buf *b);

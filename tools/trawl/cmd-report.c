@@ -161,6 +161,7 @@ static int on_event(const trawl_event *ev, void *ctx)
 		}
 		buf_str(b, ",\"fields\":");
 		size_t n = buf_json_fields(b, ev);
+		buf_json_field_notes(b, ev);
 		/* binary events: also the text their print format makes */
 		if (n == 0 || r->binary) {
 			size_t len;

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Event formats for the types of a text trace, which carries none: looked
+ * up by event name when a type's fields are first read, parsed by
+ * libtraceevent and compiled (lib/pfmt) once per type. Where they come from,
+ * in order: the user's --formats (an events/ tree, or a file of formats),
+ * the live tracefs of this machine, and the table bundled in libtrawl. The
+ * scan of each event's text against its format checks the choice: a line
+ * that does not match is decoded the generic way and counted.
+ */
+#include <string.h>
+#include <traceevent/event-parse.h>
+#include <unistd.h>
+
+#include "../formats/formats.h"
+#include "../pfmt/pfmt.h"
+#include "core.h"
+
+#define TRACEFS "/sys/kernel/tracing"
+
+struct tw_textfmt {
+	struct tep_handle *tep;
+	tw_format_set *sets[3]; /* user, tracefs, bundled */
+	int loaded[3];
+};
+
+static tw_format_set *set_at(trawl_trace *t, int which)
+{
+	tw_textfmt *tf = t->textfmt;
+	if (tf->loaded[which])
+		return tf->sets[which];
+	tf->loaded[which] = 1;
+	trawl_error err;
+	const char *path = which == 0 ? t->opts.formats : TRACEFS;
+	if (which == 0 && !path)
+		return NULL;
+	if (which == 1 && access(TRACEFS "/events/header_page", R_OK) != 0)
+		return NULL;
+	int rc = which == 2 ? tw_format_set_bundled(&t->mem, &tf->sets[which],
+						    &err)
+			    : tw_format_set_load(&t->mem, path,
+						 &tf->sets[which], &err);
+	if (rc)
+		tf->sets[which] = NULL;
+	return tf->sets[which];
+}
+
+int tw_textfmt_init(trawl_trace *t, trawl_error *err)
+{
+	const char *f = t->opts.formats;
+	if (f && strcmp(f, "none") == 0)
+		return 0; /* generic decoding only */
+	t->textfmt = tw_calloc(&t->mem, 1, sizeof(*t->textfmt));
+	if (!t->textfmt)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
+				   "out of memory");
+	if (f) {
+		/* the user's formats must be there: say so now, not never */
+		if (tw_format_set_load(&t->mem, f, &t->textfmt->sets[0], err))
+			return err ? -err->code : -TRAWL_EFORMAT;
+		t->textfmt->loaded[0] = 1;
+	}
+	return 0;
+}
+
+const tw_pfmt *tw_textfmt_of(trawl_trace *t, tw_type *ty)
+{
+	if (ty->pf_state)
+		return ty->pf;
+	ty->pf_state = 1;
+	tw_textfmt *tf = t->textfmt;
+	if (!tf)
+		return NULL;
+	const tw_format_text *ft = NULL;
+	for (int i = 0; i < 3 && !ft; i++) {
+		tw_format_set *s = set_at(t, i);
+		if (s)
+			ft = tw_format_set_find(s, ty->name, ty->name_len);
+	}
+	if (!ft) {
+		t->stats.types_generic++;
+		return NULL;
+	}
+	if (!tf->tep) {
+		tf->tep = tep_alloc();
+		if (!tf->tep)
+			return NULL;
+		tep_set_long_size(tf->tep, (int)sizeof(long));
+		tep_set_file_bigendian(tf->tep, TEP_LITTLE_ENDIAN);
+		tep_set_local_bigendian(tf->tep, TEP_LITTLE_ENDIAN);
+	}
+	struct tep_event *e = NULL;
+	if (tep_parse_format(tf->tep, &e, ft->text, ft->len, ft->system) !=
+		    TEP_ERRNO__SUCCESS ||
+	    !e) {
+		t->stats.types_generic++;
+		return NULL;
+	}
+	tw_pf_layout lay = {0, (int)sizeof(long)};
+	ty->pf = tw_pfmt_compile(&t->mem, e, &lay);
+	if (ty->pf && tw_pfmt_fallback(ty->pf)) {
+		tw_pfmt_free(ty->pf);
+		ty->pf = NULL;
+	}
+	if (ty->pf)
+		t->stats.types_formatted++;
+	else
+		t->stats.types_generic++;
+	return ty->pf;
+}
+
+void tw_textfmt_free(trawl_trace *t)
+{
+	tw_textfmt *tf = t->textfmt;
+	if (!tf)
+		return;
+	for (int i = 0; i < 3; i++)
+		tw_format_set_free(tf->sets[i]);
+	if (tf->tep)
+		tep_free(tf->tep);
+	tw_pf_scan_fini(&t->mem, &t->scan);
+	tw_free(&t->mem, tf);
+	t->textfmt = NULL;
+}
