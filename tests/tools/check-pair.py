@@ -24,6 +24,9 @@ report` lines and analysis results:
           its line in the TEXT file, or of its `trawl report` line);
   report  the `trawl report` lines are identical without the seq column
           and with the time rounded to us.
+  In text and report lines the printed values of display_only fields are
+  masked (each field's value, as a whole word, at its first place after
+  the previous field's): a hashed %p can only be printed from the text.
 - `trawl latency wakeup`, `trawl irq`, `trawl sched` and `trawl workqueue`
   with --json: counts exactly; a sum of N intervals within 1000 * N ns
   (total: N = count; run/runnable/sleep: count + switches + 1; busy/idle:
@@ -338,6 +341,48 @@ def values_differ(ea, eb):
     return out
 
 
+def spellings(v):
+    """How a value may be printed in a text."""
+    if isinstance(v, bool) or v is None:
+        return []
+    if isinstance(v, int):
+        return ([str(v), "0x%x" % v, "%x" % v, "%016x" % v] + (["(nil)"] if v == 0 else [])
+                if v >= 0 else [str(v)])
+    if isinstance(v, str) and v:
+        return [v, v[2:]] if v.startswith("0x") and len(v) > 2 else [v]
+    return []
+
+
+def mask(text, ev, other, names):
+    """text with the printed value of each field in names (in field order,
+    first occurrence after the previous one, as a whole word, spelled as
+    this event or the other side's has it) replaced by a mark."""
+    fields = ev.get("fields") or {}
+    ofields = other.get("fields") or {}
+    pos = 0
+    for k in fields:
+        if k not in names:
+            continue
+        for sp in sorted(set(spellings(fields[k]) + spellings(ofields.get(k))),
+                         key=lambda x: -len(x)):
+            m = re.compile(r"(?<![\w.])%s(?![\w.])" % re.escape(sp)).search(text, pos)
+            if m:
+                text = text[:m.start()] + "\x01" + text[m.end():]
+                pos = m.start() + 1
+                break
+    return text
+
+
+def same_but_display_only(ea, eb, ta, tb):
+    """Are two texts (or report lines) the same but for the printed values
+    of the fields either side lists in "display_only" (a hashed %p can only
+    be printed as the kernel did from the text)?"""
+    names = set(ea.get("display_only") or []) | set(eb.get("display_only") or [])
+    if not names:
+        return False
+    return mask(ta, ea, eb, names) == mask(tb, eb, ea, names)
+
+
 def values_agree(ea, eb):
     fa, fb = ea.get("fields") or {}, eb.get("fields") or {}
     skip = set(ea.get("display_only") or []) | set(eb.get("display_only") or [])
@@ -647,12 +692,13 @@ def check(trawl, text_path, dat_path, ndiffs):
                     or [{"field": "(names)", "text": na, "dat": nb,
                          "kind": "fields missing on one side"}]})
         ta, tb = a.text(i), b.text(j)
-        if ta is not None and ta == tb:
+        if ta is not None and tb is not None and (
+                ta == tb or same_but_display_only(ea, eb, ta, tb)):
             r["text"] += 1
             ok += 1
         elif len(r["examples"]["text"]) < ndiffs:
             r["examples"]["text"].append({"where": where, "text": ta, "dat": tb})
-        if a.plain[i] == b.plain[j]:
+        if a.plain[i] == b.plain[j] or same_but_display_only(ea, eb, a.plain[i], b.plain[j]):
             r["report"] += 1
             ok += 1
         elif len(r["examples"]["report"]) < ndiffs:
