@@ -273,7 +273,7 @@ def value_kind(x, y):
         if isinstance(u, str) and re.match(r"^[A-Za-z_.][\w.]*$", u) and (
                 (isinstance(v, str) and re.match(r"^(0x)?ffffffff[0-9a-f]{8}$", v))
                 or (isinstance(v, int) and v >= 0xffffffff80000000)):
-            return "%ps symbol vs kernel address (no symbol for it in the .dat)"
+            return "%ps symbol (as a string) vs kernel address"
     if isinstance(x, str) and isinstance(y, str) and SYMOFF.match(x) and SYMOFF.match(y):
         if x.split("/")[0] == y.split("/")[0]:
             return "%pS sym+off/size vs sym+off"
@@ -336,8 +336,13 @@ def values_differ(ea, eb):
         if not same(fa[k], fb[k]):
             out.append((k, fa[k], fb[k], value_kind(fa[k], fb[k])))
     la, lb = ea.get("labels") or {}, eb.get("labels") or {}
-    if not same(la, lb):
-        out.append(("labels", la, lb, "labels differ"))
+    for k in list(la) + [k for k in lb if k not in la]:
+        if k not in lb:
+            out.append(("labels." + k, la[k], "(none)", "label only in text"))
+        elif k not in la:
+            out.append(("labels." + k, "(none)", lb[k], "label only in dat"))
+        elif not same(la[k], lb[k]):
+            out.append(("labels." + k, la[k], lb[k], "labels differ: " + value_kind(la[k], lb[k])))
     return out
 
 
