@@ -269,7 +269,8 @@ TRAWL_API int trawl_event_get_int(const trawl_event *ev, trawl_field f,
 	const tw_kv *kv = find(ev, f);
 	if (!kv)
 		return -TRAWL_ENOENT;
-	if (ev->typed && kv >= ev->fields && kv < ev->fields + ev->nfields)
+	/* found by decoding (not by a seek): it may have a typed value */
+	if (ev->typed && kv != &ev->sought && ev->nfields > 0)
 		return typed_int(&ev->tv[kv - ev->fields], out);
 	if (parse_number(kv->val, kv->vlen, out))
 		return -TRAWL_ETYPE;

@@ -59,6 +59,19 @@ void buf_u64(struct cli_buf *b, uint64_t v)
 	buf_bytes(b, tmp + i, sizeof(tmp) - i);
 }
 
+void buf_hex(struct cli_buf *b, uint64_t v)
+{
+	char tmp[24];
+	size_t i = sizeof(tmp);
+	do {
+		tmp[--i] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	tmp[--i] = 'x';
+	tmp[--i] = '0';
+	buf_bytes(b, tmp + i, sizeof(tmp) - i);
+}
+
 void buf_i64(struct cli_buf *b, int64_t v)
 {
 	if (v < 0) {
@@ -179,6 +192,41 @@ void buf_json(struct cli_buf *b, const char *s, size_t n)
 	}
 	*o++ = '"';
 	b->n = (size_t)(o - b->p);
+}
+
+void buf_value(struct cli_buf *b, const trawl_event *ev, size_t i,
+	       const char *text, size_t len)
+{
+	int64_t x;
+	unsigned fl = trawl_event_field_flags(ev, i);
+	const int64_t *el;
+	size_t ne;
+	switch (trawl_event_field_type(ev, i)) {
+	case TRAWL_VALUE_INT:
+		if (trawl_event_field_int(ev, i, &x))
+			break;
+		if (fl & TRAWL_VALUE_POINTER)
+			buf_hex(b, (uint64_t)x);
+		else if (fl & TRAWL_VALUE_UNSIGNED)
+			buf_u64(b, (uint64_t)x);
+		else
+			buf_i64(b, x);
+		return;
+	case TRAWL_VALUE_ARRAY:
+		ne = trawl_event_field_array(ev, i, &el);
+		buf_char(b, '{');
+		for (size_t j = 0; j < ne; j++) {
+			if (j)
+				buf_char(b, ',');
+			if (fl & TRAWL_VALUE_UNSIGNED)
+				buf_u64(b, (uint64_t)el[j]);
+			else
+				buf_i64(b, el[j]);
+		}
+		buf_char(b, '}');
+		return;
+	}
+	buf_bytes(b, text, len);
 }
 
 size_t buf_json_fields(struct cli_buf *b, const trawl_event *ev)

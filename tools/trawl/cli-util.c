@@ -107,6 +107,10 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
 		in->window = (size_t)n;
 		return 1;
 	}
+	if (opt == 0x103) {
+		in->formats = arg;
+		return 1;
+	}
 	return 0;
 }
 
@@ -116,6 +120,7 @@ trawl_trace *cli_open(const char *path, const struct cli_input *in, int *status)
 	o.flags = in->flags;
 	o.threads = in->threads;
 	o.window = in->window;
+	o.formats = in->formats;
 	if (isatty(2)) {
 		o.progress = cli_progress;
 		memset(&progress, 0, sizeof(progress));

@@ -41,9 +41,10 @@ int cli_status(int rc);
 
 /* Options every reading subcommand takes. */
 struct cli_input {
-	unsigned flags; /* TRAWL_OPEN_* */
-	int threads;	/* 0: library default */
-	size_t window;	/* 0: exact order */
+	unsigned flags;	     /* TRAWL_OPEN_* */
+	int threads;	     /* 0: library default */
+	size_t window;	     /* 0: exact order */
+	const char *formats; /* --formats: event formats for text traces */
 };
 
 /* Parse a common option (--strict, --threads N); 1 if it was one. */
@@ -52,8 +53,9 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg);
 #define CLI_INPUT_LONG_OPTIONS                                                 \
 	{"strict", no_argument, NULL, 0x100},                                  \
 		{"threads", required_argument, NULL, 0x101},                   \
+		{"window", required_argument, NULL, 0x102},                    \
 	{                                                                      \
-		"window", required_argument, NULL, 0x102                       \
+		"formats", required_argument, NULL, 0x103                      \
 	}
 
 #define CLI_INPUT_HELP                                                         \
@@ -65,7 +67,14 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg);
 	"                 within N at a time instead of reading to the end "   \
 	"first;\n"                                                             \
 	"                 later ones are delivered anyway and counted as "     \
-	"late\n"
+	"late\n"                                                               \
+	"  --formats P    text traces: the event formats naming and typing "   \
+	"the\n"                                                                \
+	"                 fields: an events/ tree (a copy of a device's "      \
+	"tracefs),\n"                                                          \
+	"                 a file of formats, or \"none\"; default: this "      \
+	"machine's\n"                                                          \
+	"                 tracefs, then the table bundled in trawl\n"
 
 /* Open FILE with the common options; prints the error and sets *status. */
 trawl_trace *cli_open(const char *path, const struct cli_input *in,
@@ -97,6 +106,7 @@ void buf_bytes(struct cli_buf *b, const char *s, size_t n);
 void buf_str(struct cli_buf *b, const char *s);
 void buf_char(struct cli_buf *b, char c);
 void buf_u64(struct cli_buf *b, uint64_t v);
+void buf_hex(struct cli_buf *b, uint64_t v); /* 0x... */
 void buf_i64(struct cli_buf *b, int64_t v);
 /* printf's "%*d" (pad ' ') and "%0*d" (pad '0') of v */
 void buf_int_width(struct cli_buf *b, int64_t v, int width, char pad);
@@ -109,6 +119,9 @@ void buf_csv(struct cli_buf *b, const char *s, size_t n);
 void buf_json(struct cli_buf *b, const char *s, size_t n);
 /* ev's fields as a JSON object (integers bare); Return: how many. */
 size_t buf_json_fields(struct cli_buf *b, const trawl_event *ev);
+/* Field i's typed value as text (hex for pointers), else text[0..len). */
+void buf_value(struct cli_buf *b, const trawl_event *ev, size_t i,
+	       const char *text, size_t len);
 /* ,"labels":{...} and ,"display_only":[...] when the event has any */
 void buf_json_field_notes(struct cli_buf *b, const trawl_event *ev);
 /* Write what is there and empty it. Return: 0, or -1 (write or memory). */

@@ -17,6 +17,7 @@ struct report {
 	FILE *f;
 	uint64_t n;
 	int binary; /* a trace.dat: events carry formatted text too */
+	int raw;    /* --raw: fields as name=value, not the event's text */
 	int oom;
 	/* events are built here and written OUT_CHUNK bytes at a time
 	 * (stdio per character and number was most of the time) */
@@ -29,20 +30,33 @@ static int flush_out(struct report *r);
 
 static void help(FILE *f)
 {
-	fprintf(f, "usage: trawl report FILE [--events LIST] [--csv|--json] "
-		   "[--strict] [--threads N]\n\n"
+	fprintf(f, "usage: trawl report FILE [--events LIST] [--raw] "
+		   "[--csv|--json] [--strict] [--threads N]\n\n"
 		   "Prints every event in time order (equal times in record "
 		   "order) with its\nseq (position in the source), time, cpu, "
-		   "comm, pid, event and fields.\n\n"
+		   "comm, pid, event and its text as the kernel\nprints it, "
+		   "whatever the source (trace.dat or the kernel's text).\n\n"
+		   "  --raw          the fields instead: the kernel's field "
+		   "names and their\n"
+		   "                 values (symbols and flags as numbers), as "
+		   "trace-cmd report -R\n"
 		   "  --events LIST  only these events: comma-separated names, "
 		   "\"sys:name\",\n"
 		   "                 \"irq:*\" or globs such as \"sched_*\"\n"
-		   "  --csv          CSV with a header row\n"
+		   "  --csv          CSV with a header row (fields as "
+		   "name=value)\n"
 		   "  --json         a JSON array of objects (times in integer "
-		   "ns)\n" CLI_INPUT_HELP "  -h, --help     this text\n");
+		   "ns; typed field\n"
+		   "                 values, \"labels\" of symbolic ones, "
+		   "\"display_only\" for the\n"
+		   "                 fields the source printed in a form that "
+		   "lost the value,\n"
+		   "                 and \"text\")\n" CLI_INPUT_HELP
+		   "  -h, --help     this text\n");
 }
 
-/* The fields as "k=v k=v", or the payload when it has none. */
+/* The fields as "k=v k=v" (typed values: numbers as numbers, whatever
+ * the source printed), or the payload when it has none. */
 static void fields_text(struct cli_buf *b, const trawl_event *ev)
 {
 	size_t n = trawl_event_field_count(ev);
@@ -60,7 +74,7 @@ static void fields_text(struct cli_buf *b, const trawl_event *ev)
 			buf_char(b, ' ');
 		buf_bytes(b, k, kl);
 		buf_char(b, '=');
-		buf_bytes(b, v, vl);
+		buf_value(b, ev, i, v, vl);
 	}
 }
 
@@ -98,7 +112,14 @@ static int on_event(const trawl_event *ev, void *ctx)
 		buf_char(b, ' ');
 		buf_str(b, name);
 		buf_bytes(b, ": ", 2);
-		fields_text(b, ev);
+		if (r->raw) {
+			fields_text(b, ev);
+		} else {
+			/* the kernel's text of the event, from any source */
+			size_t len;
+			const char *p = trawl_event_payload(ev, &len);
+			buf_bytes(b, p, len);
+		}
 		buf_char(b, '\n');
 	} else if (r->fmt == OUT_CSV) {
 		buf_u64(b, trawl_event_seq(ev));
@@ -162,13 +183,12 @@ static int on_event(const trawl_event *ev, void *ctx)
 		buf_str(b, ",\"fields\":");
 		size_t n = buf_json_fields(b, ev);
 		buf_json_field_notes(b, ev);
-		/* binary events: also the text their print format makes */
-		if (n == 0 || r->binary) {
-			size_t len;
-			const char *p = trawl_event_payload(ev, &len);
-			buf_str(b, ",\"text\":");
-			buf_json(b, p, len);
-		}
+		(void)n;
+		/* and the kernel's text of the event, from any source */
+		size_t len;
+		const char *p = trawl_event_payload(ev, &len);
+		buf_str(b, ",\"text\":");
+		buf_json(b, p, len);
 		buf_char(b, '}');
 	}
 	r->n++;
@@ -196,6 +216,7 @@ int cmd_report(int argc, char **argv)
 		{"events", required_argument, NULL, 'e'},
 		{"csv", no_argument, NULL, 'c'},
 		{"json", no_argument, NULL, 'j'},
+		{"raw", no_argument, NULL, 'R'},
 		CLI_INPUT_LONG_OPTIONS,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -214,6 +235,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'j':
 			r.fmt = OUT_JSON;
+			break;
+		case 'R':
+			r.raw = 1;
 			break;
 		case 'h':
 			help(stdout);
