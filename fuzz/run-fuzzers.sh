@@ -14,7 +14,7 @@
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 BUILD_DIR [fuzz-text|fuzz-line|fuzz-compressed|fuzz-dat|fuzz-analyses ...]" >&2
+	echo "usage: $0 BUILD_DIR [fuzz-text|fuzz-line|fuzz-compressed|fuzz-dat|fuzz-analyses|fuzz-formats ...]" >&2
 	exit 2
 }
 [ $# -ge 1 ] || usage
@@ -31,9 +31,10 @@ declare -A max_len=(
 	[fuzz-compressed]=16384
 	[fuzz-dat]=262144
 	[fuzz-analyses]=65536
+	[fuzz-formats]=32768
 )
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz-text fuzz-line fuzz-compressed fuzz-dat fuzz-analyses)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz-text fuzz-line fuzz-compressed fuzz-dat fuzz-analyses fuzz-formats)
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/trawl-fuzz.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
