@@ -26,7 +26,9 @@ report` lines and analysis results:
           and with the time rounded to us.
   In text and report lines the printed values of display_only fields are
   masked (each field's value, as a whole word, at its first place after
-  the previous field's): a hashed %p can only be printed from the text.
+  the previous field's), and a hashed pointer of the TEXT ("00000000" and
+  8 hex digits, as %p prints) matches any pointer of the DAT (hex, 0x hex,
+  "(nil)"): a hashed %p can only be printed from the kernel's text.
 - `trawl latency wakeup`, `trawl irq`, `trawl sched` and `trawl workqueue`
   with --json: counts exactly; a sum of N intervals within 1000 * N ns
   (total: N = count; run/runnable/sleep: count + switches + 1; busy/idle:
@@ -378,14 +380,25 @@ def mask(text, ev, other, names):
     return text
 
 
+HASHED_WORD = re.compile(r"(?<![\w.])0{8}[0-9a-f]{8}(?![\w.])")
+ANY_POINTER = r"(?:(?:0x)?[0-9a-f]{1,16}|\(nil\)|\x01)"
+
+
 def same_but_display_only(ea, eb, ta, tb):
     """Are two texts (or report lines) the same but for the printed values
-    of the fields either side lists in "display_only" (a hashed %p can only
-    be printed as the kernel did from the text)?"""
+    of the fields either side lists in "display_only", and but for the
+    kernel's hashed pointers (%p: "00000000" and 8 hex digits) in the first
+    (the kernel text), which match any pointer in the second? No trace.dat
+    can print the hash of a pointer, be it a field or computed (page=)."""
     names = set(ea.get("display_only") or []) | set(eb.get("display_only") or [])
-    if not names:
+    if names:
+        ta, tb = mask(ta, ea, eb, names), mask(tb, eb, ea, names)
+        if ta == tb:
+            return True
+    parts = HASHED_WORD.split(ta.replace("\x01", "0000000000000000"))
+    if len(parts) == 1:
         return False
-    return mask(ta, ea, eb, names) == mask(tb, eb, ea, names)
+    return re.fullmatch(ANY_POINTER.join(re.escape(x) for x in parts), tb) is not None
 
 
 def values_agree(ea, eb):
