@@ -36,7 +36,10 @@ static void scratch_trace(void)
 	trawl_close(g_t);
 	trawl_error err;
 	(void)lseek(g_fd, 0, SEEK_SET);
-	g_t = trawl_open_fd(g_fd, "<line>", NULL, &err);
+	/* the line parser and the generic decoder: no event formats here
+	 * (fuzz-pfmt runs the decoding by format) */
+	trawl_open_opts go = {.formats = "none"};
+	g_t = trawl_open_fd(g_fd, "<line>", &go, &err);
 	FUZZ_CHECK(g_t != NULL, "%s", err.msg);
 	g_uses = 0;
 	memset(&g_run, 0, sizeof(g_run));
@@ -305,6 +308,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&o, 0, sizeof(o));
 	o.flags = TRAWL_OPEN_SOURCE_ORDER;
 	o.threads = 1;
+	o.formats = "none";
 	memset(&err, 0, sizeof(err));
 	trawl_trace *t = trawl_open_fd(fd, "<line>", &o, &err);
 	if (!t) {

@@ -132,6 +132,9 @@ TRAWL_API trawl_event *trawl_event_copy(const trawl_event *ev)
 	memset(&c->str_z, 0, sizeof(c->str_z));
 	memset(&c->payload_z, 0, sizeof(c->payload_z));
 	memset(&c->fields_z, 0, sizeof(c->fields_z));
+	memset(&c->elems_z, 0, sizeof(c->elems_z));
+	memset(&c->label_z, 0, sizeof(c->label_z));
+	c->typed = 0;
 	c->bits |= TW_EV_OWNED;
 	return c;
 }
@@ -145,5 +148,7 @@ TRAWL_API void trawl_event_free(trawl_event *ev)
 	tw_buf_fini(mem, &ev->str_z);
 	tw_buf_fini(mem, &ev->payload_z);
 	tw_buf_fini(mem, &ev->fields_z);
+	tw_buf_fini(mem, &ev->elems_z);
+	tw_buf_fini(mem, &ev->label_z);
 	tw_free(mem, ev);
 }

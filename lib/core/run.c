@@ -103,6 +103,8 @@ TRAWL_API void trawl_close(trawl_trace *t)
 	tw_buf_fini(&t->mem, &t->ev.str_z);
 	tw_buf_fini(&t->mem, &t->ev.payload_z);
 	tw_buf_fini(&t->mem, &t->ev.fields_z);
+	tw_buf_fini(&t->mem, &t->ev.elems_z);
+	tw_buf_fini(&t->mem, &t->ev.label_z);
 	tw_mem mem = t->mem;
 	tw_free(&mem, t);
 }

@@ -312,6 +312,8 @@ static int read_text_block(tw_dat_file *f, span_reader *r, int size64,
 
 static int parse_kallsyms(tw_dat_file *f, const char *s)
 {
+	if (tw_dat_syms_parse(f, s, strlen(s)))
+		return -TRAWL_ENOMEM;
 	return tep_parse_kallsyms(f->tep, s);
 }
 
@@ -366,6 +368,10 @@ static int parse_printk(tw_dat_file *f, const char *s)
 		line += n + (nl != NULL);
 	}
 	clean[out] = '\0';
+	if (out && !f->strs && tw_dat_strings_parse(f, clean, out)) {
+		tw_free(f->mem, clean);
+		return -1;
+	}
 	int rc = out ? tep_parse_printk_formats(f->tep, clean) : 0;
 	tw_free(f->mem, clean);
 	return rc;
@@ -1052,7 +1058,7 @@ void tw_dat_load_kallsyms(tw_dat_file *f)
 	if (f->kallsyms_text && f->kallsyms_len) {
 		char *text = text_copy(f, f->kallsyms_text, f->kallsyms_len);
 		if (text)
-			tep_parse_kallsyms(f->tep, text);
+			parse_kallsyms(f, text);
 		tw_free(f->mem, text);
 	} else if (f->kallsyms_section) {
 		rc = read_v7_meta(f, OPT_KALLSYMS, f->kallsyms_section,
@@ -1078,5 +1084,9 @@ void tw_dat_file_close(tw_dat_file *f)
 	for (size_t i = 0; i < f->nblocks; i++)
 		tw_free(f->mem, f->blocks[i]);
 	tw_free(f->mem, f->blocks);
+	tw_free(f->mem, f->syms);
+	tw_free(f->mem, f->sym_pool);
+	tw_free(f->mem, f->strs);
+	tw_free(f->mem, f->str_pool);
 	memset(f, 0, sizeof(*f));
 }

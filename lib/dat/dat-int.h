@@ -100,6 +100,14 @@ typedef struct tw_dat_file {
 	size_t kallsyms_len;
 	uint64_t kallsyms_section; /* v7: the section's offset */
 	int kallsyms_loaded;
+	struct tw_dat_sym *syms; /* trawl's own table, with sizes */
+	size_t nsyms;
+	char *sym_pool;
+	size_t sym_pool_len;
+	struct tw_dat_str *strs; /* printk strings by address */
+	size_t nstrs;
+	char *str_pool;
+	size_t str_pool_len;
 
 	/* kallsyms, printk formats or cmdlines that could not be read */
 	uint64_t meta_damaged;
@@ -143,6 +151,17 @@ void tw_dat_index_formats(tw_dat_file *f);
 struct tep_event *tw_dat_parse_format(tw_dat_file *f, uint32_t id);
 /* Parse the kallsyms, once, before the first text that may name symbols. */
 void tw_dat_load_kallsyms(tw_dat_file *f);
+
+/* dat-syms.c: kallsyms with sizes, for %pS as the kernel prints it. */
+int tw_dat_syms_parse(tw_dat_file *f, const char *text, size_t len);
+/* Return: the symbol holding addr (offset, size and module set), or NULL. */
+const char *tw_dat_sym_lookup(const tw_dat_file *f, uint64_t addr,
+			      uint64_t *offset, uint64_t *size,
+			      const char **module);
+
+/* The printk formats block, and the string at an address (or NULL). */
+int tw_dat_strings_parse(tw_dat_file *f, const char *text, size_t len);
+const char *tw_dat_printk_string(const tw_dat_file *f, uint64_t addr);
 
 /* Decompress one block with the file's algorithm; 0 or -1 on failure. */
 int tw_dat_decompress(const tw_dat_file *f, const void *src, size_t n,

@@ -79,6 +79,7 @@ typedef struct dat_reader {
 	struct trace_seq seq;
 	tw_buf raw; /* a record with its buffer and CPU, for the sorter */
 	tw_buf pad; /* a record followed by zeros, for libtraceevent */
+	tw_pf_resolve resolve; /* symbols and strings for the programs */
 	int strict;
 } dat_reader;
 
@@ -501,14 +502,15 @@ static const char *symbol(void *ctx, uint64_t addr, uint64_t *offset,
 			  uint64_t *size, const char **module)
 {
 	dat_reader *r = ctx;
-	load_plugins(r); /* loads kallsyms too */
-	const char *name = tep_find_function(r->f.tep, addr);
-	if (!name)
-		return NULL;
-	*offset = addr - tep_find_function_address(r->f.tep, addr);
-	*size = 0;
-	*module = NULL;
-	return name;
+	tw_dat_load_kallsyms(&r->f);
+	return tw_dat_sym_lookup(&r->f, addr, offset, size, module);
+}
+
+/* A %s of a pointer: the file's printk formats know the kernel's strings. */
+static const char *kernel_string(void *ctx, uint64_t addr)
+{
+	dat_reader *r = ctx;
+	return tw_dat_printk_string(&r->f, addr);
 }
 
 static struct tep_event *event_of(const trawl_event *ev)
@@ -873,7 +875,7 @@ static void decode(const trawl_trace *t, trawl_event *ev, const char *key,
 		if (v.type == TW_PFV_INT) {
 			size_t l0 = ev->label_z.len;
 			int has = tw_pfmt_label(pf, i, ev->data, ev->data_len,
-						symbol, r, &ev->label_z);
+						&r->resolve, &ev->label_z);
 			if (has < 0)
 				break;
 			if (has) {
@@ -959,7 +961,7 @@ static int payload(const trawl_event *ev)
 		trace_seq_terminate(&r->seq);
 	} else if (e && (pf = program(r, ev)) && !tw_pfmt_fallback(pf)) {
 		out->payload_z.len = 0;
-		if (tw_pfmt_render(pf, ev->data, ev->data_len, symbol, r,
+		if (tw_pfmt_render(pf, ev->data, ev->data_len, &r->resolve,
 				   &out->payload_z))
 			return -1;
 		size_t pn = out->payload_z.len;
@@ -1188,6 +1190,7 @@ int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err)
 		r->flag_map[k] = map_flags(k);
 	trace_seq_init(&r->seq);
 	tep_set_loglevel(TEP_LOG_NONE); /* the library never prints */
+	r->resolve = (tw_pf_resolve){symbol, kernel_string, r};
 
 	size_t len;
 	const unsigned char *map =

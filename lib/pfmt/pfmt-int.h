@@ -139,6 +139,6 @@ int64_t tw_pf_eval(const tw_pfmt *p, int32_t i, const unsigned char *data,
 /* Render conversion segment s into out (render.c). */
 int tw_pf_render_conv(const tw_pfmt *p, const pf_seg *s,
 		      const unsigned char *data, size_t len,
-		      tw_pf_symbol_fn sym, void *sym_ctx, tw_buf *out);
+		      const tw_pf_resolve *rs, tw_buf *out);
 
 #endif

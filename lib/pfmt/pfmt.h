@@ -74,13 +74,18 @@ typedef struct tw_pf_layout {
 } tw_pf_layout;
 
 /*
- * A symbol table for %pS, %ps and friends: the name and offset of an
- * address, and the size of the symbol (the kernel prints "name+0xoff/0xsz").
- * Return: the name (NUL-terminated), or NULL when unknown.
+ * What records point at, for the source to resolve: a symbol table for
+ * %pS, %ps and friends (the name, the offset into it and the symbol's size:
+ * the kernel prints "name+0xoff/0xsz [module]"), and the strings a %s of a
+ * pointer field names (trace_printk formats, tracepoint_string()s).
+ * Either may be NULL; both return NULL when they do not know the address.
  */
-typedef const char *(*tw_pf_symbol_fn)(void *ctx, uint64_t addr,
-				       uint64_t *offset, uint64_t *size,
-				       const char **module);
+typedef struct tw_pf_resolve {
+	const char *(*symbol)(void *ctx, uint64_t addr, uint64_t *offset,
+			      uint64_t *size, const char **module);
+	const char *(*string)(void *ctx, uint64_t addr);
+	void *ctx;
+} tw_pf_resolve;
 
 /*
  * Compile e's print format. Always returns a program (NULL only when out
@@ -122,7 +127,7 @@ size_t tw_pfmt_field_elems(const tw_pfmt *p, size_t field, const void *data,
  * Return: 0, or -1 when out of memory.
  */
 int tw_pfmt_render(const tw_pfmt *p, const void *data, size_t len,
-		   tw_pf_symbol_fn sym, void *sym_ctx, tw_buf *out);
+		   const tw_pf_resolve *rs, tw_buf *out);
 int tw_pfmt_fits(const tw_pfmt *p, const void *data, size_t len);
 
 /*
@@ -132,7 +137,7 @@ int tw_pfmt_fits(const tw_pfmt *p, const void *data, size_t len);
  * Return: 1 when the field has one, 0 when not, -1 out of memory.
  */
 int tw_pfmt_label(const tw_pfmt *p, size_t field, const void *data, size_t len,
-		  tw_pf_symbol_fn sym, void *sym_ctx, tw_buf *out);
+		  const tw_pf_resolve *rs, tw_buf *out);
 
 /* ---- scan: text back to fields ---- */
 

@@ -348,7 +348,7 @@ static int put_int(const tw_pfmt *p, tw_buf *out, const pf_seg *g,
 
 /* The text a string-valued node makes (helpers, literals, fields). */
 static int render_str(const tw_pfmt *p, int32_t i, const unsigned char *data,
-		      size_t len, tw_buf *out)
+		      size_t len, const tw_pf_resolve *rs, tw_buf *out)
 {
 	const pf_node *n = &p->nodes[i];
 	const unsigned char *at;
@@ -359,14 +359,21 @@ static int render_str(const tw_pfmt *p, int32_t i, const unsigned char *data,
 	case N_COND:
 		return render_str(p,
 				  tw_pf_eval(p, n->a, data, len) ? n->b : n->c,
-				  data, len, out);
+				  data, len, rs, out);
 	case N_FIELD: {
 		const tw_pf_field *f = &p->fields[n->a];
 		if (!(f->flags &
 		      (TW_PFF_STRING | TW_PFF_ARRAY | TW_PFF_DYNAMIC))) {
-			pf_seg g = {.conv = 'd', .size = 8};
-			return put_int(p, out, &g, tw_pf_eval(p, i, data, len),
-				       -1, -1);
+			/* a pointer to a string the kernel keeps (a
+			 * trace_printk format, a tracepoint_string()) */
+			int64_t v = tw_pf_eval(p, i, data, len);
+			const char *str =
+				rs && rs->string
+					? rs->string(rs->ctx, (uint64_t)v)
+					: NULL;
+			if (str)
+				return puts_(p, out, str);
+			return put_hex(p, out, (uint64_t)v, 1);
 		}
 		if (bytes_of(p, f, data, len, &at, &bn))
 			return 0;
@@ -489,11 +496,13 @@ static int put_padded(const tw_pfmt *p, tw_buf *out, const char *s, size_t n,
 }
 
 static int put_symbol(const tw_pfmt *p, tw_buf *out, const pf_seg *g,
-		      uint64_t addr, tw_pf_symbol_fn sym, void *ctx)
+		      uint64_t addr, const tw_pf_resolve *rs)
 {
 	uint64_t off = 0, size = 0;
 	const char *mod = NULL;
-	const char *name = sym ? sym(ctx, addr, &off, &size, &mod) : NULL;
+	const char *name =
+		rs && rs->symbol ? rs->symbol(rs->ctx, addr, &off, &size, &mod)
+				 : NULL;
 	if (!name)
 		return put_hex(p, out, addr, 1);
 	if (puts_(p, out, name))
@@ -512,7 +521,7 @@ static int put_symbol(const tw_pfmt *p, tw_buf *out, const pf_seg *g,
 
 int tw_pf_render_conv(const tw_pfmt *p, const pf_seg *g,
 		      const unsigned char *data, size_t len,
-		      tw_pf_symbol_fn sym, void *sym_ctx, tw_buf *out)
+		      const tw_pf_resolve *rs, tw_buf *out)
 {
 	int width = g->width, prec = g->prec;
 	if (g->width_expr >= 0) {
@@ -530,10 +539,10 @@ int tw_pf_render_conv(const tw_pfmt *p, const pf_seg *g,
 	switch (g->conv) {
 	case 's':
 		if (width <= 0 && prec < 0)
-			return render_str(p, g->expr, data, len, out);
+			return render_str(p, g->expr, data, len, rs, out);
 		{
 			size_t at = out->len;
-			if (render_str(p, g->expr, data, len, out))
+			if (render_str(p, g->expr, data, len, rs, out))
 				return -1;
 			/* pad what was just written: move it aside */
 			size_t n = out->len - at;
@@ -560,7 +569,7 @@ int tw_pf_render_conv(const tw_pfmt *p, const pf_seg *g,
 		if (p->layout.long_size == 4)
 			v &= 0xffffffffu;
 		if (g->pext[0] && g->pext[0] != 'x' && g->pext[0] != 'K')
-			return put_symbol(p, out, g, v, sym, sym_ctx);
+			return put_symbol(p, out, g, v, rs);
 		/* what libtraceevent prints: the address, not the hash */
 		if (v == 0 && !g->pext[0])
 			return puts_(p, out, "(nil)");
@@ -573,14 +582,13 @@ int tw_pf_render_conv(const tw_pfmt *p, const pf_seg *g,
 }
 
 int tw_pfmt_render(const tw_pfmt *p, const void *data, size_t len,
-		   tw_pf_symbol_fn sym, void *sym_ctx, tw_buf *out)
+		   const tw_pf_resolve *rs, tw_buf *out)
 {
 	for (size_t i = 0; i < p->nsegs; i++) {
 		const pf_seg *g = &p->segs[i];
 		int rc = g->kind == S_LIT
 				 ? put(p, out, p->pool + g->lit, g->lit_len)
-				 : tw_pf_render_conv(p, g, data, len, sym,
-						     sym_ctx, out);
+				 : tw_pf_render_conv(p, g, data, len, rs, out);
 		if (rc)
 			return -1;
 	}
@@ -588,13 +596,13 @@ int tw_pfmt_render(const tw_pfmt *p, const void *data, size_t len,
 }
 
 int tw_pfmt_label(const tw_pfmt *p, size_t field, const void *data, size_t len,
-		  tw_pf_symbol_fn sym, void *sym_ctx, tw_buf *out)
+		  const tw_pf_resolve *rs, tw_buf *out)
 {
 	if (field >= p->nfields || p->fallback || p->label_seg[field] < 0)
 		return 0;
 	const pf_seg *g = &p->segs[p->label_seg[field]];
 	size_t at = out->len;
-	if (tw_pf_render_conv(p, g, data, len, sym, sym_ctx, out))
+	if (tw_pf_render_conv(p, g, data, len, rs, out))
 		return -1;
 	/* a number no entry named ("0x9") is no label */
 	if (out->len - at >= 2 && out->data[at] == '0' &&

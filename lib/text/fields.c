@@ -385,8 +385,9 @@ static int decode_format(trawl_trace *t, trawl_event *ev)
 				v.nelem = 0;
 			v.elem0 = (uint32_t)at;
 		}
-		ev->fields[i] = (tw_kv){f->name, v.s ? v.s : "", f->name_len,
-					v.s ? v.slen : 0};
+		if (!v.s) /* not in the text: an empty value at its end */
+			v.s = ev->payload + ev->payload_len, v.slen = 0;
+		ev->fields[i] = (tw_kv){f->name, v.s, f->name_len, v.slen};
 		ev->tv[i] = v;
 	}
 	ev->nfields = (int)n;
