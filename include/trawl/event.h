@@ -141,8 +141,13 @@ TRAWL_API int trawl_event_preempt_depth(const trawl_event *ev);
  * @ev:  the event
  * @len: OUT: length in bytes (the text is not NUL-terminated)
  *
- * Return: the text after "name: " for text sources; for trace.dat, the
- * event as its print format shows it (what `trace-cmd report` prints).
+ * The event's text as the kernel prints it: for text sources the text
+ * after "name: " (for an ftrace print event, which the kernel writes as
+ * "tracing_mark_write: text", that whole text); for trace.dat, what its
+ * print format makes of the record, as the kernel would print it
+ * (`trace-cmd report -N` prints the same but for symbol sizes).
+ *
+ * Return: the text.
  * Lifetime: borrowed, valid until the callback returns.
  */
 TRAWL_API const char *trawl_event_payload(const trawl_event *ev, size_t *len);

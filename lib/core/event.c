@@ -83,6 +83,23 @@ TRAWL_API const char *trawl_event_payload(const trawl_event *ev, size_t *len)
 			*len = 0;
 		return "";
 	}
+	if (TW_UNLIKELY(ev->bits & TW_EV_IP_FROM_NAME)) {
+		/* the kernel printed a print event's "%ps: %s" where names
+		 * go: "tracing_mark_write: text" is its text */
+		trawl_event *e = (trawl_event *)ev;
+		e->payload_z.len = 0;
+		if (tw_buf_append(&e->t->mem, &e->payload_z,
+				  "tracing_mark_write: ", 20) ||
+		    tw_buf_append(&e->t->mem, &e->payload_z, ev->payload,
+				  ev->payload_len)) {
+			if (len)
+				*len = 0;
+			return "";
+		}
+		if (len)
+			*len = e->payload_z.len;
+		return e->payload_z.data;
+	}
 	if (len)
 		*len = ev->payload_len;
 	return ev->payload;

@@ -853,6 +853,15 @@ static void decode(const trawl_trace *t, trawl_event *ev, const char *key,
 			v.slen = (uint32_t)(ev->fields_z.len - start);
 			text_in_z[k] = 1;
 		} else if (tw_pfmt_field_int(pf, i, ev->data, ev->data_len,
+					     &v.i) == 0 &&
+			   (f->flags & TW_PFF_CHARPTR) &&
+			   (txt = kernel_string(r, (uint64_t)v.i)) != NULL) {
+			/* a string the kernel keeps: the text, not where */
+			v.type = TW_PFV_STR;
+			v.s = txt;
+			v.slen = (uint32_t)strlen(txt);
+			txt = NULL;
+		} else if (tw_pfmt_field_int(pf, i, ev->data, ev->data_len,
 					     &v.i) == 0) {
 			v.type = TW_PFV_INT;
 			nl = int_text(num, v.i, v.uns,

@@ -72,6 +72,8 @@ static int parse_const(const char *s, int64_t *out)
 {
 	if (!s || !*s)
 		return -1;
+	if (s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z'))
+		return tw_pf_constant(s, out);
 	if (s[0] == '\'') {
 		if (s[1] && s[2] == '\'' && !s[3]) {
 			*out = (unsigned char)s[1];
@@ -704,6 +706,9 @@ static int add_field(cc *c, const struct tep_format_field *f)
 		d->flags |= TW_PFF_LONG;
 	if (f->flags & TEP_FIELD_IS_POINTER)
 		d->flags |= TW_PFF_POINTER;
+	if ((f->flags & TEP_FIELD_IS_POINTER) && f->type &&
+	    strstr(f->type, "char") && !(f->flags & TEP_FIELD_IS_ARRAY))
+		d->flags |= TW_PFF_CHARPTR;
 	if ((f->flags & TEP_FIELD_IS_STRING) ||
 	    ((f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
 	     d->elem_size == 1 && f->type && strstr(f->type, "char")))
@@ -739,10 +744,12 @@ static int labelled_field(const tw_pfmt *p, int32_t i, int depth)
 		int f = labelled_field(p, n->b, depth + 1);
 		return f >= 0 ? f : labelled_field(p, n->c, depth + 1);
 	}
-	/* through masks and casts down to the field */
+	/* through masks, shifts and casts down to the field */
 	while (x >= 0 &&
 	       (p->nodes[x].op == N_CAST ||
-		(p->nodes[x].op == N_BIN && p->nodes[x].sub == B_AND &&
+		(p->nodes[x].op == N_BIN &&
+		 (p->nodes[x].sub == B_AND || p->nodes[x].sub == B_SHR ||
+		  p->nodes[x].sub == B_SHL) &&
 		 p->nodes[p->nodes[x].b].op == N_CONST)))
 		x = p->nodes[x].a;
 	return x >= 0 && p->nodes[x].op == N_FIELD ? p->nodes[x].a : -1;

@@ -133,6 +133,9 @@ struct tw_pfmt {
 	size_t pool_len;
 };
 
+/* A named kernel constant formats use undefined (constants.c); 0 or -1. */
+int tw_pf_constant(const char *name, int64_t *out);
+
 /* The integer value of node i for a record (render.c). */
 int64_t tw_pf_eval(const tw_pfmt *p, int32_t i, const unsigned char *data,
 		   size_t len);

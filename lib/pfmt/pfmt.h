@@ -46,6 +46,7 @@ enum {
 	TW_PFF_STRING = 1u << 4,   /* text: char[] or __data_loc char[] */
 	TW_PFF_LONG = 1u << 5,	   /* a long (its size is the file's) */
 	TW_PFF_POINTER = 1u << 6,  /* a pointer: shown in hex */
+	TW_PFF_CHARPTR = 1u << 7,  /* a char *: a string the kernel keeps */
 };
 
 typedef struct tw_pf_field {
@@ -172,9 +173,12 @@ typedef struct tw_pf_scan {
 	size_t nvals_cap;
 	int64_t elems[TW_PF_MAX_ELEMS];
 	size_t nelems;
-	/* constraints collected while matching (internal) */
+	/* constraints collected while matching, and where each segment
+	 * began (internal) */
 	void *work;
 	size_t work_cap;
+	const char **pos;
+	size_t pos_cap;
 } tw_pf_scan;
 
 /*

@@ -251,6 +251,10 @@ int64_t tw_pf_eval(const tw_pfmt *p, int32_t i, const unsigned char *data,
 			return x >= y;
 		}
 		return 0;
+	case N_STR:
+		/* an identifier the format leaves undefined (vmemmap_base):
+		 * 0, as libtraceevent takes it */
+		return 0;
 	default:
 		/* strings and helpers as numbers: they are there */
 		return 1;
@@ -604,9 +608,9 @@ int tw_pfmt_label(const tw_pfmt *p, size_t field, const void *data, size_t len,
 	size_t at = out->len;
 	if (tw_pf_render_conv(p, g, data, len, rs, out))
 		return -1;
-	/* a number no entry named ("0x9") is no label */
-	if (out->len - at >= 2 && out->data[at] == '0' &&
-	    out->data[at + 1] == 'x') {
+	/* a number no entry named ("0x9") is no label, nor is nothing */
+	if (out->len == at || (out->len - at >= 2 && out->data[at] == '0' &&
+			       out->data[at + 1] == 'x')) {
 		out->len = at;
 		return 0;
 	}

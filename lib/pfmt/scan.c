@@ -50,6 +50,7 @@ typedef struct scanner {
 	const char *text;
 	const char *end;
 	tw_pf_scan *out;
+	const char **pos; /* pos[i]: where segment i began on this path */
 	constraint *c;
 	size_t nc, cap;
 	long steps;
@@ -526,7 +527,8 @@ static int try_str(scanner *s, size_t seg, const char *at, int32_t i, int depth)
 		return try_array(s, seg, at, nd);
 	case N_FIELD: {
 		const tw_pf_field *f = &p->fields[nd->a];
-		if ((size_t)nd->a < p->nfields && (f->flags & TW_PFF_STRING))
+		if ((size_t)nd->a < p->nfields &&
+		    (f->flags & (TW_PFF_STRING | TW_PFF_CHARPTR)))
 			return try_any(s, seg, at, nd->a, C_STR);
 		return try_any(s, seg, at, -1, C_TEXT);
 	}
@@ -612,6 +614,7 @@ static int match(scanner *s, size_t seg, const char *at)
 	const tw_pfmt *p = s->p;
 	if (!budget(s))
 		return 0;
+	s->pos[seg] = at;
 	if (seg == p->nsegs)
 		return only_blanks(at, s->end);
 	const pf_seg *g = &p->segs[seg];
@@ -623,8 +626,10 @@ static int match(scanner *s, size_t seg, const char *at)
 		return match(s, seg + 1, at + n);
 	/* the text's line lost the format's trailing newlines */
 	if (left < n && memcmp(at, lit, left) == 0 &&
-	    only_blanks(lit + left, lit + n) && seg + 1 == p->nsegs)
+	    only_blanks(lit + left, lit + n) && seg + 1 == p->nsegs) {
+		s->pos[seg + 1] = s->end;
 		return 1;
+	}
 	return 0;
 }
 
@@ -751,6 +756,20 @@ static int settle(scanner *s)
 	for (size_t i = 0; i < p->nfields; i++) {
 		tw_pf_value *v = &o->vals[i];
 		const tw_pf_field *f = &p->fields[i];
+		/* the label: what the labelling conversion printed, as the
+		 * render of a record makes it (a number is no label) */
+		int32_t ls = p->label_seg[i];
+		if (ls >= 0 &&
+		    (v->type == TW_PFV_INT || v->type == TW_PFV_TEXT)) {
+			const char *a = s->pos[ls], *b = s->pos[ls + 1];
+			if (b > a &&
+			    !(b - a >= 2 && a[0] == '0' && a[1] == 'x')) {
+				v->label = a;
+				v->label_len = (uint32_t)(b - a);
+			} else if (v->type == TW_PFV_INT) {
+				v->label = NULL;
+			}
+		}
 		v->uns = !(f->flags & TW_PFF_SIGNED);
 		v->ptr = (f->flags & TW_PFF_POINTER) != 0;
 		if (v->type != TW_PFV_INT)
@@ -779,11 +798,20 @@ int tw_pfmt_scan(const tw_pfmt *p, const tw_mem *mem, const char *text,
 		out->vals = v;
 		out->nvals_cap = n;
 	}
+	if (p->nsegs + 1 > out->pos_cap) {
+		const char **np =
+			tw_realloc(mem, out->pos, (p->nsegs + 1) * sizeof(*np));
+		if (!np)
+			return -1;
+		out->pos = np;
+		out->pos_cap = p->nsegs + 1;
+	}
 	scanner s = {.p = p,
 		     .mem = mem,
 		     .text = text,
 		     .end = text + len,
 		     .out = out,
+		     .pos = out->pos,
 		     .c = out->work,
 		     .cap = out->work_cap};
 	int ok = match(&s, 0, text);
@@ -800,6 +828,9 @@ void tw_pf_scan_fini(const tw_mem *mem, tw_pf_scan *s)
 {
 	tw_free(mem, s->vals);
 	tw_free(mem, s->work);
+	tw_free(mem, s->pos);
+	s->pos = NULL;
+	s->pos_cap = 0;
 	s->vals = NULL;
 	s->work = NULL;
 	s->nvals_cap = s->work_cap = 0;

@@ -343,6 +343,11 @@ static void add(trawl_event *ev, const char *key, const char *v, size_t vlen)
 			(tw_kv){key, v, (uint32_t)strlen(key), (uint32_t)vlen};
 }
 
+/*
+ * ftrace's print: "%ps: %s" of ip and buf, typed as the format says (ip a
+ * function the text names by its symbol: display only, labelled), then
+ * the systrace marker fields of buf.
+ */
 static void decode_print(trawl_event *ev)
 {
 	const char *ip, *buf;
@@ -352,6 +357,16 @@ static void decode_print(trawl_event *ev)
 		add(ev, "ip", ip, ip_len);
 	add(ev, "buf", buf, buf_len);
 	tw_marker_fields(ev, buf, buf_len);
+	for (int i = 0; i < ev->nfields; i++)
+		tw_typed_text(ev, i);
+	if (ip) {
+		ev->tv[0].type = TW_PFV_TEXT;
+		ev->tv[0].label = ip;
+		ev->tv[0].label_len = (uint32_t)ip_len;
+		ev->tv[0].uns = 1;
+	}
+	ev->tv[ip ? 1 : 0].type = TW_PFV_STR;
+	ev->typed = 1;
 }
 
 /*
