@@ -543,6 +543,17 @@ static int32_t next_arg(cc *c, const struct tep_print_arg **args)
 	return build(c, a, 0);
 }
 
+/* The array field (or dynamic array) node i reads bytes of, or -1. */
+static int bytes_field(const tw_pfmt *p, int32_t i)
+{
+	while (i >= 0 && p->nodes[i].op == N_CAST)
+		i = p->nodes[i].a;
+	if (i < 0 || (p->nodes[i].op != N_FIELD && p->nodes[i].op != N_DYN))
+		return -1;
+	int f = p->nodes[i].a;
+	return p->fields[f].flags & (TW_PFF_ARRAY | TW_PFF_DYNAMIC) ? f : -1;
+}
+
 static int parse_format(cc *c, const char *fmt,
 			const struct tep_print_arg *args)
 {
@@ -659,7 +670,8 @@ static int parse_format(cc *c, const char *fmt,
 				      g.pext[0] == 'B') &&
 				     (n == 1 || g.pext[1] == 'R')) ||
 				    (n == 1 &&
-				     (g.pext[0] == 'x' || g.pext[0] == 'K'));
+				     (g.pext[0] == 'x' || g.pext[0] == 'K')) ||
+				    tw_pf_bytes_ext(g.pext);
 			if (!known) {
 				char d[8] = "%p";
 				memcpy(d + 2, g.pext, n);
@@ -677,7 +689,15 @@ static int parse_format(cc *c, const char *fmt,
 		}
 		g.conv = (uint8_t)conv;
 		g.expr = next_arg(c, &args);
-		if (g.expr < 0 || seg_add(c, g))
+		if (g.expr < 0)
+			return -1;
+		if (conv == 'p' && tw_pf_bytes_ext(g.pext) &&
+		    bytes_field(c->p, g.expr) < 0) {
+			/* %pU, %pI4, ... print bytes: of an array field */
+			fail(c, TW_PF_POINTER, "%p of bytes not in the record");
+			return -1;
+		}
+		if (seg_add(c, g))
 			return -1;
 	}
 	if (!c->p->fallback && args)
@@ -858,8 +878,9 @@ tw_pfmt *tw_pfmt_compile(const tw_mem *mem, const struct tep_event *e,
 			goto oom;
 	if ((e->flags & TEP_EVENT_FL_FAILED) || !e->print_fmt.format)
 		fail(&c, TW_PF_NO_FORMAT, "libtraceevent could not parse it");
-	else if (parse_format(&c, e->print_fmt.format, e->print_fmt.args))
-		goto oom;
+	else if (parse_format(&c, e->print_fmt.format, e->print_fmt.args) &&
+		 c.oom)
+		goto oom; /* otherwise it fell back, and says why */
 	if (c.oom)
 		goto oom;
 	for (size_t i = 0; i < p->nall; i++)
@@ -892,6 +913,11 @@ void tw_pfmt_free(tw_pfmt *p)
 int tw_pfmt_fallback(const tw_pfmt *p)
 {
 	return p->fallback;
+}
+
+int tw_pfmt_unresolved(const tw_pfmt *p)
+{
+	return p->unresolved;
 }
 
 const char *tw_pfmt_fallback_detail(const tw_pfmt *p)

@@ -101,7 +101,7 @@ typedef struct pf_seg {
 	uint8_t conv;  /* d i u x X o c s p */
 	uint8_t flags; /* F_* */
 	uint8_t size;  /* integer size from the length modifier: 1 2 4 8 */
-	char pext[4];  /* %p extension letters ("S", "s", "x", ...) */
+	char pext[6];  /* %p extension letters ("S", "s", "x", ...) */
 	int32_t width; /* -1 none */
 	int32_t prec;  /* -1 none */
 	int32_t width_expr, prec_expr; /* '*': node, else -1 */
@@ -132,6 +132,12 @@ struct tw_pfmt {
 	char *pool;
 	size_t pool_len;
 };
+
+/* Whether a %p extension prints bytes the record holds (netfmt.c). */
+int tw_pf_bytes_ext(const char *pext);
+/* Print them as the kernel does: %pU, %pM, %pI4, %pI6(c), %pIS(pc). */
+int tw_pf_render_bytes(const tw_pfmt *p, const char *pext,
+		       const unsigned char *b, size_t n, tw_buf *out);
 
 /* A named kernel constant formats use undefined (constants.c); 0 or -1. */
 int tw_pf_constant(const char *name, int64_t *out);

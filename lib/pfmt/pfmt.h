@@ -100,6 +100,8 @@ void tw_pfmt_free(tw_pfmt *p);
 
 int tw_pfmt_fallback(const tw_pfmt *p);
 const char *tw_pfmt_fallback_name(int why);
+/* Symbol table entries whose name the format leaves undefined. */
+int tw_pfmt_unresolved(const tw_pfmt *p);
 /* What the compiler stopped at, for messages ("%pI4", "__print_ns..."). */
 const char *tw_pfmt_fallback_detail(const tw_pfmt *p);
 

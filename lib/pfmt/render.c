@@ -569,6 +569,17 @@ int tw_pf_render_conv(const tw_pfmt *p, const pf_seg *g,
 				  g->flags & F_MINUS);
 	}
 	case 'p': {
+		if (tw_pf_bytes_ext(g->pext)) {
+			int32_t x = g->expr;
+			while (p->nodes[x].op == N_CAST)
+				x = p->nodes[x].a;
+			const unsigned char *at;
+			size_t bn;
+			if (bytes_of(p, &p->fields[p->nodes[x].a], data, len,
+				     &at, &bn))
+				return 0;
+			return tw_pf_render_bytes(p, g->pext, at, bn, out);
+		}
 		uint64_t v = (uint64_t)tw_pf_eval(p, g->expr, data, len);
 		if (p->layout.long_size == 4)
 			v &= 0xffffffffu;
