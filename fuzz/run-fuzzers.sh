@@ -14,7 +14,7 @@
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 BUILD_DIR [fuzz-text|fuzz-line|fuzz-compressed|fuzz-dat|fuzz-analyses|fuzz-formats ...]" >&2
+	echo "usage: $0 BUILD_DIR [fuzz-text|fuzz-line|fuzz-compressed|fuzz-dat|fuzz-analyses|fuzz-formats|fuzz-pfmt ...]" >&2
 	exit 2
 }
 [ $# -ge 1 ] || usage
@@ -32,9 +32,10 @@ declare -A max_len=(
 	[fuzz-dat]=262144
 	[fuzz-analyses]=65536
 	[fuzz-formats]=32768
+	[fuzz-pfmt]=16384
 )
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz-text fuzz-line fuzz-compressed fuzz-dat fuzz-analyses fuzz-formats)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz-text fuzz-line fuzz-compressed fuzz-dat fuzz-analyses fuzz-formats fuzz-pfmt)
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/trawl-fuzz.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT

@@ -19,6 +19,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "../pfmt/pfmt.h"
 #include "dat-int.h"
 
 #define MAX_OPTION_SECTIONS 4096
@@ -934,93 +935,6 @@ void tw_dat_index_formats(tw_dat_file *f)
 		qsort(f->formats, f->nformats, sizeof(*f->formats), cmp_format);
 }
 
-static int ident_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '_';
-}
-
-/* Whether `name` (n bytes) is declared by a "field:... name;" line. */
-static int declared(const char *text, size_t len, const char *name, size_t n)
-{
-	const char *end = text + len;
-	for (const char *q = text;
-	     (q = memmem(q, (size_t)(end - q), "field:", 6)); q += 6) {
-		const char *semi = memchr(q, ';', (size_t)(end - q));
-		if (!semi)
-			return 0;
-		const char *e = semi;
-		if (e > q && e[-1] == ']') /* an array: name[N] */
-			while (e > q && *e != '[')
-				e--;
-		const char *b = e;
-		while (b > q && ident_char(b[-1]))
-			b--;
-		if ((size_t)(e - b) == n && memcmp(b, name, n) == 0)
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * libtraceevent trusts the print format it parses; a damaged one (seen:
- * "REC->clockidT_{ 0, ...") can crash it. Before handing a format over,
- * check what a kernel always writes: quotes, parentheses and braces that
- * balance, and every REC->field a declared field.
- */
-static int format_looks_sane(const char *text, size_t len)
-{
-	const char *pf = memmem(text, len, "\nprint fmt: ", 12);
-	if (!pf)
-		return 0;
-	const char *p = pf + 12, *end = text + len;
-	int paren = 0, brace = 0, quoted = 0;
-	for (; p < end; p++) { /* to the end: strings may hold newlines */
-		char c = *p;
-		if (quoted) {
-			if (c == '\\' && p + 1 < end)
-				p++;
-			else if (c == '"')
-				quoted = 0;
-			continue;
-		}
-		switch (c) {
-		case '"':
-			quoted = 1;
-			break;
-		case '(':
-			paren++;
-			break;
-		case ')':
-			if (--paren < 0)
-				return 0;
-			break;
-		case '{':
-			brace++;
-			break;
-		case '}':
-			if (--brace < 0)
-				return 0;
-			break;
-		case '\0':
-			return 0;
-		case 'R':
-			if (end - p > 5 && memcmp(p, "REC->", 5) == 0 &&
-			    (p == pf + 12 || !ident_char(p[-1]))) {
-				const char *n = p + 5, *e = n;
-				while (e < end && ident_char(*e))
-					e++;
-				if (e == n ||
-				    !declared(text, (size_t)(pf - text), n,
-					      (size_t)(e - n)))
-					return 0;
-				p = e - 1;
-			}
-			break;
-		}
-	}
-	return !quoted && paren == 0 && brace == 0;
-}
 
 struct tep_event *tw_dat_parse_format(tw_dat_file *f, uint32_t id)
 {
@@ -1036,7 +950,7 @@ struct tep_event *tw_dat_parse_format(tw_dat_file *f, uint32_t id)
 		return NULL;
 	const tw_dat_format *fm = &f->formats[lo];
 	struct tep_event *e = NULL;
-	if (!format_looks_sane(fm->text, fm->len)) {
+	if (!tw_pfmt_text_sane(fm->text, fm->len)) {
 		if (!f->meta_damaged++)
 			f->meta_damage_off = 0;
 		return NULL;

@@ -89,6 +89,13 @@ typedef struct tw_pf_resolve {
 } tw_pf_resolve;
 
 /*
+ * Whether a format file's text is safe to hand to libtraceevent: quotes,
+ * parentheses and braces of its print fmt balance, and every REC->field is
+ * a declared field (sane.c).
+ */
+int tw_pfmt_text_sane(const char *text, size_t len);
+
+/*
  * Compile e's print format. Always returns a program (NULL only when out
  * of memory); one that did not compile whole renders and scans nothing and
  * says why in tw_pfmt_fallback().
