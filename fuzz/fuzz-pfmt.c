@@ -76,17 +76,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *ftext = malloc(fn + 1);
 	if (!ftext)
 		return 0;
-	memcpy(ftext, fmt, fn);
-	ftext[fn] = '\0';
 	tw_mem mem;
 	tw_mem_init(&mem, NULL, NULL);
+	memcpy(ftext, fmt, fn);
+	ftext[fn] = '\0';
 	struct tep_handle *tep = tep_alloc();
 	tep_set_loglevel(TEP_LOG_NONE);
-	struct tep_event *e = NULL;
-	if (tep && tw_pfmt_text_sane(ftext, fn) &&
-	    tep_parse_format(tep, &e, ftext, fn, "fuzz") ==
-		    TEP_ERRNO__SUCCESS &&
-	    e) {
+	struct tep_event *e =
+		tep ? tw_pfmt_parse(tep, &mem, ftext, fn, "fuzz") : NULL;
+	if (e) {
 		tw_pf_layout lay = {fn & 1, fn & 2 ? 4 : 8};
 		tw_pfmt *p = tw_pfmt_compile(&mem, e, &lay);
 		FUZZ_CHECK(p != NULL, "compile gave no program");

@@ -89,11 +89,9 @@ const tw_pfmt *tw_textfmt_of(trawl_trace *t, tw_type *ty)
 		tep_set_file_bigendian(tf->tep, TEP_LITTLE_ENDIAN);
 		tep_set_local_bigendian(tf->tep, TEP_LITTLE_ENDIAN);
 	}
-	struct tep_event *e = NULL;
-	if (!tw_pfmt_text_sane(ft->text, ft->len) ||
-	    tep_parse_format(tf->tep, &e, ft->text, ft->len, ft->system) !=
-		    TEP_ERRNO__SUCCESS ||
-	    !e) {
+	struct tep_event *e =
+		tw_pfmt_parse(tf->tep, &t->mem, ft->text, ft->len, ft->system);
+	if (!e) {
 		t->stats.types_generic++;
 		return NULL;
 	}

@@ -935,7 +935,6 @@ void tw_dat_index_formats(tw_dat_file *f)
 		qsort(f->formats, f->nformats, sizeof(*f->formats), cmp_format);
 }
 
-
 struct tep_event *tw_dat_parse_format(tw_dat_file *f, uint32_t id)
 {
 	size_t lo = 0, hi = f->nformats;
@@ -949,15 +948,14 @@ struct tep_event *tw_dat_parse_format(tw_dat_file *f, uint32_t id)
 	if (lo == f->nformats || f->formats[lo].id != id)
 		return NULL;
 	const tw_dat_format *fm = &f->formats[lo];
-	struct tep_event *e = NULL;
-	if (!tw_pfmt_text_sane(fm->text, fm->len)) {
+	if (tw_pfmt_text_check(fm->text, fm->len) == TW_PF_TEXT_BAD) {
 		if (!f->meta_damaged++)
 			f->meta_damage_off = 0;
 		return NULL;
 	}
-	if (tep_parse_format(f->tep, &e, fm->text, (unsigned long)fm->len,
-			     fm->system) != 0 ||
-	    !e || e->id != (int)id)
+	struct tep_event *e =
+		tw_pfmt_parse(f->tep, f->mem, fm->text, fm->len, fm->system);
+	if (!e || e->id != (int)id)
 		return NULL;
 	return e;
 }

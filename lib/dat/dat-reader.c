@@ -28,6 +28,7 @@
 #include "dat-int.h"
 
 #define COMM_CACHE  1024
+#define SYM_CACHE   256
 #define MAX_THREADS 16
 #define NO_FIELD    ((const void *)&no_field)
 
@@ -80,6 +81,13 @@ typedef struct dat_reader {
 	tw_buf raw; /* a record with its buffer and CPU, for the sorter */
 	tw_buf pad; /* a record followed by zeros, for libtraceevent */
 	tw_pf_resolve resolve; /* symbols and strings for the programs */
+	struct sym_slot {
+		uint64_t addr;
+		const char *name;
+		uint64_t offset, size;
+		const char *module;
+		int valid;
+	} syms[SYM_CACHE];
 	int strict;
 } dat_reader;
 
@@ -502,8 +510,22 @@ static const char *symbol(void *ctx, uint64_t addr, uint64_t *offset,
 			  uint64_t *size, const char **module)
 {
 	dat_reader *r = ctx;
+	/* the same few functions again and again (timer callbacks, call
+	 * sites): a direct-mapped cache before the binary search */
+	struct sym_slot *c = &r->syms[(addr ^ addr >> 12) % SYM_CACHE];
+	if (c->valid && c->addr == addr) {
+		*offset = c->offset, *size = c->size, *module = c->module;
+		return c->name;
+	}
 	tw_dat_load_kallsyms(&r->f);
-	return tw_dat_sym_lookup(&r->f, addr, offset, size, module);
+	const char *name = tw_dat_sym_lookup(&r->f, addr, offset, size, module);
+	*c = (struct sym_slot){addr,
+			       name,
+			       name ? *offset : 0,
+			       name ? *size : 0,
+			       name ? *module : NULL,
+			       1};
+	return name;
 }
 
 /* A %s of a pointer: the file's printk formats know the kernel's strings. */
@@ -960,15 +982,9 @@ static int payload(const trawl_event *ev)
 	dat_reader *r = rd(ev->t);
 	trawl_event *out = (trawl_event *)ev;
 	struct tep_event *e = event_of(ev);
-	tw_pfmt *pf;
-	if (e && !record_fits(ev, e)) {
-		trace_seq_reset(&r->seq);
-		trace_seq_printf(&r->seq,
-				 "[damaged record: %u bytes do not hold the "
-				 "fields of %s]",
-				 ev->data_len, e->name);
-		trace_seq_terminate(&r->seq);
-	} else if (e && (pf = program(r, ev)) && !tw_pfmt_fallback(pf)) {
+	tw_pfmt *pf = e ? program(r, ev) : NULL;
+	if (pf && !tw_pfmt_fallback(pf) &&
+	    tw_pfmt_fits(pf, ev->data, ev->data_len)) {
 		out->payload_z.len = 0;
 		if (tw_pfmt_render(pf, ev->data, ev->data_len, &r->resolve,
 				   &out->payload_z))
@@ -979,6 +995,14 @@ static int payload(const trawl_event *ev)
 		out->payload = out->payload_z.data;
 		out->payload_len = pn;
 		return 0;
+	}
+	if (e && !record_fits(ev, e)) {
+		trace_seq_reset(&r->seq);
+		trace_seq_printf(&r->seq,
+				 "[damaged record: %u bytes do not hold the "
+				 "fields of %s]",
+				 ev->data_len, e->name);
+		trace_seq_terminate(&r->seq);
 	} else if (e) {
 		print_record(r, ev, TEP_PRINT_INFO);
 	} else {

@@ -849,6 +849,25 @@ static int classify(cc *c)
 	return 0;
 }
 
+/* What tw_pfmt_fits() checks: the fixed fields' end, the dynamic ones. */
+static int layout_bounds(tw_pfmt *p)
+{
+	p->dynamic = tw_malloc(p->mem,
+			       (p->nall ? p->nall : 1) * sizeof(*p->dynamic));
+	if (!p->dynamic)
+		return -1;
+	for (size_t i = 0; i < p->nall; i++) {
+		const tw_pf_field *f = &p->fields[i];
+		size_t end = (size_t)f->offset +
+			     (f->flags & TW_PFF_DYNAMIC ? 4 : f->size);
+		if (end > p->min_len)
+			p->min_len = end;
+		if (f->flags & TW_PFF_DYNAMIC)
+			p->dynamic[p->ndynamic++] = (uint32_t)i;
+	}
+	return 0;
+}
+
 tw_pfmt *tw_pfmt_compile(const tw_mem *mem, const struct tep_event *e,
 			 const tw_pf_layout *layout)
 {
@@ -885,7 +904,7 @@ tw_pfmt *tw_pfmt_compile(const tw_mem *mem, const struct tep_event *e,
 		goto oom;
 	for (size_t i = 0; i < p->nall; i++)
 		p->fields[i].name = p->pool + c.name_at[i];
-	if (classify(&c))
+	if (classify(&c) || layout_bounds(p))
 		goto oom;
 	tw_free(mem, c.name_at);
 	return p;
@@ -901,6 +920,7 @@ void tw_pfmt_free(tw_pfmt *p)
 		return;
 	const tw_mem *m = p->mem;
 	tw_free(m, p->fields);
+	tw_free(m, p->dynamic);
 	tw_free(m, p->textform);
 	tw_free(m, p->label_seg);
 	tw_free(m, p->segs);

@@ -114,7 +114,10 @@ struct tw_pfmt {
 	tw_pf_layout layout;
 	int fallback;
 	char detail[64];
-	int unresolved; /* symbol entries with no number */
+	int unresolved;	   /* symbol entries with no number */
+	size_t min_len;	   /* a record holds every fixed field */
+	uint32_t *dynamic; /* the __data_loc fields, to check each */
+	size_t ndynamic;
 
 	tw_pf_field *fields; /* the event's fields, then the common ones */
 	size_t nfields;	     /* the event's own */

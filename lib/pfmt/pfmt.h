@@ -89,11 +89,25 @@ typedef struct tw_pf_resolve {
 } tw_pf_resolve;
 
 /*
- * Whether a format file's text is safe to hand to libtraceevent: quotes,
- * parentheses and braces of its print fmt balance, and every REC->field is
- * a declared field (sane.c).
+ * Whether a format file's text is safe to hand to libtraceevent (sane.c):
+ * BAD when a field line or the layout is not as the kernel writes them;
+ * ARGS_UNSAFE when the print fmt's arguments are not (unbalanced quotes,
+ * parentheses or braces, an undeclared REC->field, a '[' indexing anything
+ * but a field): libtraceevent's parser trusts both, and fuzzing found
+ * damaged ones that crash it.
  */
-int tw_pfmt_text_sane(const char *text, size_t len);
+enum { TW_PF_TEXT_BAD, TW_PF_TEXT_OK, TW_PF_TEXT_ARGS_UNSAFE };
+int tw_pfmt_text_check(const char *text, size_t len);
+
+struct tep_handle;
+/*
+ * Parse a format with libtraceevent after that check: NULL when BAD (or
+ * libtraceevent refuses it); with ARGS_UNSAFE the event keeps its name and
+ * fields but not its print format (TEP_EVENT_FL_FAILED: it falls back).
+ * Return: the event, owned by tep.
+ */
+struct tep_event *tw_pfmt_parse(struct tep_handle *tep, const tw_mem *mem,
+				const char *text, size_t len, const char *sys);
 
 /*
  * Compile e's print format. Always returns a program (NULL only when out

@@ -140,10 +140,12 @@ int tw_pfmt_field_elem(const tw_pfmt *p, size_t field, const void *data,
 
 int tw_pfmt_fits(const tw_pfmt *p, const void *data, size_t len)
 {
-	for (size_t i = 0; i < p->nall; i++) {
+	if (len < p->min_len)
+		return 0;
+	for (size_t i = 0; i < p->ndynamic; i++) {
 		const unsigned char *at;
 		size_t n;
-		if (bytes_of(p, &p->fields[i], data, len, &at, &n))
+		if (bytes_of(p, &p->fields[p->dynamic[i]], data, len, &at, &n))
 			return 0;
 	}
 	return 1;
@@ -265,7 +267,16 @@ int64_t tw_pf_eval(const tw_pfmt *p, int32_t i, const unsigned char *data,
 
 static int put(const tw_pfmt *p, tw_buf *out, const char *s, size_t n)
 {
-	return tw_buf_append(p->mem, out, s, n);
+	/* most pieces are a few bytes: no call into memcpy for them */
+	if (n <= 16 && out->len + n < out->cap) {
+		char *d = out->data + out->len;
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i];
+		out->len += n;
+		d[n] = '\0';
+		return 0;
+	}
+	return tw_buf_put(p->mem, out, s, n);
 }
 
 static int puts_(const tw_pfmt *p, tw_buf *out, const char *s)
@@ -288,7 +299,8 @@ static int put_hex(const tw_pfmt *p, tw_buf *out, uint64_t v, int prefix)
 	return put(p, out, b + sizeof(b) - n, (size_t)n);
 }
 
-/* printf's integer conversion, for the sizes and flags formats use. */
+/* printf's integer conversion, for the sizes and flags formats use: made
+ * in one local buffer and appended at once. */
 static int put_int(const tw_pfmt *p, tw_buf *out, const pf_seg *g,
 		   int64_t value, int width, int prec)
 {
@@ -297,57 +309,90 @@ static int put_int(const tw_pfmt *p, tw_buf *out, const pf_seg *g,
 	int conv = g->conv;
 	int is_signed = conv == 'd' || conv == 'i';
 	uint64_t u = (uint64_t)extend((uint64_t)value, g->size, is_signed);
-	const char *sign = "";
+	char sign = 0;
 	if (is_signed && (int64_t)u < 0) {
-		sign = "-";
+		sign = '-';
 		u = 0 - u;
 	} else if (is_signed && (g->flags & F_PLUS)) {
-		sign = "+";
+		sign = '+';
 	} else if (is_signed && (g->flags & F_SPACE)) {
-		sign = " ";
+		sign = ' ';
 	} else if (!is_signed && g->size < 8) {
 		u &= (1ull << (g->size * 8)) - 1;
 	}
 	unsigned base = conv == 'x' || conv == 'X' ? 16 : conv == 'o' ? 8 : 10;
 	const char *set = conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
-	if (!(u == 0 && prec == 0))
-		do {
-			digits[sizeof(digits) - 1 - nd++] = set[u % base];
-			u /= base;
-		} while (u);
+	if (!(u == 0 && prec == 0)) {
+		if (base == 10) {
+			/* two digits a division */
+			static const char pairs[] =
+				"0001020304050607080910111213"
+				"1415161718192021222324252627"
+				"2829303132333435363738394041"
+				"4243444546474849505152535455"
+				"5657585960616263646566676869"
+				"7071727374757677787980818283"
+				"84858687888990919293949596979899";
+			char *e = digits + sizeof(digits), *q = e;
+			while (u >= 100) {
+				unsigned r = (unsigned)(u % 100);
+				u /= 100;
+				q -= 2;
+				memcpy(q, pairs + 2 * r, 2);
+			}
+			if (u >= 10) {
+				q -= 2;
+				memcpy(q, pairs + 2 * u, 2);
+			} else {
+				*--q = (char)('0' + u);
+			}
+			nd = (int)(e - q);
+		} else
+			do {
+				digits[sizeof(digits) - 1 - nd++] =
+					set[u % base];
+				u /= base;
+			} while (u);
+	}
 	const char *pre = "";
+	int npre = 0;
 	if ((g->flags & F_HASH) && value != 0) {
 		if (base == 16)
-			pre = conv == 'X' ? "0X" : "0x";
+			pre = conv == 'X' ? "0X" : "0x", npre = 2;
 		else if (base == 8)
-			pre = "0";
+			pre = "0", npre = 1;
 	}
+	if (prec > 4096)
+		prec = 4096;
 	int zeros = prec > nd ? prec - nd : 0;
-	int body = (int)strlen(sign) + (int)strlen(pre) + zeros + nd;
+	int body = (sign != 0) + npre + zeros + nd;
 	int pad = width > body ? width - body : 0;
-	int zero_pad = (g->flags & F_ZERO) && !(g->flags & F_MINUS) && prec < 0;
-	if (zero_pad)
+	if ((g->flags & F_ZERO) && !(g->flags & F_MINUS) && prec < 0)
 		zeros += pad, pad = 0;
-	char spaces[64];
-	memset(spaces, ' ', sizeof(spaces));
+	char small[128];
+	size_t total = (size_t)(pad + (sign != 0) + npre + zeros + nd);
+	char *b = total <= sizeof(small) ? small : tw_malloc(p->mem, total);
+	if (!b)
+		return -1;
+	size_t k = 0;
 	if (!(g->flags & F_MINUS))
-		for (int k = pad; k > 0; k -= 64)
-			if (put(p, out, spaces, (size_t)(k < 64 ? k : 64)))
-				return -1;
-	if (puts_(p, out, sign) || puts_(p, out, pre))
-		return -1;
-	char z[64];
-	memset(z, '0', sizeof(z));
-	for (int k = zeros; k > 0; k -= 64)
-		if (put(p, out, z, (size_t)(k < 64 ? k : 64)))
-			return -1;
-	if (put(p, out, digits + sizeof(digits) - nd, (size_t)nd))
-		return -1;
+		for (int i = 0; i < pad; i++)
+			b[k++] = ' ';
+	if (sign)
+		b[k++] = sign;
+	for (int i = 0; i < npre; i++)
+		b[k++] = pre[i];
+	for (int i = 0; i < zeros; i++)
+		b[k++] = '0';
+	memcpy(b + k, digits + sizeof(digits) - nd, (size_t)nd);
+	k += (size_t)nd;
 	if (g->flags & F_MINUS)
-		for (int k = pad; k > 0; k -= 64)
-			if (put(p, out, spaces, (size_t)(k < 64 ? k : 64)))
-				return -1;
-	return 0;
+		for (int i = 0; i < pad; i++)
+			b[k++] = ' ';
+	int rc = put(p, out, b, k);
+	if (b != small)
+		tw_free(p->mem, b);
+	return rc;
 }
 
 /* The text a string-valued node makes (helpers, literals, fields). */

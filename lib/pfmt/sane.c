@@ -6,6 +6,7 @@
  * --formats files and trees for text traces.
  */
 #include <string.h>
+#include <traceevent/event-parse.h>
 
 #include "pfmt.h"
 
@@ -81,6 +82,19 @@ static int fields_sane(const char *text, const char *pf)
 		const char *semi = memchr(p, ';', (size_t)(nl - p));
 		if (!semi || semi - p < 9)
 			return 0;
+		/* the declaration: printable, brackets in pairs (char[16],
+		 * __data_loc char[]) */
+		int open = 0;
+		for (const char *c = p + 7; c < semi; c++) {
+			if (*c < 0x20 || *c > 0x7e)
+				return 0;
+			if (*c == '[' && open++)
+				return 0;
+			if (*c == ']' && !open--)
+				return 0;
+		}
+		if (open)
+			return 0;
 		const char *q = semi + 1;
 		if (!starts(q, nl, "\toffset:") || !(q = digits(q + 8, nl)) ||
 		    !starts(q, nl, ";\tsize:") || !(q = digits(q + 7, nl)) ||
@@ -99,11 +113,15 @@ static int fields_sane(const char *text, const char *pf)
 	return 1;
 }
 
-int tw_pfmt_text_sane(const char *text, size_t len)
+/*
+ * The print fmt's arguments: quotes, parentheses and braces balance, every
+ * REC->field is declared, and a '[' only indexes a REC->field (a '[' after
+ * anything else, "s[0]", crashed libtraceevent's parser).
+ */
+static int args_sane(const char *text, size_t len)
 {
 	const char *pf = memmem(text, len, "\nprint fmt: ", 12);
-	if (!pf || !fields_sane(text, pf) ||
-	    memmem(pf + 1, len - (size_t)(pf + 1 - text), "\nprint fmt: ", 12))
+	if (!pf)
 		return 0;
 	const char *p = pf + 12, *end = text + len;
 	int paren = 0, brace = 0, quoted = 0;
@@ -136,6 +154,15 @@ int tw_pfmt_text_sane(const char *text, size_t len)
 			break;
 		case '\0':
 			return 0;
+		case '[': {
+			const char *b = p;
+			while (b > pf + 12 && ident_char(b[-1]))
+				b--;
+			if (b == p || b - (pf + 12) < 5 ||
+			    memcmp(b - 5, "REC->", 5) != 0)
+				return 0;
+			break;
+		}
 		case 'R':
 			if (end - p > 5 && memcmp(p, "REC->", 5) == 0 &&
 			    (p == pf + 12 || !ident_char(p[-1]))) {
@@ -152,4 +179,43 @@ int tw_pfmt_text_sane(const char *text, size_t len)
 		}
 	}
 	return !quoted && paren == 0 && brace == 0;
+}
+
+int tw_pfmt_text_check(const char *text, size_t len)
+{
+	const char *pf = memmem(text, len, "\nprint fmt: ", 12);
+	if (!pf || !fields_sane(text, pf) ||
+	    memmem(pf + 1, len - (size_t)(pf + 1 - text), "\nprint fmt: ", 12))
+		return TW_PF_TEXT_BAD;
+	return args_sane(text, len) ? TW_PF_TEXT_OK : TW_PF_TEXT_ARGS_UNSAFE;
+}
+
+struct tep_event *tw_pfmt_parse(struct tep_handle *tep, const tw_mem *mem,
+				const char *text, size_t len, const char *sys)
+{
+	int ok = tw_pfmt_text_check(text, len);
+	if (ok == TW_PF_TEXT_BAD)
+		return NULL;
+	struct tep_event *e = NULL;
+	if (ok == TW_PF_TEXT_OK) {
+		if (tep_parse_format(tep, &e, text, len, sys) != 0)
+			return NULL;
+		return e;
+	}
+	/* keep the name and fields; the print format libtraceevent must not
+	 * see is marked failed, and the event falls back */
+	const char *pf = memmem(text, len, "\nprint fmt: ", 12);
+	static const char stub[] = "\nprint fmt: \"\"\n";
+	size_t head = (size_t)(pf - text);
+	char *copy = tw_malloc(mem, head + sizeof(stub));
+	if (!copy)
+		return NULL;
+	memcpy(copy, text, head);
+	memcpy(copy + head, stub, sizeof(stub));
+	int rc = tep_parse_format(tep, &e, copy, head + sizeof(stub) - 1, sys);
+	tw_free(mem, copy);
+	if (rc != 0 || !e)
+		return NULL;
+	e->flags |= TEP_EVENT_FL_FAILED;
+	return e;
 }

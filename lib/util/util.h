@@ -35,6 +35,18 @@ typedef struct tw_buf {
 
 int tw_buf_reserve(const tw_mem *m, tw_buf *b, size_t need);
 int tw_buf_append(const tw_mem *m, tw_buf *b, const void *p, size_t n);
+/* tw_buf_append() with the common case (room left) inline. */
+static inline int tw_buf_put(const tw_mem *m, tw_buf *b, const void *p,
+			     size_t n)
+{
+	if (__builtin_expect(b->len + n < b->cap, 1)) {
+		memcpy(b->data + b->len, p, n);
+		b->len += n;
+		b->data[b->len] = '\0';
+		return 0;
+	}
+	return tw_buf_append(m, b, p, n);
+}
 void tw_buf_fini(const tw_mem *m, tw_buf *b);
 
 /*

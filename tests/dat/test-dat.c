@@ -298,7 +298,9 @@ Test(formats, every_real_format_is_accepted)
 	free(map);
 }
 
-/* A damaged print format is refused before libtraceevent sees it. */
+/* A damaged print format never reaches libtraceevent: the event keeps its
+ * name and fields, its print format falls back; a damaged field line
+ * refuses the whole format. */
 Test(formats, damaged_print_format_is_refused)
 {
 	static const char good[] =
@@ -315,10 +317,16 @@ Test(formats, damaged_print_format_is_refused)
 		"\tfield:int clockid;\toffset:8;\tsize:4;\tsigned:1;\n\n"
 		"print fmt: \"c=%s\", __print_symbolic(REC->clockidT_{ 0, "
 		"\"REALTIME\" })\n";
+	static const char bad_field[] =
+		"name: x\nID: 7\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\t"
+		"signed:0;\n"
+		"\tfield:int clo[ckid;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+		"print fmt: \"c=%d\", REC->clockid\n";
 	tw_mem mem;
 	tw_mem_init(&mem, NULL, NULL);
-	const char *texts[2] = {good, bad};
-	for (int i = 0; i < 2; i++) {
+	const char *texts[3] = {good, bad, bad_field};
+	for (int i = 0; i < 3; i++) {
 		tw_dat_file f;
 		memset(&f, 0, sizeof(f));
 		f.mem = &mem;
@@ -329,9 +337,16 @@ Test(formats, damaged_print_format_is_refused)
 		struct tep_event *e = tw_dat_parse_format(&f, 7);
 		if (i == 0)
 			cr_assert(e != NULL, "the good format parses");
+		else if (i == 1)
+			cr_assert(e != NULL &&
+					  (e->flags & TEP_EVENT_FL_FAILED) &&
+					  strcmp(e->name, "x") == 0 &&
+					  f.meta_damaged == 0,
+				  "the damaged print format is kept from "
+				  "libtraceevent; the event keeps its name");
 		else
 			cr_assert(e == NULL && f.meta_damaged == 1,
-				  "the damaged one is refused");
+				  "a damaged field line is refused");
 		tep_free(f.tep);
 	}
 }

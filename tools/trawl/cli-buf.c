@@ -48,15 +48,89 @@ void buf_char(struct cli_buf *b, char c)
 	b->p[b->n++] = c;
 }
 
+/* Two digits at a time: half the divisions (report writes several
+ * numbers an event). Writes the digits of v ending at end; returns the
+ * first. */
+static char *digits_of(uint64_t v, char *end)
+{
+	static const char pairs[] = "00010203040506070809"
+				    "10111213141516171819"
+				    "20212223242526272829"
+				    "30313233343536373839"
+				    "40414243444546474849"
+				    "50515253545556575859"
+				    "60616263646566676869"
+				    "70717273747576777879"
+				    "80818283848586878889"
+				    "90919293949596979899";
+	char *p = end;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		p -= 2;
+		memcpy(p, pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	return p;
+}
+
 void buf_u64(struct cli_buf *b, uint64_t v)
 {
 	char tmp[24];
-	size_t i = sizeof(tmp);
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	buf_bytes(b, tmp + i, sizeof(tmp) - i);
+	char *p = digits_of(v, tmp + sizeof(tmp));
+	buf_bytes(b, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+void buf_i64(struct cli_buf *b, int64_t v)
+{
+	if (v < 0) {
+		buf_char(b, '-');
+		buf_u64(b, (uint64_t)0 - (uint64_t)v);
+	} else {
+		buf_u64(b, (uint64_t)v);
+	}
+}
+
+void buf_int_width(struct cli_buf *b, int64_t v, int width, char pad)
+{
+	char tmp[48];
+	char *end = tmp + sizeof(tmp);
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	char *p = digits_of(u, end);
+	int digits = (int)(end - p) + (v < 0);
+	if (width > 40)
+		width = 40;
+	if (pad == '0')
+		while (digits < width)
+			*--p = '0', digits++;
+	if (v < 0)
+		*--p = '-';
+	while (digits < width)
+		*--p = ' ', digits++;
+	buf_bytes(b, p, (size_t)(end - p));
+}
+
+void buf_time(struct cli_buf *b, int64_t ns)
+{
+	uint64_t u = (uint64_t)ns;
+	char tmp[32];
+	char *end = tmp + sizeof(tmp);
+	if (ns < 0)
+		u = (uint64_t)0 - u;
+	/* nine digits of ns after the point, then the seconds */
+	char *p = digits_of(u % 1000000000, end);
+	while (end - p < 9)
+		*--p = '0';
+	*--p = '.';
+	p = digits_of(u / 1000000000, p);
+	if (ns < 0)
+		*--p = '-';
+	buf_bytes(b, p, (size_t)(end - p));
 }
 
 void buf_hex(struct cli_buf *b, uint64_t v)
@@ -72,50 +146,9 @@ void buf_hex(struct cli_buf *b, uint64_t v)
 	buf_bytes(b, tmp + i, sizeof(tmp) - i);
 }
 
-void buf_i64(struct cli_buf *b, int64_t v)
-{
-	if (v < 0) {
-		buf_char(b, '-');
-		buf_u64(b, (uint64_t)0 - (uint64_t)v);
-	} else {
-		buf_u64(b, (uint64_t)v);
-	}
-}
-
 /* printf's "%*d" (pad ' ') and "%0*d" (pad '0') of v. */
-void buf_int_width(struct cli_buf *b, int64_t v, int width, char pad)
-{
-	char tmp[24];
-	size_t i = sizeof(tmp);
-	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	do {
-		tmp[--i] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	int digits = (int)(sizeof(tmp) - i) + (v < 0);
-	if (pad == ' ')
-		for (; digits < width; digits++)
-			buf_char(b, ' ');
-	if (v < 0)
-		buf_char(b, '-');
-	if (pad == '0')
-		for (; digits < width; digits++)
-			buf_char(b, '0');
-	buf_bytes(b, tmp + i, sizeof(tmp) - i);
-}
 
 /* print_time(): seconds and nine decimals. */
-void buf_time(struct cli_buf *b, int64_t ns)
-{
-	uint64_t u = (uint64_t)ns;
-	if (ns < 0) {
-		buf_char(b, '-');
-		u = (uint64_t)0 - u;
-	}
-	buf_u64(b, u / 1000000000);
-	buf_char(b, '.');
-	buf_int_width(b, (int64_t)(u % 1000000000), 9, '0');
-}
 
 void buf_us(struct cli_buf *b, int64_t ns)
 {
