@@ -11,8 +11,14 @@
 #     sched_switch on that CPU, and sched_switch prev_pid matches it
 #   - a task is switched in only after it was woken (or preempted: R/R+)
 #   - irq_handler_entry/exit and softirq_entry/exit pair up per CPU
-#   - tracing_mark_write B/E nest per thread (E never without an open B)
+#   - tracing_mark_write B/E nest per thread (E never without an open B);
+#     S/F carry a cookie, other print text is allowed
 #   - workqueue: queue -> activate -> execute_start -> execute_end per work
+#   - sys_enter/sys_exit alternate per task with the same NR (rt_sigreturn
+#     exits as NR -1; exit_group and exit do not return)
+#   - block_rq_complete only for a request issued earlier (dev, sector, size)
+#   - timer_expire_entry/exit pair up per CPU
+#   - a task whose sched_process_exit was seen switches out as Z or X
 # Exit status 1 if any check failed.  Checks that need history (per-CPU
 # current task, wakeups) start once a CPU's first sched_switch was seen.
 
@@ -78,7 +84,7 @@ BEGIN { nerr = 0; lastts = -1 }
 	} else if (ev == "irq_handler_entry") {
 		if (inirq[cpu]) err("nested irq_handler_entry")
 		inirq[cpu] = 1; irqts[cpu] = ts
-		if (flags !~ /^d.h/) err("irq entry without d.h flags")
+		if (flags !~ /^d.[hH]/) err("irq entry without d.h or d.H flags")
 	} else if (ev == "irq_handler_exit") {
 		if (!inirq[cpu]) err("irq_handler_exit without entry")
 		inirq[cpu] = 0
@@ -94,9 +100,14 @@ BEGIN { nerr = 0; lastts = -1 }
 	} else if (ev == "tracing_mark_write") {
 		m = body; sub(/^tracing_mark_write: /, "", m)
 		k = substr(m, 1, 1)
+		if (substr(m, 2, 1) != "|" && m != "E") k = "text"
 		if (k == "B") depth[tpid]++
 		else if (k == "E") { if (depth[tpid] <= 0) err("E without B"); else depth[tpid]-- }
-		else if (k != "C") err("bad marker")
+		else if (k != "C" && k != "S" && k != "F" && k != "text") err("bad marker")
+		if (k == "S" || k == "F") {
+			nf = split(m, mf, "|")
+			if (nf != 4 || mf[4] !~ /^[0-9]+$/) err("S/F marker without cookie")
+		}
 	} else if (ev == "workqueue_queue_work") {
 		match(body, /struct=[0-9a-f]+/); w = substr(body, RSTART + 7, RLENGTH - 7)
 		if (wq[w] == 1 || wq[w] == 2) err("work queued twice " w)
@@ -114,15 +125,56 @@ BEGIN { nerr = 0; lastts = -1 }
 		if (wq[w] != 3) err("execute_end without start " w)
 		wq[w] = 0
 	}
+	if (ev == "sys_enter") {
+		nr = body; sub(/^sys_enter: NR /, "", nr); sub(/ .*/, "", nr)
+		if (tpid in insys) err("sys_enter while in syscall " insys[tpid])
+		insys[tpid] = nr
+		if (nr == 231 || nr == 60) delete insys[tpid]
+		if (body !~ /^sys_enter: NR [0-9]+ \([0-9a-f]+, [0-9a-f]+, [0-9a-f]+, [0-9a-f]+, [0-9a-f]+, [0-9a-f]+\)$/) err("bad sys_enter args")
+	} else if (ev == "sys_exit") {
+		nr = body; sub(/^sys_exit: NR /, "", nr); sub(/ .*/, "", nr)
+		if (tpid in insys && insys[tpid] != nr && !(nr == -1 && insys[tpid] == 15))
+			err("sys_exit NR " nr " after sys_enter NR " insys[tpid])
+		delete insys[tpid]
+	} else if (ev == "block_rq_issue" || ev == "block_rq_complete") {
+		split(body, bf, " ")
+		if (ev == "block_rq_issue") { key = bf[2] " " bf[6] " " bf[8]; issued[key]++ }
+		else {
+			key = bf[2] " " bf[5] " " bf[7]
+			if (issued[key] <= 0) err("block_rq_complete of a request not issued")
+			else issued[key]--
+		}
+	} else if (ev == "timer_expire_entry") {
+		if (intimer[cpu]) err("nested timer_expire_entry")
+		intimer[cpu] = 1
+	} else if (ev == "timer_expire_exit") {
+		if (!intimer[cpu]) err("timer_expire_exit without entry")
+		intimer[cpu] = 0
+	} else if (ev == "sched_process_exit") {
+		exited[tpid] = 1
+		delete insys[tpid]
+	}
+	if (ev == "sched_switch" && (ppid in exited)) {
+		if (pst != "Z" && pst != "X") err("exited task " ppid " switched out as " pst)
+		delete exited[ppid]
+	}
 	if (ev == "sched_switch") { seen_switch[ppid] = 1; seen_switch[npid] = 1 }
 }
 
 function cls(e) {
 	if (e ~ /^sched_/) return "sched"
 	if (e ~ /^(irq_handler|softirq)/) return "irq/softirq"
-	if (e ~ /^(hr)?timer_/) return "timer"
+	if (e ~ /^(hr)?timer_/ || e == "tick_stop") return "timer"
 	if (e ~ /^workqueue_/) return "workqueue"
 	if (e == "tracing_mark_write") return "markers"
+	if (e ~ /^sys_/) return "raw_syscalls"
+	if (e ~ /^(kmem_|kmalloc|kfree|mm_page|rss_stat)/) return "kmem"
+	if (e ~ /^rcu_/) return "rcu"
+	if (e ~ /^block_/) return "block"
+	if (e ~ /^(writeback_|sb_|track_foreign|global_dirty|folio_wait)/) return "writeback"
+	if (e ~ /^ipi_/) return "ipi"
+	if (e ~ /^signal_/) return "signal"
+	if (e ~ /^task_/) return "task"
 	return "bprint"
 }
 
