@@ -86,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tep ? tw_pfmt_parse(tep, &mem, ftext, fn, "fuzz") : NULL;
 	if (e) {
 		tw_pf_layout lay = {fn & 1, fn & 2 ? 4 : 8};
-		tw_pfmt *p = tw_pfmt_compile(&mem, e, &lay);
+		tw_pfmt *p = tw_pfmt_compile(&mem, e, ftext, fn, &lay);
 		FUZZ_CHECK(p != NULL, "compile gave no program");
 		/* the record: copied, so reading past it is ASan's to see */
 		unsigned char *r = malloc(rn ? rn : 1);

@@ -96,7 +96,7 @@ const tw_pfmt *tw_textfmt_of(trawl_trace *t, tw_type *ty)
 		return NULL;
 	}
 	tw_pf_layout lay = {0, (int)sizeof(long)};
-	ty->pf = tw_pfmt_compile(&t->mem, e, &lay);
+	ty->pf = tw_pfmt_compile(&t->mem, e, ft->text, ft->len, &lay);
 	if (ty->pf && tw_pfmt_fallback(ty->pf)) {
 		tw_pfmt_free(ty->pf);
 		ty->pf = NULL;

@@ -935,6 +935,27 @@ void tw_dat_index_formats(tw_dat_file *f)
 		qsort(f->formats, f->nformats, sizeof(*f->formats), cmp_format);
 }
 
+static const tw_dat_format *format_of(const tw_dat_file *f, uint32_t id)
+{
+	size_t lo = 0, hi = f->nformats;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (f->formats[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->nformats && f->formats[lo].id == id ? &f->formats[lo]
+							   : NULL;
+}
+
+const char *tw_dat_format_text(const tw_dat_file *f, uint32_t id, size_t *len)
+{
+	const tw_dat_format *fm = format_of(f, id);
+	*len = fm ? fm->len : 0;
+	return fm ? fm->text : NULL;
+}
+
 struct tep_event *tw_dat_parse_format(tw_dat_file *f, uint32_t id)
 {
 	size_t lo = 0, hi = f->nformats;

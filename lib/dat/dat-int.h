@@ -149,6 +149,8 @@ const char *tw_dat_comm(const tw_dat_file *f, int32_t pid);
  * does not parse). */
 void tw_dat_index_formats(tw_dat_file *f);
 struct tep_event *tw_dat_parse_format(tw_dat_file *f, uint32_t id);
+/* The text of format id (NULL when the file has none). */
+const char *tw_dat_format_text(const tw_dat_file *f, uint32_t id, size_t *len);
 /* Parse the kallsyms, once, before the first text that may name symbols. */
 void tw_dat_load_kallsyms(tw_dat_file *f);
 

@@ -500,7 +500,10 @@ static tw_pfmt *program(dat_reader *r, const trawl_event *ev)
 	if (!dt->compiled) {
 		dt->compiled = 1;
 		tw_pf_layout lay = {r->f.big_endian, r->f.long_size};
-		dt->pf = tw_pfmt_compile(r->f.mem, dt->event, &lay);
+		size_t tn = 0;
+		const char *text =
+			tw_dat_format_text(&r->f, (uint32_t)dt->event->id, &tn);
+		dt->pf = tw_pfmt_compile(r->f.mem, dt->event, text, tn, &lay);
 	}
 	return dt->pf;
 }
@@ -977,13 +980,42 @@ static void load_plugins(dat_reader *r)
 	r->plugins = tep_load_plugins(r->f.tep);
 }
 
+/* The event's text as "name=value ..." of its fields. */
+static int fields_payload(const trawl_event *ev)
+{
+	trawl_event *out = (trawl_event *)ev;
+	if (ev->nfields < 0 || !ev->decode_done)
+		decode(ev->t, out, NULL, 0);
+	out->payload_z.len = 0;
+	for (int i = 0; i < ev->nfields; i++) {
+		const tw_kv *kv = &ev->fields[i];
+		if ((i &&
+		     tw_buf_append(&ev->t->mem, &out->payload_z, " ", 1)) ||
+		    tw_buf_append(&ev->t->mem, &out->payload_z, kv->key,
+				  kv->klen) ||
+		    tw_buf_append(&ev->t->mem, &out->payload_z, "=", 1) ||
+		    tw_buf_append(&ev->t->mem, &out->payload_z, kv->val,
+				  kv->vlen))
+			return -1;
+	}
+	if (tw_buf_reserve(&ev->t->mem, &out->payload_z, 1))
+		return -1;
+	out->payload = out->payload_z.data;
+	out->payload_len = out->payload_z.len;
+	return 0;
+}
+
 static int payload(const trawl_event *ev)
 {
 	dat_reader *r = rd(ev->t);
 	trawl_event *out = (trawl_event *)ev;
 	struct tep_event *e = event_of(ev);
 	tw_pfmt *pf = e ? program(r, ev) : NULL;
-	if (pf && !tw_pfmt_fallback(pf) &&
+	/* trace_printk's records carry their arguments in binary, for the
+	 * printk format they point at: libtraceevent knows that layout */
+	int bprint = e && (e->flags & TEP_EVENT_FL_ISBPRINT) &&
+		     !(e->flags & TEP_EVENT_FL_FAILED);
+	if (pf && !bprint && !tw_pfmt_fallback(pf) &&
 	    tw_pfmt_fits(pf, ev->data, ev->data_len)) {
 		out->payload_z.len = 0;
 		if (tw_pfmt_render(pf, ev->data, ev->data_len, &r->resolve,
@@ -1003,8 +1035,11 @@ static int payload(const trawl_event *ev)
 				 "fields of %s]",
 				 ev->data_len, e->name);
 		trace_seq_terminate(&r->seq);
-	} else if (e) {
+	} else if (bprint) {
 		print_record(r, ev, TEP_PRINT_INFO);
+	} else if (e) {
+		/* a print format trawl cannot run: the fields, as -R shows */
+		return fields_payload(ev);
 	} else {
 		trace_seq_reset(&r->seq);
 		trace_seq_printf(&r->seq, "[unknown event type %u]",

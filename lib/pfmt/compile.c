@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The print-format compiler: libtraceevent's parsed tree of a format's print
- * arguments (struct tep_print_arg) becomes a flat program (pfmt-int.h). The
- * format string is cut into literals and conversions here, by the kernel's
- * vsnprintf rules (a %p takes every letter and digit after it); constants
- * are folded, symbol tables evaluated once, and every field the conversions
- * name is looked up once, so running the program never touches a string.
+ * The print-format compiler: a format's fields (as libtraceevent parsed
+ * them) and its print fmt (the arguments parsed by args.c) become a flat
+ * program (pfmt-int.h). The format string is cut into literals and
+ * conversions here, by the kernel's vsnprintf rules (a %p takes every
+ * letter and digit after it); constants are folded, symbol tables
+ * evaluated once, and every field the conversions name is looked up once,
+ * so running the program never touches a string.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -19,13 +20,17 @@
 #define MAX_NODES 4096
 #define MAX_SEGS  512
 
-typedef struct cc {
+typedef struct tw_pf_cc cc;
+struct tw_pf_cc {
 	tw_pfmt *p;
 	const struct tep_event *e;
 	size_t nodes_cap, segs_cap, syms_cap, pool_cap;
 	uint32_t *name_at; /* pool offsets of the field names */
 	int oom;
-} cc;
+	/* the arguments, when trawl's own parser read them (args.c) */
+	int32_t argv[TW_PF_MAX_ARGS];
+	size_t argc, argi;
+};
 
 static void fail(cc *c, int why, const char *detail)
 {
@@ -65,50 +70,6 @@ static int32_t node_add(cc *c, pf_node n)
 	}
 	p->nodes[p->nnodes] = n;
 	return (int32_t)p->nnodes++;
-}
-
-/* "0x1f", "12UL", "'c'", "-3": a C integer constant. */
-static int parse_const(const char *s, int64_t *out)
-{
-	if (!s || !*s)
-		return -1;
-	if (s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z'))
-		return tw_pf_constant(s, out);
-	if (s[0] == '\'') {
-		if (s[1] && s[2] == '\'' && !s[3]) {
-			*out = (unsigned char)s[1];
-			return 0;
-		}
-		return -1;
-	}
-	int neg = 0;
-	if (*s == '-')
-		neg = 1, s++;
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	char *end;
-	unsigned long long v = strtoull(s, &end, 0);
-	while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
-		end++;
-	if (*end)
-		return -1;
-	*out = neg ? -(int64_t)v : (int64_t)v;
-	return 0;
-}
-
-static int field_index(cc *c, const char *name)
-{
-	if (!name)
-		return -1;
-	for (size_t i = 0; i < c->p->nall; i++)
-		if (strcmp(c->p->pool + c->name_at[i], name) == 0)
-			return (int)i;
-	return -1;
-}
-
-static int field_of(cc *c, const struct tep_format_field *f, const char *name)
-{
-	return field_index(c, f ? f->name : name);
 }
 
 /* The size and sign a cast gives: "unsigned int", "u8", "void *", ... */
@@ -189,36 +150,6 @@ static uint8_t cast_of(cc *c, const char *type)
 	return CAST_NONE; /* a typedef we do not know: leave the value */
 }
 
-static int binop_of(const char *op, int unary)
-{
-	static const struct {
-		const char *s;
-		int b;
-	} ops[] = {
-		{"+", B_ADD}, {"-", B_SUB},  {"*", B_MUL},   {"/", B_DIV},
-		{"%", B_MOD}, {"<<", B_SHL}, {">>", B_SHR},  {"&", B_AND},
-		{"|", B_OR},  {"^", B_XOR},  {"&&", B_LAND}, {"||", B_LOR},
-		{"==", B_EQ}, {"!=", B_NE},  {"<", B_LT},    {">", B_GT},
-		{"<=", B_LE}, {">=", B_GE},
-	};
-	if (unary) {
-		if (strcmp(op, "!") == 0)
-			return U_NOT;
-		if (strcmp(op, "~") == 0)
-			return U_BNOT;
-		if (strcmp(op, "-") == 0)
-			return U_NEG;
-		if (strcmp(op, "+") == 0)
-			return B_ADD; /* unary plus: 0 + x */
-	}
-	for (size_t i = 0; i < TW_ARRAY_SIZE(ops); i++)
-		if (strcmp(op, ops[i].s) == 0)
-			return ops[i].b;
-	return 0;
-}
-
-static int32_t build(cc *c, const struct tep_print_arg *a, int depth);
-
 /* A node that is a constant: its value (for folding). */
 static int const_of(cc *c, int32_t i, int64_t *v)
 {
@@ -293,205 +224,6 @@ keep:
 	return node_add(c, n);
 }
 
-/* Symbol and flag tables: each entry's value is evaluated once. */
-static int32_t table(cc *c, const struct tep_print_flag_sym *f, int64_t *count)
-{
-	tw_pfmt *p = c->p;
-	int32_t first = (int32_t)p->nsyms;
-	*count = 0;
-	for (; f; f = f->next) {
-		if (tw_grow(p->mem, (void **)&p->syms, &c->syms_cap,
-			    p->nsyms + 1, sizeof(pf_sym))) {
-			c->oom = 1;
-			return -1;
-		}
-		pf_sym s = {0};
-		s.resolved = parse_const(f->value, &s.value) == 0;
-		if (!s.resolved)
-			p->unresolved++;
-		const char *str = f->str ? f->str : "";
-		s.len = (uint32_t)strlen(str);
-		s.str = pool_add(c, str, s.len);
-		p->syms[p->nsyms++] = s;
-		(*count)++;
-	}
-	return first;
-}
-
-static int32_t build_op(cc *c, const struct tep_print_arg *a, int depth)
-{
-	const char *op = a->op.op;
-	if (!op)
-		return -1;
-	if (strcmp(op, "?") == 0) {
-		const struct tep_print_arg *r = a->op.right;
-		if (!r || r->type != TEP_PRINT_OP || !r->op.op ||
-		    strcmp(r->op.op, ":") != 0) {
-			fail(c, TW_PF_HELPER, "?:");
-			return -1;
-		}
-		int32_t x = build(c, a->op.left, depth + 1);
-		int32_t y = build(c, r->op.left, depth + 1);
-		int32_t z = build(c, r->op.right, depth + 1);
-		if (x < 0 || y < 0 || z < 0)
-			return -1;
-		int64_t k;
-		if (const_of(c, x, &k))
-			return k ? y : z;
-		return node_add(
-			c, (pf_node){.op = N_COND, .a = x, .b = y, .c = z});
-	}
-	if (strcmp(op, "[") == 0) {
-		const struct tep_print_arg *l = a->op.left;
-		int f = l && l->type == TEP_PRINT_FIELD
-				? field_of(c, l->field.field, l->field.name)
-				: -1;
-		int32_t idx = build(c, a->op.right, depth + 1);
-		if (f < 0 || idx < 0) {
-			fail(c, TW_PF_HELPER, "[]");
-			return -1;
-		}
-		return node_add(c, (pf_node){.op = N_ELEM, .a = f, .b = idx});
-	}
-	const struct tep_print_arg *l = a->op.left;
-	int unary = !l || l->type == TEP_PRINT_NULL;
-	int sub = binop_of(op, unary);
-	if (!sub) {
-		fail(c, TW_PF_HELPER, op);
-		return -1;
-	}
-	int32_t y = build(c, a->op.right, depth + 1);
-	if (y < 0)
-		return -1;
-	if (unary) {
-		if (sub == B_ADD)
-			return y;
-		return fold(c,
-			    (pf_node){.op = N_UN, .sub = (uint8_t)sub, .a = y});
-	}
-	int32_t x = build(c, l, depth + 1);
-	if (x < 0)
-		return -1;
-	return fold(
-		c, (pf_node){.op = N_BIN, .sub = (uint8_t)sub, .a = x, .b = y});
-}
-
-static int32_t build(cc *c, const struct tep_print_arg *a, int depth)
-{
-	if (!a || depth > MAX_DEPTH || c->oom) {
-		fail(c, TW_PF_HELPER, "depth");
-		return -1;
-	}
-	int f;
-	int64_t k;
-	int32_t x, y, z;
-	switch (a->type) {
-	case TEP_PRINT_ATOM:
-		if (parse_const(a->atom.atom, &k) == 0)
-			return node_add(c, (pf_node){.op = N_CONST, .k = k});
-		/* a string literal (libtraceevent strips the quotes) */
-		{
-			size_t n = a->atom.atom ? strlen(a->atom.atom) : 0;
-			uint32_t at = pool_add(
-				c, a->atom.atom ? a->atom.atom : "", n);
-			return node_add(c, (pf_node){.op = N_STR,
-						     .k = at,
-						     .klen = (uint32_t)n});
-		}
-	case TEP_PRINT_FIELD:
-		f = field_of(c, a->field.field, a->field.name);
-		if (f < 0) {
-			fail(c, TW_PF_HELPER, "REC->?");
-			return -1;
-		}
-		return node_add(c, (pf_node){.op = N_FIELD, .a = f});
-	case TEP_PRINT_STRING:
-		f = field_of(c, a->string.field, a->string.string);
-		if (f < 0) {
-			fail(c, TW_PF_HELPER, "__get_str");
-			return -1;
-		}
-		return node_add(c, (pf_node){.op = N_FIELD, .a = f});
-	case TEP_PRINT_BITMASK:
-	case TEP_PRINT_CPUMASK:
-		f = field_of(c, a->bitmask.field, a->bitmask.bitmask);
-		if (f < 0) {
-			fail(c, TW_PF_HELPER, "__get_bitmask");
-			return -1;
-		}
-		return node_add(c, (pf_node){.op = N_BITMASK, .a = f});
-	case TEP_PRINT_DYNAMIC_ARRAY:
-	case TEP_PRINT_DYNAMIC_ARRAY_LEN:
-		f = field_of(c, a->dynarray.field, NULL);
-		if (f < 0) {
-			fail(c, TW_PF_HELPER, "__get_dynamic_array");
-			return -1;
-		}
-		return node_add(
-			c, (pf_node){.op = a->type == TEP_PRINT_DYNAMIC_ARRAY
-						   ? N_DYN
-						   : N_DYNLEN,
-				     .a = f});
-	case TEP_PRINT_TYPE:
-		x = build(c, a->typecast.item, depth + 1);
-		if (x < 0)
-			return -1;
-		return fold(c, (pf_node){.op = N_CAST,
-					 .sub = cast_of(c, a->typecast.type),
-					 .a = x});
-	case TEP_PRINT_OP:
-		return build_op(c, a, depth);
-	case TEP_PRINT_SYMBOL:
-		x = build(c, a->symbol.field, depth + 1);
-		if (x < 0)
-			return -1;
-		y = table(c, a->symbol.symbols, &k);
-		if (y < 0)
-			return -1;
-		return node_add(
-			c, (pf_node){.op = N_SYMBOL, .a = x, .b = y, .k = k});
-	case TEP_PRINT_FLAGS: {
-		x = build(c, a->flags.field, depth + 1);
-		if (x < 0)
-			return -1;
-		const char *d = a->flags.delim ? a->flags.delim : "";
-		z = (int32_t)pool_add(c, d, strlen(d));
-		y = table(c, a->flags.flags, &k);
-		if (y < 0)
-			return -1;
-		return node_add(
-			c,
-			(pf_node){
-				.op = N_FLAGS, .a = x, .b = y, .c = z, .k = k});
-	}
-	case TEP_PRINT_HEX:
-	case TEP_PRINT_HEX_STR:
-		x = build(c, a->hex.field, depth + 1);
-		y = build(c, a->hex.size, depth + 1);
-		if (x < 0 || y < 0)
-			return -1;
-		return node_add(c, (pf_node){.op = a->type == TEP_PRINT_HEX
-							   ? N_HEX
-							   : N_HEXSTR,
-					     .a = x,
-					     .b = y});
-	case TEP_PRINT_INT_ARRAY:
-		x = build(c, a->int_array.field, depth + 1);
-		y = build(c, a->int_array.count, depth + 1);
-		z = build(c, a->int_array.el_size, depth + 1);
-		if (x < 0 || y < 0 || z < 0)
-			return -1;
-		return node_add(
-			c, (pf_node){.op = N_INTARRAY, .a = x, .b = y, .c = z});
-	case TEP_PRINT_FUNC:
-		fail(c, TW_PF_HELPER, "a print function");
-		return -1;
-	default:
-		fail(c, TW_PF_HELPER, "an argument");
-		return -1;
-	}
-}
-
 static int seg_add(cc *c, pf_seg s)
 {
 	tw_pfmt *p = c->p;
@@ -531,16 +263,13 @@ static int lit_add(cc *c, const char *s, size_t n)
 	return c->oom ? -1 : seg_add(c, l);
 }
 
-/* The next argument, built; NULL args mean too few. */
-static int32_t next_arg(cc *c, const struct tep_print_arg **args)
+/* The next argument, as the parser built it. */
+static int32_t next_arg(cc *c)
 {
-	if (!*args) {
-		fail(c, TW_PF_ARGS, "too few arguments");
-		return -1;
-	}
-	const struct tep_print_arg *a = *args;
-	*args = a->next;
-	return build(c, a, 0);
+	if (c->argi < c->argc)
+		return c->argv[c->argi++];
+	fail(c, TW_PF_ARGS, "too few arguments");
+	return -1;
 }
 
 /* The array field (or dynamic array) node i reads bytes of, or -1. */
@@ -554,8 +283,7 @@ static int bytes_field(const tw_pfmt *p, int32_t i)
 	return p->fields[f].flags & (TW_PFF_ARRAY | TW_PFF_DYNAMIC) ? f : -1;
 }
 
-static int parse_format(cc *c, const char *fmt,
-			const struct tep_print_arg *args)
+static int parse_format(cc *c, const char *fmt)
 {
 	const char *s = fmt;
 	while (*s && !c->p->fallback && !c->oom) {
@@ -608,7 +336,7 @@ static int parse_format(cc *c, const char *fmt,
 				break;
 		}
 		if (*s == '*') {
-			g.width_expr = next_arg(c, &args);
+			g.width_expr = next_arg(c);
 			s++;
 		} else if (isdigit((unsigned char)*s)) {
 			g.width = 0;
@@ -619,7 +347,7 @@ static int parse_format(cc *c, const char *fmt,
 			s++;
 			g.prec = 0;
 			if (*s == '*') {
-				g.prec_expr = next_arg(c, &args);
+				g.prec_expr = next_arg(c);
 				s++;
 			} else {
 				while (isdigit((unsigned char)*s) &&
@@ -688,7 +416,7 @@ static int parse_format(cc *c, const char *fmt,
 		}
 		}
 		g.conv = (uint8_t)conv;
-		g.expr = next_arg(c, &args);
+		g.expr = next_arg(c);
 		if (g.expr < 0)
 			return -1;
 		if (conv == 'p' && tw_pf_bytes_ext(g.pext) &&
@@ -700,7 +428,7 @@ static int parse_format(cc *c, const char *fmt,
 		if (seg_add(c, g))
 			return -1;
 	}
-	if (!c->p->fallback && args)
+	if (!c->p->fallback && c->argi < c->argc)
 		fail(c, TW_PF_ARGS, "more arguments than conversions");
 	return c->oom ? -1 : 0;
 }
@@ -849,6 +577,119 @@ static int classify(cc *c)
 	return 0;
 }
 
+/* ---- what args.c builds with ---- */
+
+/* With c NULL the parser only checks the syntax (tw_pfmt_args_ok()). */
+int32_t tw_pf_cc_node(cc *c, pf_node n)
+{
+	if (!c)
+		return 0;
+	if (c->oom)
+		return -1;
+	if (n.op == N_BIN || n.op == N_UN || n.op == N_CAST)
+		return fold(c, n);
+	return node_add(c, n);
+}
+
+uint32_t tw_pf_cc_pool(cc *c, const char *s, size_t n)
+{
+	return c ? pool_add(c, s, n) : 0;
+}
+
+const char *tw_pf_cc_pool_at(cc *c, uint32_t at)
+{
+	return c ? c->p->pool + at : "";
+}
+
+int tw_pf_cc_field(cc *c, const char *name, size_t n)
+{
+	if (!c)
+		return 0;
+	for (size_t i = 0; i < c->p->nall; i++) {
+		const char *f = c->p->pool + c->name_at[i];
+		if (strlen(f) == n && memcmp(f, name, n) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+int tw_pf_cc_node_field(cc *c, int32_t i)
+{
+	if (!c)
+		return 0;
+	return i >= 0 && c->p->nodes[i].op == N_FIELD ? c->p->nodes[i].a : -1;
+}
+
+uint8_t tw_pf_cc_cast(cc *c, const char *type)
+{
+	return c ? cast_of(c, type) : 8;
+}
+
+int tw_pf_cc_const(cc *c, int32_t i, int64_t *k)
+{
+	if (!c) {
+		*k = 0;
+		return 1;
+	}
+	return const_of(c, i, k);
+}
+
+int32_t tw_pf_cc_nsyms(cc *c)
+{
+	return c ? (int32_t)c->p->nsyms : 0;
+}
+
+int32_t tw_pf_cc_sym(cc *c, int64_t value, int resolved, uint32_t str,
+		     uint32_t len)
+{
+	if (!c)
+		return 0;
+	tw_pfmt *p = c->p;
+	if (tw_grow(p->mem, (void **)&p->syms, &c->syms_cap, p->nsyms + 1,
+		    sizeof(pf_sym))) {
+		c->oom = 1;
+		return -1;
+	}
+	if (!resolved)
+		p->unresolved++;
+	p->syms[p->nsyms] = (pf_sym){value, str, len, resolved};
+	return (int32_t)p->nsyms++;
+}
+
+/*
+ * The print fmt line of a format text: the format string as written (its
+ * escapes still in) and the arguments after it. Return: 0, or -1.
+ */
+static int print_fmt_line(const char *text, size_t len, const char **fmt,
+			  size_t *fmt_len, const char **args, size_t *args_len)
+{
+	const char *pf = memmem(text, len, "print fmt: \"", 12);
+	if (!pf)
+		return -1;
+	/* to the end of the text: strings may hold newlines */
+	const char *end = text + len, *q = pf + 12;
+	const char *e = q;
+	while (e < end && *e != '"')
+		e += *e == '\\' && e + 1 < end ? 2 : 1;
+	if (e >= end)
+		return -1;
+	*fmt = q;
+	*fmt_len = (size_t)(e - q);
+	*args = e + 1;
+	*args_len = (size_t)(end - e - 1);
+	return 0;
+}
+
+int tw_pfmt_args_ok(const char *text, size_t len)
+{
+	const char *fmt, *args;
+	size_t fn, an, argc;
+	int32_t argv[TW_PF_MAX_ARGS];
+	return print_fmt_line(text, len, &fmt, &fn, &args, &an) == 0 &&
+	       tw_pf_parse_args(NULL, args, an, argv, TW_PF_MAX_ARGS, &argc) ==
+		       0;
+}
+
 /* What tw_pfmt_fits() checks: the fixed fields' end, the dynamic ones. */
 static int layout_bounds(tw_pfmt *p)
 {
@@ -869,6 +710,7 @@ static int layout_bounds(tw_pfmt *p)
 }
 
 tw_pfmt *tw_pfmt_compile(const tw_mem *mem, const struct tep_event *e,
+			 const char *text, size_t text_len,
 			 const tw_pf_layout *layout)
 {
 	tw_pfmt *p = tw_calloc(mem, 1, sizeof(*p));
@@ -895,11 +737,31 @@ tw_pfmt *tw_pfmt_compile(const tw_mem *mem, const struct tep_event *e,
 	     f && p->nall < total; f = f->next)
 		if (add_field(&c, f))
 			goto oom;
-	if ((e->flags & TEP_EVENT_FL_FAILED) || !e->print_fmt.format)
-		fail(&c, TW_PF_NO_FORMAT, "libtraceevent could not parse it");
-	else if (parse_format(&c, e->print_fmt.format, e->print_fmt.args) &&
-		 c.oom)
-		goto oom; /* otherwise it fell back, and says why */
+	/* the print fmt, parsed by trawl from the format's own text */
+	const char *fmt, *args;
+	size_t fmt_len, args_len;
+	char *fmt_z = NULL;
+	if (!text ||
+	    print_fmt_line(text, text_len, &fmt, &fmt_len, &args, &args_len)) {
+		fail(&c, TW_PF_NO_FORMAT, "no print fmt line");
+	} else if (!(fmt_z = tw_strndup(mem, fmt, fmt_len))) {
+		goto oom;
+	} else if (tw_pf_parse_args(&c, args, args_len, c.argv, TW_PF_MAX_ARGS,
+				    &c.argc) ||
+		   c.oom) {
+		if (c.oom) {
+			tw_free(mem, fmt_z);
+			goto oom;
+		}
+		if (!p->fallback)
+			fail(&c, TW_PF_HELPER, "arguments trawl cannot parse");
+	} else {
+		if (parse_format(&c, fmt_z) && c.oom) {
+			tw_free(mem, fmt_z);
+			goto oom; /* otherwise it fell back, and says why */
+		}
+	}
+	tw_free(mem, fmt_z);
 	if (c.oom)
 		goto oom;
 	for (size_t i = 0; i < p->nall; i++)

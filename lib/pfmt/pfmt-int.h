@@ -145,6 +145,23 @@ int tw_pf_render_bytes(const tw_pfmt *p, const char *pext,
 /* A named kernel constant formats use undefined (constants.c); 0 or -1. */
 int tw_pf_constant(const char *name, int64_t *out);
 
+/* What the argument parser (args.c) builds with, from compile.c. */
+#define TW_PF_MAX_ARGS 128
+struct tw_pf_cc;
+int32_t tw_pf_cc_node(struct tw_pf_cc *c, pf_node n); /* folded */
+uint32_t tw_pf_cc_pool(struct tw_pf_cc *c, const char *s, size_t n);
+const char *tw_pf_cc_pool_at(struct tw_pf_cc *c, uint32_t at);
+int tw_pf_cc_field(struct tw_pf_cc *c, const char *name, size_t n);
+int tw_pf_cc_node_field(struct tw_pf_cc *c, int32_t node);
+uint8_t tw_pf_cc_cast(struct tw_pf_cc *c, const char *type);
+int tw_pf_cc_const(struct tw_pf_cc *c, int32_t node, int64_t *k);
+int32_t tw_pf_cc_nsyms(struct tw_pf_cc *c);
+int32_t tw_pf_cc_sym(struct tw_pf_cc *c, int64_t value, int resolved,
+		     uint32_t str, uint32_t len);
+/* Parse ", arg, arg ..." into nodes. Return: 0, or -1 when it cannot. */
+int tw_pf_parse_args(struct tw_pf_cc *c, const char *s, size_t n, int32_t *out,
+		     size_t max, size_t *count);
+
 /* The integer value of node i for a record (render.c). */
 int64_t tw_pf_eval(const tw_pfmt *p, int32_t i, const unsigned char *data,
 		   size_t len);

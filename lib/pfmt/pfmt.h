@@ -102,25 +102,33 @@ int tw_pfmt_text_check(const char *text, size_t len);
 struct tep_handle;
 /*
  * Parse a format with libtraceevent after that check: NULL when BAD (or
- * libtraceevent refuses it); with ARGS_UNSAFE the event keeps its name and
- * fields but not its print format (TEP_EVENT_FL_FAILED: it falls back).
+ * libtraceevent refuses it); when the arguments are unsafe or do not parse
+ * with trawl's own parser, libtraceevent sees the fields only: the event
+ * keeps its name and fields, its print format is marked failed
+ * (TEP_EVENT_FL_FAILED). libtraceevent crashes on arguments it cannot
+ * parse (fuzz-pfmt), and prints nothing of the format itself.
  * Return: the event, owned by tep.
  */
 struct tep_event *tw_pfmt_parse(struct tep_handle *tep, const tw_mem *mem,
 				const char *text, size_t len, const char *sys);
 
 /*
- * Compile e's print format. Always returns a program (NULL only when out
+ * Compile e's print format: e (parsed by libtraceevent) gives the fields;
+ * the print fmt is parsed by trawl (args.c) from the format's text.
+ * Always returns a program (NULL only when out
  * of memory); one that did not compile whole renders and scans nothing and
  * says why in tw_pfmt_fallback().
  * Lifetime: caller frees with tw_pfmt_free(); independent of e afterwards.
  */
 tw_pfmt *tw_pfmt_compile(const tw_mem *mem, const struct tep_event *e,
+			 const char *text, size_t text_len,
 			 const tw_pf_layout *layout);
 void tw_pfmt_free(tw_pfmt *p);
 
 int tw_pfmt_fallback(const tw_pfmt *p);
 const char *tw_pfmt_fallback_name(int why);
+/* Whether the print fmt's arguments parse (trawl's parser, syntax only). */
+int tw_pfmt_args_ok(const char *text, size_t len);
 /* Symbol table entries whose name the format leaves undefined. */
 int tw_pfmt_unresolved(const tw_pfmt *p);
 /* What the compiler stopped at, for messages ("%pI4", "__print_ns..."). */

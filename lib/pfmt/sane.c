@@ -197,7 +197,7 @@ struct tep_event *tw_pfmt_parse(struct tep_handle *tep, const tw_mem *mem,
 	if (ok == TW_PF_TEXT_BAD)
 		return NULL;
 	struct tep_event *e = NULL;
-	if (ok == TW_PF_TEXT_OK) {
+	if (ok == TW_PF_TEXT_OK && tw_pfmt_args_ok(text, len)) {
 		if (tep_parse_format(tep, &e, text, len, sys) != 0)
 			return NULL;
 		return e;

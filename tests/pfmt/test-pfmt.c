@@ -37,7 +37,7 @@ static tw_pfmt *compile_text(const char *text, const char *sys)
 	cr_assert_eq(tep_parse_format(tep, &e, text, strlen(text), sys),
 		     TEP_ERRNO__SUCCESS, "libtraceevent parses the format");
 	tw_pf_layout lay = {0, 8};
-	tw_pfmt *p = tw_pfmt_compile(&mem, e, &lay);
+	tw_pfmt *p = tw_pfmt_compile(&mem, e, text, strlen(text), &lay);
 	cr_assert_not_null(p);
 	return p;
 }
@@ -51,7 +51,8 @@ Test(pfmt, every_bundled_format_compiles_and_the_rest_is_explained)
 	trawl_error err;
 	cr_assert_eq(tw_format_set_bundled(&mem, &set, &err), 0, "%s", err.msg);
 	size_t n = tw_format_set_count(set), why[TW_PF_NFALLBACK] = {0};
-	size_t parsed = 0, unresolved = 0;
+	size_t parsed = 0, unresolved = 0, tree = 0;
+	char tree_names[400] = "";
 	char detail[TW_PF_NFALLBACK][256] = {{0}};
 	for (size_t i = 0; i < n; i++) {
 		const tw_format_text *f = tw_format_set_at(set, i);
@@ -62,7 +63,7 @@ Test(pfmt, every_bundled_format_compiles_and_the_rest_is_explained)
 			continue;
 		parsed++;
 		tw_pf_layout lay = {0, 8};
-		tw_pfmt *p = tw_pfmt_compile(&mem, e, &lay);
+		tw_pfmt *p = tw_pfmt_compile(&mem, e, f->text, f->len, &lay);
 		cr_assert_not_null(p, "%s out of memory?", f->name);
 		int w = tw_pfmt_fallback(p);
 		why[w]++;
@@ -75,6 +76,17 @@ Test(pfmt, every_bundled_format_compiles_and_the_rest_is_explained)
 				sizeof(detail[w]) - strlen(detail[w]) - 1);
 		}
 		unresolved += tw_pfmt_unresolved(p) > 0;
+		if (w) {
+			tree++;
+			if (strlen(tree_names) < 300) {
+				strncat(tree_names, " ",
+					sizeof(tree_names) -
+						strlen(tree_names) - 1);
+				strncat(tree_names, f->name,
+					sizeof(tree_names) -
+						strlen(tree_names) - 1);
+			}
+		}
 		tw_pfmt_free(p);
 	}
 	printf("formats: %zu, parsed by libtraceevent %zu\n", n, parsed);
@@ -84,6 +96,7 @@ Test(pfmt, every_bundled_format_compiles_and_the_rest_is_explained)
 	printf("  with undefined symbol names (shown as the text has them): "
 	       "%zu\n",
 	       unresolved);
+	printf("  falling back: %zu:%s\n", tree, tree_names);
 	cr_assert_gt(n, 2000);
 	cr_assert_eq(parsed, n, "libtraceevent parses every format");
 	/* the share that falls back must stay small: today 1.2 % */

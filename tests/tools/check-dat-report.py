@@ -120,6 +120,11 @@ def same_fields(ev, rest):
                           if k == "buf" else texts[k]) for k in names)
 
 
+# Print arguments libtraceevent parses wrong (it drops the parentheses of
+# "REC->flags & (A | B | C | D)"): the token trawl prints as the kernel does
+# (check-pair.py compares it with the kernel's own text).
+TEP_MISPARSED = {"timer_start": "flags"}
+
 SIZED = re.compile(r"(\+0x[0-9a-f]+)/0x[0-9a-f]+")
 
 
@@ -139,6 +144,9 @@ def same_text(ev, want):
         return False
     for x, y in zip(a, b):
         if x == y:
+            continue
+        bad = TEP_MISPARSED.get(ev["event"])
+        if bad and x.startswith(bad + "=") and y.startswith(bad + "="):
             continue
         # a 0x number of libtraceevent's where trawl has the label
         if any(y.replace(h, lab, 1) == x
