@@ -1021,8 +1021,11 @@ static int payload(const trawl_event *ev)
 		if (tw_pfmt_render(pf, ev->data, ev->data_len, &r->resolve,
 				   &out->payload_z))
 			return -1;
+		/* a line ends at its last word: the kernel's trailing
+		 * newlines and blanks are not in a text trace's lines */
 		size_t pn = out->payload_z.len;
-		while (pn > 0 && out->payload_z.data[pn - 1] == '\n')
+		while (pn > 0 && (out->payload_z.data[pn - 1] == '\n' ||
+				  out->payload_z.data[pn - 1] == ' '))
 			pn--;
 		out->payload = out->payload_z.data;
 		out->payload_len = pn;

@@ -340,7 +340,9 @@ def values_differ(ea, eb):
     la, lb = ea.get("labels") or {}, eb.get("labels") or {}
     for k in list(la) + [k for k in lb if k not in la]:
         if k not in lb:
-            out.append(("labels." + k, la[k], "(none)", "label only in text"))
+            if not (undefined_name(eb, k) or unnamed_address(ea, eb, k)):
+                out.append(("labels." + k, la[k], "(none)",
+                            "label only in text"))
         elif k not in la:
             out.append(("labels." + k, "(none)", lb[k], "label only in dat"))
         elif not same(la[k], lb[k]):
@@ -384,12 +386,39 @@ HASHED_WORD = re.compile(r"(?<![\w.])0{8}[0-9a-f]{8}(?![\w.])")
 ANY_POINTER = r"(?:(?:0x)?[0-9a-f]{1,16}|\(nil\)|\x01)"
 
 
+# Printed values the record does not hold: the kernel computed them from
+# its own state when it printed the event (writeback's "age" is
+# jiffies - dirtied_when), so a trace.dat cannot print them again.
+KERNEL_STATE = {"writeback_single_inode": "age",
+                "writeback_single_inode_start": "age"}
+
+
+def same_but_kernel_state(ea, eb, ta, tb):
+    """The same texts but for what only the kernel knew when it printed:
+    values it computed from its own state (KERNEL_STATE), and names of
+    constants the format leaves undefined (the text has I_SYNC, the
+    trace.dat 0x2: its value is compared as a field)."""
+    words = [KERNEL_STATE[ea["event"]]] if ea.get("event") in KERNEL_STATE \
+        else []
+    lb = eb.get("labels") or {}
+    words += [k for k in (ea.get("labels") or {})
+              if k not in lb and undefined_name(eb, k)]
+    if not words:
+        return False
+    for w in words:
+        pat = r"(\b" + re.escape(w) + r"[= ])\S+"
+        ta, tb = re.sub(pat, r"\1?", ta), re.sub(pat, r"\1?", tb)
+    return ta == tb
+
+
 def same_but_display_only(ea, eb, ta, tb):
     """Are two texts (or report lines) the same but for the printed values
     of the fields either side lists in "display_only", and but for the
     kernel's hashed pointers (%p: "00000000" and 8 hex digits) in the first
     (the kernel text), which match any pointer in the second? No trace.dat
     can print the hash of a pointer, be it a field or computed (page=)."""
+    if same_but_kernel_state(ea, eb, ta, tb):
+        return True
     names = set(ea.get("display_only") or []) | set(eb.get("display_only") or [])
     if names:
         ta, tb = mask(ta, ea, eb, names), mask(tb, eb, ea, names)
@@ -401,6 +430,36 @@ def same_but_display_only(ea, eb, ta, tb):
     return re.fullmatch(ANY_POINTER.join(re.escape(x) for x in parts), tb) is not None
 
 
+def undefined_name(eb, k):
+    """A label the kernel's text has and the trace.dat cannot: the format
+    names the value with a constant it does not define (I_DIRTY_PAGES), so
+    trawl renders the number in hex there ("flags=0x40"), as the kernel
+    would without the name; the value itself is compared."""
+    return re.search(r"(^|[ ,(])" + re.escape(k) + r"[= ]0x[0-9a-f]+",
+                     eb.get("text") or "") is not None
+
+
+def unnamed_address(ea, eb, k):
+    """A label of a function the text names and the trace.dat cannot: the
+    file has no kallsyms (trace-cmd extract without symbols), so it prints
+    the address where the text has the name."""
+    la = (ea.get("labels") or {}).get(k)
+    ta, tb = ea.get("text") or "", eb.get("text") or ""
+    at = ta.find(la) if la else -1
+    return at >= 0 and re.match(r"0x[0-9a-f]+", tb[at:]) is not None
+
+
+def labels_agree(ea, eb):
+    la, lb = ea.get("labels") or {}, eb.get("labels") or {}
+    for k in set(la) | set(lb):
+        if k in la and k not in lb and (undefined_name(eb, k) or
+                                         unnamed_address(ea, eb, k)):
+            continue
+        if not same(la.get(k), lb.get(k)):
+            return False
+    return True
+
+
 def values_agree(ea, eb):
     fa, fb = ea.get("fields") or {}, eb.get("fields") or {}
     skip = set(ea.get("display_only") or []) | set(eb.get("display_only") or [])
@@ -409,7 +468,7 @@ def values_agree(ea, eb):
             return False
         if k not in skip and not same(fa[k], fb[k]):
             return False
-    return same(ea.get("labels") or {}, eb.get("labels") or {})
+    return labels_agree(ea, eb)
 
 
 # ------------------------------------------------------------- analyses ---
@@ -482,9 +541,12 @@ class Ctx:
 
 def near_max(instances, row, start, mx):
     """Is there an instance of row's key (pid, irq, function...) starting
-    within 1000 ns of start that is within 1000 ns of the longest (mx)?"""
+    within 1000 ns of start that is within 2000 ns of the longest (mx)? A
+    duration from the text is off by up to 1000 ns (each end rounded to the
+    us), so the longest on one side can be 2000 ns shorter than the
+    other's longest on the other side."""
     key = [kv for kv in identity(row) if kv[0] != "comm"]  # an instance has the comm of then
-    return any(abs(r.get("start", 0) - start) <= 1000 and r.get("duration", 0) >= mx - 1000
+    return any(abs(r.get("start", 0) - start) <= 1000 and r.get("duration", 0) >= mx - 2000
                and all(r[k] == v for k, v in key if k in r)
                for r in instances)
 
