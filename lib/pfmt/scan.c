@@ -789,7 +789,8 @@ int tw_pfmt_scan(const tw_pfmt *p, const tw_mem *mem, const char *text,
 	if (p->fallback)
 		return 0;
 	/* room for the values, and the known bits of each after them */
-	size_t need = p->nfields * (sizeof(tw_pf_value) + sizeof(uint64_t));
+	size_t need = (p->nfields ? p->nfields : 1) *
+		      (sizeof(tw_pf_value) + sizeof(uint64_t));
 	if (need > out->nvals_cap * sizeof(tw_pf_value)) {
 		size_t n = need / sizeof(tw_pf_value) + 1;
 		tw_pf_value *v = tw_realloc(mem, out->vals, n * sizeof(*v));
