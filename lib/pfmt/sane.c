@@ -154,6 +154,24 @@ static int args_sane(const char *text, size_t len)
 			break;
 		case '\0':
 			return 0;
+		case '/':
+		case '%': {
+			/* libtraceevent evaluates a division of constants
+			 * while parsing: an identifier or a 0 it cannot
+			 * evaluate divides by zero (SIGFPE, fuzz-pfmt) */
+			const char *q = p + 1;
+			while (q < end && (*q == ' ' || *q == '('))
+				q++;
+			if (q < end && *q == '0' &&
+			    (q + 1 == end || !ident_char(q[1])))
+				return 0;
+			if (q < end &&
+			    !((*q >= '0' && *q <= '9') ||
+			      (end - q >= 3 && !memcmp(q, "REC", 3)) ||
+			      (end - q >= 6 && !memcmp(q, "sizeof", 6))))
+				return 0;
+			break;
+		}
 		case '[': {
 			const char *b = p;
 			while (b > pf + 12 && ident_char(b[-1]))
