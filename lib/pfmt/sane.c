@@ -165,10 +165,10 @@ static int args_sane(const char *text, size_t len)
 			if (q < end && *q == '0' &&
 			    (q + 1 == end || !ident_char(q[1])))
 				return 0;
+			int rec = end - q >= 5 && !memcmp(q, "REC->", 5);
+			int size = end - q >= 7 && !memcmp(q, "sizeof(", 7);
 			if (q < end &&
-			    !((*q >= '0' && *q <= '9') ||
-			      (end - q >= 3 && !memcmp(q, "REC", 3)) ||
-			      (end - q >= 6 && !memcmp(q, "sizeof", 6))))
+			    !((*q >= '0' && *q <= '9') || rec || size))
 				return 0;
 			break;
 		}
