@@ -69,6 +69,9 @@ struct trawl_field_def {
 	const tw_type *last_type;
 	int last_match;
 	int last_seek; /* the reader may seek it in last_type's text */
+	/* last_type's format shows it as "name=" and conversions of its own
+	 * (TW_PFT_LOCAL): 1 + its index there, read from the sought text */
+	uint32_t last_local;
 	uint32_t hint; /* index where the field was last found */
 	int plain;     /* the name is all [A-Za-z0-9_.]: readers may seek it */
 	/* Binary readers: what the field is in each type, by type id. */

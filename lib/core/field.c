@@ -63,13 +63,17 @@ static void decode(const trawl_event *ev)
  */
 static int seekable(struct trawl_field_def *d, tw_type *ty)
 {
+	d->last_local = 0;
 	if (!d->plain || ty->kind == TW_KIND_PRINT)
 		return d->plain;
 	const tw_pfmt *pf = tw_textfmt_of(ty->t, ty);
 	if (!pf)
 		return 1;
 	int i = tw_pfmt_find(pf, d->name, d->name_len);
-	return i >= 0 && tw_pfmt_textform(pf, (size_t)i) == TW_PFT_PLAIN;
+	int form = i >= 0 ? tw_pfmt_textform(pf, (size_t)i) : TW_PFT_NONE;
+	if (form == TW_PFT_LOCAL)
+		d->last_local = (uint32_t)i + 1;
+	return form != TW_PFT_NONE;
 }
 
 /* Whether handle d may be read from ev's type at all. */
@@ -261,6 +265,32 @@ static int typed_int(const tw_pf_value *v, int64_t *out)
 	return v->type == TW_PFV_NONE ? -TRAWL_ENOENT : -TRAWL_ETYPE;
 }
 
+/*
+ * A field its format shows as "name=" and conversions of its own
+ * (prev_state=%s%s): the sought text alone read back, without scanning the
+ * whole event; where that does not match, the whole event is decoded.
+ */
+static int local_int(const trawl_event *ev, struct trawl_field_def *d,
+		     const tw_kv *kv, int64_t *out)
+{
+	trawl_trace *t = ev->t;
+	tw_pf_value v;
+	int rc = tw_pfmt_scan_local(ev->type->pf, &t->mem, d->last_local - 1,
+				    kv->val, kv->vlen, &t->scan, &v);
+	if (rc == 1)
+		return typed_int(&v, out);
+	decode(ev);
+	for (int i = 0; i < ev->nfields; i++)
+		if (tw_eq(ev->fields[i].key, ev->fields[i].klen, d->name,
+			  d->name_len))
+			return ev->typed ? typed_int(&ev->tv[i], out)
+			       : parse_number(ev->fields[i].val,
+					      ev->fields[i].vlen, out)
+				       ? -TRAWL_ETYPE
+				       : 0;
+	return -TRAWL_ENOENT;
+}
+
 TRAWL_API int trawl_event_get_int(const trawl_event *ev, trawl_field f,
 				  int64_t *out)
 {
@@ -272,6 +302,9 @@ TRAWL_API int trawl_event_get_int(const trawl_event *ev, trawl_field f,
 	/* found by decoding (not by a seek): it may have a typed value */
 	if (ev->typed && kv != &ev->sought && ev->nfields > 0)
 		return typed_int(&ev->tv[kv - ev->fields], out);
+	const struct trawl_field_def *d = f;
+	if (kv == &ev->sought && d->last_local)
+		return local_int(ev, (struct trawl_field_def *)d, kv, out);
 	if (parse_number(kv->val, kv->vlen, out))
 		return -TRAWL_ETYPE;
 	return 0;

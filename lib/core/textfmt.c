@@ -8,6 +8,7 @@
  * scan of each event's text against its format checks the choice: a line
  * that does not match is decoded the generic way and counted.
  */
+#include <stdio.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
 #include <unistd.h>
@@ -22,7 +23,39 @@ struct tw_textfmt {
 	struct tep_handle *tep;
 	tw_format_set *sets[3]; /* user, tracefs, bundled */
 	int loaded[3];
+	/* tracefs formats read one by one (events/SYSTEM/NAME/format) */
+	tw_format_set **one;
+	size_t none, one_cap;
+	int no_tracefs;
 };
+
+/*
+ * The live tracefs' format of one event, where trawl knows its system:
+ * reading the whole tree (2300 files) costs more than most text traces
+ * need. Return: the set holding it, or NULL.
+ */
+static tw_format_set *tracefs_one(trawl_trace *t, const tw_type *ty)
+{
+	tw_textfmt *tf = t->textfmt;
+	if (tf->no_tracefs || !ty->system || !*ty->system || ty->name_len > 200)
+		return NULL;
+	char path[512];
+	snprintf(path, sizeof(path), TRACEFS "/events/%s/%.*s/format",
+		 ty->system, (int)ty->name_len, ty->name);
+	if (access(path, R_OK) != 0) {
+		if (access(TRACEFS "/events/header_page", R_OK) != 0)
+			tf->no_tracefs = 1;
+		return NULL;
+	}
+	trawl_error err;
+	tw_format_set *s = NULL;
+	if (tw_grow(&t->mem, (void **)&tf->one, &tf->one_cap, tf->none + 1,
+		    sizeof(*tf->one)) ||
+	    tw_format_set_load(&t->mem, path, &s, &err))
+		return NULL;
+	tf->one[tf->none++] = s;
+	return s;
+}
 
 static tw_format_set *set_at(trawl_trace *t, int which)
 {
@@ -73,7 +106,9 @@ const tw_pfmt *tw_textfmt_of(trawl_trace *t, tw_type *ty)
 		return NULL;
 	const tw_format_text *ft = NULL;
 	for (int i = 0; i < 3 && !ft; i++) {
-		tw_format_set *s = set_at(t, i);
+		tw_format_set *s = i == 1 ? tracefs_one(t, ty) : NULL;
+		if (!s)
+			s = set_at(t, i);
 		if (s)
 			ft = tw_format_set_find(s, ty->name, ty->name_len);
 	}
@@ -115,6 +150,9 @@ void tw_textfmt_free(trawl_trace *t)
 		return;
 	for (int i = 0; i < 3; i++)
 		tw_format_set_free(tf->sets[i]);
+	for (size_t i = 0; i < tf->none; i++)
+		tw_format_set_free(tf->one[i]);
+	tw_free(&t->mem, tf->one);
 	if (tf->tep)
 		tep_free(tf->tep);
 	tw_pf_scan_fini(&t->mem, &t->scan);

@@ -503,6 +503,100 @@ static int labelled_field(const tw_pfmt *p, int32_t i, int depth)
 	return x >= 0 && p->nodes[x].op == N_FIELD ? p->nodes[x].a : -1;
 }
 
+/* The fields node i reads, added to refs; returns the only one, or -2 when
+ * it reads none, -1 when several. */
+static int node_fields(const tw_pfmt *p, int32_t i, int one, int depth)
+{
+	if (i < 0 || depth > 64)
+		return one;
+	const pf_node *n = &p->nodes[i];
+	switch (n->op) {
+	case N_FIELD:
+	case N_DYN:
+	case N_DYNLEN:
+	case N_BITMASK:
+	case N_ELEM:
+		if (one == -2)
+			one = n->a;
+		else if (one != n->a)
+			return -1;
+		if (n->op == N_ELEM)
+			one = node_fields(p, n->b, one, depth + 1);
+		return one;
+	case N_CONST:
+	case N_STR:
+		return one;
+	default:
+		one = node_fields(p, n->a, one, depth + 1);
+		if (one == -1)
+			return -1;
+		if (n->op == N_BIN || n->op == N_COND || n->op == N_HEX ||
+		    n->op == N_HEXSTR || n->op == N_INTARRAY)
+			one = node_fields(p, n->b, one, depth + 1);
+		if (one != -1 && (n->op == N_COND || n->op == N_INTARRAY))
+			one = node_fields(p, n->c, one, depth + 1);
+		return one;
+	}
+}
+
+/*
+ * "name=" then conversions that read only that field, up to the next
+ * " key" literal or the end: the generic decoder finds the text, and the
+ * conversions alone read it (TW_PFT_LOCAL). Every conversion reading the
+ * field must be among them.
+ */
+static int local_forms(tw_pfmt *p, uint8_t *uses)
+{
+	size_t n = p->nfields ? p->nfields : 1;
+	p->local = tw_calloc(p->mem, 2 * n, sizeof(*p->local));
+	int *reads = tw_calloc(p->mem, n, sizeof(int));
+	if (!p->local || !reads) {
+		tw_free(p->mem, reads);
+		tw_free(p->mem, uses);
+		return -1;
+	}
+	for (size_t s = 0; s < p->nsegs; s++) {
+		const pf_seg *g = &p->segs[s];
+		int f = g->kind == S_CONV ? node_fields(p, g->expr, -2, 0) : -2;
+		if (f >= 0 && (size_t)f < p->nfields)
+			reads[f]++;
+		else if (f == -1)
+			for (size_t k = 0; k < p->nfields; k++)
+				reads[k] += 1000; /* mixed: not local */
+	}
+	for (size_t s = 0; s + 1 < p->nsegs; s++) {
+		const pf_seg *l = &p->segs[s];
+		if (l->kind != S_LIT || p->segs[s + 1].kind != S_CONV)
+			continue;
+		size_t e = s + 1;
+		int f = node_fields(p, p->segs[e].expr, -2, 0);
+		if (f < 0 || (size_t)f >= p->nfields ||
+		    p->textform[f] != TW_PFT_NONE)
+			continue;
+		while (e + 1 < p->nsegs && p->segs[e + 1].kind == S_CONV &&
+		       node_fields(p, p->segs[e + 1].expr, -2, 0) == f)
+			e++;
+		const tw_pf_field *fd = &p->fields[f];
+		const char *lit = p->pool + l->lit;
+		size_t nl = fd->name_len;
+		if (l->lit_len < nl + 1 || lit[l->lit_len - 1] != '=' ||
+		    memcmp(lit + l->lit_len - 1 - nl, fd->name, nl) != 0 ||
+		    (l->lit_len > nl + 1 && lit[l->lit_len - 2 - nl] != ' '))
+			continue;
+		if (e + 1 < p->nsegs && (p->segs[e + 1].kind != S_LIT ||
+					 p->pool[p->segs[e + 1].lit] != ' '))
+			continue;
+		if (reads[f] != (int)(e - s))
+			continue; /* read elsewhere too */
+		p->textform[f] = TW_PFT_LOCAL;
+		p->local[2 * f] = (uint16_t)(s + 1);
+		p->local[2 * f + 1] = (uint16_t)e;
+	}
+	tw_free(p->mem, reads);
+	tw_free(p->mem, uses);
+	return 0;
+}
+
 /* Per field: plain "name=%d" text, and the conversion labelling it. */
 static int classify(cc *c)
 {
@@ -573,8 +667,7 @@ static int classify(cc *c)
 		if (ok)
 			p->textform[f] = TW_PFT_PLAIN;
 	}
-	tw_free(p->mem, uses);
-	return 0;
+	return local_forms(p, uses);
 }
 
 /* ---- what args.c builds with ---- */
@@ -784,6 +877,7 @@ void tw_pfmt_free(tw_pfmt *p)
 	tw_free(m, p->fields);
 	tw_free(m, p->dynamic);
 	tw_free(m, p->textform);
+	tw_free(m, p->local);
 	tw_free(m, p->label_seg);
 	tw_free(m, p->segs);
 	tw_free(m, p->nodes);

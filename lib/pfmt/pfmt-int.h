@@ -123,6 +123,7 @@ struct tw_pfmt {
 	size_t nfields;	     /* the event's own */
 	size_t nall;	     /* including common fields */
 	uint8_t *textform;   /* per own field: enum tw_pf_textform */
+	uint16_t *local;     /* TW_PFT_LOCAL: first and last segment */
 	int32_t *label_seg;  /* per own field: the conversion that labels
 			      * it, or -1 */
 

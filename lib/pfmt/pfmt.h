@@ -64,6 +64,9 @@ enum tw_pf_textform {
 	TW_PFT_PLAIN,	 /* "name=%d" (decimal, or 0x-prefixed hex) or
 			  * "name=%s" of the field itself: the generic
 			  * key=value decoder reads it right */
+	TW_PFT_LOCAL,	 /* "name=" then conversions of this field alone
+			  * (prev_state=%s%s): the generic decoder finds its
+			  * text, tw_pfmt_scan_local() reads the value */
 };
 
 typedef struct tw_pfmt tw_pfmt;
@@ -220,5 +223,15 @@ typedef struct tw_pf_scan {
 int tw_pfmt_scan(const tw_pfmt *p, const tw_mem *mem, const char *text,
 		 size_t len, tw_pf_scan *s);
 void tw_pf_scan_fini(const tw_mem *mem, tw_pf_scan *s);
+
+/*
+ * The value of a TW_PFT_LOCAL field from its text alone (what follows
+ * "name=" up to the next field), without scanning the whole event.
+ * Return: 1 with *out filled (pointing into text), 0 when the text does
+ * not match (scan the event instead), -1 out of memory.
+ */
+int tw_pfmt_scan_local(const tw_pfmt *p, const tw_mem *mem, size_t field,
+		       const char *text, size_t len, tw_pf_scan *s,
+		       tw_pf_value *out);
 
 #endif

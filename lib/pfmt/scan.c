@@ -51,6 +51,7 @@ typedef struct scanner {
 	const char *end;
 	tw_pf_scan *out;
 	const char **pos; /* pos[i]: where segment i began on this path */
+	size_t stop;	  /* the segment the text ends at */
 	constraint *c;
 	size_t nc, cap;
 	long steps;
@@ -615,7 +616,7 @@ static int match(scanner *s, size_t seg, const char *at)
 	if (!budget(s))
 		return 0;
 	s->pos[seg] = at;
-	if (seg == p->nsegs)
+	if (seg == s->stop)
 		return only_blanks(at, s->end);
 	const pf_seg *g = &p->segs[seg];
 	if (g->kind == S_CONV)
@@ -626,7 +627,7 @@ static int match(scanner *s, size_t seg, const char *at)
 		return match(s, seg + 1, at + n);
 	/* the text's line lost the format's trailing newlines */
 	if (left < n && memcmp(at, lit, left) == 0 &&
-	    only_blanks(lit + left, lit + n) && seg + 1 == p->nsegs) {
+	    only_blanks(lit + left, lit + n) && seg + 1 == s->stop) {
 		s->pos[seg + 1] = s->end;
 		return 1;
 	}
@@ -783,12 +784,10 @@ static int settle(scanner *s)
 	return 1;
 }
 
-int tw_pfmt_scan(const tw_pfmt *p, const tw_mem *mem, const char *text,
-		 size_t len, tw_pf_scan *out)
+/* Room for the values (and the known bits of each after them) and the
+ * segment positions. Return: 0, or -1 out of memory. */
+static int prepare(const tw_pfmt *p, const tw_mem *mem, tw_pf_scan *out)
 {
-	if (p->fallback)
-		return 0;
-	/* room for the values, and the known bits of each after them */
 	size_t need = (p->nfields ? p->nfields : 1) *
 		      (sizeof(tw_pf_value) + sizeof(uint64_t));
 	if (need > out->nvals_cap * sizeof(tw_pf_value)) {
@@ -807,12 +806,23 @@ int tw_pfmt_scan(const tw_pfmt *p, const tw_mem *mem, const char *text,
 		out->pos = np;
 		out->pos_cap = p->nsegs + 1;
 	}
+	return 0;
+}
+
+int tw_pfmt_scan(const tw_pfmt *p, const tw_mem *mem, const char *text,
+		 size_t len, tw_pf_scan *out)
+{
+	if (p->fallback)
+		return 0;
+	if (prepare(p, mem, out))
+		return -1;
 	scanner s = {.p = p,
 		     .mem = mem,
 		     .text = text,
 		     .end = text + len,
 		     .out = out,
 		     .pos = out->pos,
+		     .stop = p->nsegs,
 		     .c = out->work,
 		     .cap = out->work_cap};
 	int ok = match(&s, 0, text);
@@ -835,4 +845,34 @@ void tw_pf_scan_fini(const tw_mem *mem, tw_pf_scan *s)
 	s->vals = NULL;
 	s->work = NULL;
 	s->nvals_cap = s->work_cap = 0;
+}
+
+int tw_pfmt_scan_local(const tw_pfmt *p, const tw_mem *mem, size_t field,
+		       const char *text, size_t len, tw_pf_scan *out,
+		       tw_pf_value *v)
+{
+	if (p->fallback || field >= p->nfields ||
+	    p->textform[field] != TW_PFT_LOCAL)
+		return 0;
+	if (prepare(p, mem, out))
+		return -1;
+	scanner s = {.p = p,
+		     .mem = mem,
+		     .text = text,
+		     .end = text + len,
+		     .out = out,
+		     .pos = out->pos,
+		     .stop = (size_t)p->local[2 * field + 1] + 1,
+		     .c = out->work,
+		     .cap = out->work_cap};
+	int ok = match(&s, p->local[2 * field], text);
+	out->work = s.c;
+	out->work_cap = s.cap;
+	if (s.oom)
+		return -1;
+	if (!ok)
+		return 0;
+	settle(&s);
+	*v = out->vals[field];
+	return v->type != TW_PFV_NONE;
 }

@@ -361,3 +361,25 @@ Test(pfmt, byte_pointer_extensions_print_as_the_kernel_does)
 	tw_buf_fini(&mem, &out);
 	tw_pfmt_free(p);
 }
+
+Test(pfmt, a_field_printed_by_its_own_conversions_reads_from_its_text_alone)
+{
+	tw_pfmt *p = compile_text(switch_format, "sched");
+	int ps = tw_pfmt_find(p, "prev_state", 10);
+	cr_assert_eq(
+		tw_pfmt_textform(p, (size_t)tw_pfmt_find(p, "next_pid", 8)),
+		TW_PFT_PLAIN);
+	cr_assert_eq(tw_pfmt_textform(p, (size_t)ps), TW_PFT_LOCAL);
+	tw_pf_scan s = {0};
+	tw_pf_value v;
+	cr_assert_eq(tw_pfmt_scan_local(p, &mem, (size_t)ps, "S+", 2, &s, &v),
+		     1);
+	cr_assert_eq(v.i, 0x101);
+	cr_assert_eq(tw_pfmt_scan_local(p, &mem, (size_t)ps, "R", 1, &s, &v),
+		     1);
+	cr_assert_eq(v.i, 0);
+	cr_assert_eq(tw_pfmt_scan_local(p, &mem, (size_t)ps, "D|W", 3, &s, &v),
+		     0, "W is no state: the caller scans the event instead");
+	tw_pf_scan_fini(&mem, &s);
+	tw_pfmt_free(p);
+}

@@ -6,6 +6,7 @@
  * time (perf); the escaping rules are the ones of csv_field() and
  * json_string() in cli-util.c.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,6 +196,26 @@ void buf_json(struct cli_buf *b, const char *s, size_t n)
 	char *o = b->p + b->n;
 	*o++ = '"';
 	for (size_t i = 0; i < n;) {
+		/* eight bytes at a time while none needs escaping: no quote,
+		 * backslash, control byte, DEL or non-ASCII among them */
+		while (n - i >= 8) {
+			uint64_t x;
+			memcpy(&x, p + i, 8);
+			const uint64_t ones = 0x0101010101010101ull,
+				       high = 0x8080808080808080ull;
+			uint64_t q = x ^ (ones * '"'), bs = x ^ (ones * '\\'),
+				 del = x ^ (ones * 0x7f);
+			uint64_t bad = (x & high) | ((x - ones * 0x20) & ~x) |
+				       ((q - ones) & ~q) | ((bs - ones) & ~bs) |
+				       ((del - ones) & ~del);
+			if (bad & high)
+				break;
+			memcpy(o, p + i, 8);
+			o += 8;
+			i += 8;
+		}
+		if (i >= n)
+			break;
 		unsigned c = p[i];
 		if (c == '"' || c == '\\') {
 			*o++ = '\\';
