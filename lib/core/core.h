@@ -318,11 +318,10 @@ int tw_textfmt_init(trawl_trace *t, trawl_error *err);
 const tw_pfmt *tw_textfmt_of(trawl_trace *t, tw_type *ty);
 void tw_textfmt_free(trawl_trace *t);
 
-/* text reader */
-int tw_text_open(trawl_trace *t, const char *path, int fd, trawl_error *err);
-
-/* trace.dat reader: takes over the input the text reader opened. */
+/* The readers, each given the input the core opened (lib/input), which
+ * they own from then on (closed on failure too). */
 struct tw_input;
+int tw_text_open(trawl_trace *t, struct tw_input *in, trawl_error *err);
 int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../input/input.h"
 #include "core.h"
 
 #define DEFAULT_SORT_MEMORY (32u << 20)
@@ -47,7 +48,24 @@ static trawl_trace *open_any(const char *path, int fd, const char *name,
 		return NULL;
 	snprintf(t->name, sizeof(t->name), "%s",
 		 name ? name : (strcmp(path, "-") ? path : "<stdin>"));
-	if (tw_text_open(t, path, fd, err)) {
+	/* The input layer opens the bytes; their first ones say which
+	 * reader gets them. */
+	tw_input *in = tw_input_open(&t->mem, path, fd, t->name, err);
+	if (!in) {
+		trawl_close(t);
+		return NULL;
+	}
+	static const char *const comp[] = {"none", "gzip", "zstd"};
+	t->compression = comp[tw_input_compression(in)];
+	const char *p;
+	size_t n = 16;
+	int rc = tw_input_peek(in, &p, &n, err);
+	if (rc == 0)
+		rc = tw_is_trace_dat(p, n) ? tw_dat_open(t, in, err)
+					   : tw_text_open(t, in, err);
+	else
+		tw_input_close(in);
+	if (rc) {
 		trawl_close(t);
 		return NULL;
 	}

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "../pfmt/pfmt.h"
-#include "../text/input.h"
+#include "../input/input.h"
 #include "dat-int.h"
 
 #define COMM_CACHE  1024

@@ -129,6 +129,8 @@ static int string(lx *l, uint32_t *at, uint32_t *len)
 		uint32_t a2, n2;
 		if (!string(l, &a2, &n2))
 			return 0;
+		if (!l->c) /* the syntax alone: nothing was kept */
+			return 1;
 		char *j = malloc(n + n2 + 1);
 		if (!j) {
 			l->err = 1;

@@ -28,7 +28,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "input.h"
+#include "../input/input.h"
 #include "text-int.h"
 
 #define BATCH_BYTES (512u << 10)

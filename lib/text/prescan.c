@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "input.h"
+#include "../input/input.h"
 #include "text-int.h"
 
 #define MAX_THREADS    16

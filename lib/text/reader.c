@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "input.h"
+#include "../input/input.h"
 #include "text-int.h"
 
 #define DETECT_BYTES (64u << 10)
@@ -360,11 +360,6 @@ static const tw_reader_ops text_ops = {
 	.close = close_reader,
 };
 
-int tw_is_trace_dat(const char *p, size_t n)
-{
-	return n >= 10 && memcmp(p, "\x17\x08\x44tracing", 10) == 0;
-}
-
 int tw_text_detect(const char *p, size_t n, int *format, trawl_error *err,
 		   const char *name)
 {
@@ -443,21 +438,19 @@ int tw_text_detect(const char *p, size_t n, int *format, trawl_error *err,
 	return 0;
 }
 
-int tw_text_open(trawl_trace *t, const char *path, int fd, trawl_error *err)
+int tw_text_open(trawl_trace *t, struct tw_input *in, trawl_error *err)
 {
 	text_reader *r = tw_calloc(&t->mem, 1, sizeof(*r));
-	if (!r)
+	if (!r) {
+		tw_input_close(in);
 		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
 				   "out of memory");
+	}
 	t->reader = r;
 	t->ops = &text_ops;
 	r->strict = (t->opts.flags & TRAWL_OPEN_STRICT) != 0;
 	r->threads = t->opts.threads;
-	r->in = tw_input_open(&t->mem, path, fd, t->name, err);
-	if (!r->in)
-		return -(err ? err->code : TRAWL_EIO);
-	static const char *const comp[] = {"none", "gzip", "zstd"};
-	t->compression = comp[tw_input_compression(r->in)];
+	r->in = in;
 	const char *p;
 	size_t n = DETECT_BYTES;
 	int rc = tw_input_peek(r->in, &p, &n, err);
@@ -466,14 +459,9 @@ int tw_text_open(trawl_trace *t, const char *path, int fd, trawl_error *err)
 	rc = tw_text_detect(p, n, &t->format, err, t->name);
 	if (rc)
 		return rc;
-	if (t->format == TRAWL_FORMAT_TRACE_DAT) {
-		/* binary: the trace.dat reader takes the input over */
-		tw_input *in = r->in;
-		tw_free(&t->mem, r);
-		t->reader = NULL;
-		t->ops = NULL;
-		return tw_dat_open(t, in, err);
-	}
+	if (t->format == TRAWL_FORMAT_TRACE_DAT) /* the core sends it on */
+		return tw_error_at(err, TRAWL_EMISUSE, 0, t->name, 0, 0, 0,
+				   "a trace.dat reached the text reader");
 	r->html = t->format == TRAWL_FORMAT_SYSTRACE_HTML;
 	return tw_textfmt_init(t, err);
 }

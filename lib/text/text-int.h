@@ -7,7 +7,7 @@
 #define TW_TEXT_INT_H
 
 #include "../core/core.h"
-#include "input.h"
+#include "../input/input.h"
 
 enum tw_line_kind {
 	TW_L_BAD = 0,
@@ -40,12 +40,6 @@ typedef struct tw_item {
 _Static_assert(sizeof(tw_item) == 128, "tw_item is two cache lines");
 
 #define TW_ITEM_TOO_LONG (-1)
-
-/* A line without the '\r' of a CRLF ending, which every line source removes. */
-static inline size_t tw_line_trim_cr(const char *s, size_t n)
-{
-	return n > 0 && s[n - 1] == '\r' ? n - 1 : n;
-}
 
 /* Parse-ahead thread over a mapped file (pipeline.c). */
 typedef struct tw_pipe tw_pipe;
@@ -114,8 +108,6 @@ int tw_text_seek(const trawl_trace *t, const trawl_event *ev, const char *key,
 		 size_t klen, tw_kv *out);
 
 /* Recognise the format from the first bytes of the decompressed input. */
-/* Whether the bytes start with trace-cmd's trace.dat magic. */
-int tw_is_trace_dat(const char *p, size_t n);
 int tw_text_detect(const char *p, size_t n, int *format, trawl_error *err,
 		   const char *name);
 

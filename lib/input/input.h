@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Line input for the text readers: a memory map for plain files (zero copy),
- * a buffered stream for pipes, and gzip/zstd decompressed while streaming.
- * Lines longer than TW_MAX_LINE are skipped, never buffered whole.
+ * The input layer: bytes from a file or descriptor, whatever reads them. A
+ * memory map for plain files (zero copy), a buffered stream for pipes, and
+ * gzip/zstd decompressed while streaming; lines for the text readers
+ * (longer than TW_MAX_LINE are skipped, never buffered whole). The core
+ * opens the input, tells the binary formats from text (detect.c) and hands
+ * it to the reader for it: readers never open one another.
  */
 #ifndef TW_INPUT_H
 #define TW_INPUT_H
@@ -24,6 +27,12 @@ enum tw_line_status {
 };
 
 typedef struct tw_input tw_input;
+
+/* A line without the '\r' of a CRLF ending, which every line source removes. */
+static inline size_t tw_line_trim_cr(const char *s, size_t n)
+{
+	return n > 0 && s[n - 1] == '\r' ? n - 1 : n;
+}
 
 /* Opens path ("-" is stdin) or, when path is NULL, reads fd (not closed). */
 tw_input *tw_input_open(const tw_mem *mem, const char *path, int fd,
@@ -65,5 +74,8 @@ int tw_input_read(tw_input *in, const char **p, size_t *n, trawl_error *err);
 
 /* The whole mapped file for plain regular files; NULL for streams. */
 const char *tw_input_map(const tw_input *in, size_t *len);
+
+/* detect.c: whether the first bytes are a trace.dat's magic. */
+int tw_is_trace_dat(const char *p, size_t n);
 
 #endif

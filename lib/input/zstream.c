@@ -17,7 +17,6 @@
 #include <zstd.h>
 
 #include "input.h"
-#include "text-int.h"
 
 #define RAW_CHUNK   (256u * 1024)
 #define BUF_INITIAL (1u << 20)
