@@ -24,6 +24,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--build", default="build")
 ap.add_argument("--runs", type=int, default=3)
 ap.add_argument("--tc-runs", type=int, default=2)
+ap.add_argument("--old", help="another build dir to time on big.dat too")
 args = ap.parse_args()
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -61,34 +62,43 @@ scratch = tempfile.mkdtemp(prefix="trawl-bench-report.")
 print(f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, kernel "
       f"{platform.release()}; {n} events; medians of {args.runs} runs "
       f"({args.tc_runs} for trace-cmd report), warm cache, output to "
-      f"/dev/null.")
+      f"/dev/null (exports to {tempfile.gettempdir()}).")
 print()
-rows = []
-tc = wall(["trace-cmd", "report", dat], args.tc_runs)
-rows.append(("big.dat", "trace-cmd report", tc))
-text_report = wall([trawl, "report", txt], args.runs)
-cases = [
-    ("big.dat", [trawl, "report", dat]),
-    ("big-nocomp.dat", [trawl, "report", nocomp]),
-    ("big.dat", [trawl, "report", "--raw", dat]),
-    ("big.dat", [trawl, "report", "--json", dat]),
-    ("big.dat", [trawl, "export", dat, "--to", "csv", "-o",
-                 os.path.join(scratch, "csv")]),
-    ("big.dat", [trawl, "export", dat, "--to", "perfetto", "-o",
-                 os.path.join(scratch, "p.json")]),
-    ("big.dat", [trawl, "stats", dat]),
-    ("big.txt", [trawl, "stats", txt]),
-]
-for name, cmd in cases:
-    if "csv" in cmd:
+
+
+def cmd_of(binary, what, path):
+    if what == "export csv":
         shutil.rmtree(os.path.join(scratch, "csv"), ignore_errors=True)
-    rows.append((name, " ".join(["trawl"] + cmd[1:2] + [c for c in cmd[2:]
-                                 if c.startswith("--")]), wall(cmd, args.runs)))
-rows.insert(2, ("big.txt", "trawl report", text_report))
-print("| input | command | median s | M events/s | vs trace-cmd report | "
-      "vs trawl report of the text |")
-print("| --- | --- | ---: | ---: | ---: | ---: |")
-for name, cmd, t in rows:
-    print(f"| {name} | `{cmd}` | {t:.2f} | {n / t / 1e6:.1f} | "
-          f"{tc / t:.1f}x | {t / text_report:.2f} |")
+        return [binary, "export", path, "--to", "csv", "-o",
+                os.path.join(scratch, "csv")]
+    if what == "export perfetto":
+        return [binary, "export", path, "--to", "perfetto", "-o",
+                os.path.join(scratch, "p.json")]
+    return [binary] + what.split() + [path]
+
+
+tc = wall(["trace-cmd", "report", dat], args.tc_runs)
+print("| command | big.dat s | M events/s | vs trace-cmd report | "
+      "same on big.txt s | big.dat / big.txt |" +
+      (" before (--old) big.dat s |" if args.old else ""))
+print("| --- | ---: | ---: | ---: | ---: | ---: |" +
+      (" ---: |" if args.old else ""))
+print(f"| `trace-cmd report` | {tc:.2f} | {n / tc / 1e6:.1f} | 1.0x | | |" +
+      (" |" if args.old else ""))
+for what in ("report", "report --raw", "report --json", "export csv",
+             "export perfetto", "stats"):
+    td = wall(cmd_of(trawl, what, dat), args.runs)
+    tt = wall(cmd_of(trawl, what, txt), args.runs)
+    row = (f"| `trawl {what}` | {td:.2f} | {n / td / 1e6:.1f} | "
+           f"{tc / td:.1f}x | {tt:.2f} | {td / tt:.2f} |")
+    if args.old:
+        old = os.path.join(root, args.old, "tools/trawl/trawl")
+        w = what if what != "report --raw" else "report"
+        to = wall(cmd_of(old, w, dat), args.runs)
+        row += f" {to:.2f} |"
+    print(row)
+tn = wall([trawl, "report", nocomp], args.runs)
+print()
+print(f"`trawl report big-nocomp.dat` (the same file uncompressed): {tn:.2f} s, "
+      f"{tc / tn:.1f}x trace-cmd report of big.dat.")
 shutil.rmtree(scratch, ignore_errors=True)
