@@ -958,17 +958,9 @@ const char *tw_dat_format_text(const tw_dat_file *f, uint32_t id, size_t *len)
 
 struct tep_event *tw_dat_parse_format(tw_dat_file *f, uint32_t id)
 {
-	size_t lo = 0, hi = f->nformats;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (f->formats[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == f->nformats || f->formats[lo].id != id)
+	const tw_dat_format *fm = format_of(f, id);
+	if (!fm)
 		return NULL;
-	const tw_dat_format *fm = &f->formats[lo];
 	if (tw_pfmt_text_check(fm->text, fm->len) == TW_PF_TEXT_BAD) {
 		if (!f->meta_damaged++)
 			f->meta_damage_off = 0;

@@ -904,9 +904,8 @@ const char *tw_pfmt_fallback_detail(const tw_pfmt *p)
 const char *tw_pfmt_fallback_name(int why)
 {
 	static const char *const names[TW_PF_NFALLBACK] = {
-		"compiled",	  "no print format", "printf conversion",
-		"%p extension",	  "helper",	     "unresolved symbol",
-		"argument count",
+		"compiled",	"no print format", "printf conversion",
+		"%p extension", "helper",	   "argument count",
 	};
 	return why >= 0 && why < TW_PF_NFALLBACK ? names[why] : "?";
 }

@@ -28,12 +28,11 @@ struct tep_event;
 /* Why a format did not compile whole: the helper it stopped at. */
 enum tw_pfmt_fallback {
 	TW_PF_OK = 0,
-	TW_PF_NO_FORMAT,  /* libtraceevent could not parse the print fmt */
-	TW_PF_PRINTF,	  /* a conversion this compiler does not render */
-	TW_PF_POINTER,	  /* a %p extension (%pI4, %pM, %pU, ...) */
-	TW_PF_HELPER,	  /* a helper (__print_ns_to_secs, FUNC, ...) */
-	TW_PF_UNRESOLVED, /* a symbol table entry with no number */
-	TW_PF_ARGS,	  /* more or fewer arguments than conversions */
+	TW_PF_NO_FORMAT, /* the format has no print fmt line */
+	TW_PF_PRINTF,	 /* a conversion this compiler does not render */
+	TW_PF_POINTER,	 /* a %p extension (%pI4, %pM, %pU, ...) */
+	TW_PF_HELPER,	 /* a helper (__print_ns_to_secs, FUNC, ...) */
+	TW_PF_ARGS,	 /* more or fewer arguments than conversions */
 	TW_PF_NFALLBACK
 };
 

@@ -809,11 +809,11 @@ static int prepare(const tw_pfmt *p, const tw_mem *mem, tw_pf_scan *out)
 	return 0;
 }
 
-int tw_pfmt_scan(const tw_pfmt *p, const tw_mem *mem, const char *text,
-		 size_t len, tw_pf_scan *out)
+/* Match text from segment first to the one before stop, then settle.
+ * Return: 1 matched, 0 not, -1 out of memory. */
+static int run(const tw_pfmt *p, const tw_mem *mem, tw_pf_scan *out,
+	       size_t first, size_t stop, const char *text, size_t len)
 {
-	if (p->fallback)
-		return 0;
 	if (prepare(p, mem, out))
 		return -1;
 	scanner s = {.p = p,
@@ -822,17 +822,23 @@ int tw_pfmt_scan(const tw_pfmt *p, const tw_mem *mem, const char *text,
 		     .end = text + len,
 		     .out = out,
 		     .pos = out->pos,
-		     .stop = p->nsegs,
+		     .stop = stop,
 		     .c = out->work,
 		     .cap = out->work_cap};
-	int ok = match(&s, 0, text);
+	int ok = match(&s, first, text);
 	out->work = s.c;
 	out->work_cap = s.cap;
 	if (s.oom)
 		return -1;
-	if (!ok)
+	return ok ? settle(&s) : 0;
+}
+
+int tw_pfmt_scan(const tw_pfmt *p, const tw_mem *mem, const char *text,
+		 size_t len, tw_pf_scan *out)
+{
+	if (p->fallback)
 		return 0;
-	return settle(&s);
+	return run(p, mem, out, 0, p->nsegs, text, len);
 }
 
 void tw_pf_scan_fini(const tw_mem *mem, tw_pf_scan *s)
@@ -854,25 +860,10 @@ int tw_pfmt_scan_local(const tw_pfmt *p, const tw_mem *mem, size_t field,
 	if (p->fallback || field >= p->nfields ||
 	    p->textform[field] != TW_PFT_LOCAL)
 		return 0;
-	if (prepare(p, mem, out))
-		return -1;
-	scanner s = {.p = p,
-		     .mem = mem,
-		     .text = text,
-		     .end = text + len,
-		     .out = out,
-		     .pos = out->pos,
-		     .stop = (size_t)p->local[2 * field + 1] + 1,
-		     .c = out->work,
-		     .cap = out->work_cap};
-	int ok = match(&s, p->local[2 * field], text);
-	out->work = s.c;
-	out->work_cap = s.cap;
-	if (s.oom)
-		return -1;
-	if (!ok)
-		return 0;
-	settle(&s);
+	int rc = run(p, mem, out, p->local[2 * field],
+		     (size_t)p->local[2 * field + 1] + 1, text, len);
+	if (rc != 1)
+		return rc;
 	*v = out->vals[field];
 	return v->type != TW_PFV_NONE;
 }
