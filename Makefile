@@ -8,6 +8,7 @@ DEBS := meson ninja-build pkg-config gcc clang libclang-rt-14-dev \
 	libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd
 SAMPLE := tests/fixtures/ftrace-irqinfo.txt
 SAMPLE_DAT := tests/fixtures/tc.dat
+PAIR := tests/fixtures/pair-broad
 BUILD := build
 ASAN := build-asan
 FUZZ := build-fuzz
@@ -51,6 +52,10 @@ run: build
 	@echo
 	@echo "== trawl stats $(SAMPLE_DAT) (trace-cmd's trace.dat, v7 zstd)"
 	@$(BUILD)/trawl stats $(SAMPLE_DAT) | head -n 16
+	@echo
+	@echo "== one recording read as the kernel's text and as trace.dat: the same fields and values"
+	@$(BUILD)/trawl report --raw --events 'sys_enter,kmalloc' $(PAIR).txt | head -n 2
+	@$(BUILD)/trawl report --raw --events 'sys_enter,kmalloc' $(PAIR).dat | head -n 2
 
 $(ASAN)/build.ninja:
 	CC=clang meson setup $(ASAN) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
