@@ -8,12 +8,18 @@
  * scan of each event's text against its format checks the choice: a line
  * that does not match is decoded the generic way and counted.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <traceevent/event-parse.h>
 #include <unistd.h>
 
+#include "../dat/dat-int.h"
 #include "../formats/formats.h"
+#include "../input/input.h"
 #include "../pfmt/pfmt.h"
 #include "core.h"
 
@@ -78,6 +84,58 @@ static tw_format_set *set_at(trawl_trace *t, int which)
 	return tf->sets[which];
 }
 
+/*
+ * --formats naming a trace.dat: the formats it carries (a recording of the
+ * same kernel names the text's fields). Return: 1 with *out set, 0 when
+ * path is not a trace.dat, or a negative TRAWL_E* with err filled.
+ */
+static int formats_of_dat(trawl_trace *t, const char *path, tw_format_set **out,
+			  trawl_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* tw_format_set_load() says why */
+	struct stat st;
+	char magic[10];
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
+	    !tw_is_trace_dat(magic, sizeof(magic))) {
+		close(fd);
+		return 0;
+	}
+	void *map =
+		mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return tw_error_at(err, TRAWL_EIO, errno, path, 0, 0, 0,
+				   "cannot map the trace.dat: %s",
+				   strerror(errno));
+	tw_dat_file f;
+	int rc = tw_dat_file_open(&f, &t->mem, path, map, (size_t)st.st_size,
+				  err);
+	tw_buf all = {0};
+	for (size_t i = 0; rc == 0 && i < f.nformats; i++) {
+		const tw_dat_format *fm = &f.formats[i];
+		const char *sys = fm->system ? fm->system : "";
+		if (tw_buf_append(&t->mem, &all, "#system ", 8) ||
+		    tw_buf_append(&t->mem, &all, sys, strlen(sys)) ||
+		    tw_buf_append(&t->mem, &all, "\n", 1) ||
+		    tw_buf_append(&t->mem, &all, fm->text, fm->len) ||
+		    (fm->len && fm->text[fm->len - 1] != '\n' &&
+		     tw_buf_append(&t->mem, &all, "\n", 1)))
+			rc = tw_error_at(err, TRAWL_ENOMEM, 0, path, 0, 0, 0,
+					 "out of memory");
+	}
+	if (rc == 0)
+		rc = tw_format_set_parse(&t->mem, all.data ? all.data : "",
+					 all.len, path, out, err);
+	if (f.mem)
+		tw_dat_file_close(&f);
+	tw_buf_fini(&t->mem, &all);
+	munmap(map, (size_t)st.st_size);
+	return rc ? rc : 1;
+}
+
 int tw_textfmt_init(trawl_trace *t, trawl_error *err)
 {
 	const char *f = t->opts.formats;
@@ -89,8 +147,12 @@ int tw_textfmt_init(trawl_trace *t, trawl_error *err)
 				   "out of memory");
 	if (f) {
 		/* the user's formats must be there: say so now, not never */
-		if (tw_format_set_load(&t->mem, f, &t->textfmt->sets[0], err))
-			return err ? -err->code : -TRAWL_EFORMAT;
+		int rc = formats_of_dat(t, f, &t->textfmt->sets[0], err);
+		if (rc == 0)
+			rc = tw_format_set_load(&t->mem, f,
+						&t->textfmt->sets[0], err);
+		if (rc < 0)
+			return rc;
 		t->textfmt->loaded[0] = 1;
 	}
 	return 0;

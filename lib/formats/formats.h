@@ -111,4 +111,13 @@ const char *tw_format_set_origin(const tw_format_set *s);
 /* Frees s and every string in it; NULL is a no-op. */
 void tw_format_set_free(tw_format_set *s);
 
+/*
+ * A set from formats in memory, in the file form tw_format_set_load()
+ * reads ("#system SYSTEM" lines, then format texts); name is for messages.
+ * Return: as tw_format_set_load().
+ */
+int tw_format_set_parse(const tw_mem *mem, const char *data, size_t len,
+			const char *name, tw_format_set **out,
+			trawl_error *err);
+
 #endif

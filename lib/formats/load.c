@@ -123,3 +123,20 @@ int tw_format_set_load(const tw_mem *mem, const char *path, tw_format_set **out,
 	*out = s;
 	return 0;
 }
+
+int tw_format_set_parse(const tw_mem *mem, const char *data, size_t len,
+			const char *name, tw_format_set **out, trawl_error *err)
+{
+	*out = NULL;
+	tw_format_set *s = tw_format_set_new(mem);
+	if (!s)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, name, 0, 0, 0,
+				   "cannot allocate memory for event formats");
+	int rc = tw_formats_load_bytes(s, data, len, name, err);
+	if (rc) {
+		tw_format_set_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}

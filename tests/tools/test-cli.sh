@@ -305,6 +305,30 @@ check "export perfetto from stdin is JSON" valid_json "$T/p.json"
 check "export csv" status 0 "$TRAWL" export "$FIX/ftrace-irqinfo.txt.zst" --to csv -o "$T/csv"
 check "export csv made all.csv and sched_switch.csv" test -s "$T/csv/all.csv" -a -s "$T/csv/sched_switch.csv"
 
+# event formats for text traces: the same fields from the bundled table,
+# from a trace.dat's formats and from none (the text's own names)
+check "--formats FILE.dat names the text's fields" status 0 "$TRAWL" report \
+	--json --formats "$FIX/pair-broad.dat" "$FIX/pair-broad.txt"
+cp "$T/out" "$T/by-dat.json"
+check "the bundled formats name them the same" status 0 "$TRAWL" report \
+	--json "$FIX/pair-broad.txt"
+check "the same typed fields either way" cmp -s "$T/out" "$T/by-dat.json"
+check "sched_process_fork has the kernel's field names" grep -q \
+	'"parent_comm":' "$T/out"
+check "--formats none keeps the text's own names" status 0 "$TRAWL" report \
+	--json --formats none "$FIX/same-recording.txt"
+check "... which are the print labels" grep -q '"comm":"record-same.sh","pid":' \
+	"$T/out"
+check "--formats of a missing path is an error" status 1 "$TRAWL" report \
+	--formats "$T/no-such-events" "$FIX/pair-broad.txt"
+check "... naming it" grep -q "no-such-events" "$T/err"
+check "--formats of a text trace is an error naming the line" status 1 \
+	"$TRAWL" report --formats "$FIX/pair-broad.txt" "$FIX/pair-broad.txt"
+check "... with file and line" grep -q "pair-broad.txt:[0-9]*:" "$T/err"
+check "report --raw prints typed values" status 0 "$TRAWL" report --raw \
+	--events sys_enter "$FIX/pair-broad.txt"
+check "... sys_enter's args as numbers" grep -q "id=[0-9]* args={" "$T/out"
+
 # golden files (tests/tools/golden, regenerate with regen-golden.sh)
 for g in "$HERE"/golden/*.cmd; do
 	[ -e "$g" ] || continue
