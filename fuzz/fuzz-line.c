@@ -125,6 +125,9 @@ static void one_event(const char *s, size_t n, const tw_rec *r,
 	trawl_event_free(c);
 	tw_buf_fini(&g_t->mem, &ev.comm_z);
 	tw_buf_fini(&g_t->mem, &ev.str_z);
+	tw_buf_fini(&g_t->mem, &ev.payload_z); /* a print's "ip: text" */
+	tw_buf_fini(&g_t->mem, &ev.elems_z);
+	tw_buf_fini(&g_t->mem, &ev.label_z);
 }
 
 /*

@@ -27,7 +27,7 @@
 
 struct tw_textfmt {
 	struct tep_handle *tep;
-	tw_format_set *sets[3]; /* user, tracefs, bundled */
+	tw_format_set *sets[3]; /* user, (tracefs: see one), bundled */
 	int loaded[3];
 	/* tracefs formats read one by one (events/SYSTEM/NAME/format) */
 	tw_format_set **one;
@@ -63,23 +63,16 @@ static tw_format_set *tracefs_one(trawl_trace *t, const tw_type *ty)
 	return s;
 }
 
+/* The user's set (loaded when the trace was opened), or the bundled one,
+ * decompressed the first time a type needs it. */
 static tw_format_set *set_at(trawl_trace *t, int which)
 {
 	tw_textfmt *tf = t->textfmt;
-	if (tf->loaded[which])
+	if (tf->loaded[which] || which != 2)
 		return tf->sets[which];
 	tf->loaded[which] = 1;
 	trawl_error err;
-	const char *path = which == 0 ? t->opts.formats : TRACEFS;
-	if (which == 0 && !path)
-		return NULL;
-	if (which == 1 && access(TRACEFS "/events/header_page", R_OK) != 0)
-		return NULL;
-	int rc = which == 2 ? tw_format_set_bundled(&t->mem, &tf->sets[which],
-						    &err)
-			    : tw_format_set_load(&t->mem, path,
-						 &tf->sets[which], &err);
-	if (rc)
+	if (tw_format_set_bundled(&t->mem, &tf->sets[which], &err))
 		tf->sets[which] = NULL;
 	return tf->sets[which];
 }
@@ -168,9 +161,9 @@ const tw_pfmt *tw_textfmt_of(trawl_trace *t, tw_type *ty)
 		return NULL;
 	const tw_format_text *ft = NULL;
 	for (int i = 0; i < 3 && !ft; i++) {
-		tw_format_set *s = i == 1 ? tracefs_one(t, ty) : NULL;
-		if (!s)
-			s = set_at(t, i);
+		/* tracefs one file at a time, for the events whose system
+		 * trawl knows; the whole tree only for the user's own path */
+		tw_format_set *s = i == 1 ? tracefs_one(t, ty) : set_at(t, i);
 		if (s)
 			ft = tw_format_set_find(s, ty->name, ty->name_len);
 	}
