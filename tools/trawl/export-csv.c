@@ -40,7 +40,20 @@ struct csv_export {
 	uint64_t clock;
 	int status;
 	struct cli_buf row, tmp; /* the row being built; fields as text */
+	struct cli_buf val;	 /* one typed value, before CSV quoting */
 };
+
+/* Field i's typed value (numbers as numbers, whatever the source
+ * printed), quoted for CSV. */
+static void csv_value(struct csv_export *x, struct cli_buf *b,
+		      const trawl_event *ev, size_t i)
+{
+	size_t vl;
+	const char *v = trawl_event_field_value(ev, i, &vl);
+	x->val.n = 0;
+	buf_value(&x->val, ev, i, v, vl);
+	buf_csv(b, x->val.p, x->val.n);
+}
 
 static long column_of(const struct csv_type *ty, size_t hint, const char *k,
 		      size_t kl)
@@ -84,7 +97,7 @@ static void fields_text(struct cli_buf *b, const trawl_event *ev,
 			buf_char(b, ' ');
 		buf_bytes(b, k, kl);
 		buf_char(b, '=');
-		buf_bytes(b, v, vl);
+		buf_value(b, ev, i, v, vl);
 	}
 }
 
@@ -210,10 +223,8 @@ static void type_row(struct csv_export *x, struct csv_type *ty,
 	}
 	if (same) {
 		for (size_t i = 0; i < n; i++) {
-			size_t vl;
-			const char *v = trawl_event_field_value(ev, i, &vl);
 			buf_char(b, ',');
-			buf_csv(b, v, vl);
+			csv_value(x, b, ev, i);
 		}
 		buf_bytes(b, ",\n", 2);
 		return;
@@ -221,12 +232,11 @@ static void type_row(struct csv_export *x, struct csv_type *ty,
 	for (size_t c = 0; c < ty->ncols; c++) {
 		buf_char(b, ',');
 		for (size_t i = 0; i < n; i++) {
-			size_t kl, vl;
+			size_t kl;
 			const char *k = trawl_event_field_name(ev, i, &kl);
 			if (column_of(ty, c, k, kl) != (long)c)
 				continue;
-			const char *v = trawl_event_field_value(ev, i, &vl);
-			buf_csv(b, v, vl);
+			csv_value(x, b, ev, i);
 			break;
 		}
 	}
@@ -343,5 +353,6 @@ int export_csv(trawl_trace *t, const char *dir)
 	free(all_path);
 	buf_free(&x.row);
 	buf_free(&x.tmp);
+	buf_free(&x.val);
 	return status;
 }
