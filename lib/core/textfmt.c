@@ -160,7 +160,11 @@ const tw_pfmt *tw_textfmt_of(trawl_trace *t, tw_type *ty)
 	if (!tf)
 		return NULL;
 	const tw_format_text *ft = NULL;
-	for (int i = 0; i < 3 && !ft; i++) {
+	/* a name the event->system table does not know is no event of the
+	 * kernel the bundled table comes from (both are made from it): only
+	 * the user's formats can have it, and nothing is decompressed */
+	int kernel_event = ty->system && *ty->system;
+	for (int i = 0; i < (kernel_event ? 3 : 1) && !ft; i++) {
 		/* tracefs one file at a time, for the events whose system
 		 * trawl knows; the whole tree only for the user's own path */
 		tw_format_set *s = i == 1 ? tracefs_one(t, ty) : set_at(t, i);
