@@ -267,6 +267,27 @@ TRAWL_API const char *trawl_type_system(const trawl_trace *t, uint32_t id);
  */
 TRAWL_API uint64_t trawl_type_events(const trawl_trace *t, uint32_t id);
 
+/* How an event type's fields are read (trawl_type_fields()). */
+enum trawl_fields_source {
+	TRAWL_FIELDS_FORMAT = 0,   /* by its event format: the kernel's
+				    * names, typed values */
+	TRAWL_FIELDS_GENERIC = 1,  /* no format known: as the text names
+				    * them (name=value) */
+	TRAWL_FIELDS_FALLBACK = 2, /* a format whose print format trawl does
+				    * not compile: its fields, no text scan */
+};
+
+/**
+ * trawl_type_fields() - how the fields of an event type are read
+ * @t:  the trace
+ * @id: a type id
+ *
+ * Looks the type's format up if that was not done yet (text traces).
+ *
+ * Return: an enum trawl_fields_source, or -1 when @id is out of range.
+ */
+TRAWL_API int trawl_type_fields(trawl_trace *t, uint32_t id);
+
 /**
  * trawl_cpu_count() - one more than the highest CPU number seen
  * @t: the trace

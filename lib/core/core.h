@@ -57,7 +57,7 @@ typedef struct tw_type {
 	const void *patterns; /* reader's decoding hints for this name */
 	const void *bin;      /* binary readers: their format of the type */
 	tw_pfmt *pf;	      /* text: the compiled format (textfmt.c) */
-	uint8_t pf_state;     /* 1: looked for */
+	uint8_t pf_state;     /* 1: looked for; 2: found, not compiled */
 } tw_type;
 
 struct trawl_field_def {
@@ -213,6 +213,9 @@ typedef struct tw_reader_ops {
 	 * parse-ahead threads, setting TW_EV_TYPED) once the type exists.
 	 */
 	void (*type_seen)(trawl_trace *t, const tw_rec *rec, tw_type *ty);
+	/* Optional: how ty's fields are read (enum trawl_fields_source);
+	 * without it, by the text formats (textfmt.c). */
+	int (*fields_source)(trawl_trace *t, tw_type *ty);
 	/* Where we are, for progress: done and total bytes. */
 	void (*progress)(const trawl_trace *t, uint64_t *done, uint64_t *total);
 	void (*close)(trawl_trace *t);

@@ -543,6 +543,20 @@ TRAWL_API uint64_t trawl_type_events(const trawl_trace *t, uint32_t id)
 	return t && id < t->ntypes ? t->types[id]->events : 0;
 }
 
+TRAWL_API int trawl_type_fields(trawl_trace *t, uint32_t id)
+{
+	if (!t || id >= t->ntypes)
+		return -1;
+	tw_type *ty = t->types[id];
+	if (t->ops && t->ops->fields_source)
+		return t->ops->fields_source(t, ty);
+	if (ty->kind == TW_KIND_PRINT) /* ip, buf and the marker fields */
+		return TRAWL_FIELDS_FORMAT;
+	if (tw_textfmt_of(t, ty))
+		return TRAWL_FIELDS_FORMAT;
+	return ty->pf_state == 2 ? TRAWL_FIELDS_FALLBACK : TRAWL_FIELDS_GENERIC;
+}
+
 TRAWL_API int trawl_cpu_count(const trawl_trace *t)
 {
 	return t ? t->ncpu : 0;

@@ -194,6 +194,7 @@ const tw_pfmt *tw_textfmt_of(trawl_trace *t, tw_type *ty)
 	if (ty->pf && tw_pfmt_fallback(ty->pf)) {
 		tw_pfmt_free(ty->pf);
 		ty->pf = NULL;
+		ty->pf_state = 2; /* a format, but not one trawl runs */
 	}
 	if (ty->pf)
 		t->stats.types_formatted++;

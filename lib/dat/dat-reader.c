@@ -1061,6 +1061,19 @@ static int payload(const trawl_event *ev)
 	return 0;
 }
 
+static int fields_source(trawl_trace *t, tw_type *ty)
+{
+	dat_type *dt = (dat_type *)ty->bin;
+	if (!dt || !dt->event)
+		return TRAWL_FIELDS_GENERIC; /* no format in the file */
+	if (!dt->compiled) {
+		trawl_event probe = {.type = ty, .t = t};
+		program(rd(t), &probe);
+	}
+	return dt->pf && !tw_pfmt_fallback(dt->pf) ? TRAWL_FIELDS_FORMAT
+						   : TRAWL_FIELDS_FALLBACK;
+}
+
 static const char *buffer_name(const trawl_trace *t, uint32_t buffer)
 {
 	const dat_reader *r = rd(t);
@@ -1121,6 +1134,7 @@ static const tw_reader_ops dat_ops = {
 	.payload = payload,
 	.print_buf = print_buf,
 	.buffer_name = buffer_name,
+	.fields_source = fields_source,
 	.progress = progress,
 	.close = close_reader,
 };

@@ -33,6 +33,8 @@ static int cmp_count(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+static void fields_json(trawl_trace *t, FILE *f);
+
 static void print_json(trawl_trace *t, const char *path)
 {
 	const trawl_stats *st = trawl_trace_stats(t);
@@ -83,14 +85,66 @@ static void print_json(trawl_trace *t, const char *path)
 	for (uint64_t i = 0; i < st->bad_lines && i < TRAWL_BAD_LINES_KEPT; i++)
 		fprintf(f, "%s%llu", i ? ", " : "",
 			(unsigned long long)st->bad_line[i]);
+	fprintf(f, "],\n");
+	fields_json(t, f);
 	fprintf(f,
-		"],\n  \"reordered_events\": %llu,\n  \"late_events\": %llu,\n"
+		"  \"reordered_events\": %llu,\n  \"late_events\": %llu,\n"
 		"  \"spilled_runs\": %llu,\n  \"lines\": %llu,\n"
 		"  \"bytes\": %llu\n}\n",
 		(unsigned long long)st->reordered,
 		(unsigned long long)st->late_events,
 		(unsigned long long)st->spilled_runs,
 		(unsigned long long)st->lines, (unsigned long long)st->bytes);
+}
+
+/* How many types are read by their event format, and which are not. */
+/* How many types are read by their event format, and which are not. */
+/* "fields_by_format": N, "fields_generic": [...], "fields_fallback": [...] */
+static void fields_json(trawl_trace *t, FILE *f)
+{
+	uint32_t nt = trawl_type_count(t), by_format = 0;
+	for (uint32_t i = 0; i < nt; i++)
+		by_format += trawl_type_events(t, i) &&
+			     trawl_type_fields(t, i) == TRAWL_FIELDS_FORMAT;
+	fprintf(f, "  \"fields_by_format\": %u,\n", by_format);
+	static const char *const keys[] = {"fields_generic", "fields_fallback"};
+	for (int k = 0; k < 2; k++) {
+		fprintf(f, "  \"%s\": [", keys[k]);
+		int first = 1;
+		for (uint32_t i = 0; i < nt; i++) {
+			if (!trawl_type_events(t, i) ||
+			    trawl_type_fields(t, i) != k + 1)
+				continue;
+			const char *n = trawl_type_name(t, i);
+			fputs(first ? "" : ", ", f);
+			json_string(f, n, strlen(n));
+			first = 0;
+		}
+		fputs("],\n", f);
+	}
+}
+
+static void print_fields(trawl_trace *t, FILE *f)
+{
+	uint32_t nt = trawl_type_count(t), by_format = 0, others = 0;
+	for (uint32_t i = 0; i < nt; i++)
+		by_format += trawl_type_events(t, i) &&
+			     trawl_type_fields(t, i) == TRAWL_FIELDS_FORMAT;
+	fprintf(f, "fields:       %u event types by their format", by_format);
+	for (uint32_t i = 0; i < nt; i++) {
+		int how = trawl_type_fields(t, i);
+		if (!trawl_type_events(t, i) || how == TRAWL_FIELDS_FORMAT)
+			continue;
+		if (others < 6)
+			fprintf(f, "%s%s%s", others ? ", " : "; without: ",
+				trawl_type_name(t, i),
+				how == TRAWL_FIELDS_FALLBACK ? " (not compiled)"
+							     : "");
+		others++;
+	}
+	if (others > 6)
+		fprintf(f, " and %u more", others - 6);
+	fputc('\n', f);
 }
 
 static void print_text(trawl_trace *t, const char *path)
@@ -150,6 +204,7 @@ static void print_text(trawl_trace *t, const char *path)
 			"sorted%s)",
 			st->spilled_runs ? " on disk" : "");
 	fputc('\n', f);
+	print_fields(t, f);
 
 	uint32_t nt = trawl_type_count(t);
 	struct by_count *rows = calloc(nt ? nt : 1, sizeof(*rows));
