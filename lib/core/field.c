@@ -484,6 +484,11 @@ TRAWL_API size_t trawl_event_field_array(const trawl_event *ev, size_t i,
 		*elems = NULL;
 		return 0;
 	}
+	if (!ev->tv[i].nelem || !ev->elems_z.data) {
+		*elems =
+			NULL; /* empty, or its elements did not fit in memory */
+		return 0;
+	}
 	*elems = (const int64_t *)ev->elems_z.data + ev->tv[i].elem0;
 	return ev->tv[i].nelem;
 }
