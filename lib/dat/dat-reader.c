@@ -544,74 +544,16 @@ static struct tep_event *event_of(const trawl_event *ev)
 	return dt ? dt->event : NULL;
 }
 
-/* The field's bytes in the record: fixed, or a __data_loc area. */
-static int field_bytes(const trawl_event *ev,
-		       const struct tep_format_field *fld,
-		       const unsigned char **p, size_t *n)
-{
-	const dat_reader *r = rd(ev->t);
-	const unsigned char *data = ev->data;
-	size_t len = ev->data_len;
-	size_t off = (size_t)fld->offset, size = (size_t)fld->size;
-	if (off > len)
-		return -1;
-	if (fld->flags & TEP_FIELD_IS_DYNAMIC) {
-		if (size < 4 || len - off < 4)
-			return -1;
-		uint32_t loc = tw_dat_u32(&r->f, data + off);
-		size_t at = loc & 0xffff, dn = loc >> 16;
-		if (fld->flags & TEP_FIELD_IS_RELATIVE)
-			at += off + 4;
-		if (at > len || dn > len - at)
-			return -1;
-		*p = data + at;
-		*n = dn;
-		return 0;
-	}
-	if (size == 0) /* a flexible array: the rest of the record */
-		size = len - off;
-	if (size > len - off)
-		return -1;
-	*p = data + off;
-	*n = size;
-	return 0;
-}
-
 /*
- * Whether every field of the format lies inside the record, __data_loc
- * areas included. libtraceevent trusts the format; a damaged record must
- * not reach it.
+ * A field's text: a char array or __data_loc string up to its NUL (f is
+ * an index in the event's program, whose field table is the format's).
  */
-static int record_fits(const trawl_event *ev, struct tep_event *e)
-{
-	const struct tep_format_field *lists[2] = {e->format.common_fields,
-						   e->format.fields};
-	for (int l = 0; l < 2; l++)
-		for (const struct tep_format_field *f = lists[l]; f;
-		     f = f->next) {
-			const unsigned char *p;
-			size_t n;
-			if (f->offset < 0 || f->size < 0 ||
-			    field_bytes(ev, f, &p, &n))
-				return 0;
-		}
-	return 1;
-}
-
-static int is_text(const struct tep_format_field *fld)
-{
-	if (fld->flags & TEP_FIELD_IS_STRING)
-		return 1;
-	return (fld->flags & TEP_FIELD_IS_ARRAY) && fld->elementsize == 1 &&
-	       strstr(fld->type, "char") != NULL;
-}
-
-static const char *text_of(const trawl_event *ev,
-			   const struct tep_format_field *fld, size_t *len)
+static const char *text_of(const trawl_event *ev, const tw_pfmt *pf, int f,
+			   size_t *len)
 {
 	const unsigned char *p;
 	size_t n;
-	if (field_bytes(ev, fld, &p, &n))
+	if (tw_pfmt_field_bytes(pf, (size_t)f, ev->data, ev->data_len, &p, &n))
 		return NULL;
 	const unsigned char *z = memchr(p, '\0', n);
 	if (z)
@@ -624,46 +566,49 @@ static const char *const marker_fields[] = {"kind", "pid", "name", "value",
 					    "cookie"};
 
 /*
- * What handle d is in ev's type: a format field, a marker field of a print
- * event (NO_FIELD with *marker set), or absent (NO_FIELD).
+ * What handle d is in ev's type: the index of a field of its format (its
+ * own or a common one), or -1 with *marker set for a marker field of a
+ * print event, or -1 when absent. Cached per type id in d->bin, as the
+ * index + 1.
  */
-static const struct tep_format_field *
-resolve(const trawl_event *ev, struct trawl_field_def *d, int *marker)
+static int resolve(const trawl_event *ev, struct trawl_field_def *d,
+		   const tw_pfmt **pf, int *marker)
 {
 	*marker = -1;
+	*pf = program(rd(ev->t), ev);
+	if (!*pf)
+		return -1;
 	uint32_t id = ev->type->id;
 	if (id >= d->nbin) {
 		size_t ncap = id + 16;
 		const void **a = tw_realloc(&ev->t->mem, (void *)d->bin,
 					    ncap * sizeof(*a));
 		if (!a)
-			return NULL;
+			return -1;
 		memset(a + d->nbin, 0, (ncap - d->nbin) * sizeof(*a));
 		d->bin = a;
 		d->nbin = ncap;
 	}
 	const void *v = d->bin[id];
 	if (!v) {
-		struct tep_event *e = event_of(ev);
-		v = e ? tep_find_any_field(e, d->name) : NULL;
-		if (!v)
-			v = NO_FIELD;
+		int i = tw_pfmt_find_any(*pf, d->name, d->name_len);
+		v = i >= 0 ? (const void *)(uintptr_t)(i + 1) : NO_FIELD;
 		d->bin[id] = v;
 	}
 	if (v != NO_FIELD)
-		return v;
+		return (int)(uintptr_t)v - 1;
 	if (ev->type->kind == TW_KIND_PRINT)
 		for (size_t i = 0; i < TW_ARRAY_SIZE(marker_fields); i++)
 			if (strcmp(d->name, marker_fields[i]) == 0)
 				*marker = (int)i;
-	return NULL;
+	return -1;
 }
 
 static int print_buf(const trawl_event *ev, const char **buf, size_t *len)
 {
-	struct tep_event *e = event_of(ev);
-	struct tep_format_field *fld = e ? tep_find_field(e, "buf") : NULL;
-	if (!fld || !(*buf = text_of(ev, fld, len)))
+	const tw_pfmt *pf = program(rd(ev->t), ev);
+	int f = pf ? tw_pfmt_find(pf, "buf", 3) : -1;
+	if (f < 0 || !(*buf = text_of(ev, pf, f, len)))
 		return -1;
 	while (*len > 0 && (*buf)[*len - 1] == '\n')
 		(*len)--;
@@ -704,39 +649,28 @@ static int get_int(const trawl_event *ev, struct trawl_field_def *d,
 		   int64_t *out)
 {
 	int marker;
-	const struct tep_format_field *fld = resolve(ev, d, &marker);
-	if (!fld)
+	const tw_pfmt *pf;
+	int f = resolve(ev, d, &pf, &marker);
+	if (f < 0)
 		return marker >= 0 ? marker_int(ev, marker, out)
 				   : -TRAWL_ENOENT;
 	/* a field the (damaged) record does not hold is not there */
 	const unsigned char *bytes;
 	size_t nbytes;
-	if (field_bytes(ev, fld, &bytes, &nbytes))
+	if (tw_pfmt_field_bytes(pf, (size_t)f, ev->data, ev->data_len, &bytes,
+				&nbytes))
 		return -TRAWL_ENOENT;
-	if (is_text(fld)) {
+	const tw_pf_field *fd = tw_pfmt_field_any(pf, (size_t)f);
+	if (fd->flags & TW_PFF_STRING) {
 		size_t n;
-		const char *s = text_of(ev, fld, &n);
+		const char *s = text_of(ev, pf, f, &n);
 		if (!s)
 			return -TRAWL_ENOENT;
-		if (tw_parse_number(s, n, out))
-			return -TRAWL_ETYPE;
-		return 0;
+		return tw_parse_number(s, n, out) ? -TRAWL_ETYPE : 0;
 	}
-	if (fld->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))
-		return -TRAWL_ETYPE;
-	int size = fld->size;
-	if ((size != 1 && size != 2 && size != 4 && size != 8) ||
-	    (size_t)fld->offset + (size_t)size > ev->data_len)
-		return -TRAWL_ETYPE;
-	uint64_t v =
-		read_uint(&rd(ev->t)->f,
-			  (const unsigned char *)ev->data + fld->offset, size);
-	if ((fld->flags & TEP_FIELD_IS_SIGNED) && size < 8) {
-		uint64_t sign = 1ull << (size * 8 - 1);
-		v = (v ^ sign) - sign;
-	}
-	*out = (int64_t)v;
-	return 0;
+	return tw_pfmt_field_int(pf, (size_t)f, ev->data, ev->data_len, out)
+		       ? -TRAWL_ETYPE
+		       : 0;
 }
 
 static void load_plugins(dat_reader *r);
@@ -946,15 +880,17 @@ static const char *get_raw(const trawl_event *ev, struct trawl_field_def *d,
 			   size_t *len)
 {
 	int marker;
-	const struct tep_format_field *fld = resolve(ev, d, &marker);
+	const tw_pfmt *pf;
+	int f = resolve(ev, d, &pf, &marker);
 	size_t n;
-	if (fld && is_text(fld)) {
-		const char *s = text_of(ev, fld, &n);
+	if (f >= 0 &&
+	    (tw_pfmt_field_any(pf, (size_t)f)->flags & TW_PFF_STRING)) {
+		const char *s = text_of(ev, pf, f, &n);
 		if (s && len)
 			*len = n;
 		return s;
 	}
-	if (!fld && marker < 0)
+	if (f < 0 && marker < 0)
 		return NULL;
 	/* numbers and the rest: as the field enumeration shows them */
 	trawl_event *e = (trawl_event *)ev;
@@ -1031,7 +967,7 @@ static int payload(const trawl_event *ev)
 		out->payload_len = pn;
 		return 0;
 	}
-	if (e && !record_fits(ev, e)) {
+	if (e && (!pf || !tw_pfmt_fits(pf, ev->data, ev->data_len))) {
 		trace_seq_reset(&r->seq);
 		trace_seq_printf(&r->seq,
 				 "[damaged record: %u bytes do not hold the "

@@ -928,6 +928,19 @@ int tw_pfmt_find(const tw_pfmt *p, const char *name, size_t len)
 	return -1;
 }
 
+int tw_pfmt_find_any(const tw_pfmt *p, const char *name, size_t len)
+{
+	for (size_t i = 0; i < p->nall; i++)
+		if (tw_eq(p->fields[i].name, p->fields[i].name_len, name, len))
+			return (int)i;
+	return -1;
+}
+
+const tw_pf_field *tw_pfmt_field_any(const tw_pfmt *p, size_t i)
+{
+	return i < p->nall ? &p->fields[i] : NULL;
+}
+
 int tw_pfmt_textform(const tw_pfmt *p, size_t field)
 {
 	return field < p->nfields && !p->fallback ? p->textform[field]

@@ -140,6 +140,11 @@ size_t tw_pfmt_nfields(const tw_pfmt *p);
 const tw_pf_field *tw_pfmt_field(const tw_pfmt *p, size_t i);
 /* Field index by name, or -1. */
 int tw_pfmt_find(const tw_pfmt *p, const char *name, size_t len);
+/* The same among the common fields too (common_pid...): indexes past
+ * tw_pfmt_nfields() are common ones, for the calls taking a field index
+ * and tw_pfmt_field_any(). */
+int tw_pfmt_find_any(const tw_pfmt *p, const char *name, size_t len);
+const tw_pf_field *tw_pfmt_field_any(const tw_pfmt *p, size_t i);
 int tw_pfmt_textform(const tw_pfmt *p, size_t field);
 
 /* Where a field's bytes are in a record; -1 when the record is too short. */
