@@ -172,17 +172,6 @@ TRAWL_API int trawl_event_has(const trawl_event *ev, trawl_field f)
 	return find(ev, f) != NULL;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * Parse the number at the start of s. Hashed pointers ("00000000a96ea016")
  * have no 0x; a run of exactly 8 or 16 hex digits that starts with 0 is read
@@ -203,7 +192,8 @@ static int parse_number(const char *s, size_t n, int64_t *out)
 		fv = fv * 10 + (uint64_t)(s[fi++] - '0');
 	size_t flen = fi - f;
 	if (flen > 0 && flen < 18 &&
-	    (fi == n || (hexval(s[fi]) < 0 && s[fi] != 'x' && s[fi] != 'X')) &&
+	    (fi == n ||
+	     (tw_hexval(s[fi]) < 0 && s[fi] != 'x' && s[fi] != 'X')) &&
 	    !((flen == 8 || flen == 16) && s[f] == '0')) {
 		*out = f ? (int64_t)(0 - fv) : (int64_t)fv;
 		return 0;
@@ -223,8 +213,8 @@ static int parse_number(const char *s, size_t n, int64_t *out)
 	} else {
 		size_t j = i;
 		int letters = 0;
-		while (j < n && hexval(s[j]) >= 0) {
-			letters |= hexval(s[j]) > 9;
+		while (j < n && tw_hexval(s[j]) >= 0) {
+			letters |= tw_hexval(s[j]) > 9;
 			j++;
 		}
 		size_t len = j - i;
@@ -236,7 +226,7 @@ static int parse_number(const char *s, size_t n, int64_t *out)
 	}
 	if (hex) {
 		int d;
-		while (i < n && (d = hexval(s[i])) >= 0) {
+		while (i < n && (d = tw_hexval(s[i])) >= 0) {
 			v = v * 16 + (uint64_t)d;
 			i++;
 		}

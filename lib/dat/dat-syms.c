@@ -19,17 +19,6 @@ struct tw_dat_sym {
 	uint32_t order;
 };
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int by_addr(const void *a, const void *b)
 {
 	const struct tw_dat_sym *x = a, *y = b;
@@ -45,7 +34,7 @@ static int add_line(tw_dat_file *f, const char *s, const char *end, size_t *cap,
 	uint64_t addr = 0;
 	const char *p = s;
 	int d, nd = 0;
-	while (p < end && (d = hexval(*p)) >= 0 && nd < 17) {
+	while (p < end && (d = tw_hexval(*p)) >= 0 && nd < 17) {
 		addr = addr * 16 + (uint64_t)d;
 		p++, nd++;
 	}
@@ -179,7 +168,7 @@ int tw_dat_strings_parse(tw_dat_file *f, const char *text, size_t len)
 		int d, nd = 0;
 		if (le - q > 2 && q[0] == '0' && q[1] == 'x')
 			q += 2;
-		while (q < le && (d = hexval(*q)) >= 0 && nd < 17)
+		while (q < le && (d = tw_hexval(*q)) >= 0 && nd < 17)
 			addr = addr * 16 + (uint64_t)d, q++, nd++;
 		const char *open = q + 4;
 		if (nd && nd <= 16 && le - q >= 5 &&

@@ -215,27 +215,16 @@ static int truth(scanner *s, int32_t i, int is_true, const char *txt, size_t n)
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* "0x1f" at q: its value and length, or 0 when not there. */
 static size_t hex_at(const char *q, const char *end, uint64_t *v)
 {
 	if (end - q < 3 || q[0] != '0' || (q[1] != 'x' && q[1] != 'X') ||
-	    hexval(q[2]) < 0)
+	    tw_hexval(q[2]) < 0)
 		return 0;
 	const char *r = q + 2;
 	uint64_t x = 0;
-	while (r < end && hexval(*r) >= 0)
-		x = x * 16 + (uint64_t)hexval(*r++);
+	while (r < end && tw_hexval(*r) >= 0)
+		x = x * 16 + (uint64_t)tw_hexval(*r++);
 	*v = x;
 	return (size_t)(r - q);
 }
@@ -258,7 +247,7 @@ static const char *read_int(const pf_seg *g, const char *q, const char *end,
 	const char *d = q;
 	uint64_t x = 0;
 	while (q < end) {
-		int h = hexval(*q);
+		int h = tw_hexval(*q);
 		if (h < 0 || (unsigned)h >= base)
 			break;
 		x = x * base + (uint64_t)h;
@@ -467,10 +456,10 @@ static int try_array(scanner *s, size_t seg, const char *at, const pf_node *nd)
 			goto no;
 		q++;
 	} else {
-		while (s->end - q >= 2 && hexval(q[0]) >= 0 &&
-		       hexval(q[1]) >= 0) {
-			uint64_t v =
-				(uint64_t)(hexval(q[0]) * 16 + hexval(q[1]));
+		while (s->end - q >= 2 && tw_hexval(q[0]) >= 0 &&
+		       tw_hexval(q[1]) >= 0) {
+			uint64_t v = (uint64_t)(tw_hexval(q[0]) * 16 +
+						tw_hexval(q[1]));
 			if (!budget(s))
 				goto no;
 			if (f >= 0 &&
@@ -480,7 +469,7 @@ static int try_array(scanner *s, size_t seg, const char *at, const pf_node *nd)
 			idx++;
 			q += 2;
 			if (nd->op == N_HEX && s->end - q >= 3 && *q == ' ' &&
-			    hexval(q[1]) >= 0 && hexval(q[2]) >= 0)
+			    tw_hexval(q[1]) >= 0 && tw_hexval(q[2]) >= 0)
 				q++;
 		}
 	}

@@ -102,6 +102,18 @@ static inline int tw_eq(const char *a, size_t an, const char *b, size_t bn)
 	return an == bn && (an == 0 || (a[0] == b[0] && tw_memeq(a, b, an)));
 }
 
+/* The value of a hex digit, or -1. */
+static inline int tw_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 #define TW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define TW_LIKELY(x)	 __builtin_expect(!!(x), 1)
 #define TW_UNLIKELY(x)	 __builtin_expect(!!(x), 0)
