@@ -157,19 +157,31 @@ static int args_sane(const char *text, size_t len)
 		case '/':
 		case '%': {
 			/* libtraceevent evaluates a division of constants
-			 * while parsing: an identifier or a 0 it cannot
-			 * evaluate divides by zero (SIGFPE, fuzz-pfmt) */
+			 * while parsing: a divisor that is 0, a name, or an
+			 * expression in parentheses ("(1-1)") divides by
+			 * zero (SIGFPE, fuzz-pfmt). Kernel formats divide by
+			 * a number, a field or a sizeof(). */
 			const char *q = p + 1;
-			while (q < end && (*q == ' ' || *q == '('))
+			while (q < end && *q == ' ')
 				q++;
-			if (q < end && *q == '0' &&
-			    (q + 1 == end || !ident_char(q[1])))
-				return 0;
 			int rec = end - q >= 5 && !memcmp(q, "REC->", 5);
 			int size = end - q >= 7 && !memcmp(q, "sizeof(", 7);
-			if (q < end &&
-			    !((*q >= '0' && *q <= '9') || rec || size))
-				return 0;
+			if (q < end && !rec && !size) {
+				const char *d = q;
+				if (end - d > 2 && d[0] == '0' &&
+				    (d[1] == 'x' || d[1] == 'X'))
+					d += 2;
+				int nonzero = 0, digits = 0;
+				while (d < end && tw_hexval(*d) >= 0 &&
+				       (q[1] == 'x' || q[1] == 'X' ||
+					(*d >= '0' && *d <= '9'))) {
+					nonzero |= *d != '0';
+					digits++;
+					d++;
+				}
+				if (!digits || !nonzero)
+					return 0;
+			}
 			break;
 		}
 		case '[': {
