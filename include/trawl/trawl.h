@@ -17,7 +17,6 @@
 #include "record.h"
 #include "trace.h"
 #include "analysis.h"
-
-#define TRAWL_VERSION "0.1.0"
+#include <trawl/version.h> /* generated from version.h.in */
 
 #endif

@@ -16,13 +16,13 @@ for s in $syms; do
 	_init | _fini | _edata | _end | __bss_start) continue ;;
 	*) echo "exported but not trawl_*: $s"; fails=$((fails + 1)); continue ;;
 	esac
-	if ! grep -q "^ \* $s() - " "$inc"/trawl/*.h; then
+	if ! grep -q "^ \* $s() - " "$inc"/trawl/*.h "$inc"/trawl/*.h.in; then
 		echo "no kernel-doc comment naming $s() in $inc/trawl/"
 		fails=$((fails + 1))
 	fi
 done
 # ...and every documented function is exported.
-for s in $(grep -ho '^ \* trawl_[a-z_]*() - ' "$inc"/trawl/*.h | sed 's/^ \* //; s/() - //'); do
+for s in $(grep -ho '^ \* trawl_[a-z_]*() - ' "$inc"/trawl/*.h "$inc"/trawl/*.h.in | sed 's/^ \* //; s/() - //'); do
 	echo "$syms" | grep -qx "$s" || { echo "documented but not exported: $s"; fails=$((fails + 1)); }
 done
 echo "$(echo "$syms" | wc -w) exported symbols checked"

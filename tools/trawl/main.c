@@ -37,7 +37,8 @@ static void usage(FILE *f)
 		fprintf(f, "  %-8s %s\n", commands[i].name,
 			commands[i].summary);
 	fprintf(f, "\n`trawl <command> --help` tells more. FILE may be - "
-		   "for standard input.\n");
+		   "for standard input.\n"
+		   "`trawl --version` prints the version.\n");
 }
 
 int main(int argc, char **argv)
@@ -53,7 +54,7 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(name, "--version")) {
-		printf("trawl %s\n", TRAWL_VERSION);
+		printf("trawl %s\n", trawl_version());
 		return EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
