@@ -38,7 +38,9 @@ static void usage(FILE *f)
 			commands[i].summary);
 	fprintf(f, "\n`trawl <command> --help` tells more. FILE may be - "
 		   "for standard input.\n"
-		   "`trawl --version` prints the version.\n");
+		   "`trawl --version` prints the version.\n\n"
+		   "Exit status: 0 success, 1 bad input or usage, 2 environment "
+		   "(no tracefs,\nnot root, a full disk).\n");
 }
 
 int main(int argc, char **argv)
