@@ -5,7 +5,8 @@
 
 DEBS := meson ninja-build pkg-config gcc clang libclang-rt-14-dev \
 	libcriterion-dev zlib1g-dev libzstd-dev zstd gzip python3 \
-	libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd
+	libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd \
+	man-db bash-completion
 SAMPLE := tests/fixtures/ftrace-irqinfo.txt
 SAMPLE_DAT := tests/fixtures/tc.dat
 PAIR := tests/fixtures/pair-broad
