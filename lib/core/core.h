@@ -147,11 +147,19 @@ typedef struct tw_rec {
 		tw_type *type; /* binary readers (bits & TW_EV_TYPED) */
 	};
 	const char *payload; /* binary readers: the record's data */
-	const char *raw;     /* the whole record, for sorting */
+	/* The whole record when the run keeps records (need_raw); else, from
+	 * binary readers, its text if they made it ahead (NULL: not). */
+	union {
+		const char *raw;
+		const char *text;
+	};
 	uint32_t comm_len;
 	uint32_t name_len; /* typed: the buffer (instance) number */
 	uint32_t payload_len;
-	uint32_t raw_len;
+	union {
+		uint32_t raw_len;
+		uint32_t text_len;
+	};
 	uint64_t line;
 } tw_rec;
 

@@ -274,8 +274,8 @@ static int deliver(trawl_trace *t, const tw_rec *r, uint64_t seq,
 		ev->data = r->payload;
 		ev->data_len = r->payload_len;
 		ev->buffer = r->name_len;
-		ev->payload = NULL;
-		ev->payload_len = 0;
+		ev->payload = r->text; /* NULL: made when asked */
+		ev->payload_len = r->text_len;
 	} else {
 		ev->payload = r->payload;
 		ev->payload_len = r->payload_len;

@@ -261,4 +261,56 @@ static inline int tw_dat_cursor_next(tw_dat_cursor *c)
 }
 void tw_dat_cursor_fini(tw_dat_cursor *c);
 
+/*
+ * dat-ahead.c: the merge run a few batches ahead on a second thread, with
+ * the texts the reader wants rendered there. The source's calls run on
+ * that thread; the records and texts it hands out stay valid until the
+ * next call to tw_dat_ahead_next().
+ */
+typedef struct tw_dat_pulled {
+	int64_t ts;
+	uint64_t lost; /* events the kernel lost on its CPU before it */
+	uint32_t buffer;
+	int32_t cpu;
+	const unsigned char *data;
+	uint32_t len;
+} tw_dat_pulled;
+
+typedef struct tw_dat_ahead_src {
+	/* The next record of the merge: 1, or 0 at the end. */
+	int (*pull)(void *ctx, tw_dat_pulled *out);
+	/* Append the record's text to out where it is wanted: 1 done, 0
+	 * not wanted (nothing appended), -1 out of memory. */
+	int (*render)(void *ctx, const unsigned char *data, uint32_t len,
+		      tw_buf *out);
+	/* Bytes of the file read so far, for progress. */
+	uint64_t (*done)(void *ctx);
+	void *ctx;
+} tw_dat_ahead_src;
+
+#define TW_DAT_NO_TEXT UINT32_MAX
+
+typedef struct tw_dat_ahead_rec {
+	int64_t ts;
+	uint64_t lost;
+	uint32_t buffer;
+	int32_t cpu;
+	uint32_t data_off, data_len;
+	uint32_t text_off, text_len; /* TW_DAT_NO_TEXT: not rendered */
+} tw_dat_ahead_rec;
+
+typedef struct tw_dat_ahead tw_dat_ahead;
+
+/* Start the thread; NULL when there is no memory or thread for it. */
+tw_dat_ahead *tw_dat_ahead_start(const tw_mem *mem,
+				 const tw_dat_ahead_src *src);
+/* The next record: 1 with *rec, *data and *text (NULL: none) set; 0 at
+ * the end; -1 when memory ran out on the way. */
+int tw_dat_ahead_next(tw_dat_ahead *a, tw_dat_ahead_rec *rec,
+		      const unsigned char **data, const char **text);
+/* Progress as of the batch being read. */
+uint64_t tw_dat_ahead_done(const tw_dat_ahead *a);
+/* Stop the thread and free everything. */
+void tw_dat_ahead_stop(tw_dat_ahead *a);
+
 #endif

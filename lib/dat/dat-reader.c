@@ -41,6 +41,10 @@ typedef struct dat_type {
 	int parsed;		 /* the format was looked for */
 	tw_pfmt *pf;		 /* its print format compiled, on first need */
 	int compiled;
+	/* The consumer asks for the text of this type's events: the merge
+	 * ahead renders it (set once, read by the ahead thread). */
+	int want_text;
+	uint64_t asked;
 } dat_type;
 
 struct comm_slot {
@@ -52,6 +56,20 @@ struct comm_slot {
 struct heap_ent {
 	int64_t ts;
 	uint32_t idx;
+};
+
+struct dat_reader;
+
+/* Symbols looked up lately: one cache per thread that renders. */
+struct sym_cache {
+	struct dat_reader *r;
+	struct sym_slot {
+		uint64_t addr;
+		const char *name;
+		uint64_t offset, size;
+		const char *module;
+		int valid;
+	} slot[SYM_CACHE];
 };
 
 typedef struct dat_reader {
@@ -81,13 +99,12 @@ typedef struct dat_reader {
 	tw_buf raw; /* a record with its buffer and CPU, for the sorter */
 	tw_buf pad; /* a record followed by zeros, for libtraceevent */
 	tw_pf_resolve resolve; /* symbols and strings for the programs */
-	struct sym_slot {
-		uint64_t addr;
-		const char *name;
-		uint64_t offset, size;
-		const char *module;
-		int valid;
-	} syms[SYM_CACHE];
+	struct sym_cache syms;
+	/* the merge on a second thread (dat-ahead.c), and its own cache */
+	tw_dat_ahead *ahead;
+	int ahead_tried;
+	tw_pf_resolve ahead_resolve;
+	struct sym_cache *ahead_syms;
 	int strict;
 } dat_reader;
 
@@ -97,6 +114,8 @@ struct kept_header {
 	int32_t cpu;
 	int64_t ts;
 };
+
+static void ahead_stop(dat_reader *r);
 
 static dat_reader *rd(const trawl_trace *t)
 {
@@ -276,7 +295,7 @@ static int fill_rec(trawl_trace *t, dat_reader *r, tw_rec *rec, int64_t ts,
 	rec->payload = (const char *)data;
 	rec->payload_len = len;
 	rec->name_len = buffer;
-	rec->raw = NULL;
+	rec->raw = NULL; /* and no text */
 	rec->raw_len = 0;
 	rec->line = 0;
 	return 0;
@@ -345,9 +364,9 @@ static int finish(trawl_trace *t, dat_reader *r, trawl_error *err)
 	return TW_NEXT_EOF;
 }
 
-static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
+/* The top of the merge: its stream, or NULL at the end. */
+static tw_dat_cursor *merge_next(dat_reader *r)
 {
-	dat_reader *r = rd(t);
 	if (!r->started)
 		heap_build(r);
 	if (r->pending) {
@@ -355,28 +374,73 @@ static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 		r->pending = 0;
 		heap_advance(r);
 	}
-	for (;;) {
-		if (r->nheap == 0)
-			return scan ? TW_NEXT_EOF : finish(t, r, err);
-		tw_dat_cursor *c = &r->cur[r->heap[0].idx];
-		r->pending = 1;
-		if (scan) {
-			rec->ts = c->cur_ts;
-			return TW_NEXT_EVENT;
+	if (r->nheap == 0)
+		return NULL;
+	r->pending = 1;
+	return &r->cur[r->heap[0].idx];
+}
+
+static int ahead_start(trawl_trace *t, dat_reader *r);
+
+/* A record fill_rec() refused: counted, or the error with --strict. */
+static int short_record(trawl_trace *t, dat_reader *r, uint32_t len,
+			int32_t cpu, trawl_error *err)
+{
+	if (r->strict)
+		return tw_error_at(err, TRAWL_EPARSE, 0, t->name, 0, 0, 0,
+				   "a record of %u bytes on CPU %d is too "
+				   "short for an event header",
+				   len, cpu);
+	tw_note_bad_line(t, 0);
+	return 0;
+}
+
+static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
+{
+	dat_reader *r = rd(t);
+	if (!scan && !r->ahead_tried)
+		ahead_start(t, r);
+	if (r->ahead) {
+		for (;;) {
+			tw_dat_ahead_rec a;
+			const unsigned char *data;
+			const char *text;
+			int rc = tw_dat_ahead_next(r->ahead, &a, &data, &text);
+			if (rc < 0)
+				return tw_error_at(err, TRAWL_ENOMEM, 0,
+						   t->name, 0, 0, 0,
+						   "out of memory");
+			if (rc == 0)
+				return finish(t, r, err);
+			if (a.lost)
+				tw_note_lost(t, a.cpu, a.lost);
+			if (fill_rec(t, r, rec, a.ts, a.buffer, a.cpu, data,
+				     a.data_len) == 0) {
+				rec->text = text;
+				rec->text_len = text ? a.text_len : 0;
+				break;
+			}
+			if ((rc = short_record(t, r, a.data_len, a.cpu, err)))
+				return rc;
 		}
-		note_lost(t, c);
-		if (fill_rec(t, r, rec, c->cur_ts, c->span->buffer,
-			     c->span->cpu, c->cur, c->cur_len) == 0)
-			break;
-		if (r->strict)
-			return tw_error_at(err, TRAWL_EPARSE, 0, t->name, 0, 0,
-					   0,
-					   "a record of %u bytes on CPU %d is "
-					   "too short for an event header",
-					   c->cur_len, c->span->cpu);
-		tw_note_bad_line(t, 0);
-		r->pending = 0;
-		heap_advance(r);
+	} else {
+		for (;;) {
+			tw_dat_cursor *c = merge_next(r);
+			if (!c)
+				return scan ? TW_NEXT_EOF : finish(t, r, err);
+			if (scan) {
+				rec->ts = c->cur_ts;
+				return TW_NEXT_EVENT;
+			}
+			note_lost(t, c);
+			if (fill_rec(t, r, rec, c->cur_ts, c->span->buffer,
+				     c->span->cpu, c->cur, c->cur_len) == 0)
+				break;
+			int rc = short_record(t, r, c->cur_len, c->span->cpu,
+					      err);
+			if (rc)
+				return rc;
+		}
 	}
 	if (t->need_raw) {
 		/* all the sorter needs to give the record back */
@@ -410,6 +474,8 @@ static int rewind_dat(trawl_trace *t, trawl_error *err)
 {
 	(void)err;
 	dat_reader *r = rd(t);
+	ahead_stop(r);
+	r->ahead_tried = 0;
 	for (size_t i = 0; i < r->ncur; i++)
 		if (tw_dat_cursor_init(&r->cur[i], &r->f, &r->f.spans[i]))
 			return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0,
@@ -512,15 +578,17 @@ static tw_pfmt *program(dat_reader *r, const trawl_event *ev)
 static const char *symbol(void *ctx, uint64_t addr, uint64_t *offset,
 			  uint64_t *size, const char **module)
 {
-	dat_reader *r = ctx;
+	struct sym_cache *sc = ctx;
+	dat_reader *r = sc->r;
 	/* the same few functions again and again (timer callbacks, call
 	 * sites): a direct-mapped cache before the binary search */
-	struct sym_slot *c = &r->syms[(addr ^ addr >> 12) % SYM_CACHE];
+	struct sym_slot *c = &sc->slot[(addr ^ addr >> 12) % SYM_CACHE];
 	if (c->valid && c->addr == addr) {
 		*offset = c->offset, *size = c->size, *module = c->module;
 		return c->name;
 	}
-	tw_dat_load_kallsyms(&r->f);
+	if (sc == &r->syms) /* the ahead thread: loaded before it renders */
+		tw_dat_load_kallsyms(&r->f);
 	const char *name = tw_dat_sym_lookup(&r->f, addr, offset, size, module);
 	*c = (struct sym_slot){addr,
 			       name,
@@ -534,8 +602,8 @@ static const char *symbol(void *ctx, uint64_t addr, uint64_t *offset,
 /* A %s of a pointer: the file's printk formats know the kernel's strings. */
 static const char *kernel_string(void *ctx, uint64_t addr)
 {
-	dat_reader *r = ctx;
-	return tw_dat_printk_string(&r->f, addr);
+	const struct sym_cache *sc = ctx;
+	return tw_dat_printk_string(&sc->r->f, addr);
 }
 
 static struct tep_event *event_of(const trawl_event *ev)
@@ -814,7 +882,7 @@ static void decode(const trawl_trace *t, trawl_event *ev, const char *key,
 		} else if (tw_pfmt_field_int(pf, i, ev->data, ev->data_len,
 					     &v.i) == 0 &&
 			   (f->flags & TW_PFF_CHARPTR) &&
-			   (txt = kernel_string(r, (uint64_t)v.i)) != NULL) {
+			   (txt = kernel_string(&r->syms, (uint64_t)v.i)) != NULL) {
 			/* a string the kernel keeps: the text, not where */
 			v.type = TW_PFV_STR;
 			v.s = txt;
@@ -941,6 +1009,22 @@ static int fields_payload(const trawl_event *ev)
 	return 0;
 }
 
+/*
+ * The consumer reads the text of most events of this type: from now on
+ * the merge ahead renders it (the symbols it may name are loaded first,
+ * here, since that thread does not load them).
+ */
+static void want_text(dat_reader *r, const trawl_event *ev)
+{
+	dat_type *dt = (dat_type *)ev->type->bin;
+	if (!r->ahead || dt->want_text)
+		return;
+	if (++dt->asked < 64 || dt->asked * 2 < ev->type->events)
+		return;
+	tw_dat_load_kallsyms(&r->f);
+	__atomic_store_n(&dt->want_text, 1, __ATOMIC_RELEASE);
+}
+
 static int payload(const trawl_event *ev)
 {
 	dat_reader *r = rd(ev->t);
@@ -965,6 +1049,7 @@ static int payload(const trawl_event *ev)
 			pn--;
 		out->payload = out->payload_z.data;
 		out->payload_len = pn;
+		want_text(r, ev);
 		return 0;
 	}
 	if (e && (!pf || !tw_pfmt_fits(pf, ev->data, ev->data_len))) {
@@ -997,6 +1082,87 @@ static int payload(const trawl_event *ev)
 	return 0;
 }
 
+/* ---- the merge ahead (dat-ahead.c) ---- */
+
+static int ahead_pull(void *ctx, tw_dat_pulled *out)
+{
+	dat_reader *r = ctx;
+	tw_dat_cursor *c = merge_next(r);
+	if (!c)
+		return 0;
+	*out = (tw_dat_pulled){c->cur_ts,    c->lost, c->span->buffer,
+			       c->span->cpu, c->cur,  c->cur_len};
+	c->lost = 0;
+	return 1;
+}
+
+/* On the ahead thread: only types whose text is wanted, whose program
+ * was compiled before (the flag is set after) and needs no libtraceevent. */
+static int ahead_render(void *ctx, const unsigned char *data, uint32_t len,
+			tw_buf *out)
+{
+	dat_reader *r = ctx;
+	if (len < (uint32_t)(r->type_off + r->type_size))
+		return 0;
+	uint32_t id = r->type_size == 2
+			      ? tw_dat_u16(&r->f, data + r->type_off)
+			      : (uint32_t)read_uint(&r->f, data + r->type_off,
+						    r->type_size);
+	if (id >= r->ntypes)
+		return 0;
+	dat_type *dt = &r->types[id];
+	if (!__atomic_load_n(&dt->want_text, __ATOMIC_ACQUIRE))
+		return 0;
+	const tw_pfmt *pf = dt->pf;
+	if (!tw_pfmt_fits(pf, data, len))
+		return 0;
+	size_t t0 = out->len;
+	if (tw_pfmt_render(pf, data, len, &r->ahead_resolve, out))
+		return -1;
+	while (out->len > t0 && (out->data[out->len - 1] == '\n' ||
+				 out->data[out->len - 1] == ' '))
+		out->len--;
+	return 1;
+}
+
+static uint64_t cursors_done(const dat_reader *r);
+
+static uint64_t ahead_done(void *ctx)
+{
+	return cursors_done(ctx);
+}
+
+/*
+ * Run the merge on a second thread when there is a core for it: not with
+ * one thread asked for, nor with a caller's allocator (which need not be
+ * thread-safe). Without it everything runs here, as before.
+ */
+static int ahead_start(trawl_trace *t, dat_reader *r)
+{
+	r->ahead_tried = 1;
+	if (t->opts.threads == 1 || t->opts.realloc)
+		return 0;
+	r->ahead_syms = tw_calloc(&t->mem, 1, sizeof(*r->ahead_syms));
+	if (!r->ahead_syms)
+		return 0;
+	r->ahead_syms->r = r;
+	r->ahead_resolve =
+		(tw_pf_resolve){symbol, kernel_string, r->ahead_syms};
+	tw_dat_ahead_src src = {ahead_pull, ahead_render, ahead_done, r};
+	r->ahead = tw_dat_ahead_start(&t->mem, &src);
+	return 0;
+}
+
+static void ahead_stop(dat_reader *r)
+{
+	tw_dat_ahead_stop(r->ahead);
+	r->ahead = NULL;
+	tw_free(r->f.mem, r->ahead_syms);
+	r->ahead_syms = NULL;
+	for (size_t i = 0; r->types && i < r->ntypes; i++)
+		r->types[i].want_text = 0, r->types[i].asked = 0;
+}
+
 static int fields_source(trawl_trace *t, tw_type *ty)
 {
 	dat_type *dt = (dat_type *)ty->bin;
@@ -1016,20 +1182,28 @@ static const char *buffer_name(const trawl_trace *t, uint32_t buffer)
 	return buffer < r->f.nbuffers ? r->f.buffers[buffer].name : "";
 }
 
-static void progress(const trawl_trace *t, uint64_t *done, uint64_t *total)
+/* Bytes read of the streams (on the thread that moves the cursors). */
+static uint64_t cursors_done(const dat_reader *r)
 {
-	const dat_reader *r = rd(t);
-	uint64_t d = 0, n = 0;
+	uint64_t d = 0;
 	for (size_t i = 0; i < r->ncur; i++) {
 		const tw_dat_cursor *c = &r->cur[i];
 		const tw_dat_span *s = &r->f.spans[i];
-		n += s->size;
 		uint64_t at = c->done		? s->size
 			      : r->f.compressed ? c->data_file_off - s->offset
 						: c->page_at;
 		d += at < s->size ? at : s->size;
 	}
-	*done = d;
+	return d;
+}
+
+static void progress(const trawl_trace *t, uint64_t *done, uint64_t *total)
+{
+	const dat_reader *r = rd(t);
+	uint64_t n = 0;
+	for (size_t i = 0; i < r->ncur; i++)
+		n += r->f.spans[i].size;
+	*done = r->ahead ? tw_dat_ahead_done(r->ahead) : cursors_done(r);
 	*total = n;
 }
 
@@ -1038,6 +1212,7 @@ static void close_reader(trawl_trace *t)
 	dat_reader *r = rd(t);
 	if (!r)
 		return;
+	ahead_stop(r);
 	for (size_t i = 0; i < r->ncur; i++)
 		tw_dat_cursor_fini(&r->cur[i]);
 	if (r->plugins)
@@ -1211,7 +1386,8 @@ int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err)
 		r->flag_map[k] = map_flags(k);
 	trace_seq_init(&r->seq);
 	tep_set_loglevel(TEP_LOG_NONE); /* the library never prints */
-	r->resolve = (tw_pf_resolve){symbol, kernel_string, r};
+	r->syms.r = r;
+	r->resolve = (tw_pf_resolve){symbol, kernel_string, &r->syms};
 
 	size_t len;
 	const unsigned char *map =

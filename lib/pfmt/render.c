@@ -157,10 +157,11 @@ static int64_t field_value(const tw_pfmt *p, int f, const unsigned char *data,
 			   size_t len)
 {
 	const tw_pf_field *fd = &p->fields[f];
-	int64_t v = 0;
 	if (is_scalar(fd)) {
-		tw_pfmt_field_int(p, (size_t)f, data, len, &v);
-		return v;
+		if ((size_t)fd->offset + fd->size > len)
+			return 0;
+		return extend(load(p, data + fd->offset, fd->size), fd->size,
+			      fd->flags & TW_PFF_SIGNED);
 	}
 	/* a string or array as a number: where it is (a pointer's truth) */
 	const unsigned char *at;
@@ -369,11 +370,12 @@ static int put_int(const tw_pfmt *p, tw_buf *out, const pf_seg *g,
 	int pad = width > body ? width - body : 0;
 	if ((g->flags & F_ZERO) && !(g->flags & F_MINUS) && prec < 0)
 		zeros += pad, pad = 0;
-	char small[128];
+	/* written where it goes (the widths are bounded) */
 	size_t total = (size_t)(pad + (sign != 0) + npre + zeros + nd);
-	char *b = total <= sizeof(small) ? small : tw_malloc(p->mem, total);
-	if (!b)
+	if (out->len + total >= out->cap &&
+	    tw_buf_reserve(p->mem, out, out->len + total + 1))
 		return -1;
+	char *b = out->data + out->len;
 	size_t k = 0;
 	if (!(g->flags & F_MINUS))
 		for (int i = 0; i < pad; i++)
@@ -384,15 +386,15 @@ static int put_int(const tw_pfmt *p, tw_buf *out, const pf_seg *g,
 		b[k++] = pre[i];
 	for (int i = 0; i < zeros; i++)
 		b[k++] = '0';
-	memcpy(b + k, digits + sizeof(digits) - nd, (size_t)nd);
-	k += (size_t)nd;
+	const char *d = digits + sizeof(digits) - nd;
+	for (int i = 0; i < nd; i++)
+		b[k++] = d[i];
 	if (g->flags & F_MINUS)
 		for (int i = 0; i < pad; i++)
 			b[k++] = ' ';
-	int rc = put(p, out, b, k);
-	if (b != small)
-		tw_free(p->mem, b);
-	return rc;
+	out->len += k;
+	out->data[out->len] = '\0';
+	return 0;
 }
 
 /* The text a string-valued node makes (helpers, literals, fields). */

@@ -29,6 +29,11 @@ static int reserve(struct cli_buf *b, size_t more)
 	return 0;
 }
 
+char *buf_room(struct cli_buf *b, size_t n)
+{
+	return reserve(b, n) ? NULL : b->p + b->n;
+}
+
 void buf_bytes(struct cli_buf *b, const char *s, size_t n)
 {
 	if (reserve(b, n))
@@ -52,7 +57,7 @@ void buf_char(struct cli_buf *b, char c)
 /* Two digits at a time: half the divisions (report writes several
  * numbers an event). Writes the digits of v ending at end; returns the
  * first. */
-static char *digits_of(uint64_t v, char *end)
+char *cli_digits(uint64_t v, char *end)
 {
 	static const char pairs[] = "00010203040506070809"
 				    "10111213141516171819"
@@ -80,58 +85,91 @@ static char *digits_of(uint64_t v, char *end)
 	return p;
 }
 
+/* How many decimal digits v has. */
+static inline int ndigits(uint64_t v)
+{
+	int n = 1;
+	while (v >= 10000)
+		v /= 10000, n += 4;
+	return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+char *put_u64(char *o, uint64_t v)
+{
+	char *end = o + ndigits(v);
+	cli_digits(v, end);
+	return end;
+}
+
+char *put_i64(char *o, int64_t v)
+{
+	if (v < 0) {
+		*o++ = '-';
+		return put_u64(o, (uint64_t)0 - (uint64_t)v);
+	}
+	return put_u64(o, (uint64_t)v);
+}
+
+char *put_int_width(char *o, int64_t v, int width, char pad)
+{
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	int digits = ndigits(u) + (v < 0);
+	if (width > 40)
+		width = 40;
+	int fill = width > digits ? width - digits : 0;
+	if (pad != '0')
+		for (; fill > 0; fill--)
+			*o++ = ' ';
+	if (v < 0)
+		*o++ = '-';
+	for (; fill > 0; fill--)
+		*o++ = '0';
+	return put_u64(o, u);
+}
+
+char *put_time(char *o, int64_t ns)
+{
+	uint64_t u = (uint64_t)ns;
+	if (ns < 0) {
+		u = (uint64_t)0 - u;
+		*o++ = '-';
+	}
+	/* the seconds, then nine digits of ns after the point */
+	o = put_u64(o, u / 1000000000);
+	*o++ = '.';
+	uint64_t frac = u % 1000000000;
+	cli_digits(frac, o + 9);
+	for (int i = 0, z = 9 - ndigits(frac); i < z; i++)
+		o[i] = '0';
+	return o + 9;
+}
+
 void buf_u64(struct cli_buf *b, uint64_t v)
 {
-	char tmp[24];
-	char *p = digits_of(v, tmp + sizeof(tmp));
-	buf_bytes(b, p, (size_t)(tmp + sizeof(tmp) - p));
+	char *o = buf_room(b, 20);
+	if (o)
+		buf_commit(b, put_u64(o, v));
 }
 
 void buf_i64(struct cli_buf *b, int64_t v)
 {
-	if (v < 0) {
-		buf_char(b, '-');
-		buf_u64(b, (uint64_t)0 - (uint64_t)v);
-	} else {
-		buf_u64(b, (uint64_t)v);
-	}
+	char *o = buf_room(b, 21);
+	if (o)
+		buf_commit(b, put_i64(o, v));
 }
 
 void buf_int_width(struct cli_buf *b, int64_t v, int width, char pad)
 {
-	char tmp[48];
-	char *end = tmp + sizeof(tmp);
-	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	char *p = digits_of(u, end);
-	int digits = (int)(end - p) + (v < 0);
-	if (width > 40)
-		width = 40;
-	if (pad == '0')
-		while (digits < width)
-			*--p = '0', digits++;
-	if (v < 0)
-		*--p = '-';
-	while (digits < width)
-		*--p = ' ', digits++;
-	buf_bytes(b, p, (size_t)(end - p));
+	char *o = buf_room(b, 64);
+	if (o)
+		buf_commit(b, put_int_width(o, v, width, pad));
 }
 
 void buf_time(struct cli_buf *b, int64_t ns)
 {
-	uint64_t u = (uint64_t)ns;
-	char tmp[32];
-	char *end = tmp + sizeof(tmp);
-	if (ns < 0)
-		u = (uint64_t)0 - u;
-	/* nine digits of ns after the point, then the seconds */
-	char *p = digits_of(u % 1000000000, end);
-	while (end - p < 9)
-		*--p = '0';
-	*--p = '.';
-	p = digits_of(u / 1000000000, p);
-	if (ns < 0)
-		*--p = '-';
-	buf_bytes(b, p, (size_t)(end - p));
+	char *o = buf_room(b, 32);
+	if (o)
+		buf_commit(b, put_time(o, ns));
 }
 
 void buf_hex(struct cli_buf *b, uint64_t v)

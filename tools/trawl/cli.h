@@ -124,6 +124,21 @@ void buf_value(struct cli_buf *b, const trawl_event *ev, size_t i,
 	       const char *text, size_t len);
 /* ,"labels":{...} and ,"display_only":[...] when the event has any */
 void buf_json_field_notes(struct cli_buf *b, const trawl_event *ev);
+/* Room for n more bytes: where to write them (then buf_commit() with
+ * the end of what was written), or NULL when memory ran out. */
+char *buf_room(struct cli_buf *b, size_t n);
+static inline void buf_commit(struct cli_buf *b, const char *end)
+{
+	b->n = (size_t)(end - b->p);
+}
+/* The decimal digits of v written to end at the latest: the first. */
+char *cli_digits(uint64_t v, char *end);
+/* The buf_* numbers written at o (room reserved): the end. At most 20,
+ * 21, 41 or 31 bytes. */
+char *put_u64(char *o, uint64_t v);
+char *put_i64(char *o, int64_t v);
+char *put_int_width(char *o, int64_t v, int width, char pad);
+char *put_time(char *o, int64_t ns);
 /* Write what is there and empty it. Return: 0, or -1 (write or memory). */
 int buf_write(struct cli_buf *b, FILE *f);
 void buf_free(struct cli_buf *b);

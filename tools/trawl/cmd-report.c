@@ -78,6 +78,85 @@ static void fields_text(struct cli_buf *b, const trawl_event *ev)
 	}
 }
 
+/* The columns before the event's text, as trace-cmd report shows them:
+ * room for them is taken once (a check per number and piece was a fifth
+ * of the run). */
+static char *put_head(char *o, const trawl_event *ev, const char *inst,
+		      size_t il, const char *comm, size_t cl, const char *name,
+		      size_t nl, const char *flags)
+{
+	o = put_int_width(o, (int64_t)trawl_event_seq(ev), 8, ' ');
+	*o++ = ' ';
+	if (il) { /* an instance of a trace.dat, as trace-cmd shows it */
+		memcpy(o, inst, il);
+		o += il;
+		*o++ = ':';
+		*o++ = ' ';
+	}
+	o = put_time(o, trawl_event_time(ev));
+	*o++ = ' ';
+	*o++ = '[';
+	o = put_int_width(o, trawl_event_cpu(ev), 3, '0');
+	*o++ = ']';
+	*o++ = ' ';
+	memcpy(o, comm, cl);
+	o += cl;
+	*o++ = '-';
+	o = put_i64(o, trawl_event_pid(ev));
+	if (trawl_event_tgid(ev) >= 0) {
+		*o++ = ' ';
+		*o++ = '(';
+		o = put_i64(o, trawl_event_tgid(ev));
+		*o++ = ')';
+	}
+	*o++ = ' ';
+	if (flags[0]) {
+		memcpy(o, flags, 4);
+		o += strlen(flags);
+	} else {
+		*o++ = '-';
+	}
+	*o++ = ' ';
+	memcpy(o, name, nl);
+	o += nl;
+	*o++ = ':';
+	*o++ = ' ';
+	return o;
+}
+
+/* Bytes put_head() may write besides the strings. */
+#define HEAD_ROOM 160
+
+static void text_head(struct cli_buf *b, const trawl_event *ev,
+		      const char *comm, const char *name, const char *flags)
+{
+	const char *inst = trawl_event_buffer(ev);
+	size_t il = strlen(inst), cl = strlen(comm), nl = strlen(name);
+	char *o = buf_room(b, HEAD_ROOM + il + cl + nl);
+	if (o)
+		buf_commit(b, put_head(o, ev, inst, il, comm, cl, name, nl,
+				       flags));
+}
+
+/* The whole line: the columns and the kernel's text of the event, from
+ * any source. */
+static void text_line(struct cli_buf *b, const trawl_event *ev,
+		      const char *comm, const char *name, const char *flags)
+{
+	size_t len;
+	const char *p = trawl_event_payload(ev, &len);
+	const char *inst = trawl_event_buffer(ev);
+	size_t il = strlen(inst), cl = strlen(comm), nl = strlen(name);
+	char *o = buf_room(b, HEAD_ROOM + il + cl + nl + len);
+	if (!o)
+		return;
+	o = put_head(o, ev, inst, il, comm, cl, name, nl, flags);
+	memcpy(o, p, len);
+	o += len;
+	*o++ = '\n';
+	buf_commit(b, o);
+}
+
 static int on_event(const trawl_event *ev, void *ctx)
 {
 	struct report *r = ctx;
@@ -87,40 +166,13 @@ static int on_event(const trawl_event *ev, void *ctx)
 	char flags[6];
 	flags_string(ev, flags);
 	if (r->fmt == OUT_TEXT) {
-		const char *inst = trawl_event_buffer(ev);
-		buf_int_width(b, (int64_t)trawl_event_seq(ev), 8, ' ');
-		buf_char(b, ' ');
-		if (*inst) { /* an instance of a trace.dat, as trace-cmd shows
-			      */
-			buf_str(b, inst);
-			buf_bytes(b, ": ", 2);
-		}
-		buf_time(b, trawl_event_time(ev));
-		buf_bytes(b, " [", 2);
-		buf_int_width(b, trawl_event_cpu(ev), 3, '0');
-		buf_bytes(b, "] ", 2);
-		buf_str(b, comm);
-		buf_char(b, '-');
-		buf_i64(b, trawl_event_pid(ev));
-		if (trawl_event_tgid(ev) >= 0) {
-			buf_bytes(b, " (", 2);
-			buf_i64(b, trawl_event_tgid(ev));
-			buf_char(b, ')');
-		}
-		buf_char(b, ' ');
-		buf_str(b, flags[0] ? flags : "-");
-		buf_char(b, ' ');
-		buf_str(b, name);
-		buf_bytes(b, ": ", 2);
 		if (r->raw) {
+			text_head(b, ev, comm, name, flags);
 			fields_text(b, ev);
+			buf_char(b, '\n');
 		} else {
-			/* the kernel's text of the event, from any source */
-			size_t len;
-			const char *p = trawl_event_payload(ev, &len);
-			buf_bytes(b, p, len);
+			text_line(b, ev, comm, name, flags);
 		}
-		buf_char(b, '\n');
 	} else if (r->fmt == OUT_CSV) {
 		buf_u64(b, trawl_event_seq(ev));
 		buf_char(b, ',');

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The merge a few batches ahead, on a second thread: the worker pulls
+ * records from the merge, copies each into a batch (the chunk it was
+ * decompressed into is reused behind it) and renders its text when the
+ * reader says that is wanted; the caller's thread takes the batches in
+ * order. Decompression, the merge and the print formats then run beside
+ * the consumer instead of before it.
+ *
+ * Batches go round a ring of AHEAD_BATCHES: the worker fills the free ones,
+ * the consumer gives one back when it moves past it (its records and texts
+ * are valid until then, as an event's are until the next one).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dat-int.h"
+
+#define AHEAD_BATCHES 4
+#define AHEAD_RECORDS 4096
+#define AHEAD_BYTES   (1u << 20) /* a batch is cut when its arena is full */
+
+struct ahead_batch {
+	tw_dat_ahead_rec *recs;
+	size_t n;
+	tw_buf arena;  /* records' data and texts */
+	uint64_t done; /* progress when it was filled */
+	int full;      /* filled, not yet given back */
+	int eof;       /* the merge ended after these records */
+	int oom;
+};
+
+struct tw_dat_ahead {
+	const tw_mem *mem;
+	tw_dat_ahead_src src;
+	pthread_t thread;
+	int running;
+	pthread_mutex_t lock;
+	pthread_cond_t filled, freed;
+	int stop;
+	struct ahead_batch b[AHEAD_BATCHES];
+	/* the consumer's side */
+	size_t at;   /* batch being read */
+	size_t pos;  /* next record in it */
+	int holding; /* it has batch `at` */
+	int ended;
+	uint64_t done;
+};
+
+static int fill(tw_dat_ahead *a, struct ahead_batch *b)
+{
+	b->n = 0;
+	b->arena.len = 0;
+	b->eof = b->oom = 0;
+	while (b->n < AHEAD_RECORDS && b->arena.len < AHEAD_BYTES) {
+		tw_dat_pulled p;
+		if (!a->src.pull(a->src.ctx, &p)) {
+			b->eof = 1;
+			break;
+		}
+		tw_dat_ahead_rec *r = &b->recs[b->n];
+		*r = (tw_dat_ahead_rec){.ts = p.ts,
+					.lost = p.lost,
+					.buffer = p.buffer,
+					.cpu = p.cpu,
+					.data_off = (uint32_t)b->arena.len,
+					.data_len = p.len,
+					.text_len = TW_DAT_NO_TEXT};
+		if (tw_buf_put(a->mem, &b->arena, p.data, p.len)) {
+			b->oom = 1;
+			break;
+		}
+		size_t t0 = b->arena.len;
+		int rc = a->src.render(a->src.ctx, p.data, p.len, &b->arena);
+		if (rc < 0) {
+			b->oom = 1;
+			break;
+		}
+		if (rc > 0) {
+			r->text_off = (uint32_t)t0;
+			r->text_len = (uint32_t)(b->arena.len - t0);
+		}
+		b->n++;
+	}
+	b->done = a->src.done(a->src.ctx);
+	return b->eof || b->oom;
+}
+
+static void *work(void *arg)
+{
+	tw_dat_ahead *a = arg;
+	for (size_t i = 0;; i = (i + 1) % AHEAD_BATCHES) {
+		struct ahead_batch *b = &a->b[i];
+		pthread_mutex_lock(&a->lock);
+		while (b->full && !a->stop)
+			pthread_cond_wait(&a->freed, &a->lock);
+		int stop = a->stop;
+		pthread_mutex_unlock(&a->lock);
+		if (stop)
+			break;
+		int last = fill(a, b);
+		pthread_mutex_lock(&a->lock);
+		b->full = 1;
+		pthread_cond_signal(&a->filled);
+		pthread_mutex_unlock(&a->lock);
+		if (last)
+			break;
+	}
+	return NULL;
+}
+
+tw_dat_ahead *tw_dat_ahead_start(const tw_mem *mem, const tw_dat_ahead_src *src)
+{
+	tw_dat_ahead *a = tw_calloc(mem, 1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->mem = mem;
+	a->src = *src;
+	for (size_t i = 0; i < AHEAD_BATCHES; i++) {
+		a->b[i].recs =
+			tw_malloc(mem, AHEAD_RECORDS * sizeof(*a->b[i].recs));
+		if (!a->b[i].recs ||
+		    tw_buf_reserve(mem, &a->b[i].arena, AHEAD_BYTES + 4096))
+			goto fail;
+	}
+	if (pthread_mutex_init(&a->lock, NULL))
+		goto fail;
+	pthread_cond_init(&a->filled, NULL);
+	pthread_cond_init(&a->freed, NULL);
+	if (pthread_create(&a->thread, NULL, work, a)) {
+		pthread_cond_destroy(&a->filled);
+		pthread_cond_destroy(&a->freed);
+		pthread_mutex_destroy(&a->lock);
+		goto fail;
+	}
+	a->running = 1;
+	return a;
+fail:
+	for (size_t i = 0; i < AHEAD_BATCHES; i++) {
+		tw_free(mem, a->b[i].recs);
+		tw_buf_fini(mem, &a->b[i].arena);
+	}
+	tw_free(mem, a);
+	return NULL;
+}
+
+int tw_dat_ahead_next(tw_dat_ahead *a, tw_dat_ahead_rec *rec,
+		      const unsigned char **data, const char **text)
+{
+	for (;;) {
+		if (a->ended)
+			return 0;
+		struct ahead_batch *b = &a->b[a->at];
+		if (!a->holding) {
+			pthread_mutex_lock(&a->lock);
+			while (!b->full)
+				pthread_cond_wait(&a->filled, &a->lock);
+			pthread_mutex_unlock(&a->lock);
+			a->holding = 1;
+			a->pos = 0;
+			a->done = b->done;
+		}
+		if (a->pos < b->n) {
+			*rec = b->recs[a->pos++];
+			*data = (const unsigned char *)b->arena.data +
+				rec->data_off;
+			*text = rec->text_len == TW_DAT_NO_TEXT
+					? NULL
+					: b->arena.data + rec->text_off;
+			return 1;
+		}
+		if (b->oom || b->eof) {
+			a->ended = 1; /* keep the batch: the last event's */
+			return b->oom ? -1 : 0;
+		}
+		/* moving past it: the worker may fill it again */
+		pthread_mutex_lock(&a->lock);
+		b->full = 0;
+		a->holding = 0;
+		pthread_cond_signal(&a->freed);
+		pthread_mutex_unlock(&a->lock);
+		a->at = (a->at + 1) % AHEAD_BATCHES;
+	}
+}
+
+uint64_t tw_dat_ahead_done(const tw_dat_ahead *a)
+{
+	return a->done;
+}
+
+void tw_dat_ahead_stop(tw_dat_ahead *a)
+{
+	if (!a)
+		return;
+	if (a->running) {
+		pthread_mutex_lock(&a->lock);
+		a->stop = 1;
+		pthread_cond_broadcast(&a->freed);
+		pthread_mutex_unlock(&a->lock);
+		pthread_join(a->thread, NULL);
+		pthread_cond_destroy(&a->filled);
+		pthread_cond_destroy(&a->freed);
+		pthread_mutex_destroy(&a->lock);
+	}
+	for (size_t i = 0; i < AHEAD_BATCHES; i++) {
+		tw_free(a->mem, a->b[i].recs);
+		tw_buf_fini(a->mem, &a->b[i].arena);
+	}
+	tw_free(a->mem, a);
+}
