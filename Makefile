@@ -6,7 +6,7 @@
 DEBS := meson ninja-build pkg-config gcc clang libclang-rt-14-dev \
 	libcriterion-dev zlib1g-dev libzstd-dev zstd gzip python3 \
 	libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd \
-	man-db bash-completion
+	man-db bash-completion build-essential dpkg-dev debhelper lintian
 SAMPLE := tests/fixtures/ftrace-irqinfo.txt
 SAMPLE_DAT := tests/fixtures/tc.dat
 PAIR := tests/fixtures/pair-broad
@@ -14,8 +14,13 @@ BUILD := build
 ASAN := build-asan
 FUZZ := build-fuzz
 FUZZ_SECONDS ?= 10
+# make install: where (Meson's prefix) and under what staging root
+PREFIX ?= /usr/local
+DESTDIR ?=
+DEB := build-deb
 
-.PHONY: all deps build run test test-unit test-asan test-cli test-fuzz bench clean format
+.PHONY: all deps build run test test-unit test-asan test-cli test-fuzz bench clean format \
+	install uninstall deb test-deb test-make-install
 
 all: build
 
@@ -82,7 +87,43 @@ test: build
 	$(MAKE) test-unit
 	$(MAKE) test-asan
 	$(MAKE) test-fuzz
+	$(MAKE) test-make-install
+	$(MAKE) test-deb
 	@echo "all tests passed"
+
+# Installing is Meson's install (prefix set to PREFIX); uninstall removes
+# what this build installs (Meson's list of install targets), under DESTDIR.
+install: deps $(BUILD)/build.ninja
+	meson configure $(BUILD) -Dprefix=$(PREFIX) >/dev/null
+	meson install -C $(BUILD) $(if $(DESTDIR),--destdir "$(DESTDIR)")
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
+
+uninstall: $(BUILD)/build.ninja
+	meson configure $(BUILD) -Dprefix=$(PREFIX) >/dev/null
+	@meson introspect $(BUILD) --installed | \
+		python3 -c 'import json, sys; print("\n".join(json.load(sys.stdin).values()))' | \
+		while read -r f; do rm -fv "$(DESTDIR)$$f"; done; \
+		rmdir -v "$(DESTDIR)$(PREFIX)/include/trawl" 2>/dev/null || true
+
+# The Debian packages (trawl, libtrawl0, libtrawl-dev) into $(DEB)/
+deb: deps
+	tools/deb/build-deb.sh $(DEB)
+
+test-deb: deb
+	tests/install/test-deb.sh $(DEB) $(CURDIR) $$(meson introspect --projectinfo meson.build | \
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["version"])')
+
+# make install / uninstall themselves, in a build dir of their own, into a
+# staging root with PREFIX=/usr, as a package build would
+test-make-install: deps
+	@rm -rf $(BUILD)-install/root
+	$(MAKE) --no-print-directory install BUILD=$(BUILD)-install PREFIX=/usr DESTDIR=$(CURDIR)/$(BUILD)-install/root >/dev/null
+	$(BUILD)-install/root/usr/bin/trawl --version
+	test -f $(BUILD)-install/root/usr/include/trawl/trawl.h
+	$(MAKE) --no-print-directory uninstall BUILD=$(BUILD)-install PREFIX=/usr DESTDIR=$(CURDIR)/$(BUILD)-install/root >/dev/null
+	@left=$$(find $(BUILD)-install/root ! -type d); \
+		if [ -n "$$left" ]; then echo "make uninstall left: $$left"; exit 1; fi
+	@echo "make install / make uninstall (PREFIX, DESTDIR): ok"
 
 bench: build
 	python3 bench/run.py
@@ -91,4 +132,4 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(ASAN) $(FUZZ)
+	rm -rf $(BUILD) $(ASAN) $(FUZZ) $(BUILD)-install $(DEB)

@@ -49,6 +49,8 @@ def main():
     rendered = {}
     for name, argv in pages.items():
         page = os.path.join(man1, name + ".1")
+        if not os.path.exists(page) and os.path.exists(page + ".gz"):
+            page += ".gz"  # as a Debian package installs it
         if not os.path.exists(page):
             print("no man page for `%s`: %s" % (" ".join(argv[1:-1]) or "trawl", page))
             fails += 1
