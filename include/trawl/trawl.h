@@ -17,6 +17,7 @@
 #include "record.h"
 #include "trace.h"
 #include "analysis.h"
+#include "script.h"
 #include <trawl/version.h> /* generated from version.h.in */
 
 #endif

@@ -224,6 +224,14 @@ typedef struct tw_reader_ops {
 	/* Optional: how ty's fields are read (enum trawl_fields_source);
 	 * without it, by the text formats (textfmt.c). */
 	int (*fields_source)(trawl_trace *t, tw_type *ty);
+	/*
+	 * Optional: the i-th event format the source carries (trace.dat),
+	 * for consumers that check names before the run (lib/script).
+	 * Return: 1 with *system ("" when unknown), *text, *len set; 0 past
+	 * the end.
+	 */
+	int (*format_at)(trawl_trace *t, size_t i, const char **system,
+			 const char **text, size_t *len);
 	/* Where we are, for progress: done and total bytes. */
 	void (*progress)(const trawl_trace *t, uint64_t *done, uint64_t *total);
 	void (*close)(trawl_trace *t);
@@ -328,6 +336,15 @@ int tw_textfmt_init(trawl_trace *t, trawl_error *err);
 /* The compiled format of ty, looked up the first time; NULL: none. */
 const tw_pfmt *tw_textfmt_of(trawl_trace *t, tw_type *ty);
 void tw_textfmt_free(trawl_trace *t);
+/*
+ * The i-th event format a trace's events may be read by, before the run:
+ * the source's own (trace.dat), else the user's --formats and then the
+ * bundled table (text; a name in both is given twice, the user's first).
+ * Return: 1 with the out-parameters set (borrowed, valid until
+ * trawl_close()), 0 past the end.
+ */
+int tw_trace_format_at(trawl_trace *t, size_t i, const char **system,
+		       const char **text, size_t *len);
 
 /* The readers, each given the input the core opened (lib/input), which
  * they own from then on (closed on failure too). */

@@ -203,6 +203,28 @@ const tw_pfmt *tw_textfmt_of(trawl_trace *t, tw_type *ty)
 	return ty->pf;
 }
 
+int tw_trace_format_at(trawl_trace *t, size_t i, const char **system,
+		       const char **text, size_t *len)
+{
+	if (t->ops && t->ops->format_at)
+		return t->ops->format_at(t, i, system, text, len);
+	if (!t->textfmt)
+		return 0;
+	for (int which = 0; which < 3; which += 2) {
+		tw_format_set *s = set_at(t, which);
+		size_t n = s ? tw_format_set_count(s) : 0;
+		if (i < n) {
+			const tw_format_text *ft = tw_format_set_at(s, i);
+			*system = ft->system;
+			*text = ft->text;
+			*len = ft->len;
+			return 1;
+		}
+		i -= n;
+	}
+	return 0;
+}
+
 void tw_textfmt_free(trawl_trace *t)
 {
 	tw_textfmt *tf = t->textfmt;

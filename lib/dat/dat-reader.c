@@ -1176,6 +1176,18 @@ static int fields_source(trawl_trace *t, tw_type *ty)
 						   : TRAWL_FIELDS_FALLBACK;
 }
 
+static int format_at(trawl_trace *t, size_t i, const char **system,
+		     const char **text, size_t *len)
+{
+	const dat_reader *r = rd(t);
+	if (i >= r->f.nformats)
+		return 0;
+	*system = r->f.formats[i].system ? r->f.formats[i].system : "";
+	*text = r->f.formats[i].text;
+	*len = r->f.formats[i].len;
+	return 1;
+}
+
 static const char *buffer_name(const trawl_trace *t, uint32_t buffer)
 {
 	const dat_reader *r = rd(t);
@@ -1246,6 +1258,7 @@ static const tw_reader_ops dat_ops = {
 	.print_buf = print_buf,
 	.buffer_name = buffer_name,
 	.fields_source = fields_source,
+	.format_at = format_at,
 	.progress = progress,
 	.close = close_reader,
 };

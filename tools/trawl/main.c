@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	 "run / runnable / sleep time, switches, migrations; CPU busy"},
 	{"export", cmd_export,
 	 "write the trace as Perfetto JSON or CSV per event type"},
+	{"run", cmd_run, "run a script: probes, maps, aggregates, printf"},
 };
 
 static void usage(FILE *f)

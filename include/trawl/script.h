@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The trawl script language (docs/script.md): probes on events with
+ * predicates, scratch variables, maps and aggregates, printf. A script is
+ * compiled against an open trace, before trawl_run(): its event and field
+ * names are checked against the formats the trace's events are read by, its
+ * field handles resolved once, and its probes subscribed.
+ */
+#ifndef TRAWL_SCRIPT_H
+#define TRAWL_SCRIPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+typedef struct trawl_script trawl_script;
+
+/* Bits of trawl_script_opts.flags */
+enum trawl_script_flag {
+	/* Write the output as one JSON object at the end: each map by its
+	 * name ("@name") as a list of {"key", "value"}, and the text of
+	 * printf and print() under "output". */
+	TRAWL_SCRIPT_JSON = 1u << 0,
+};
+
+/**
+ * struct trawl_script_opts - how a script runs; zero means the default
+ * @flags:    enum trawl_script_flag
+ * @map_size: the most keys one map holds (default 4096); an insert beyond
+ *            it is dropped and counted as a fault. It bounds the memory.
+ * @name:     the script's name in messages (default "<script>")
+ * @write:    where the script's output goes (default: nowhere)
+ * @write_ctx: passed to @write
+ */
+typedef struct trawl_script_opts {
+	unsigned flags;
+	size_t map_size;
+	const char *name;
+	void (*write)(void *ctx, const char *buf, size_t len);
+	void *write_ctx;
+} trawl_script_opts;
+
+/**
+ * trawl_script_compile() - compile a script for a trace
+ * @t:    an open trace, before trawl_run()
+ * @src:  the program text (need not be NUL-terminated)
+ * @len:  its length
+ * @opts: options, or NULL for the defaults
+ * @err:  OUT: why it failed ("NAME:LINE:COLUMN: ..."), or NULL
+ *
+ * Event names (and globs) are resolved against the formats the trace's
+ * events are read by: a trace.dat's own, else the --formats given to
+ * trawl_open() and the table bundled in libtrawl. Unknown events and
+ * fields are errors naming the nearest known name.
+ *
+ * Return: the script, or NULL (TRAWL_EPARSE for syntax, TRAWL_ENOENT for
+ * an unknown event or field, TRAWL_ETYPE for a type mismatch, TRAWL_ENOMEM).
+ * Caller frees with trawl_script_free(), before trawl_close().
+ */
+TRAWL_API trawl_script *trawl_script_compile(trawl_trace *t, const char *src,
+					     size_t len,
+					     const trawl_script_opts *opts,
+					     trawl_error *err);
+
+/**
+ * trawl_script_run() - run BEGIN, the trace, END, and print the maps
+ * @s:   the script
+ * @err: OUT: why the run failed, or NULL
+ *
+ * Calls trawl_run() on the script's trace. Runtime faults (division by
+ * zero, a full map, a loop over its bound) do not stop the run: the probe
+ * execution is abandoned, counted, and reported by trawl_script_fault().
+ *
+ * Return: 0 (exit() called or the trace read to its end), or a negative
+ * TRAWL_E* from the run with err filled.
+ */
+TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err);
+
+/**
+ * trawl_script_fault() - the i-th kind of runtime fault seen
+ * @s:     the script
+ * @i:     0, 1, ... in the order they were first seen
+ * @count: OUT: how many times it happened, or NULL
+ *
+ * Return: the message ("probe sched:sched_switch, 3:14: division by
+ * zero"), or NULL past the last. Lifetime: borrowed, valid until
+ * trawl_script_free().
+ */
+TRAWL_API const char *trawl_script_fault(const trawl_script *s, size_t i,
+					 uint64_t *count);
+
+/**
+ * trawl_script_free() - free a script; NULL is a no-op
+ * @s: the script
+ */
+TRAWL_API void trawl_script_free(trawl_script *s);
+
+#endif

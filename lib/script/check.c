@@ -1,0 +1,733 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The checker: resolves probes to events, args.FIELD to fields of those
+ * events, $vars to slots and @maps to declarations, and types every node.
+ * After it the tree is the typed intermediate form (script-int.h).
+ *
+ * Maps are global and may be read (in BEGIN, say) before the probe that
+ * assigns them, so checking runs twice: pass 1 fixes what each map holds,
+ * treating a read of a map not fixed yet as "unknown" (TY_VOID), which
+ * never causes an error; pass 2 checks everything with every map known.
+ */
+#include <stdio.h>
+
+#include "script-int.h"
+
+#define ERR(c, n, code, ...)                                                   \
+	tw_sc_error((c), (code), (n)->line, (n)->col, __VA_ARGS__)
+
+static const char *type_name(int t)
+{
+	return t == TY_INT ? "integer" : t == TY_STR ? "string" : "nothing";
+}
+
+static int has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* ---- probes to events ---- */
+
+static void add_event(tw_compiler *c, tw_probe *pr, size_t *cap, size_t e)
+{
+	for (size_t i = 0; i < pr->nevents; i++)
+		if (pr->events[i] == e)
+			return;
+	tw_sc_grow(c, (void **)&pr->events, cap, pr->nevents + 1,
+		   sizeof(*pr->events));
+	pr->events[pr->nevents++] = e;
+}
+
+static void unknown_event(tw_compiler *c, const tw_probe_spec *s)
+{
+	const tw_schema *sc = &c->schema;
+	const char **cands = tw_sc_alloc(c, (sc->nevents + 1) * sizeof(char *));
+	for (size_t i = 0; i < sc->nevents; i++)
+		cands[i] = sc->events[i].name;
+	const char *near = tw_nearest(s->name, cands, sc->nevents);
+	const char *sys = NULL;
+	for (size_t i = 0; near && i < sc->nevents; i++)
+		if (sc->events[i].name == near)
+			sys = sc->events[i].system;
+	if (sc->nevents == 0)
+		tw_sc_error(c, TRAWL_ENOENT, s->line, s->col,
+			    "unknown event '%.*s': no event formats are known "
+			    "for this trace (give --formats)",
+			    (int)s->len, s->text);
+	if (near)
+		tw_sc_error(c, TRAWL_ENOENT, s->line, s->col,
+			    "unknown event '%.*s' (did you mean '%s%s%s'?)",
+			    (int)s->len, s->text, sys && *sys ? sys : "",
+			    sys && *sys ? ":" : "", near);
+	tw_sc_error(c, TRAWL_ENOENT, s->line, s->col, "unknown event '%.*s'",
+		    (int)s->len, s->text);
+}
+
+static void resolve_probe(tw_compiler *c, tw_probe *pr)
+{
+	size_t cap = 0;
+	int events = 0, others = 0;
+	size_t lab = 0;
+	for (size_t k = 0; k < pr->nspecs; k++) {
+		tw_probe_spec *s = &pr->specs[k];
+		int w = snprintf(pr->label + lab, sizeof(pr->label) - lab,
+				 "%s%.*s", k ? "," : "", (int)s->len, s->text);
+		if (w > 0 && lab + (size_t)w < sizeof(pr->label))
+			lab += (size_t)w;
+		if (s->kind != PK_EVENT) {
+			others++;
+			continue;
+		}
+		events++;
+		size_t before = pr->nevents;
+		for (size_t i = 0; i < c->schema.nevents; i++) {
+			const tw_schema_event *e = &c->schema.events[i];
+			if (s->system && !tw_glob(s->system, e->system))
+				continue;
+			if (!tw_glob(s->name, e->name) &&
+			    !(strcmp(s->name, "tracing_mark_write") == 0 &&
+			      strcmp(e->name, "print") == 0))
+				continue;
+			add_event(c, pr, &cap, i);
+		}
+		if (pr->nevents == before) {
+			if (!has_glob(s->name) &&
+			    (!s->system || !has_glob(s->system)))
+				unknown_event(c, s);
+			tw_sc_error(c, TRAWL_ENOENT, s->line, s->col,
+				    "probe '%.*s' matches no event",
+				    (int)s->len, s->text);
+		}
+	}
+	if (events && others)
+		tw_sc_error(c, TRAWL_EPARSE, pr->line, pr->col,
+			    "a probe list mixes events with BEGIN, END or "
+			    "interval: give them separate probes");
+	if (others > 1)
+		tw_sc_error(c, TRAWL_EPARSE, pr->line, pr->col,
+			    "BEGIN, END and interval probes stand alone");
+	pr->has_event = events > 0;
+}
+
+/* ---- fields ---- */
+
+static int field_slot(tw_compiler *c, tw_probe *pr, tw_node *n)
+{
+	if (!pr->has_event)
+		ERR(c, n, TRAWL_EPARSE,
+		    "args.%s: only event probes have fields", n->name);
+	for (size_t i = 0; i < pr->nfields; i++)
+		if (strcmp(pr->fields[i], n->name) == 0) {
+			n->type = pr->field_types[i];
+			return (int)i;
+		}
+	int type = TY_VOID, found = 0;
+	const char *first_ev = NULL;
+	for (size_t i = 0; i < pr->nevents; i++) {
+		tw_schema_event *e = tw_schema_fields(c, pr->events[i]);
+		for (size_t j = 0; j < e->nfields; j++) {
+			if (strcmp(e->fields[j].name, n->name) != 0)
+				continue;
+			if (e->fields[j].type == TY_VOID)
+				ERR(c, n, TRAWL_ETYPE,
+				    "args.%s of %s is an array: arrays cannot "
+				    "be read by scripts yet",
+				    n->name, e->name);
+			if (found && e->fields[j].type != type)
+				ERR(c, n, TRAWL_ETYPE,
+				    "args.%s is a %s in %s but a %s in %s",
+				    n->name, type_name(type), first_ev,
+				    type_name(e->fields[j].type), e->name);
+			if (!found)
+				first_ev = e->name;
+			found = 1;
+			type = e->fields[j].type;
+		}
+	}
+	if (!found) {
+		size_t nc = 0, cap = 0;
+		const char **cands = NULL;
+		for (size_t i = 0; i < pr->nevents; i++) {
+			tw_schema_event *e = tw_schema_fields(c, pr->events[i]);
+			for (size_t j = 0; j < e->nfields; j++) {
+				tw_sc_grow(c, (void **)&cands, &cap, nc + 1,
+					   sizeof(*cands));
+				cands[nc++] = e->fields[j].name;
+			}
+		}
+		const char *near = tw_nearest(n->name, cands, nc);
+		const char *ev = c->schema.events[pr->events[0]].name;
+		if (near)
+			ERR(c, n, TRAWL_ENOENT,
+			    "unknown field args.%s of %s%s (did you mean "
+			    "args.%s?)",
+			    n->name, ev, pr->nevents > 1 ? " ..." : "", near);
+		ERR(c, n, TRAWL_ENOENT, "unknown field args.%s of %s%s",
+		    n->name, ev, pr->nevents > 1 ? " ..." : "");
+	}
+	size_t cap = pr->nfields; /* grown by copy in the arena */
+	tw_sc_grow(c, (void **)&pr->fields, &cap, pr->nfields + 1,
+		   sizeof(*pr->fields));
+	cap = pr->nfields;
+	tw_sc_grow(c, (void **)&pr->field_types, &cap, pr->nfields + 1,
+		   sizeof(*pr->field_types));
+	pr->fields[pr->nfields] = n->name;
+	pr->field_types[pr->nfields] = type;
+	n->type = type;
+	return (int)pr->nfields++;
+}
+
+/* ---- maps and vars ---- */
+
+static tw_map_decl *map_of(tw_compiler *c, tw_node *n)
+{
+	for (size_t i = 0; i < c->nmaps; i++)
+		if (c->maps[i].len == n->len &&
+		    memcmp(c->maps[i].name, n->name, n->len) == 0) {
+			n->slot = (int)i;
+			return &c->maps[i];
+		}
+	tw_sc_grow(c, (void **)&c->maps, &c->maps_cap, c->nmaps + 1,
+		   sizeof(*c->maps));
+	tw_map_decl *d = &c->maps[c->nmaps];
+	memset(d, 0, sizeof(*d));
+	d->name = n->name;
+	d->len = n->len;
+	d->nkeys = -1;
+	d->line = n->line;
+	d->col = n->col;
+	n->slot = (int)c->nmaps++;
+	return d;
+}
+
+static void expr(tw_compiler *c, tw_node *n);
+
+static void check_keys(tw_compiler *c, tw_node *n, tw_map_decl *d)
+{
+	for (size_t i = 0; i < n->nkids; i++) {
+		expr(c, n->kids[i]);
+		if (n->kids[i]->type == TY_VOID && c->pass == 1)
+			return; /* not known yet */
+		if (n->kids[i]->type == TY_VOID)
+			ERR(c, n->kids[i], TRAWL_ETYPE, "a key has no value");
+	}
+	if (d->nkeys < 0) {
+		d->nkeys = (int)n->nkids;
+		for (size_t i = 0; i < n->nkids; i++)
+			d->key_types[i] = n->kids[i]->type;
+		return;
+	}
+	if ((size_t)d->nkeys != n->nkids)
+		ERR(c, n, TRAWL_ETYPE, "@%s has keys of %d parts, not %zu",
+		    d->name, d->nkeys, n->nkids);
+	for (size_t i = 0; i < n->nkids; i++)
+		if (d->key_types[i] != n->kids[i]->type)
+			ERR(c, n->kids[i], TRAWL_ETYPE,
+			    "@%s: key part %zu is a %s, not a %s", d->name,
+			    i + 1, type_name(d->key_types[i]),
+			    type_name(n->kids[i]->type));
+}
+
+static const char *kind_name(int k)
+{
+	static const char *const names[] = {
+		[MV_NONE] = "nothing", [MV_INT] = "integer",
+		[MV_STR] = "string",   [MV_COUNT] = "count()",
+		[MV_SUM] = "sum()",    [MV_AVG] = "avg()",
+		[MV_MIN] = "min()",    [MV_MAX] = "max()",
+		[MV_STATS] = "stats()", [MV_HIST] = "hist()",
+		[MV_LHIST] = "lhist()"};
+	return k >= 0 && k <= MV_LHIST ? names[k] : "?";
+}
+
+static void set_kind(tw_compiler *c, tw_node *n, tw_map_decl *d, int kind)
+{
+	if (d->kind == MV_NONE)
+		d->kind = kind;
+	else if (d->kind != kind)
+		ERR(c, n, TRAWL_ETYPE, "@%s holds %s values, not %s", d->name,
+		    kind_name(d->kind), kind_name(kind));
+}
+
+static struct tw_var *var_of(tw_compiler *c, tw_node *n)
+{
+	for (size_t i = 0; i < c->nvars; i++)
+		if (c->vars[i].len == n->len &&
+		    memcmp(c->vars[i].name, n->name, n->len) == 0)
+			return &c->vars[i];
+	return NULL;
+}
+
+static struct tw_var *new_var(tw_compiler *c, tw_node *n, int type)
+{
+	tw_sc_grow(c, (void **)&c->vars, &c->vars_cap, c->nvars + 1,
+		   sizeof(*c->vars));
+	struct tw_var *v = &c->vars[c->nvars++];
+	v->name = n->name;
+	v->len = n->len;
+	v->type = type;
+	v->slot = c->nslots++;
+	return v;
+}
+
+/* ---- expressions ---- */
+
+static void want(tw_compiler *c, tw_node *n, int type, const char *what)
+{
+	if (n->type == type || (n->type == TY_VOID && c->pass == 1))
+		return;
+	ERR(c, n, TRAWL_ETYPE, "%s needs a%s %s, not a%s %s", what,
+	    type == TY_INT ? "n" : "", type_name(type),
+	    n->type == TY_INT ? "n" : "", type_name(n->type));
+}
+
+static void expr(tw_compiler *c, tw_node *n)
+{
+	tw_probe *pr = &c->probes[c->cur_probe];
+	switch (n->kind) {
+	case N_INT:
+		n->type = TY_INT;
+		return;
+	case N_STR:
+		n->type = TY_STR;
+		return;
+	case N_CTX:
+		if (!pr->has_event && n->op != CX_TS)
+			ERR(c, n, TRAWL_EPARSE,
+			    "'%s' is only known in event probes", n->name);
+		n->type = (n->op == CX_COMM || n->op == CX_EVENT) ? TY_STR
+								   : TY_INT;
+		return;
+	case N_FIELD:
+		n->slot = field_slot(c, pr, n);
+		return;
+	case N_VAR: {
+		struct tw_var *v = var_of(c, n);
+		if (!v)
+			ERR(c, n, TRAWL_EPARSE,
+			    "$%s is used before it is assigned", n->name);
+		n->slot = v->slot;
+		n->type = v->type;
+		return;
+	}
+	case N_MAPGET: {
+		tw_map_decl *d = map_of(c, n);
+		check_keys(c, n, d);
+		switch (d->kind) {
+		case MV_NONE:
+			if (c->pass == 2)
+				ERR(c, n, TRAWL_EPARSE,
+				    "@%s is read but never assigned", d->name);
+			c->deferred = 1;
+			n->type = TY_VOID;
+			return;
+		case MV_STR:
+			n->type = TY_STR;
+			return;
+		case MV_STATS:
+		case MV_HIST:
+		case MV_LHIST:
+			ERR(c, n, TRAWL_ETYPE,
+			    "@%s holds %s values, which only print() shows",
+			    d->name, kind_name(d->kind));
+		default:
+			n->type = TY_INT;
+			return;
+		}
+	}
+	case N_UNARY:
+		expr(c, n->a);
+		want(c, n->a, TY_INT, n->op == TK_MINUS ? "'-'"
+				      : n->op == TK_BANG ? "'!'"
+							 : "'~'");
+		n->type = TY_INT;
+		return;
+	case N_AND:
+	case N_OR:
+		expr(c, n->a);
+		expr(c, n->b);
+		want(c, n->a, TY_INT, tw_tok_name(n->op));
+		want(c, n->b, TY_INT, tw_tok_name(n->op));
+		n->type = TY_INT;
+		return;
+	case N_BINARY: {
+		expr(c, n->a);
+		expr(c, n->b);
+		int cmp = n->op == TK_EQ || n->op == TK_NE || n->op == TK_LT ||
+			  n->op == TK_LE || n->op == TK_GT || n->op == TK_GE;
+		n->type = TY_INT;
+		if (cmp && (n->a->type == TY_STR || n->b->type == TY_STR)) {
+			want(c, n->b, n->a->type == TY_VOID ? n->b->type
+							    : n->a->type,
+			     "a comparison with a string");
+			want(c, n->a, n->b->type == TY_VOID ? n->a->type
+							    : n->b->type,
+			     "a comparison with a string");
+			return;
+		}
+		want(c, n->a, TY_INT, tw_tok_name(n->op));
+		want(c, n->b, TY_INT, tw_tok_name(n->op));
+		return;
+	}
+	case N_COND:
+		expr(c, n->a);
+		expr(c, n->b);
+		expr(c, n->c);
+		want(c, n->a, TY_INT, "the condition of '?:'");
+		if (n->b->type != TY_VOID && n->c->type != TY_VOID &&
+		    n->b->type != n->c->type)
+			ERR(c, n, TRAWL_ETYPE,
+			    "the two sides of '?:' are a %s and a %s",
+			    type_name(n->b->type), type_name(n->c->type));
+		n->type = n->b->type != TY_VOID ? n->b->type : n->c->type;
+		return;
+	case N_CALL: {
+		static const int nargs[] = {[CALL_STRLEN] = 1,
+					    [CALL_STRNCMP] = 3,
+					    [CALL_STRCONTAINS] = 2};
+		if (n->nkids != (size_t)nargs[n->op])
+			ERR(c, n, TRAWL_EPARSE, "%s() takes %d argument%s",
+			    n->name, nargs[n->op], nargs[n->op] > 1 ? "s" : "");
+		for (size_t i = 0; i < n->nkids; i++) {
+			expr(c, n->kids[i]);
+			want(c, n->kids[i], i == 2 ? TY_INT : TY_STR,
+			     n->name);
+		}
+		n->type = TY_INT;
+		return;
+	}
+	default:
+		ERR(c, n, TRAWL_EPARSE, "not an expression");
+	}
+}
+
+/* ---- printf ---- */
+
+static void compile_fmt(tw_compiler *c, tw_node *n)
+{
+	tw_node *f = n->kids[0];
+	const char *s = f->name;
+	size_t len = f->len, cap = 0, lit = 0;
+	tw_fmt fm = {0};
+	fm.text = s;
+	tw_fmt_conv *cv = NULL;
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && s[i] != '%')
+			continue;
+		if (i + 1 < len && s[i + 1] == '%') {
+			/* "%%": the literal up to and with one '%' */
+			tw_sc_grow(c, (void **)&cv, &cap, fm.nconvs + 1,
+				   sizeof(*cv));
+			tw_fmt_conv *x = &cv[fm.nconvs++];
+			memset(x, 0, sizeof(*x));
+			x->lit_off = lit;
+			x->lit_len = i + 1 - lit;
+			x->type = TY_VOID;
+			x->prec = -1;
+			lit = i + 2;
+			i++;
+			continue;
+		}
+		tw_sc_grow(c, (void **)&cv, &cap, fm.nconvs + 1, sizeof(*cv));
+		tw_fmt_conv *x = &cv[fm.nconvs++];
+		memset(x, 0, sizeof(*x));
+		x->lit_off = lit;
+		x->lit_len = i - lit;
+		x->prec = -1;
+		if (i == len) {
+			x->type = TY_VOID;
+			break;
+		}
+		size_t j = i + 1, o = 0;
+		char spec[24];
+		spec[o++] = '%';
+		while (j < len && strchr("-+ #0", s[j]) && o < 6)
+			spec[o++] = s[j++];
+		while (j < len && s[j] >= '0' && s[j] <= '9' && o < 10)
+			spec[o++] = s[j++];
+		int prec = -1;
+		if (j < len && s[j] == '.') {
+			j++;
+			prec = 0;
+			while (j < len && s[j] >= '0' && s[j] <= '9') {
+				if (prec < 100000)
+					prec = prec * 10 + (s[j] - '0');
+				j++;
+			}
+		}
+		while (j < len && strchr("hlzjtL", s[j]))
+			j++;
+		if (j >= len || !strchr("diuxXocs", s[j]))
+			ERR(c, f, TRAWL_EPARSE,
+			    "printf: unknown conversion at byte %zu of the "
+			    "format (%%d %%u %%x %%o %%c %%s)",
+			    i + 1);
+		char conv = s[j];
+		if (conv == 's') {
+			memcpy(spec + o, ".*s", 4);
+			x->prec = prec;
+			x->type = TY_STR;
+		} else {
+			if (prec >= 0)
+				o += (size_t)snprintf(spec + o, 8, ".%d",
+						      prec > 999 ? 999 : prec);
+			if (conv == 'c') {
+				spec[o++] = 'c';
+			} else {
+				spec[o++] = 'l';
+				spec[o++] = 'l';
+				spec[o++] = conv == 'i' ? 'd' : conv;
+			}
+			spec[o] = '\0';
+			x->type = TY_INT;
+		}
+		memcpy(x->spec, spec, sizeof(spec));
+		fm.nargs++;
+		lit = j + 1;
+		i = j;
+	}
+	fm.convs = cv;
+	if (fm.nargs != n->nkids - 1)
+		ERR(c, n, TRAWL_EPARSE,
+		    "printf: the format has %zu conversions but %zu "
+		    "argument%s follow",
+		    fm.nargs, n->nkids - 1, n->nkids == 2 ? "" : "s");
+	size_t a = 1;
+	for (size_t k = 0; k < fm.nconvs; k++) {
+		if (cv[k].type == TY_VOID)
+			continue;
+		tw_node *arg = n->kids[a++];
+		if (arg->type != cv[k].type &&
+		    !(arg->type == TY_VOID && c->pass == 1))
+			ERR(c, arg, TRAWL_ETYPE,
+			    "printf: argument %zu is a%s %s but its "
+			    "conversion %s wants a%s %s",
+			    a - 1, arg->type == TY_INT ? "n" : "",
+			    type_name(arg->type),
+			    cv[k].type == TY_STR ? "%s" : "%d",
+			    cv[k].type == TY_INT ? "n" : "",
+			    type_name(cv[k].type));
+	}
+	if (c->pass == 2) {
+		tw_sc_grow(c, (void **)&c->fmts, &c->fmts_cap, c->nfmts + 1,
+			   sizeof(*c->fmts));
+		c->fmts[c->nfmts] = fm;
+		n->slot = (int)c->nfmts++;
+	}
+}
+
+/* ---- statements ---- */
+
+static tw_map_decl *whole_map(tw_compiler *c, tw_node *call, size_t i,
+			      const char *fn)
+{
+	if (call->nkids <= i || call->kids[i]->kind != N_MAPGET ||
+	    call->kids[i]->nkids)
+		ERR(c, call, TRAWL_EPARSE, "%s() takes a map (@name)", fn);
+	return map_of(c, call->kids[i]);
+}
+
+static int64_t const_int(tw_compiler *c, tw_node *n, const char *what)
+{
+	if (n->kind == N_INT)
+		return n->ival;
+	if (n->kind == N_UNARY && n->op == TK_MINUS && n->a->kind == N_INT)
+		return -n->a->ival;
+	ERR(c, n, TRAWL_EPARSE, "%s must be a number", what);
+}
+
+static void agg(tw_compiler *c, tw_node *n)
+{
+	tw_map_decl *d = map_of(c, n->a);
+	check_keys(c, n->a, d);
+	int want_args = n->op == MV_COUNT ? 0 : n->op == MV_LHIST ? 4 : 1;
+	if (n->nkids != (size_t)want_args)
+		ERR(c, n, TRAWL_EPARSE, "%s takes %d argument%s",
+		    kind_name(n->op), want_args, want_args == 1 ? "" : "s");
+	if (want_args) {
+		expr(c, n->kids[0]);
+		want(c, n->kids[0], TY_INT, kind_name(n->op));
+	}
+	if (n->op == MV_LHIST) {
+		int64_t lo = const_int(c, n->kids[1], "lhist()'s min");
+		int64_t hi = const_int(c, n->kids[2], "lhist()'s max");
+		int64_t st = const_int(c, n->kids[3], "lhist()'s step");
+		if (st <= 0 || hi <= lo || (hi - lo) / st > TW_SC_LHIST_MAX)
+			ERR(c, n, TRAWL_EPARSE,
+			    "lhist(v, min, max, step) needs min < max, step "
+			    "> 0 and at most %d buckets",
+			    TW_SC_LHIST_MAX);
+		if (d->kind == MV_LHIST &&
+		    (d->lh_min != lo || d->lh_max != hi || d->lh_step != st))
+			ERR(c, n, TRAWL_ETYPE,
+			    "@%s: every lhist() of a map has the same min, "
+			    "max and step",
+			    d->name);
+		d->lh_min = lo;
+		d->lh_max = hi;
+		d->lh_step = st;
+	}
+	set_kind(c, n, d, n->op);
+}
+
+static void stmt(tw_compiler *c, tw_node *n)
+{
+	switch (n->kind) {
+	case N_BLOCK:
+		for (size_t i = 0; i < n->nkids; i++)
+			stmt(c, n->kids[i]);
+		return;
+	case N_EXPRSTMT:
+		expr(c, n->a);
+		return;
+	case N_SETVAR: {
+		expr(c, n->b);
+		struct tw_var *v = var_of(c, n->a);
+		if (n->op != TK_ASSIGN) {
+			if (!v)
+				ERR(c, n->a, TRAWL_EPARSE,
+				    "$%s is used before it is assigned",
+				    n->a->name);
+			want(c, n->b, TY_INT, tw_tok_name(n->op));
+			if (v->type == TY_STR)
+				ERR(c, n, TRAWL_ETYPE,
+				    "$%s is a string: '%s' needs an integer",
+				    n->a->name, tw_tok_name(n->op));
+		} else if (!v) {
+			v = new_var(c, n->a, n->b->type);
+		} else if (v->type == TY_VOID) {
+			v->type = n->b->type;
+		} else if (n->b->type != TY_VOID && v->type != n->b->type) {
+			ERR(c, n, TRAWL_ETYPE, "$%s is a%s %s, not a%s %s",
+			    n->a->name, v->type == TY_INT ? "n" : "",
+			    type_name(v->type),
+			    n->b->type == TY_INT ? "n" : "",
+			    type_name(n->b->type));
+		}
+		n->a->slot = v->slot;
+		n->a->type = v->type;
+		n->type = TY_VOID;
+		return;
+	}
+	case N_SETMAP: {
+		tw_map_decl *d = map_of(c, n->a);
+		check_keys(c, n->a, d);
+		expr(c, n->b);
+		if (n->op != TK_ASSIGN) {
+			want(c, n->b, TY_INT, tw_tok_name(n->op));
+			set_kind(c, n, d, MV_INT);
+		} else if (n->b->type != TY_VOID) {
+			set_kind(c, n, d,
+				 n->b->type == TY_STR ? MV_STR : MV_INT);
+		}
+		n->a->type = n->b->type;
+		return;
+	}
+	case N_AGG:
+		agg(c, n);
+		return;
+	case N_DELETE: {
+		if (n->nkids != 1 || n->kids[0]->kind != N_MAPGET)
+			ERR(c, n, TRAWL_EPARSE, "delete() takes @map[key]");
+		tw_map_decl *d = map_of(c, n->kids[0]);
+		check_keys(c, n->kids[0], d);
+		return;
+	}
+	case N_CLEAR:
+		if (n->nkids != 1)
+			ERR(c, n, TRAWL_EPARSE, "clear() takes a map (@name)");
+		whole_map(c, n, 0, "clear");
+		return;
+	case N_PRINTMAP:
+		if (n->nkids < 1 || n->nkids > 2)
+			ERR(c, n, TRAWL_EPARSE,
+			    "print() takes a map and an optional count "
+			    "(print(@m), print(@m, 10))");
+		whole_map(c, n, 0, "print");
+		if (n->nkids == 2) {
+			expr(c, n->kids[1]);
+			want(c, n->kids[1], TY_INT, "print()'s count");
+		}
+		return;
+	case N_PRINTF:
+		if (n->nkids < 1 || n->kids[0]->kind != N_STR)
+			ERR(c, n, TRAWL_EPARSE,
+			    "printf() takes a format string first");
+		if (n->nkids - 1 > TW_SC_MAX_ARGS)
+			ERR(c, n, TRAWL_EPARSE,
+			    "printf() takes at most %d arguments",
+			    TW_SC_MAX_ARGS);
+		for (size_t i = 1; i < n->nkids; i++)
+			expr(c, n->kids[i]);
+		compile_fmt(c, n);
+		return;
+	case N_EXIT:
+		if (n->nkids)
+			ERR(c, n, TRAWL_EPARSE, "exit() takes no arguments");
+		return;
+	case N_IF:
+		expr(c, n->a);
+		want(c, n->a, TY_INT, "if");
+		stmt(c, n->b);
+		if (n->c)
+			stmt(c, n->c);
+		return;
+	case N_WHILE:
+		expr(c, n->a);
+		want(c, n->a, TY_INT, "while");
+		c->loop_depth++;
+		stmt(c, n->b);
+		c->loop_depth--;
+		return;
+	case N_BREAK:
+	case N_CONTINUE:
+		if (!c->loop_depth)
+			ERR(c, n, TRAWL_EPARSE, "%s outside a loop",
+			    n->kind == N_BREAK ? "break" : "continue");
+		return;
+	default:
+		ERR(c, n, TRAWL_EPARSE, "not a statement");
+	}
+}
+
+static int check_pass(tw_compiler *c, int pass)
+{
+	c->pass = pass;
+	c->deferred = 0;
+	c->nfmts = 0;
+	int maxslots = 0;
+	for (size_t i = 0; i < c->nprobes; i++) {
+		tw_probe *pr = &c->probes[i];
+		c->cur_probe = i;
+		c->nvars = 0;
+		c->nslots = 0;
+		pr->nfields = 0;
+		if (pr->pred) {
+			expr(c, pr->pred);
+			want(c, pr->pred, TY_INT, "a predicate");
+		}
+		stmt(c, pr->body);
+		if (c->nslots > maxslots)
+			maxslots = c->nslots;
+	}
+	return maxslots;
+}
+
+void tw_check_program(tw_compiler *c)
+{
+	if (tw_schema_load(c))
+		tw_sc_oom(c);
+	for (size_t i = 0; i < c->nprobes; i++)
+		resolve_probe(c, &c->probes[i]);
+	check_pass(c, 1);
+	int slots = check_pass(c, 2);
+	c->nslots = slots;
+	for (size_t i = 0; i < c->nmaps; i++) {
+		tw_map_decl *d = &c->maps[i];
+		if (d->kind == MV_NONE)
+			tw_sc_error(c, TRAWL_EPARSE, d->line, d->col,
+				    "@%s is never assigned", d->name);
+		if (d->nkeys < 0)
+			d->nkeys = 0;
+	}
+}

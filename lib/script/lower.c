@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lowering: the typed intermediate form to bytecode (opcodes.h), one code
+ * range per probe. The VM's stack depth is counted as code is emitted, so
+ * the stack is allocated once at its maximum and never checked per op.
+ */
+#include "opcodes.h"
+#include "script-int.h"
+
+typedef struct lower {
+	tw_compiler *c;
+	tw_program *p;
+	size_t depth;
+	/* the innermost loop: where continue goes, and breaks to patch */
+	size_t loop_top;
+	size_t *breaks;
+	size_t nbreaks, breaks_cap;
+	uint32_t line, col;
+} lower;
+
+static size_t emit(lower *L, int op, uint32_t arg)
+{
+	tw_program *p = L->p;
+	if (arg > TW_ARG_MAX)
+		tw_sc_error(L->c, TRAWL_ELIMIT, L->line, L->col,
+			    "the script is too large");
+	if (tw_grow(L->c->mem, (void **)&p->code, &p->code_cap, p->ncode + 1,
+		    sizeof(*p->code)))
+		tw_sc_oom(L->c);
+	if (tw_grow(L->c->mem, (void **)&p->lines, &p->lines_cap,
+		    p->ncode + 1, sizeof(*p->lines)))
+		tw_sc_oom(L->c);
+	p->code[p->ncode] = (uint32_t)op | arg << 8;
+	p->lines[p->ncode] = L->line << 12 | (L->col > 4095 ? 4095 : L->col);
+	return p->ncode++;
+}
+
+static void patch(lower *L, size_t at, size_t target)
+{
+	if (target > TW_ARG_MAX)
+		tw_sc_error(L->c, TRAWL_ELIMIT, L->line, L->col,
+			    "the script is too large");
+	L->p->code[at] = TW_OP(L->p->code[at]) | (uint32_t)target << 8;
+}
+
+static void push(lower *L, size_t n)
+{
+	L->depth += n;
+	if (L->depth > L->p->max_stack)
+		L->p->max_stack = L->depth;
+	if (L->depth > TW_SC_MAX_STACK)
+		tw_sc_error(L->c, TRAWL_ELIMIT, L->line, L->col,
+			    "expression too deep");
+}
+
+static void pop(lower *L, size_t n)
+{
+	L->depth -= n;
+}
+
+static void at(lower *L, const tw_node *n)
+{
+	L->line = n->line;
+	L->col = n->col;
+}
+
+static void push_int(lower *L, int64_t v)
+{
+	if (v >= 0 && v <= (int64_t)TW_ARG_MAX) {
+		emit(L, OP_PUSHI, (uint32_t)v);
+	} else {
+		tw_program *p = L->p;
+		if (tw_grow(L->c->mem, (void **)&p->ints, &p->ints_cap,
+			    p->nints + 1, sizeof(*p->ints)))
+			tw_sc_oom(L->c);
+		p->ints[p->nints] = v;
+		emit(L, OP_PUSHK, (uint32_t)p->nints++);
+	}
+	push(L, 1);
+}
+
+static void push_str(lower *L, const char *s, size_t n)
+{
+	tw_program *p = L->p;
+	if (tw_grow(L->c->mem, (void **)&p->strs, &p->strs_cap, p->nstrs + 1,
+		    sizeof(*p->strs)))
+		tw_sc_oom(L->c);
+	char *copy = tw_strndup(L->c->mem, s, n);
+	if (!copy)
+		tw_sc_oom(L->c);
+	p->strs[p->nstrs].s = copy;
+	p->strs[p->nstrs].len = n;
+	emit(L, OP_PUSHS, (uint32_t)p->nstrs++);
+	push(L, 1);
+}
+
+static int binop(int tok, int str)
+{
+	switch (tok) {
+	case TK_PLUS: case TK_ADD_ASSIGN: return OP_ADD;
+	case TK_MINUS: case TK_SUB_ASSIGN: return OP_SUB;
+	case TK_STAR: case TK_MUL_ASSIGN: return OP_MUL;
+	case TK_SLASH: case TK_DIV_ASSIGN: return OP_DIV;
+	case TK_PERCENT: case TK_MOD_ASSIGN: return OP_MOD;
+	case TK_AMP: case TK_AND_ASSIGN: return OP_AND;
+	case TK_PIPE: case TK_OR_ASSIGN: return OP_OR;
+	case TK_CARET: case TK_XOR_ASSIGN: return OP_XOR;
+	case TK_SHL: case TK_SHL_ASSIGN: return OP_SHL;
+	case TK_SHR: case TK_SHR_ASSIGN: return OP_SHR;
+	case TK_EQ: return str ? OP_SEQ : OP_EQ;
+	case TK_NE: return str ? OP_SNE : OP_NE;
+	case TK_LT: return str ? OP_SLT : OP_LT;
+	case TK_LE: return str ? OP_SLE : OP_LE;
+	case TK_GT: return str ? OP_SGT : OP_GT;
+	case TK_GE: return str ? OP_SGE : OP_GE;
+	default: return OP_HALT;
+	}
+}
+
+static void expr(lower *L, const tw_node *n);
+
+static void keys(lower *L, const tw_node *m)
+{
+	for (size_t i = 0; i < m->nkids; i++)
+		expr(L, m->kids[i]);
+}
+
+static void expr(lower *L, const tw_node *n)
+{
+	size_t j1, j2;
+	at(L, n);
+	switch (n->kind) {
+	case N_INT:
+		push_int(L, n->ival);
+		return;
+	case N_STR:
+		push_str(L, n->name, n->len);
+		return;
+	case N_CTX:
+		emit(L, OP_CTX, (uint32_t)n->op);
+		push(L, 1);
+		return;
+	case N_FIELD:
+		emit(L, n->type == TY_STR ? OP_FIELDS : OP_FIELDI,
+		     (uint32_t)n->slot);
+		push(L, 1);
+		return;
+	case N_VAR:
+		emit(L, OP_LDV, (uint32_t)n->slot);
+		push(L, 1);
+		return;
+	case N_MAPGET:
+		keys(L, n);
+		at(L, n);
+		emit(L, OP_MGET, (uint32_t)n->slot);
+		pop(L, n->nkids);
+		push(L, 1);
+		return;
+	case N_UNARY:
+		expr(L, n->a);
+		at(L, n);
+		emit(L, n->op == TK_MINUS  ? OP_NEG
+			: n->op == TK_BANG ? OP_NOT
+					   : OP_BNOT,
+		     0);
+		return;
+	case N_BINARY:
+		expr(L, n->a);
+		expr(L, n->b);
+		at(L, n);
+		emit(L, binop(n->op, n->a->type == TY_STR), 0);
+		pop(L, 1);
+		return;
+	case N_AND:
+	case N_OR: {
+		int jop = n->kind == N_AND ? OP_JZ : OP_JNZ;
+		expr(L, n->a);
+		j1 = emit(L, jop, 0);
+		pop(L, 1);
+		expr(L, n->b);
+		j2 = emit(L, jop, 0);
+		pop(L, 1);
+		push_int(L, n->kind == N_AND);
+		size_t je = emit(L, OP_JMP, 0);
+		pop(L, 1);
+		patch(L, j1, L->p->ncode);
+		patch(L, j2, L->p->ncode);
+		push_int(L, n->kind != N_AND);
+		patch(L, je, L->p->ncode);
+		return;
+	}
+	case N_COND:
+		expr(L, n->a);
+		j1 = emit(L, OP_JZ, 0);
+		pop(L, 1);
+		expr(L, n->b);
+		j2 = emit(L, OP_JMP, 0);
+		pop(L, 1);
+		patch(L, j1, L->p->ncode);
+		expr(L, n->c);
+		patch(L, j2, L->p->ncode);
+		return;
+	case N_CALL:
+		for (size_t i = 0; i < n->nkids; i++)
+			expr(L, n->kids[i]);
+		at(L, n);
+		emit(L, n->op == CALL_STRLEN	 ? OP_STRLEN
+			: n->op == CALL_STRNCMP ? OP_STRNCMP
+						: OP_STRCONTAINS,
+		     0);
+		pop(L, n->nkids - 1);
+		return;
+	default:
+		tw_sc_error(L->c, TRAWL_EPARSE, n->line, n->col,
+			    "cannot lower this expression");
+	}
+}
+
+static void stmt(lower *L, const tw_node *n)
+{
+	at(L, n);
+	switch (n->kind) {
+	case N_BLOCK:
+		for (size_t i = 0; i < n->nkids; i++)
+			stmt(L, n->kids[i]);
+		return;
+	case N_EXPRSTMT:
+		expr(L, n->a);
+		emit(L, OP_POP, 0);
+		pop(L, 1);
+		return;
+	case N_SETVAR:
+		if (n->op != TK_ASSIGN) {
+			emit(L, OP_LDV, (uint32_t)n->a->slot);
+			push(L, 1);
+			expr(L, n->b);
+			at(L, n);
+			emit(L, binop(n->op, 0), 0);
+			pop(L, 1);
+		} else {
+			expr(L, n->b);
+		}
+		emit(L, OP_STV, (uint32_t)n->a->slot);
+		pop(L, 1);
+		return;
+	case N_SETMAP:
+		keys(L, n->a);
+		if (n->op != TK_ASSIGN) {
+			keys(L, n->a);
+			at(L, n);
+			emit(L, OP_MGET, (uint32_t)n->a->slot);
+			pop(L, n->a->nkids);
+			push(L, 1);
+			expr(L, n->b);
+			at(L, n);
+			emit(L, binop(n->op, 0), 0);
+			pop(L, 1);
+		} else {
+			expr(L, n->b);
+		}
+		at(L, n);
+		emit(L, OP_MSET, (uint32_t)n->a->slot);
+		pop(L, n->a->nkids + 1);
+		return;
+	case N_AGG:
+		keys(L, n->a);
+		if (n->nkids)
+			expr(L, n->kids[0]);
+		at(L, n);
+		emit(L, OP_MAGG, (uint32_t)n->a->slot);
+		pop(L, n->a->nkids + (n->nkids ? 1 : 0));
+		return;
+	case N_DELETE:
+		keys(L, n->kids[0]);
+		at(L, n);
+		emit(L, OP_MDEL, (uint32_t)n->kids[0]->slot);
+		pop(L, n->kids[0]->nkids);
+		return;
+	case N_CLEAR:
+		emit(L, OP_MCLEAR, (uint32_t)n->kids[0]->slot);
+		return;
+	case N_PRINTMAP:
+		if (n->nkids == 2)
+			expr(L, n->kids[1]);
+		else
+			push_int(L, -1);
+		at(L, n);
+		emit(L, OP_MPRINT, (uint32_t)n->kids[0]->slot);
+		pop(L, 1);
+		return;
+	case N_PRINTF:
+		for (size_t i = 1; i < n->nkids; i++)
+			expr(L, n->kids[i]);
+		at(L, n);
+		emit(L, OP_PRINTF, (uint32_t)n->slot);
+		pop(L, n->nkids - 1);
+		return;
+	case N_EXIT:
+		emit(L, OP_EXIT, 0);
+		return;
+	case N_IF: {
+		expr(L, n->a);
+		size_t jz = emit(L, OP_JZ, 0);
+		pop(L, 1);
+		stmt(L, n->b);
+		if (n->c) {
+			size_t je = emit(L, OP_JMP, 0);
+			patch(L, jz, L->p->ncode);
+			stmt(L, n->c);
+			patch(L, je, L->p->ncode);
+		} else {
+			patch(L, jz, L->p->ncode);
+		}
+		return;
+	}
+	case N_WHILE: {
+		size_t outer_top = L->loop_top, outer_breaks = L->nbreaks;
+		L->loop_top = emit(L, OP_LOOP, 0);
+		expr(L, n->a);
+		size_t jz = emit(L, OP_JZ, 0);
+		pop(L, 1);
+		stmt(L, n->b);
+		emit(L, OP_JMP, (uint32_t)L->loop_top);
+		patch(L, jz, L->p->ncode);
+		for (size_t i = outer_breaks; i < L->nbreaks; i++)
+			patch(L, L->breaks[i], L->p->ncode);
+		L->nbreaks = outer_breaks;
+		L->loop_top = outer_top;
+		return;
+	}
+	case N_BREAK: {
+		size_t j = emit(L, OP_JMP, 0);
+		tw_sc_grow(L->c, (void **)&L->breaks, &L->breaks_cap,
+			   L->nbreaks + 1, sizeof(*L->breaks));
+		L->breaks[L->nbreaks++] = j;
+		return;
+	}
+	case N_CONTINUE:
+		emit(L, OP_JMP, (uint32_t)L->loop_top);
+		return;
+	default:
+		tw_sc_error(L->c, TRAWL_EPARSE, n->line, n->col,
+			    "cannot lower this statement");
+	}
+}
+
+static void copy_fmts(tw_compiler *c, tw_program *p)
+{
+	if (!c->nfmts)
+		return;
+	p->fmts = tw_calloc(c->mem, c->nfmts, sizeof(*p->fmts));
+	if (!p->fmts)
+		tw_sc_oom(c);
+	p->nfmts = c->nfmts;
+	for (size_t i = 0; i < c->nfmts; i++) {
+		const tw_fmt *f = &c->fmts[i];
+		size_t tl = f->nconvs ? f->convs[f->nconvs - 1].lit_off +
+						f->convs[f->nconvs - 1].lit_len
+				      : 0;
+		char *text = tw_strndup(c->mem, f->text, tl);
+		tw_fmt_conv *cv = tw_calloc(c->mem, f->nconvs ? f->nconvs : 1,
+					    sizeof(*cv));
+		if (!text || !cv) {
+			tw_free(c->mem, text);
+			tw_free(c->mem, cv);
+			tw_sc_oom(c);
+		}
+		if (f->nconvs)
+			memcpy(cv, f->convs, f->nconvs * sizeof(*cv));
+		p->fmts[i] = *f;
+		p->fmts[i].text = text;
+		p->fmts[i].convs = cv;
+	}
+}
+
+void tw_lower_program(tw_compiler *c)
+{
+	lower L = {.c = c, .p = c->prog};
+	copy_fmts(c, c->prog);
+	for (size_t i = 0; i < c->nprobes; i++) {
+		tw_probe *pr = &c->probes[i];
+		L.line = pr->line;
+		L.col = pr->col;
+		pr->code_start = L.p->ncode;
+		size_t jz = 0;
+		if (pr->pred) {
+			expr(&L, pr->pred);
+			jz = emit(&L, OP_JZ, 0);
+			pop(&L, 1);
+		}
+		stmt(&L, pr->body);
+		if (pr->pred)
+			patch(&L, jz, L.p->ncode);
+		emit(&L, OP_HALT, 0);
+	}
+	c->prog->nvars = c->nslots;
+}
+
+void tw_program_free(const tw_mem *mem, tw_program *p)
+{
+	tw_free(mem, p->code);
+	tw_free(mem, p->lines);
+	tw_free(mem, p->ints);
+	for (size_t i = 0; i < p->nstrs; i++)
+		tw_free(mem, p->strs[i].s);
+	tw_free(mem, p->strs);
+	for (size_t i = 0; i < p->nfmts; i++) {
+		tw_free(mem, (char *)p->fmts[i].text);
+		tw_free(mem, p->fmts[i].convs);
+	}
+	tw_free(mem, p->fmts);
+	tw_free(mem, p->var_types);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Script maps: a chained hash table per map, from a serialised key (each
+ * part an 8-byte integer or a length byte and at most TW_SC_STRMAX bytes)
+ * to a fixed-size value whose layout depends on what the map holds. One
+ * allocation per entry; at most opts.map_size entries, so memory is
+ * bounded by the map limit and never by the trace.
+ */
+#include <stdlib.h>
+
+#include "script-int.h"
+
+static size_t value_size(const tw_map_decl *d)
+{
+	switch (d->kind) {
+	case MV_STR:
+		return 8 + TW_SC_STRMAX; /* length, bytes */
+	case MV_AVG:
+	case MV_STATS:
+		return 4 * 8; /* count, sum, min, max */
+	case MV_HIST:
+		return TW_SC_HIST_BUCKETS * 8;
+	case MV_LHIST:
+		return (size_t)((d->lh_max - d->lh_min) / d->lh_step + 3) * 8;
+	default:
+		return 8;
+	}
+}
+
+void tw_smap_init(tw_smap *m, const tw_map_decl *d, const tw_mem *mem,
+		  size_t limit)
+{
+	memset(m, 0, sizeof(*m));
+	m->decl = d;
+	m->mem = mem;
+	m->limit = limit;
+	m->vsize = value_size(d);
+}
+
+void tw_smap_clear(tw_smap *m)
+{
+	for (size_t i = 0; i < m->nbuckets; i++) {
+		tw_mentry *e = m->buckets[i];
+		while (e) {
+			tw_mentry *n = e->next;
+			tw_free(m->mem, e);
+			e = n;
+		}
+		m->buckets[i] = NULL;
+	}
+	m->n = 0;
+}
+
+void tw_smap_fini(tw_smap *m)
+{
+	tw_smap_clear(m);
+	tw_free(m->mem, m->buckets);
+	m->buckets = NULL;
+	m->nbuckets = 0;
+}
+
+size_t tw_smap_key(const tw_map_decl *d, const tw_sval *keys, char *buf)
+{
+	size_t o = 0;
+	for (int i = 0; i < d->nkeys; i++) {
+		if (d->key_types[i] == TY_STR) {
+			size_t n = keys[i].n > TW_SC_STRMAX ? TW_SC_STRMAX
+							    : keys[i].n;
+			buf[o++] = (char)n;
+			memcpy(buf + o, keys[i].s, n);
+			o += n;
+		} else {
+			memcpy(buf + o, &keys[i].i, 8);
+			o += 8;
+		}
+	}
+	return o;
+}
+
+void tw_smap_unkey(const tw_smap *m, const tw_mentry *e, tw_sval *vals)
+{
+	const char *k = tw_mentry_key(m, e);
+	for (int i = 0; i < m->decl->nkeys; i++) {
+		if (m->decl->key_types[i] == TY_STR) {
+			vals[i].n = (unsigned char)*k++;
+			vals[i].s = k;
+			k += vals[i].n;
+		} else {
+			memcpy(&vals[i].i, k, 8);
+			vals[i].s = NULL;
+			k += 8;
+		}
+	}
+}
+
+static uint64_t hash(const char *k, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)k[i]) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+static int rehash(tw_smap *m)
+{
+	size_t nb = m->nbuckets ? m->nbuckets * 2 : 16;
+	tw_mentry **b = tw_calloc(m->mem, nb, sizeof(*b));
+	if (!b)
+		return -1;
+	for (size_t i = 0; i < m->nbuckets; i++) {
+		tw_mentry *e = m->buckets[i];
+		while (e) {
+			tw_mentry *n = e->next;
+			e->next = b[e->hash & (nb - 1)];
+			b[e->hash & (nb - 1)] = e;
+			e = n;
+		}
+	}
+	tw_free(m->mem, m->buckets);
+	m->buckets = b;
+	m->nbuckets = nb;
+	return 0;
+}
+
+tw_mentry *tw_smap_get(tw_smap *m, const char *key, size_t klen, int create,
+		       int *full)
+{
+	uint64_t h = hash(key, klen);
+	if (m->nbuckets) {
+		for (tw_mentry *e = m->buckets[h & (m->nbuckets - 1)]; e;
+		     e = e->next)
+			if (e->hash == h && e->klen == klen &&
+			    memcmp(tw_mentry_key(m, e), key, klen) == 0)
+				return e;
+	}
+	if (!create)
+		return NULL;
+	if (m->n >= m->limit) {
+		m->dropped++;
+		*full = -1;
+		return NULL;
+	}
+	if ((m->n >= m->nbuckets && rehash(m)) || !m->nbuckets) {
+		*full = -2;
+		return NULL;
+	}
+	tw_mentry *e = tw_malloc(m->mem, sizeof(*e) + m->vsize + klen);
+	if (!e) {
+		*full = -2;
+		return NULL;
+	}
+	e->hash = h;
+	e->klen = (uint32_t)klen;
+	memset(e->v, 0, m->vsize);
+	memcpy((char *)e->v + m->vsize, key, klen);
+	if (m->decl->kind == MV_MIN || m->decl->kind == MV_AVG ||
+	    m->decl->kind == MV_STATS || m->decl->kind == MV_MAX) {
+		/* min and max start from the first value */
+		if (m->decl->kind == MV_MIN)
+			e->v[0] = INT64_MAX;
+		else if (m->decl->kind == MV_MAX)
+			e->v[0] = INT64_MIN;
+		else {
+			e->v[2] = INT64_MAX;
+			e->v[3] = INT64_MIN;
+		}
+	}
+	size_t b = h & (m->nbuckets - 1);
+	e->next = m->buckets[b];
+	m->buckets[b] = e;
+	m->n++;
+	return e;
+}
+
+void tw_smap_delete(tw_smap *m, const char *key, size_t klen)
+{
+	if (!m->nbuckets)
+		return;
+	uint64_t h = hash(key, klen);
+	tw_mentry **pp = &m->buckets[h & (m->nbuckets - 1)];
+	for (; *pp; pp = &(*pp)->next) {
+		tw_mentry *e = *pp;
+		if (e->hash == h && e->klen == klen &&
+		    memcmp(tw_mentry_key(m, e), key, klen) == 0) {
+			*pp = e->next;
+			tw_free(m->mem, e);
+			m->n--;
+			return;
+		}
+	}
+}
+
+int64_t tw_mentry_int(const tw_smap *m, const tw_mentry *e)
+{
+	switch (m->decl->kind) {
+	case MV_AVG:
+	case MV_STATS:
+		return e->v[0] ? e->v[1] / e->v[0] : 0;
+	default:
+		return e->v[0];
+	}
+}
+
+int tw_hist_bucket(int64_t v)
+{
+	if (v < 0)
+		return 0;
+	if (v == 0)
+		return 1;
+	return 2 + (63 - __builtin_clzll((unsigned long long)v));
+}
+
+/* qsort has no context argument: the map being sorted is passed in a
+ * thread-local, which only this function sets. */
+static _Thread_local const tw_smap *sorting;
+
+static int cmp_keys(const tw_smap *m, const tw_mentry *a, const tw_mentry *b)
+{
+	tw_sval ka[TW_SC_MAX_KEYS], kb[TW_SC_MAX_KEYS];
+	tw_smap_unkey(m, a, ka);
+	tw_smap_unkey(m, b, kb);
+	for (int i = 0; i < m->decl->nkeys; i++) {
+		if (m->decl->key_types[i] == TY_STR) {
+			size_t n = ka[i].n < kb[i].n ? ka[i].n : kb[i].n;
+			int c = memcmp(ka[i].s, kb[i].s, n);
+			if (c)
+				return c;
+			if (ka[i].n != kb[i].n)
+				return ka[i].n < kb[i].n ? -1 : 1;
+		} else if (ka[i].i != kb[i].i) {
+			return ka[i].i < kb[i].i ? -1 : 1;
+		}
+	}
+	return 0;
+}
+
+static int64_t sort_value(const tw_smap *m, const tw_mentry *e)
+{
+	switch (m->decl->kind) {
+	case MV_STATS:
+		return e->v[1]; /* total */
+	default:
+		return tw_mentry_int(m, e);
+	}
+}
+
+static int cmp_entries(const void *pa, const void *pb)
+{
+	const tw_smap *m = sorting;
+	const tw_mentry *a = *(tw_mentry *const *)pa;
+	const tw_mentry *b = *(tw_mentry *const *)pb;
+	int k = m->decl->kind;
+	if (k == MV_STR) {
+		const char *sa = (const char *)(a->v + 1);
+		const char *sb = (const char *)(b->v + 1);
+		size_t na = (size_t)a->v[0], nb = (size_t)b->v[0];
+		int c = memcmp(sa, sb, na < nb ? na : nb);
+		if (c || na != nb)
+			return c ? c : na < nb ? -1 : 1;
+	} else if (k != MV_HIST && k != MV_LHIST) {
+		int64_t va = sort_value(m, a), vb = sort_value(m, b);
+		if (va != vb)
+			return va < vb ? -1 : 1;
+	}
+	return cmp_keys(m, a, b);
+}
+
+tw_mentry **tw_smap_sorted(const tw_smap *m, size_t *n)
+{
+	*n = 0;
+	if (!m->n)
+		return NULL;
+	tw_mentry **a = tw_calloc(m->mem, m->n, sizeof(*a));
+	if (!a)
+		return NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < m->nbuckets; i++)
+		for (tw_mentry *e = m->buckets[i]; e; e = e->next)
+			a[k++] = e;
+	sorting = m;
+	qsort(a, k, sizeof(*a), cmp_entries);
+	sorting = NULL;
+	*n = k;
+	return a;
+}

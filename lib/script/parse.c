@@ -1,0 +1,631 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The parser: recursive descent over the tokens of lex.c, building the
+ * tree of script-int.h. Each function opens with its production. Errors
+ * name the line and column of the token where the parse failed.
+ */
+#include <stdio.h>
+
+#include "script-int.h"
+
+static void next(tw_compiler *c)
+{
+	if (c->have_peek) {
+		c->tok = c->peek;
+		c->have_peek = 0;
+	} else {
+		tw_lex_next(c, &c->tok, 0);
+	}
+}
+
+static const tw_token *peek(tw_compiler *c)
+{
+	if (!c->have_peek) {
+		tw_lex_next(c, &c->peek, 0);
+		c->have_peek = 1;
+	}
+	return &c->peek;
+}
+
+static void show(const tw_token *t, char *buf, size_t n)
+{
+	if (t->kind == TK_EOF)
+		snprintf(buf, n, "end of input");
+	else if (t->kind == TK_STR)
+		snprintf(buf, n, "a string");
+	else
+		snprintf(buf, n, "'%.*s'", (int)(t->len > 40 ? 40 : t->len),
+			 t->text);
+}
+
+__attribute__((noreturn)) static void expected(tw_compiler *c,
+					       const char *what)
+{
+	char got[64];
+	show(&c->tok, got, sizeof(got));
+	tw_sc_error(c, TRAWL_EPARSE, c->tok.line, c->tok.col,
+		    "expected %s, found %s", what, got);
+}
+
+static void expect(tw_compiler *c, int kind)
+{
+	if (c->tok.kind != kind) {
+		char what[32];
+		snprintf(what, sizeof(what), "'%s'", tw_tok_name(kind));
+		expected(c, what);
+	}
+	next(c);
+}
+
+static int is_ident(const tw_token *t, const char *s)
+{
+	return t->kind == TK_IDENT && strlen(s) == t->len &&
+	       memcmp(t->text, s, t->len) == 0;
+}
+
+static tw_node *node(tw_compiler *c, int kind, const tw_token *at)
+{
+	tw_node *n = tw_sc_alloc(c, sizeof(*n));
+	n->kind = kind;
+	n->line = at->line;
+	n->col = at->col;
+	return n;
+}
+
+static void add_kid(tw_compiler *c, tw_node *n, tw_node *kid, size_t *cap)
+{
+	tw_sc_grow(c, (void **)&n->kids, cap, n->nkids + 1, sizeof(*n->kids));
+	n->kids[n->nkids++] = kid;
+}
+
+static tw_node *expr(tw_compiler *c);
+static tw_node *block(tw_compiler *c);
+
+/* args -> '(' [ expr { ',' expr } ] ')' */
+static void call_args(tw_compiler *c, tw_node *n)
+{
+	size_t cap = 0;
+	expect(c, TK_LPAREN);
+	c->paren_depth++;
+	if (c->tok.kind != TK_RPAREN) {
+		for (;;) {
+			add_kid(c, n, expr(c), &cap);
+			if (c->tok.kind != TK_COMMA)
+				break;
+			next(c);
+		}
+	}
+	c->paren_depth--;
+	expect(c, TK_RPAREN);
+}
+
+/* mapref -> MAP [ '[' expr { ',' expr } ']' ] */
+static tw_node *mapref(tw_compiler *c)
+{
+	tw_node *n = node(c, N_MAPGET, &c->tok);
+	n->name = tw_arena_strndup(&c->arena, c->tok.text, c->tok.len);
+	n->len = c->tok.len;
+	next(c);
+	if (c->tok.kind == TK_LBRACKET) {
+		size_t cap = 0;
+		next(c);
+		c->paren_depth++;
+		for (;;) {
+			add_kid(c, n, expr(c), &cap);
+			if (c->tok.kind != TK_COMMA)
+				break;
+			next(c);
+		}
+		c->paren_depth--;
+		expect(c, TK_RBRACKET);
+		if (n->nkids > TW_SC_MAX_KEYS)
+			tw_sc_error(c, TRAWL_EPARSE, n->line, n->col,
+				    "a map key has at most %d parts",
+				    TW_SC_MAX_KEYS);
+	}
+	return n;
+}
+
+static const struct {
+	const char *name;
+	int id;
+} ctx_names[] = {
+	{"ts", CX_TS},	   {"nsecs", CX_TS},	 {"cpu", CX_CPU},
+	{"pid", CX_PID},   {"tid", CX_TID},	 {"tgid", CX_TGID},
+	{"comm", CX_COMM}, {"event", CX_EVENT},	 {"probe", CX_EVENT},
+};
+
+static const struct {
+	const char *name;
+	int id;
+} call_names[] = {
+	{"strlen", CALL_STRLEN},
+	{"strncmp", CALL_STRNCMP},
+	{"strcontains", CALL_STRCONTAINS},
+};
+
+static const struct {
+	const char *name;
+	int kind;
+} agg_names[] = {
+	{"count", MV_COUNT}, {"sum", MV_SUM},	  {"avg", MV_AVG},
+	{"min", MV_MIN},     {"max", MV_MAX},	  {"stats", MV_STATS},
+	{"hist", MV_HIST},   {"lhist", MV_LHIST},
+};
+
+static int agg_of(const tw_token *t)
+{
+	for (size_t i = 0; i < TW_ARRAY_SIZE(agg_names); i++)
+		if (is_ident(t, agg_names[i].name))
+			return agg_names[i].kind;
+	return 0;
+}
+
+/*
+ * primary -> INT | STR | VAR | mapref | '(' expr ')'
+ *          | 'args' '.' NAME | CONTEXT | CALL args
+ */
+static tw_node *primary(tw_compiler *c)
+{
+	tw_token t = c->tok;
+	tw_node *n;
+	switch (t.kind) {
+	case TK_INT:
+		n = node(c, N_INT, &t);
+		n->ival = t.ival;
+		next(c);
+		return n;
+	case TK_STR:
+		n = node(c, N_STR, &t);
+		n->name = t.text;
+		n->len = t.len;
+		next(c);
+		return n;
+	case TK_VAR:
+		n = node(c, N_VAR, &t);
+		n->name = tw_arena_strndup(&c->arena, t.text, t.len);
+		n->len = t.len;
+		next(c);
+		return n;
+	case TK_MAP:
+		return mapref(c);
+	case TK_LPAREN:
+		next(c);
+		c->paren_depth++;
+		n = expr(c);
+		c->paren_depth--;
+		expect(c, TK_RPAREN);
+		return n;
+	case TK_IDENT:
+		break;
+	default:
+		expected(c, "an expression");
+	}
+	if (is_ident(&t, "args")) {
+		next(c);
+		if (c->tok.kind != TK_DOT)
+			expected(c, "'.' after args (args.FIELD)");
+		next(c);
+		if (c->tok.kind != TK_IDENT)
+			expected(c, "a field name after args.");
+		n = node(c, N_FIELD, &c->tok);
+		n->name = tw_arena_strndup(&c->arena, c->tok.text, c->tok.len);
+		n->len = c->tok.len;
+		next(c);
+		return n;
+	}
+	for (size_t i = 0; i < TW_ARRAY_SIZE(call_names); i++) {
+		if (is_ident(&t, call_names[i].name)) {
+			n = node(c, N_CALL, &t);
+			n->op = call_names[i].id;
+			n->name = call_names[i].name;
+			next(c);
+			call_args(c, n);
+			return n;
+		}
+	}
+	for (size_t i = 0; i < TW_ARRAY_SIZE(ctx_names); i++) {
+		if (is_ident(&t, ctx_names[i].name)) {
+			n = node(c, N_CTX, &t);
+			n->op = ctx_names[i].id;
+			n->name = ctx_names[i].name;
+			next(c);
+			return n;
+		}
+	}
+	if (agg_of(&t))
+		tw_sc_error(c, TRAWL_EPARSE, t.line, t.col,
+			    "%.*s() is an aggregate: assign it to a map "
+			    "(@m[key] = %.*s(...))",
+			    (int)t.len, t.text, (int)t.len, t.text);
+	tw_sc_error(c, TRAWL_EPARSE, t.line, t.col,
+		    "unknown name '%.*s' (context: ts cpu pid tid tgid comm "
+		    "event; fields: args.NAME; variables: $name)",
+		    (int)(t.len > 64 ? 64 : t.len), t.text);
+}
+
+/* unary -> ( '-' | '!' | '~' ) unary | primary */
+static tw_node *unary(tw_compiler *c)
+{
+	if (c->tok.kind == TK_MINUS || c->tok.kind == TK_BANG ||
+	    c->tok.kind == TK_TILDE) {
+		tw_node *n = node(c, N_UNARY, &c->tok);
+		n->op = c->tok.kind;
+		next(c);
+		n->a = unary(c);
+		return n;
+	}
+	return primary(c);
+}
+
+/* Binary precedence, C's; 0: not a binary operator here. */
+static int prec(tw_compiler *c, int kind)
+{
+	switch (kind) {
+	case TK_OROR: return 1;
+	case TK_ANDAND: return 2;
+	case TK_PIPE: return 3;
+	case TK_CARET: return 4;
+	case TK_AMP: return 5;
+	case TK_EQ: case TK_NE: return 6;
+	case TK_LT: case TK_LE: case TK_GT: case TK_GE: return 7;
+	case TK_SHL: case TK_SHR: return 8;
+	case TK_PLUS: case TK_MINUS: return 9;
+	case TK_SLASH:
+		/* in a predicate /.../ a '/' outside parentheses ends it */
+		return c->in_pred && c->paren_depth == 0 ? 0 : 10;
+	case TK_STAR: case TK_PERCENT: return 10;
+	default: return 0;
+	}
+}
+
+/* binary -> unary { BINOP unary }, by precedence climbing */
+static tw_node *binary(tw_compiler *c, int min)
+{
+	tw_node *l = unary(c);
+	for (;;) {
+		int p = prec(c, c->tok.kind);
+		if (p == 0 || p < min)
+			return l;
+		tw_token op = c->tok;
+		next(c);
+		tw_node *r = binary(c, p + 1);
+		tw_node *n = node(c,
+				  op.kind == TK_ANDAND ? N_AND
+				  : op.kind == TK_OROR ? N_OR
+						       : N_BINARY,
+				  &op);
+		n->op = op.kind;
+		n->a = l;
+		n->b = r;
+		l = n;
+	}
+}
+
+/* expr -> binary [ '?' expr ':' expr ] */
+static tw_node *expr(tw_compiler *c)
+{
+	tw_node *e = binary(c, 1);
+	if (c->tok.kind != TK_QUESTION)
+		return e;
+	tw_node *n = node(c, N_COND, &c->tok);
+	next(c);
+	c->paren_depth++;
+	n->a = e;
+	n->b = expr(c);
+	expect(c, TK_COLON);
+	c->paren_depth--;
+	n->c = expr(c);
+	return n;
+}
+
+static int assign_op(int kind)
+{
+	switch (kind) {
+	case TK_ASSIGN: case TK_ADD_ASSIGN: case TK_SUB_ASSIGN:
+	case TK_MUL_ASSIGN: case TK_DIV_ASSIGN: case TK_MOD_ASSIGN:
+	case TK_AND_ASSIGN: case TK_OR_ASSIGN: case TK_XOR_ASSIGN:
+	case TK_SHL_ASSIGN: case TK_SHR_ASSIGN:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * assign -> ( VAR | mapref ) ( ASSIGNOP expr | '++' | '--' )
+ *         | mapref '=' AGGREGATE args
+ */
+static tw_node *assignment(tw_compiler *c, tw_node *target)
+{
+	tw_token op = c->tok;
+	tw_node *n =
+		node(c, target->kind == N_VAR ? N_SETVAR : N_SETMAP, &op);
+	n->a = target;
+	if (op.kind == TK_INC || op.kind == TK_DEC) {
+		next(c);
+		n->op = op.kind == TK_INC ? TK_ADD_ASSIGN : TK_SUB_ASSIGN;
+		n->b = node(c, N_INT, &op);
+		n->b->ival = 1;
+		return n;
+	}
+	if (!assign_op(op.kind))
+		expected(c, "'=', an assignment operator, '++' or '--'");
+	next(c);
+	n->op = op.kind;
+	int agg = agg_of(&c->tok);
+	if (agg && peek(c)->kind == TK_LPAREN) {
+		if (target->kind != N_MAPGET || op.kind != TK_ASSIGN)
+			tw_sc_error(c, TRAWL_EPARSE, c->tok.line, c->tok.col,
+				    "an aggregate is assigned to a map with "
+				    "'=' (@m[key] = %.*s(...))",
+				    (int)c->tok.len, c->tok.text);
+		n->kind = N_AGG;
+		n->op = agg;
+		n->line = c->tok.line;
+		n->col = c->tok.col;
+		next(c);
+		call_args(c, n);
+		return n;
+	}
+	n->b = expr(c);
+	return n;
+}
+
+/* A statement call: printf, print, delete, clear, exit. */
+static tw_node *stmt_call(tw_compiler *c, int kind)
+{
+	tw_node *n = node(c, kind, &c->tok);
+	next(c);
+	call_args(c, n);
+	return n;
+}
+
+/*
+ * stmt -> block | 'if' '(' expr ')' stmt [ 'else' stmt ]
+ *       | 'while' '(' expr ')' stmt | 'break' | 'continue'
+ *       | 'printf' args | 'print' args | 'delete' args | 'clear' args
+ *       | 'exit' args | assign | expr
+ */
+static tw_node *stmt(tw_compiler *c)
+{
+	tw_token t = c->tok;
+	tw_node *n;
+	if (t.kind == TK_LBRACE)
+		return block(c);
+	if (is_ident(&t, "if")) {
+		n = node(c, N_IF, &t);
+		next(c);
+		expect(c, TK_LPAREN);
+		c->paren_depth++;
+		n->a = expr(c);
+		c->paren_depth--;
+		expect(c, TK_RPAREN);
+		n->b = stmt(c);
+		if (is_ident(&c->tok, "else")) {
+			next(c);
+			n->c = stmt(c);
+		}
+		return n;
+	}
+	if (is_ident(&t, "while")) {
+		n = node(c, N_WHILE, &t);
+		next(c);
+		expect(c, TK_LPAREN);
+		c->paren_depth++;
+		n->a = expr(c);
+		c->paren_depth--;
+		expect(c, TK_RPAREN);
+		n->b = stmt(c);
+		return n;
+	}
+	if (is_ident(&t, "break") || is_ident(&t, "continue")) {
+		n = node(c, t.len == 5 ? N_BREAK : N_CONTINUE, &t);
+		next(c);
+		return n;
+	}
+	if (is_ident(&t, "printf"))
+		return stmt_call(c, N_PRINTF);
+	if (is_ident(&t, "print"))
+		return stmt_call(c, N_PRINTMAP);
+	if (is_ident(&t, "delete"))
+		return stmt_call(c, N_DELETE);
+	if (is_ident(&t, "clear"))
+		return stmt_call(c, N_CLEAR);
+	if (is_ident(&t, "exit"))
+		return stmt_call(c, N_EXIT);
+	if (t.kind == TK_VAR || t.kind == TK_MAP) {
+		tw_node *target = primary(c);
+		if (assign_op(c->tok.kind) || c->tok.kind == TK_INC ||
+		    c->tok.kind == TK_DEC)
+			return assignment(c, target);
+		expected(c, "an assignment ('=', '+=', '++', ...)");
+	}
+	n = node(c, N_EXPRSTMT, &t);
+	n->a = expr(c);
+	return n;
+}
+
+/* block -> '{' { stmt [ ';' ] } '}'; the token after it is read unless
+ * this is a probe's body (the next probe begins in probe mode). */
+static tw_node *block_at(tw_compiler *c, int advance)
+{
+	tw_node *b = node(c, N_BLOCK, &c->tok);
+	size_t cap = 0;
+	expect(c, TK_LBRACE);
+	while (c->tok.kind != TK_RBRACE) {
+		if (c->tok.kind == TK_EOF)
+			expected(c, "'}'");
+		if (c->tok.kind == TK_SEMI) {
+			next(c);
+			continue;
+		}
+		tw_node *s = stmt(c);
+		add_kid(c, b, s, &cap);
+		if (c->tok.kind == TK_SEMI)
+			next(c);
+		else if (c->tok.kind != TK_RBRACE && s->kind != N_BLOCK &&
+			 s->kind != N_IF && s->kind != N_WHILE)
+			expected(c, "';' or '}'");
+	}
+	if (advance)
+		next(c);
+	return b;
+}
+
+static tw_node *block(tw_compiler *c)
+{
+	return block_at(c, 1);
+}
+
+static int64_t unit_ns(const char *u, size_t n)
+{
+	static const struct {
+		const char *u;
+		int64_t ns;
+	} units[] = {{"s", 1000000000}, {"ms", 1000000}, {"us", 1000},
+		     {"ns", 1},		 {"hz", -1}};
+	for (size_t i = 0; i < TW_ARRAY_SIZE(units); i++)
+		if (strlen(units[i].u) == n && memcmp(u, units[i].u, n) == 0)
+			return units[i].ns;
+	return 0;
+}
+
+/* interval:1s, interval:100ms, interval:s:1 (bpftrace's form) */
+static int64_t interval_of(tw_compiler *c, const tw_token *t, const char *p,
+			   size_t n)
+{
+	const char *colon = memchr(p, ':', n);
+	const char *num = p, *unit;
+	size_t nlen, ulen;
+	if (colon) {
+		unit = p;
+		ulen = (size_t)(colon - p);
+		num = colon + 1;
+		nlen = n - ulen - 1;
+	} else {
+		nlen = 0;
+		while (nlen < n && num[nlen] >= '0' && num[nlen] <= '9')
+			nlen++;
+		unit = num + nlen;
+		ulen = n - nlen;
+	}
+	int64_t v = 0;
+	for (size_t i = 0; i < nlen; i++) {
+		if (num[i] < '0' || num[i] > '9' || v > INT64_MAX / 10 - 10)
+			nlen = 0;
+		else
+			v = v * 10 + (num[i] - '0');
+	}
+	int64_t u = unit_ns(unit, ulen);
+	if (nlen == 0 || v == 0 || u == 0)
+		tw_sc_error(c, TRAWL_EPARSE, t->line, t->col,
+			    "cannot read interval '%.*s' (interval:1s, "
+			    "interval:100ms, interval:s:1)",
+			    (int)t->len, t->text);
+	if (u < 0) /* hz */
+		return 1000000000 / v > 0 ? 1000000000 / v : 1;
+	if (v > INT64_MAX / u)
+		tw_sc_error(c, TRAWL_EPARSE, t->line, t->col,
+			    "interval too long");
+	return v * u;
+}
+
+/* spec -> 'BEGIN' | 'END' | 'interval:' N UNIT | [ 'tracepoint:' ] [ SYS ':' ] EVENT */
+static void spec(tw_compiler *c, tw_probe_spec *s)
+{
+	tw_lex_next(c, &c->tok, 1);
+	tw_token t = c->tok;
+	const char *p = t.text;
+	size_t n = t.len;
+	s->text = t.text;
+	s->len = t.len;
+	s->line = t.line;
+	s->col = t.col;
+	if (n == 5 && memcmp(p, "BEGIN", 5) == 0) {
+		s->kind = PK_BEGIN;
+	} else if (n == 3 && memcmp(p, "END", 3) == 0) {
+		s->kind = PK_END;
+	} else if (n > 9 && memcmp(p, "interval:", 9) == 0) {
+		s->kind = PK_INTERVAL;
+		s->period = interval_of(c, &t, p + 9, n - 9);
+	} else {
+		s->kind = PK_EVENT;
+		if (n > 11 && memcmp(p, "tracepoint:", 11) == 0)
+			p += 11, n -= 11;
+		else if (n > 2 && memcmp(p, "t:", 2) == 0)
+			p += 2, n -= 2;
+		const char *colon = memchr(p, ':', n);
+		if (colon) {
+			s->system = tw_arena_strndup(&c->arena, p,
+						     (size_t)(colon - p));
+			s->name = tw_arena_strndup(&c->arena, colon + 1,
+						   n - (size_t)(colon - p) - 1);
+		} else {
+			s->name = tw_arena_strndup(&c->arena, p, n);
+		}
+		if (!*s->name || (s->system && !*s->system) ||
+		    strchr(s->name, ':'))
+			tw_sc_error(c, TRAWL_EPARSE, t.line, t.col,
+				    "cannot read probe '%.*s' (sys:event, "
+				    "event, sys:*)",
+				    (int)t.len, t.text);
+	}
+	next(c);
+}
+
+/* probe -> spec { ',' spec } [ '/' expr '/' ] block */
+static void probe(tw_compiler *c)
+{
+	tw_probe *pr;
+	tw_sc_grow(c, (void **)&c->probes, &c->probes_cap, c->nprobes + 1,
+		   sizeof(*c->probes));
+	pr = &c->probes[c->nprobes++];
+	memset(pr, 0, sizeof(*pr));
+	size_t cap = 0;
+	pr->line = c->peek.line;
+	pr->col = c->peek.col;
+	for (;;) {
+		tw_sc_grow(c, (void **)&pr->specs, &cap, pr->nspecs + 1,
+			   sizeof(*pr->specs));
+		spec(c, &pr->specs[pr->nspecs++]);
+		if (c->tok.kind != TK_COMMA)
+			break;
+		/* the next spec is read in probe mode by spec() */
+	}
+	if (c->tok.kind == TK_SLASH) {
+		c->in_pred = 1;
+		c->paren_depth = 0;
+		next(c);
+		pr->pred = expr(c);
+		if (c->tok.kind != TK_SLASH)
+			expected(c, "'/' to end the predicate (a division "
+				    "in a predicate needs parentheses)");
+		c->in_pred = 0;
+		next(c);
+	}
+	if (c->tok.kind != TK_LBRACE)
+		expected(c, "'{' to begin the probe's actions");
+	pr->body = block_at(c, 0);
+}
+
+/* program -> { probe } EOF */
+void tw_parse_program(tw_compiler *c)
+{
+	tw_lex_init(&c->lx, c->lx.src, (size_t)(c->lx.end - c->lx.src));
+	for (;;) {
+		/* A probe begins in probe mode: look at the next byte. */
+		tw_token at;
+		tw_lexer save = c->lx;
+		tw_lex_next(c, &at, 0);
+		if (at.kind == TK_EOF)
+			break;
+		c->lx = save;
+		c->peek = at; /* for the probe's position only */
+		probe(c);
+	}
+	if (c->nprobes == 0)
+		tw_sc_error(c, TRAWL_EPARSE, 1, 1,
+			    "no probes (try: sched:sched_switch { @[comm] = "
+			    "count(); })");
+}

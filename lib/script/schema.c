@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a script may name: the events of the formats the trace's events are
+ * read by (tw_trace_format_at(): a trace.dat's own, else --formats and the
+ * bundled table), and each event's fields from its format's "field:" lines,
+ * parsed only for the events a probe matches. The print event also has the
+ * systrace marker fields lib/core adds (kind, pid, name, value, cookie).
+ */
+#include "script-int.h"
+
+static const char *line_value(const char *text, size_t len, const char *key,
+			      size_t *n)
+{
+	size_t kl = strlen(key);
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		if ((size_t)(le - p) > kl && memcmp(p, key, kl) == 0) {
+			const char *v = p + kl;
+			while (v < le && *v == ' ')
+				v++;
+			*n = (size_t)(le - v);
+			return v;
+		}
+		p = le + 1;
+	}
+	return NULL;
+}
+
+int tw_schema_load(tw_compiler *c)
+{
+	tw_schema *sc = &c->schema;
+	size_t cap = 0;
+	const char *sys, *text;
+	size_t len;
+	for (size_t i = 0; tw_trace_format_at(c->t, i, &sys, &text, &len);
+	     i++) {
+		size_t nl;
+		const char *name = line_value(text, len, "name:", &nl);
+		if (!name || nl == 0)
+			continue;
+		int dup = 0;
+		for (size_t j = 0; j < sc->nevents && !dup; j++)
+			dup = strlen(sc->events[j].name) == nl &&
+			      memcmp(sc->events[j].name, name, nl) == 0 &&
+			      strcmp(sc->events[j].system, sys) == 0;
+		if (dup)
+			continue; /* the user's formats come first */
+		tw_sc_grow(c, (void **)&sc->events, &cap, sc->nevents + 1,
+			   sizeof(*sc->events));
+		tw_schema_event *e = &sc->events[sc->nevents++];
+		memset(e, 0, sizeof(*e));
+		e->system = sys;
+		e->name = tw_arena_strndup(&c->arena, name, nl);
+		if (!e->name)
+			tw_sc_oom(c);
+		e->text = text;
+		e->text_len = len;
+	}
+	return 0;
+}
+
+static int ident_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '_';
+}
+
+static void add_field(tw_compiler *c, tw_schema_event *e, size_t *cap,
+		      const char *name, size_t n, int type)
+{
+	tw_sc_grow(c, (void **)&e->fields, cap, e->nfields + 1,
+		   sizeof(*e->fields));
+	e->fields[e->nfields].name = tw_arena_strndup(&c->arena, name, n);
+	if (!e->fields[e->nfields].name)
+		tw_sc_oom(c);
+	e->fields[e->nfields++].type = type;
+}
+
+/* One "field:TYPE NAME[N];" declaration (up to its ';'). */
+static void parse_decl(tw_compiler *c, tw_schema_event *e, size_t *cap,
+		       const char *d, size_t n)
+{
+	const char *br = memchr(d, '[', n);
+	const char *nend = d + n;
+	while (nend > d && (nend[-1] == ' ' || nend[-1] == '\t'))
+		nend--;
+	if (nend > d && nend[-1] == ']') {
+		/* "char comm[16]": the name is before the last brackets */
+		while (nend > d && nend[-1] != '[')
+			nend--;
+		if (nend > d)
+			nend--;
+	}
+	/* "__data_loc char[] name": the name is the last word */
+	const char *nstart = nend;
+	while (nstart > d && ident_char(nstart[-1]))
+		nstart--;
+	size_t nl = (size_t)(nend - nstart);
+	if (nl == 0 || (nl > 7 && memcmp(nstart, "common_", 7) == 0))
+		return;
+	int is_char = 0, array = br != NULL, pointer = memchr(d, '*', n) != NULL;
+	for (const char *p = d; p + 4 <= nstart; p++)
+		if (memcmp(p, "char", 4) == 0 && (p == d || !ident_char(p[-1])) &&
+		    (p + 4 == nstart || !ident_char(p[4])))
+			is_char = 1;
+	int dloc = n > 10 && (memcmp(d, "__data_loc", 10) == 0 ||
+			      memcmp(d, "__rel_loc", 9) == 0);
+	int type = TY_INT;
+	if (is_char && (array || pointer || dloc))
+		type = TY_STR;
+	else if (array || dloc)
+		type = TY_VOID;
+	add_field(c, e, cap, nstart, nl, type);
+}
+
+tw_schema_event *tw_schema_fields(tw_compiler *c, size_t i)
+{
+	tw_schema_event *e = &c->schema.events[i];
+	if (e->parsed)
+		return e;
+	e->parsed = 1;
+	size_t cap = 0;
+	const char *p = e->text, *end = e->text + e->text_len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		const char *f = p;
+		while (f < le && (*f == ' ' || *f == '\t'))
+			f++;
+		if ((size_t)(le - f) > 6 && memcmp(f, "field:", 6) == 0) {
+			f += 6;
+			const char *semi = memchr(f, ';', (size_t)(le - f));
+			if (semi)
+				parse_decl(c, e, &cap, f, (size_t)(semi - f));
+		}
+		p = le + 1;
+	}
+	if (strcmp(e->name, "print") == 0) {
+		static const struct {
+			const char *n;
+			int type;
+		} marker[] = {{"kind", TY_STR},
+			      {"pid", TY_INT},
+			      {"name", TY_STR},
+			      {"value", TY_INT},
+			      {"cookie", TY_INT}};
+		for (size_t k = 0; k < TW_ARRAY_SIZE(marker); k++)
+			add_field(c, e, &cap, marker[k].n, strlen(marker[k].n),
+				  marker[k].type);
+	}
+	return e;
+}
+
+int tw_glob(const char *pat, const char *s)
+{
+	/* shell globs: * ? and [set], iteratively with one backtrack point */
+	const char *star = NULL, *ss = NULL;
+	while (*s) {
+		if (*pat == '*') {
+			star = pat++;
+			ss = s;
+			continue;
+		}
+		if (*pat == '?' || *pat == *s) {
+			pat++;
+			s++;
+			continue;
+		}
+		if (*pat == '[') {
+			const char *q = pat + 1;
+			int neg = *q == '!' || *q == '^', hit = 0;
+			q += neg;
+			while (*q && *q != ']') {
+				if (q[1] == '-' && q[2] && q[2] != ']') {
+					hit |= *s >= q[0] && *s <= q[2];
+					q += 3;
+				} else {
+					hit |= *q++ == *s;
+				}
+			}
+			if (*q == ']' && hit != neg) {
+				pat = q + 1;
+				s++;
+				continue;
+			}
+		}
+		if (!star)
+			return 0;
+		pat = star + 1;
+		s = ++ss;
+	}
+	while (*pat == '*')
+		pat++;
+	return *pat == '\0';
+}
+
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 63 || lb > 63)
+		return 64;
+	size_t row[64];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+const char *tw_nearest(const char *name, const char *const *cands,
+		       size_t ncands)
+{
+	size_t best = (size_t)-1;
+	const char *pick = NULL;
+	size_t limit = strlen(name) / 3 + 2;
+	for (size_t i = 0; i < ncands; i++) {
+		size_t d = distance(name, cands[i]);
+		/* a name containing the other is near too (prev_pid, pid) */
+		if (d > limit && (strstr(cands[i], name) || strstr(name, cands[i])))
+			d = limit;
+		if (d < best) {
+			best = d;
+			pick = cands[i];
+		}
+	}
+	return best <= limit ? pick : NULL;
+}

@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The inside of lib/script. A script goes through: the lexer (lex.c) and
+ * the parser (parse.c), which build a tree; the checker (check.c), which
+ * resolves every name against the trace's formats (schema.c) and types the
+ * tree in place: after it, the tree is the typed intermediate form
+ * described below; the lowering to bytecode (lower.c, opcodes in
+ * opcodes.h); the VM (vm.c) over maps (maps.c); output (print.c). Nothing
+ * here is public.
+ */
+#ifndef TW_SCRIPT_INT_H
+#define TW_SCRIPT_INT_H
+
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/core.h"
+#include "trawl/script.h"
+
+#define TW_SC_STRMAX	 64   /* bytes of a string kept in a map or $var */
+#define TW_SC_MAX_KEYS	 8    /* parts of a map key */
+#define TW_SC_MAX_ARGS	 16   /* printf arguments */
+#define TW_SC_MAX_STACK	 256  /* VM value stack, checked when lowering */
+#define TW_SC_LOOP_MAX	 100000 /* iterations of one while per probe run */
+#define TW_SC_MAX_FAULTS 32   /* distinct fault sites reported */
+#define TW_SC_HIST_BUCKETS 66 /* hist(): <0, 0, 1, [2,4) ... [2^63, ...) */
+#define TW_SC_LHIST_MAX	 1000 /* lhist() buckets */
+
+/* ---- arena: the compiler's memory, freed at once ---- */
+
+typedef struct tw_arena_block tw_arena_block;
+typedef struct tw_arena {
+	const tw_mem *mem;
+	tw_arena_block *head;
+} tw_arena;
+
+void *tw_arena_alloc(tw_arena *a, size_t n); /* zeroed; NULL on OOM */
+char *tw_arena_strndup(tw_arena *a, const char *s, size_t n);
+void tw_arena_free(tw_arena *a);
+
+/* ---- lexer ---- */
+
+enum tw_tok {
+	TK_EOF = 0,
+	TK_INT,	  /* integer literal: ival */
+	TK_STR,	  /* string literal, escapes resolved: text, len */
+	TK_IDENT, /* name */
+	TK_VAR,	  /* $name (text without the $) */
+	TK_MAP,	  /* @name or @ (text without the @) */
+	TK_PROBE, /* a probe specification, read in probe mode */
+	/* operators and punctuation: their own characters in tw_tok_name() */
+	TK_LBRACE,
+	TK_RBRACE,
+	TK_LPAREN,
+	TK_RPAREN,
+	TK_LBRACKET,
+	TK_RBRACKET,
+	TK_COMMA,
+	TK_SEMI,
+	TK_DOT,
+	TK_QUESTION,
+	TK_COLON,
+	TK_PLUS,
+	TK_MINUS,
+	TK_STAR,
+	TK_SLASH,
+	TK_PERCENT,
+	TK_AMP,
+	TK_PIPE,
+	TK_CARET,
+	TK_TILDE,
+	TK_BANG,
+	TK_LT,
+	TK_GT,
+	TK_LE,
+	TK_GE,
+	TK_EQ,
+	TK_NE,
+	TK_ANDAND,
+	TK_OROR,
+	TK_SHL,
+	TK_SHR,
+	TK_ASSIGN,
+	TK_ADD_ASSIGN,
+	TK_SUB_ASSIGN,
+	TK_MUL_ASSIGN,
+	TK_DIV_ASSIGN,
+	TK_MOD_ASSIGN,
+	TK_AND_ASSIGN,
+	TK_OR_ASSIGN,
+	TK_XOR_ASSIGN,
+	TK_SHL_ASSIGN,
+	TK_SHR_ASSIGN,
+	TK_INC,
+	TK_DEC,
+	TK_COUNT
+};
+
+typedef struct tw_token {
+	int kind;
+	uint32_t line, col;
+	const char *text; /* TK_STR: arena copy with escapes resolved;
+			   * others: points into the source */
+	size_t len;
+	int64_t ival;
+} tw_token;
+
+typedef struct tw_compiler tw_compiler;
+
+typedef struct tw_lexer {
+	const char *src, *end, *p;
+	uint32_t line;
+	const char *line_start;
+} tw_lexer;
+
+void tw_lex_init(tw_lexer *lx, const char *src, size_t len);
+/* The next token; probe_mode reads a probe specification (sys:event,
+ * globs, interval:1s) as one TK_PROBE. Errors longjmp via tw_sc_error(). */
+void tw_lex_next(tw_compiler *c, tw_token *out, int probe_mode);
+const char *tw_tok_name(int kind);
+
+/* ---- the tree; after check.c, the typed intermediate form ----
+ *
+ * Every node has a type (TY_INT, TY_STR or TY_VOID). Names are resolved:
+ * a field is an index into its probe's field table (one handle per event
+ * the probe matches), a $var a slot, a map an index into the map table
+ * with its key and value types fixed. Nothing in it needs an interpreter
+ * except where the KERNEL column of the node table says so; a kernel
+ * backend (eBPF; ftrace hist triggers for count/sum/hist on fields of one
+ * event with field keys) lowers this form, not the bytecode.
+ *
+ * node         meaning                                 KERNEL
+ * N_INT        integer literal                         yes
+ * N_STR        string literal                          yes (eBPF: map key/printf only)
+ * N_CTX        ts cpu pid tid tgid comm event          yes
+ * N_FIELD      args.FIELD                              yes
+ * N_VAR        $var                                    yes (eBPF stack)
+ * N_MAPGET     @m[k...]                                yes (eBPF map lookup)
+ * N_UNARY      - ! ~                                   yes
+ * N_BINARY     + - * / % & | ^ << >> compare           yes (string compare: eBPF loop)
+ * N_AND N_OR   && || (short circuit)                   yes
+ * N_COND       c ? a : b                               yes
+ * N_CALL       strlen strncmp strcontains              eBPF: bounded loop
+ * N_BLOCK      { stmts }
+ * N_EXPRSTMT   an expression evaluated for nothing
+ * N_SETVAR     $v = e
+ * N_SETMAP     @m[k] = e
+ * N_AGG        @m[k] = count() | sum(e) ... lhist()    yes (hist triggers: count/sum/hist)
+ * N_DELETE     delete(@m[k])                           yes
+ * N_CLEAR      clear(@m)                               eBPF: user space
+ * N_PRINTMAP   print(@m [, n])                         user space
+ * N_PRINTF     printf("fmt", args...)                  eBPF: perf buffer
+ * N_IF         if (c) s else s                         yes
+ * N_WHILE      while (c) s  (at most TW_SC_LOOP_MAX)   eBPF: bounded loop
+ * N_BREAK N_CONTINUE                                   yes
+ * N_EXIT       exit()                                  yes (signals user space)
+ */
+enum tw_node_kind {
+	N_INT = 1,
+	N_STR,
+	N_CTX,
+	N_FIELD,
+	N_VAR,
+	N_MAPGET,
+	N_UNARY,
+	N_BINARY,
+	N_AND,
+	N_OR,
+	N_COND,
+	N_CALL,
+	N_BLOCK,
+	N_EXPRSTMT,
+	N_SETVAR,
+	N_SETMAP,
+	N_AGG,
+	N_DELETE,
+	N_CLEAR,
+	N_PRINTMAP,
+	N_PRINTF,
+	N_IF,
+	N_WHILE,
+	N_BREAK,
+	N_CONTINUE,
+	N_EXIT,
+};
+
+enum tw_type_id { TY_VOID = 0, TY_INT, TY_STR };
+
+enum tw_ctx_id { CX_TS, CX_CPU, CX_PID, CX_TID, CX_TGID, CX_COMM, CX_EVENT };
+
+enum tw_call_id { CALL_STRLEN, CALL_STRNCMP, CALL_STRCONTAINS };
+
+/* Map value kinds: what a map holds, fixed by its first use. */
+enum tw_mv_kind {
+	MV_NONE = 0,
+	MV_INT,
+	MV_STR,
+	MV_COUNT,
+	MV_SUM,
+	MV_AVG,
+	MV_MIN,
+	MV_MAX,
+	MV_STATS,
+	MV_HIST,
+	MV_LHIST,
+};
+
+typedef struct tw_node tw_node;
+struct tw_node {
+	int kind;
+	int type; /* enum tw_type_id, set by check.c */
+	uint32_t line, col;
+	int op;	      /* N_UNARY/N_BINARY: a TK_*; N_CTX: CX_*; N_CALL: CALL_*;
+		       * N_AGG: MV_*; N_SETVAR/N_SETMAP: TK_ASSIGN or a
+		       * compound TK_*_ASSIGN */
+	int64_t ival; /* N_INT */
+	const char *name; /* N_STR text, identifiers, field and var names */
+	size_t len;
+	int slot; /* N_FIELD: field index; N_VAR: slot; maps: map index */
+	tw_node *a, *b, *c; /* operands; N_IF: cond, then, else */
+	tw_node **kids;	    /* keys, call/printf arguments, block stmts */
+	size_t nkids;
+};
+
+/* A probe specification: an event pattern, BEGIN, END or interval. */
+enum tw_probe_kind { PK_EVENT, PK_BEGIN, PK_END, PK_INTERVAL };
+
+typedef struct tw_probe_spec {
+	int kind;
+	const char *text; /* as written, for messages */
+	size_t len;
+	const char *system; /* PK_EVENT: NULL for any (arena strings) */
+	const char *name;
+	int64_t period; /* PK_INTERVAL: ns */
+	uint32_t line, col;
+} tw_probe_spec;
+
+typedef struct tw_probe {
+	tw_probe_spec *specs;
+	size_t nspecs;
+	tw_node *pred; /* or NULL */
+	tw_node *body;
+	uint32_t line, col;
+	/* check.c: the fields it reads (names) and their types */
+	const char **fields;
+	int *field_types;
+	size_t nfields;
+	/* the events it matches (schema indices) */
+	size_t *events;
+	size_t nevents;
+	int has_event; /* an event probe: context and args available */
+	int kind;      /* script.c: PK_EVENT, or the one spec's kind */
+	/* lower.c */
+	size_t code_start;
+	char label[96]; /* the specs as written, for fault messages */
+} tw_probe;
+
+/* A map as the checker fixed it. */
+typedef struct tw_map_decl {
+	const char *name; /* without the @ */
+	size_t len;
+	int nkeys; /* -1: not known yet */
+	int key_types[TW_SC_MAX_KEYS];
+	int kind; /* enum tw_mv_kind */
+	int64_t lh_min, lh_max, lh_step; /* MV_LHIST */
+	uint32_t line, col;
+} tw_map_decl;
+
+/* A printf format compiled: literal text and conversions. */
+typedef struct tw_fmt_conv {
+	size_t lit_off, lit_len; /* literal text before it, in text */
+	char spec[24];		 /* a C conversion ("%-8lld", "%-8.*s") */
+	int prec;		 /* %s: the precision given, or -1 */
+	int type;		 /* TY_INT, TY_STR; TY_VOID: no conversion
+				  * (the trailing literal) */
+} tw_fmt_conv;
+
+typedef struct tw_fmt {
+	const char *text;
+	tw_fmt_conv *convs;
+	size_t nconvs; /* including the trailing literal */
+	size_t nargs;
+} tw_fmt;
+
+/* ---- schema: the events and fields a trace's formats declare ---- */
+
+typedef struct tw_schema_field {
+	const char *name;
+	int type; /* TY_INT, TY_STR; TY_VOID: an array (not readable yet) */
+} tw_schema_field;
+
+typedef struct tw_schema_event {
+	const char *system;
+	const char *name;
+	const char *text; /* the format, parsed for fields on first need */
+	size_t text_len;
+	tw_schema_field *fields;
+	size_t nfields;
+	int parsed;
+} tw_schema_event;
+
+typedef struct tw_schema {
+	tw_schema_event *events;
+	size_t nevents;
+} tw_schema;
+
+int tw_schema_load(tw_compiler *c);
+tw_schema_event *tw_schema_fields(tw_compiler *c, size_t i);
+/* The known name nearest to name (edit distance), or NULL when none is
+ * close. */
+const char *tw_nearest(const char *name, const char *const *cands,
+		       size_t ncands);
+int tw_glob(const char *pat, const char *s);
+
+/* ---- bytecode program ---- */
+
+typedef struct tw_program {
+	uint32_t *code;
+	size_t ncode, code_cap;
+	int64_t *ints;
+	size_t nints, ints_cap;
+	/* string literals: arena-owned in the compiler, copied here */
+	struct tw_pstr {
+		char *s;
+		size_t len;
+	} *strs;
+	size_t nstrs, strs_cap;
+	tw_fmt *fmts;
+	size_t nfmts;
+	uint32_t *lines; /* line << 12 | col of each instruction */
+	size_t lines_cap;
+	size_t max_stack;
+	int nvars;
+	int *var_types;
+} tw_program;
+
+/* ---- compiler ---- */
+
+struct tw_compiler {
+	trawl_trace *t;
+	const tw_mem *mem;
+	tw_arena arena;
+	jmp_buf jmp;
+	trawl_error *err;
+	const char *name;
+	tw_lexer lx;
+	tw_token tok, peek;
+	int have_peek;
+	int paren_depth; /* '/' is division inside parentheses only, in a
+			  * predicate */
+	int in_pred;
+	tw_probe *probes;
+	size_t nprobes, probes_cap;
+	tw_map_decl *maps;
+	size_t nmaps, maps_cap;
+	/* scratch variables of the probe being checked */
+	struct tw_var {
+		const char *name;
+		size_t len;
+		int type;
+		int slot;
+	} *vars;
+	size_t nvars, vars_cap;
+	int nslots;
+	int loop_depth;
+	int pass;     /* check.c: 1 infers map kinds, 2 checks all */
+	int deferred; /* pass 1 met a map whose kind comes later */
+	size_t cur_probe;
+	tw_schema schema;
+	tw_program *prog;
+	tw_fmt *fmts;
+	size_t nfmts, fmts_cap;
+};
+
+/* Fail compilation: fills c->err with NAME:LINE:COL and longjmps. */
+__attribute__((noreturn, format(printf, 5, 6))) void
+tw_sc_error(tw_compiler *c, int code, uint32_t line, uint32_t col,
+	    const char *fmt, ...);
+__attribute__((noreturn)) void tw_sc_oom(tw_compiler *c);
+void *tw_sc_alloc(tw_compiler *c, size_t n);
+/* Grow an arena array (copying), longjmp on OOM. */
+void tw_sc_grow(tw_compiler *c, void **pp, size_t *cap, size_t need,
+		size_t elem);
+
+void tw_parse_program(tw_compiler *c);
+void tw_check_program(tw_compiler *c);
+void tw_lower_program(tw_compiler *c);
+void tw_program_free(const tw_mem *mem, tw_program *p);
+
+/* ---- maps (maps.c) ---- */
+
+typedef struct tw_sval {
+	int64_t i;
+	const char *s; /* TY_STR: not NUL-terminated */
+	uint32_t n;
+} tw_sval;
+
+typedef struct tw_mentry tw_mentry;
+struct tw_mentry {
+	tw_mentry *next;
+	uint64_t hash;
+	uint32_t klen;
+	/* value (vsize bytes), then the key */
+	int64_t v[];
+};
+
+typedef struct tw_smap {
+	const tw_map_decl *decl;
+	const tw_mem *mem;
+	tw_mentry **buckets;
+	size_t nbuckets;
+	size_t n;
+	size_t limit;
+	size_t vsize; /* bytes, a multiple of 8 */
+	uint64_t dropped;
+} tw_smap;
+
+void tw_smap_init(tw_smap *m, const tw_map_decl *d, const tw_mem *mem,
+		  size_t limit);
+void tw_smap_fini(tw_smap *m);
+void tw_smap_clear(tw_smap *m);
+/* Serialise key values into buf; return the length. */
+size_t tw_smap_key(const tw_map_decl *d, const tw_sval *keys, char *buf);
+/* Find (and with create, insert zeroed) the entry of key. Return: the
+ * entry, NULL when absent (create: -1 in *full when at the limit, -2 out
+ * of memory). */
+tw_mentry *tw_smap_get(tw_smap *m, const char *key, size_t klen, int create,
+		       int *full);
+void tw_smap_delete(tw_smap *m, const char *key, size_t klen);
+static inline const char *tw_mentry_key(const tw_smap *m, const tw_mentry *e)
+{
+	return (const char *)e->v + m->vsize;
+}
+/* Decode the key of e into vals (strings point into the entry). */
+void tw_smap_unkey(const tw_smap *m, const tw_mentry *e, tw_sval *vals);
+/* Entries sorted as printed (by value ascending, hist by key); caller
+ * frees the array with tw_free. Return: NULL when empty or OOM. */
+tw_mentry **tw_smap_sorted(const tw_smap *m, size_t *n);
+/* The value of e as an integer (count, sum, avg...). */
+int64_t tw_mentry_int(const tw_smap *m, const tw_mentry *e);
+int tw_hist_bucket(int64_t v);
+
+/* ---- the script (script.c, vm.c, print.c) ---- */
+
+typedef struct tw_fault {
+	size_t probe;
+	uint32_t pc;
+	uint64_t count;
+	char msg[400];
+} tw_fault;
+
+/* One event a probe matches: its subscription context. */
+typedef struct tw_binding {
+	struct trawl_script *s;
+	size_t probe;
+	trawl_field *handles; /* one per field of the probe */
+} tw_binding;
+
+struct trawl_script {
+	trawl_trace *t;
+	const tw_mem *mem;
+	trawl_script_opts opts;
+	char name[128];
+	tw_program prog;
+	tw_probe *probes; /* copied out of the compiler: code_start, label,
+			   * has_event; specs are not kept */
+	size_t nprobes;
+	tw_map_decl *maps;
+	tw_smap *smaps;
+	size_t nmaps;
+	tw_binding *bindings;
+	size_t nbindings;
+	/* interval probes */
+	struct tw_interval {
+		size_t probe;
+		int64_t period;
+		int64_t next;
+	} *intervals;
+	size_t nintervals;
+	int started_intervals;
+	int64_t last_ts;
+	/* VM state */
+	tw_sval *stack;
+	tw_sval *vars;
+	char (*var_bufs)[TW_SC_STRMAX];
+	int exited;
+	tw_fault faults[TW_SC_MAX_FAULTS];
+	size_t nfaults;
+	uint64_t faults_lost;
+	/* output */
+	tw_buf out;
+	int json_open; /* the "output" string has begun */
+	int oom;
+};
+
+/* Run a probe's code for ev (NULL for BEGIN, END, interval). Return: 1
+ * after exit(), 0 otherwise. */
+int tw_vm_exec(struct trawl_script *s, size_t probe, const trawl_event *ev,
+	       const trawl_field *handles, int64_t now);
+void tw_sc_fault(struct trawl_script *s, size_t probe, uint32_t pc,
+		 const char *what);
+
+/* print.c */
+void tw_out(struct trawl_script *s, const char *p, size_t n);
+void tw_out_flush(struct trawl_script *s);
+void tw_print_map(struct trawl_script *s, size_t map, int64_t top);
+void tw_printf(struct trawl_script *s, const tw_fmt *f, const tw_sval *args);
+void tw_print_json_maps(struct trawl_script *s);
+
+#endif

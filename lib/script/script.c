@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The public API of the script language and its probe dispatch.
+ *
+ * Compile: parse, check against the trace's formats, lower; then one
+ * subscription (trawl_on) per event a probe matches, each with its own
+ * table of field handles resolved once by name, so the VM reads fields by
+ * index with no string lookup per event, and only the events a script
+ * names are delivered to it (and only the fields it reads are decoded).
+ *
+ * Dispatch, per trawl_script_run():
+ *
+ *            BEGIN probes (ts = 0)
+ *                  |  exit()? ------------------------------.
+ *                  v                                        |
+ *   .-----> next event of the run (time order) ----- end ---+
+ *   |              |                                        |
+ *   |   interval probes: every period boundary passed       |
+ *   |   since the last event fires once, at that time       |
+ *   |   (trace time; the first boundary is one period       |
+ *   |   after the first event)                              |
+ *   |              |                                        |
+ *   |   each probe subscribed to this event, in source      |
+ *   |   order: predicate, then actions (a fault ends just   |
+ *   |   that probe's run)                                   |
+ *   |              |  exit()? ------------------------------+
+ *   '--------------'                                        v
+ *                                   END probes (ts = the last event's)
+ *                                   then every map, in order of first use
+ */
+#include <stdio.h>
+
+#include "opcodes.h"
+#include "script-int.h"
+
+#define DEFAULT_MAP_SIZE 4096
+
+static int on_event(const trawl_event *ev, void *ctx)
+{
+	const tw_binding *b = ctx;
+	trawl_script *s = b->s;
+	if (s->exited)
+		return 1;
+	s->last_ts = trawl_event_time(ev);
+	return tw_vm_exec(s, b->probe, ev, b->handles, 0);
+}
+
+/* Interval probes, fired from a "*" subscription made before the others,
+ * so they run before the event that passed their time. */
+#define MAX_CATCH_UP 100000
+
+static int on_any(const trawl_event *ev, void *ctx)
+{
+	trawl_script *s = ctx;
+	int64_t ts = trawl_event_time(ev);
+	if (s->exited)
+		return 1;
+	if (!s->started_intervals) {
+		for (size_t i = 0; i < s->nintervals; i++)
+			s->intervals[i].next = ts + s->intervals[i].period;
+		s->started_intervals = 1;
+	}
+	for (;;) {
+		struct tw_interval *due = NULL;
+		for (size_t i = 0; i < s->nintervals; i++)
+			if (s->intervals[i].next <= ts &&
+			    (!due || s->intervals[i].next < due->next))
+				due = &s->intervals[i];
+		if (!due)
+			break;
+		int64_t at = due->next;
+		if ((ts - at) / due->period > MAX_CATCH_UP) {
+			/* a gap of more periods than is sane to print: skip
+			 * to the last boundary before this event */
+			tw_sc_fault(s, due->probe, 0,
+				    "more than 100000 periods without events "
+				    "were skipped");
+			at += ((ts - at) / due->period) * due->period;
+		}
+		due->next = at + due->period;
+		if (tw_vm_exec(s, due->probe, NULL, NULL, at))
+			return 1;
+	}
+	return 0;
+}
+
+static int compile(tw_compiler *c)
+{
+	int rc = setjmp(c->jmp);
+	if (rc)
+		return -rc;
+	tw_parse_program(c);
+	tw_check_program(c);
+	tw_lower_program(c);
+	return 0;
+}
+
+/* What outlives the compiler: probes' code starts and labels, maps. */
+static int keep(trawl_script *s, tw_compiler *c, trawl_error *err)
+{
+	const tw_mem *mem = s->mem;
+	s->probes = tw_calloc(mem, c->nprobes, sizeof(*s->probes));
+	s->maps = tw_calloc(mem, c->nmaps ? c->nmaps : 1, sizeof(*s->maps));
+	s->smaps = tw_calloc(mem, c->nmaps ? c->nmaps : 1, sizeof(*s->smaps));
+	if (!s->probes || !s->maps || !s->smaps)
+		goto oom;
+	s->nprobes = c->nprobes;
+	for (size_t i = 0; i < c->nprobes; i++) {
+		const tw_probe *p = &c->probes[i];
+		s->probes[i].code_start = p->code_start;
+		s->probes[i].has_event = p->has_event;
+		s->probes[i].kind = p->has_event ? PK_EVENT : p->specs[0].kind;
+		memcpy(s->probes[i].label, p->label, sizeof(p->label));
+	}
+	for (size_t i = 0; i < c->nmaps; i++) {
+		s->maps[i] = c->maps[i];
+		s->maps[i].name = tw_strndup(mem, c->maps[i].name, c->maps[i].len);
+		if (!s->maps[i].name)
+			goto oom;
+		s->nmaps = i + 1;
+	}
+	for (size_t i = 0; i < s->nmaps; i++)
+		tw_smap_init(&s->smaps[i], &s->maps[i], mem,
+			     s->opts.map_size);
+	size_t nv = (size_t)(s->prog.nvars ? s->prog.nvars : 1);
+	s->stack = tw_calloc(mem, s->prog.max_stack + 1, sizeof(*s->stack));
+	s->vars = tw_calloc(mem, nv, sizeof(*s->vars));
+	s->var_bufs = tw_calloc(mem, nv, sizeof(*s->var_bufs));
+	if (!s->stack || !s->vars || !s->var_bufs)
+		goto oom;
+	return 0;
+oom:
+	return tw_error_at(err, TRAWL_ENOMEM, 0, s->name, 0, 0, 0,
+			   "out of memory");
+}
+
+/* Subscribe each probe to each event it matches, with its handles. */
+static int subscribe(trawl_script *s, tw_compiler *c, trawl_error *err)
+{
+	const tw_mem *mem = s->mem;
+	size_t nb = 0, ni = 0;
+	for (size_t i = 0; i < c->nprobes; i++) {
+		nb += c->probes[i].nevents;
+		for (size_t k = 0; k < c->probes[i].nspecs; k++)
+			ni += c->probes[i].specs[k].kind == PK_INTERVAL;
+	}
+	s->bindings = tw_calloc(mem, nb ? nb : 1, sizeof(*s->bindings));
+	s->intervals = tw_calloc(mem, ni ? ni : 1, sizeof(*s->intervals));
+	if (!s->bindings || !s->intervals)
+		goto oom;
+	for (size_t i = 0; i < c->nprobes; i++)
+		for (size_t k = 0; k < c->probes[i].nspecs; k++)
+			if (c->probes[i].specs[k].kind == PK_INTERVAL) {
+				struct tw_interval *iv =
+					&s->intervals[s->nintervals++];
+				iv->probe = i;
+				iv->period = c->probes[i].specs[k].period;
+			}
+	if (s->nintervals && trawl_on(s->t, "*", on_any, s) < 0)
+		goto oom;
+	for (size_t i = 0; i < c->nprobes; i++) {
+		const tw_probe *p = &c->probes[i];
+		for (size_t k = 0; k < p->nevents; k++) {
+			const tw_schema_event *e =
+				&c->schema.events[p->events[k]];
+			tw_binding *b = &s->bindings[s->nbindings++];
+			b->s = s;
+			b->probe = i;
+			b->handles = tw_calloc(mem, p->nfields ? p->nfields : 1,
+					       sizeof(*b->handles));
+			if (!b->handles)
+				goto oom;
+			for (size_t f = 0; f < p->nfields; f++) {
+				b->handles[f] = trawl_field_lookup(
+					s->t, e->name, p->fields[f]);
+				if (!b->handles[f])
+					goto oom;
+			}
+			char pat[512];
+			snprintf(pat, sizeof(pat), "%s%s%s", e->system,
+				 *e->system ? ":" : "", e->name);
+			int rc = trawl_on(s->t, pat, on_event, b);
+			if (rc < 0)
+				return tw_error_at(err, -rc, 0, s->name, 0, 0,
+						   0, "cannot subscribe to %s",
+						   pat);
+		}
+	}
+	return 0;
+oom:
+	return tw_error_at(err, TRAWL_ENOMEM, 0, s->name, 0, 0, 0,
+			   "out of memory");
+}
+
+TRAWL_API trawl_script *trawl_script_compile(trawl_trace *t, const char *src,
+					     size_t len,
+					     const trawl_script_opts *opts,
+					     trawl_error *err)
+{
+	if (!t || (!src && len)) {
+		tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
+			    "trawl_script_compile: no trace or no source");
+		return NULL;
+	}
+	if (t->ran) {
+		tw_error_at(err, TRAWL_EMISUSE, 0, NULL, 0, 0, 0,
+			    "trawl_script_compile: the trace has already run");
+		return NULL;
+	}
+	const tw_mem *mem = &t->mem;
+	trawl_script *s = tw_calloc(mem, 1, sizeof(*s));
+	if (!s) {
+		tw_error_at(err, TRAWL_ENOMEM, 0, NULL, 0, 0, 0,
+			    "out of memory");
+		return NULL;
+	}
+	s->t = t;
+	s->mem = mem;
+	if (opts)
+		s->opts = *opts;
+	if (!s->opts.map_size)
+		s->opts.map_size = DEFAULT_MAP_SIZE;
+	snprintf(s->name, sizeof(s->name), "%s",
+		 s->opts.name ? s->opts.name : "<script>");
+	s->opts.name = s->name;
+
+	tw_compiler c;
+	memset(&c, 0, sizeof(c));
+	c.t = t;
+	c.mem = mem;
+	c.arena.mem = mem;
+	c.err = err;
+	c.name = s->name;
+	c.prog = &s->prog;
+	c.lx.src = src ? src : "";
+	c.lx.end = c.lx.src + len;
+	int rc = compile(&c);
+	if (rc == 0)
+		rc = keep(s, &c, err);
+	if (rc == 0)
+		rc = subscribe(s, &c, err);
+	tw_arena_free(&c.arena);
+	if (rc < 0) {
+		trawl_script_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+
+/* Run every probe of one kind (BEGIN, END). Return: 1 after exit(). */
+static int run_kind(trawl_script *s, int kind, int64_t now)
+{
+	for (size_t i = 0; i < s->nprobes; i++)
+		if (s->probes[i].kind == kind &&
+		    tw_vm_exec(s, i, NULL, NULL, now))
+			return 1;
+	return 0;
+}
+
+TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err)
+{
+	if (!s)
+		return tw_error_at(err, TRAWL_EMISUSE, 0, NULL, 0, 0, 0,
+				   "trawl_script_run: no script");
+	int rc = 0;
+	if (s->opts.flags & TRAWL_SCRIPT_JSON)
+		tw_out(s, "", 0); /* opens the object */
+	if (!run_kind(s, PK_BEGIN, 0)) {
+		rc = trawl_run(s->t, err);
+		if (rc > 0)
+			rc = 0; /* exit() stopped the run */
+	}
+	/* END runs after exit() too, as in bpftrace */
+	s->exited = 0;
+	if (rc == 0)
+		run_kind(s, PK_END, s->last_ts);
+	if (rc == 0) {
+		if (s->opts.flags & TRAWL_SCRIPT_JSON) {
+			tw_print_json_maps(s);
+		} else {
+			for (size_t i = 0; i < s->nmaps; i++)
+				if (s->smaps[i].n)
+					tw_print_map(s, i, -1);
+		}
+	}
+	tw_out_flush(s);
+	if (rc == 0 && s->oom)
+		rc = tw_error_at(err, TRAWL_ENOMEM, 0, s->name, 0, 0, 0,
+				 "out of memory while running the script");
+	return rc;
+}
+
+TRAWL_API const char *trawl_script_fault(const trawl_script *s, size_t i,
+					 uint64_t *count)
+{
+	if (!s || i >= s->nfaults)
+		return NULL;
+	if (count)
+		*count = s->faults[i].count;
+	return s->faults[i].msg;
+}
+
+TRAWL_API void trawl_script_free(trawl_script *s)
+{
+	if (!s)
+		return;
+	const tw_mem *mem = s->mem;
+	for (size_t i = 0; i < s->nmaps; i++) {
+		tw_smap_fini(&s->smaps[i]);
+		tw_free(mem, (char *)s->maps[i].name);
+	}
+	tw_free(mem, s->smaps);
+	tw_free(mem, s->maps);
+	for (size_t i = 0; i < s->nbindings; i++)
+		tw_free(mem, s->bindings[i].handles);
+	tw_free(mem, s->bindings);
+	tw_free(mem, s->intervals);
+	tw_free(mem, s->probes);
+	tw_free(mem, s->stack);
+	tw_free(mem, s->vars);
+	tw_free(mem, s->var_bufs);
+	tw_program_free(mem, &s->prog);
+	tw_buf_fini(mem, &s->out);
+	tw_free(mem, s);
+}

@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The VM: runs one probe's bytecode (opcodes.h) for one event. Values are
+ * integers or borrowed strings (event fields until the callback returns,
+ * constants, map entries, $var buffers); what outlives the run is copied
+ * (maps, $vars: at most TW_SC_STRMAX bytes). A fault (division by zero, a
+ * loop over its bound) abandons this run only and is counted; a full map
+ * drops that one update. The stack's depth was bounded when lowering.
+ */
+#include <limits.h>
+#include <stdio.h>
+
+#include "opcodes.h"
+#include "script-int.h"
+
+void tw_sc_fault(trawl_script *s, size_t probe, uint32_t pc, const char *what)
+{
+	for (size_t i = 0; i < s->nfaults; i++) {
+		if (s->faults[i].probe == probe && s->faults[i].pc == pc) {
+			s->faults[i].count++;
+			return;
+		}
+	}
+	if (s->nfaults == TW_SC_MAX_FAULTS) {
+		s->faults_lost++;
+		return;
+	}
+	tw_fault *f = &s->faults[s->nfaults++];
+	f->probe = probe;
+	f->pc = pc;
+	f->count = 1;
+	uint32_t lc = pc < s->prog.ncode ? s->prog.lines[pc] : 0;
+	snprintf(f->msg, sizeof(f->msg), "%s:%u:%u: probe %s: %s", s->name,
+		 lc >> 12, lc & 4095, s->probes[probe].label, what);
+}
+
+static const char empty[1] = "";
+
+static int str_cmp(const tw_sval *a, const tw_sval *b)
+{
+	size_t n = a->n < b->n ? a->n : b->n;
+	int c = n ? memcmp(a->s, b->s, n) : 0;
+	if (c)
+		return c < 0 ? -1 : 1;
+	return a->n == b->n ? 0 : a->n < b->n ? -1 : 1;
+}
+
+static int64_t do_strncmp(const tw_sval *a, const tw_sval *b, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++) {
+		int ca = (size_t)i < a->n ? (unsigned char)a->s[i] : 0;
+		int cb = (size_t)i < b->n ? (unsigned char)b->s[i] : 0;
+		if (ca != cb)
+			return ca < cb ? -1 : 1;
+		if (!ca)
+			break;
+	}
+	return 0;
+}
+
+static void agg(const tw_smap *m, tw_mentry *e, int64_t x)
+{
+	const tw_map_decl *d = m->decl;
+	int64_t *v = e->v;
+	switch (d->kind) {
+	case MV_COUNT:
+		v[0]++;
+		break;
+	case MV_SUM:
+		v[0] = (int64_t)((uint64_t)v[0] + (uint64_t)x);
+		break;
+	case MV_MIN:
+		if (x < v[0])
+			v[0] = x;
+		break;
+	case MV_MAX:
+		if (x > v[0])
+			v[0] = x;
+		break;
+	case MV_AVG:
+	case MV_STATS:
+		v[0]++;
+		v[1] = (int64_t)((uint64_t)v[1] + (uint64_t)x);
+		if (x < v[2])
+			v[2] = x;
+		if (x > v[3])
+			v[3] = x;
+		break;
+	case MV_HIST:
+		v[tw_hist_bucket(x)]++;
+		break;
+	case MV_LHIST: {
+		int64_t nb = (d->lh_max - d->lh_min + d->lh_step - 1) /
+			     d->lh_step;
+		int64_t i;
+		if (x < d->lh_min)
+			i = 0;
+		else if (x >= d->lh_max)
+			i = nb + 1;
+		else
+			i = 1 + (x - d->lh_min) / d->lh_step;
+		v[i]++;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
+	       const trawl_field *handles, int64_t now)
+{
+	const tw_program *p = &s->prog;
+	const uint32_t *code = p->code;
+	tw_sval *st = s->stack;
+	size_t sp = 0;
+	size_t pc = s->probes[probe].code_start;
+	uint64_t loops = 0;
+	char key[TW_SC_MAX_KEYS * (TW_SC_STRMAX + 8)];
+	for (int i = 0; i < p->nvars; i++) {
+		s->vars[i].i = 0;
+		s->vars[i].s = empty;
+		s->vars[i].n = 0;
+	}
+#define A      (TW_ARG(w))
+#define TOP    (st[sp - 1])
+#define FAULT(what)                                                            \
+	do {                                                                   \
+		tw_sc_fault(s, probe, (uint32_t)(pc - 1), what);              \
+		return 0;                                                      \
+	} while (0)
+#define BIN(expr)                                                              \
+	do {                                                                   \
+		int64_t b = st[--sp].i, a = TOP.i;                             \
+		(void)a;                                                       \
+		(void)b;                                                       \
+		TOP.i = (expr);                                                \
+	} while (0)
+#define SCMP(cond)                                                             \
+	do {                                                                   \
+		sp--;                                                          \
+		int r = str_cmp(&st[sp - 1], &st[sp]);                         \
+		TOP.i = (cond);                                                \
+		TOP.s = NULL;                                                  \
+	} while (0)
+	for (;;) {
+		uint32_t w = code[pc++];
+		switch (TW_OP(w)) {
+		case OP_HALT:
+			return 0;
+		case OP_PUSHI:
+			st[sp].i = A;
+			st[sp++].s = NULL;
+			break;
+		case OP_PUSHK:
+			st[sp].i = p->ints[A];
+			st[sp++].s = NULL;
+			break;
+		case OP_PUSHS:
+			st[sp].s = p->strs[A].s;
+			st[sp++].n = (uint32_t)p->strs[A].len;
+			break;
+		case OP_CTX: {
+			tw_sval *v = &st[sp++];
+			v->s = NULL;
+			switch (A) {
+			case CX_TS:
+				v->i = ev ? trawl_event_time(ev) : now;
+				break;
+			case CX_CPU:
+				v->i = trawl_event_cpu(ev);
+				break;
+			case CX_PID:
+			case CX_TID:
+				v->i = trawl_event_pid(ev);
+				break;
+			case CX_TGID:
+				v->i = trawl_event_tgid(ev);
+				break;
+			case CX_COMM:
+				v->s = trawl_event_comm(ev);
+				v->n = (uint32_t)strlen(v->s);
+				break;
+			default:
+				v->s = trawl_event_name(ev);
+				v->n = (uint32_t)strlen(v->s);
+				break;
+			}
+			break;
+		}
+		case OP_FIELDI: {
+			int64_t v = 0;
+			if (trawl_event_get_int(ev, handles[A], &v) < 0)
+				v = 0;
+			st[sp].i = v;
+			st[sp++].s = NULL;
+			break;
+		}
+		case OP_FIELDS: {
+			size_t n = 0;
+			const char *r = trawl_event_raw(ev, handles[A], &n);
+			if (!r) {
+				r = empty;
+				n = 0;
+			}
+			while (n && r[n - 1] == '\0')
+				n--; /* a char array's padding */
+			st[sp].s = r;
+			st[sp++].n = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+			break;
+		}
+		case OP_LDV:
+			st[sp++] = s->vars[A];
+			break;
+		case OP_STV: {
+			tw_sval v = st[--sp];
+			if (v.s) {
+				size_t n = v.n > TW_SC_STRMAX ? TW_SC_STRMAX
+							      : v.n;
+				memmove(s->var_bufs[A], v.s, n);
+				v.s = s->var_bufs[A];
+				v.n = (uint32_t)n;
+			}
+			s->vars[A] = v;
+			break;
+		}
+		case OP_POP:
+			sp--;
+			break;
+		case OP_ADD:
+			BIN((int64_t)((uint64_t)a + (uint64_t)b));
+			break;
+		case OP_SUB:
+			BIN((int64_t)((uint64_t)a - (uint64_t)b));
+			break;
+		case OP_MUL:
+			BIN((int64_t)((uint64_t)a * (uint64_t)b));
+			break;
+		case OP_DIV:
+		case OP_MOD: {
+			int64_t b = st[--sp].i, a = TOP.i;
+			if (b == 0)
+				FAULT("division by zero");
+			if (a == INT64_MIN && b == -1)
+				TOP.i = TW_OP(w) == OP_DIV ? INT64_MIN : 0;
+			else
+				TOP.i = TW_OP(w) == OP_DIV ? a / b : a % b;
+			break;
+		}
+		case OP_AND:
+			BIN(a & b);
+			break;
+		case OP_OR:
+			BIN(a | b);
+			break;
+		case OP_XOR:
+			BIN(a ^ b);
+			break;
+		case OP_SHL:
+			BIN((int64_t)((uint64_t)a << (b & 63)));
+			break;
+		case OP_SHR:
+			BIN(a >> (b & 63));
+			break;
+		case OP_NEG:
+			TOP.i = (int64_t)(0 - (uint64_t)TOP.i);
+			break;
+		case OP_NOT:
+			TOP.i = !TOP.i;
+			break;
+		case OP_BNOT:
+			TOP.i = ~TOP.i;
+			break;
+		case OP_EQ:
+			BIN(a == b);
+			break;
+		case OP_NE:
+			BIN(a != b);
+			break;
+		case OP_LT:
+			BIN(a < b);
+			break;
+		case OP_LE:
+			BIN(a <= b);
+			break;
+		case OP_GT:
+			BIN(a > b);
+			break;
+		case OP_GE:
+			BIN(a >= b);
+			break;
+		case OP_SEQ:
+			SCMP(r == 0);
+			break;
+		case OP_SNE:
+			SCMP(r != 0);
+			break;
+		case OP_SLT:
+			SCMP(r < 0);
+			break;
+		case OP_SLE:
+			SCMP(r <= 0);
+			break;
+		case OP_SGT:
+			SCMP(r > 0);
+			break;
+		case OP_SGE:
+			SCMP(r >= 0);
+			break;
+		case OP_JMP:
+			pc = A;
+			break;
+		case OP_JZ:
+			if (!st[--sp].i)
+				pc = A;
+			break;
+		case OP_JNZ:
+			if (st[--sp].i)
+				pc = A;
+			break;
+		case OP_LOOP:
+			if (++loops > TW_SC_LOOP_MAX)
+				FAULT("a loop ran over its bound of 100000 "
+				      "iterations");
+			break;
+		case OP_MGET: {
+			tw_smap *m = &s->smaps[A];
+			sp -= (size_t)m->decl->nkeys;
+			size_t kl = tw_smap_key(m->decl, &st[sp], key);
+			tw_mentry *e = tw_smap_get(m, key, kl, 0, NULL);
+			tw_sval *v = &st[sp++];
+			if (m->decl->kind == MV_STR) {
+				v->s = e ? (const char *)(e->v + 1) : empty;
+				v->n = e ? (uint32_t)e->v[0] : 0;
+			} else {
+				v->s = NULL;
+				v->i = e ? tw_mentry_int(m, e) : 0;
+			}
+			break;
+		}
+		case OP_MSET:
+		case OP_MAGG: {
+			tw_smap *m = &s->smaps[A];
+			int has_arg = TW_OP(w) == OP_MSET ||
+				      m->decl->kind != MV_COUNT;
+			tw_sval val = has_arg ? st[--sp] : (tw_sval){0};
+			sp -= (size_t)m->decl->nkeys;
+			size_t kl = tw_smap_key(m->decl, &st[sp], key);
+			int full = 0;
+			tw_mentry *e = tw_smap_get(m, key, kl, 1, &full);
+			if (!e) {
+				if (full == -2) {
+					s->oom = 1;
+					FAULT("out of memory");
+				}
+				char what[96];
+				snprintf(what, sizeof(what),
+					 "@%s is full (%zu keys, --map-size): "
+					 "update dropped",
+					 m->decl->name, m->limit);
+				tw_sc_fault(s, probe, (uint32_t)(pc - 1),
+					    what);
+				break;
+			}
+			if (TW_OP(w) == OP_MAGG) {
+				agg(m, e, val.i);
+			} else if (m->decl->kind == MV_STR) {
+				size_t n = val.n > TW_SC_STRMAX ? TW_SC_STRMAX
+								: val.n;
+				memmove(e->v + 1, val.s, n);
+				e->v[0] = (int64_t)n;
+			} else {
+				e->v[0] = val.i;
+			}
+			break;
+		}
+		case OP_MDEL: {
+			tw_smap *m = &s->smaps[A];
+			sp -= (size_t)m->decl->nkeys;
+			size_t kl = tw_smap_key(m->decl, &st[sp], key);
+			tw_smap_delete(m, key, kl);
+			break;
+		}
+		case OP_MCLEAR:
+			tw_smap_clear(&s->smaps[A]);
+			break;
+		case OP_MPRINT:
+			sp--;
+			tw_print_map(s, A, st[sp].i);
+			break;
+		case OP_PRINTF: {
+			const tw_fmt *f = &p->fmts[A];
+			sp -= f->nargs;
+			tw_printf(s, f, &st[sp]);
+			break;
+		}
+		case OP_STRLEN:
+			TOP.i = TOP.n;
+			TOP.s = NULL;
+			break;
+		case OP_STRNCMP: {
+			int64_t n = st[--sp].i;
+			sp--;
+			TOP.i = do_strncmp(&st[sp - 1], &st[sp], n);
+			TOP.s = NULL;
+			break;
+		}
+		case OP_STRCONTAINS: {
+			sp--;
+			const tw_sval *h = &st[sp - 1], *nd = &st[sp];
+			int r = nd->n == 0 ||
+				(h->n >= nd->n &&
+				 memmem(h->s, h->n, nd->s, nd->n) != NULL);
+			TOP.i = r;
+			TOP.s = NULL;
+			break;
+		}
+		case OP_EXIT:
+			s->exited = 1;
+			return 1;
+		default:
+			FAULT("bad instruction");
+		}
+	}
+#undef A
+#undef TOP
+#undef FAULT
+#undef BIN
+#undef SCMP
+}
