@@ -54,11 +54,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err.msg);
 		return 1;
 	}
-	s.next_pid = trawl_field_lookup(t, "sched_switch",
-					"next_pid"); /* once, by name */
+	/* a field handle: looked up once, by name, before the run */
+	s.next_pid = trawl_field_lookup(t, "sched_switch", "next_pid");
 	trawl_on(t, "*", on_event, &s);
-	trawl_on(t, "sched_switch", on_switch,
-		 &s); /* "irq:*", "sched_*", "*" */
+	/* patterns: "sched_switch", "irq:*", "sched_*", "*" */
+	trawl_on(t, "sched_switch", on_switch, &s);
 	if (trawl_run(t, &err) < 0) {
 		fprintf(stderr, "%s\n", err.msg);
 		goto out;
