@@ -104,7 +104,9 @@ def parse_help(text):
 def synopsis(usage, name):
     out = [".SH SYNOPSIS", ".nf"]
     for n, line in enumerate(usage):
-        line = line[len("usage:"):].strip() if n == 0 else line.strip()
+        # continuation lines keep their alignment, less the "usage: "
+        indent = len("usage: ")
+        line = line[indent:].rstrip() if n else line[indent:].strip()
         out.append(esc(line))
     out.append(".fi")
     return out
