@@ -223,8 +223,10 @@ static void check_keys(tw_compiler *c, tw_node *n, tw_map_decl *d)
 	for (size_t i = 0; i < n->nkids; i++)
 		if (d->key_types[i] != n->kids[i]->type)
 			ERR(c, n->kids[i], TRAWL_ETYPE,
-			    "@%s: key part %zu is a %s, not a %s", d->name,
-			    i + 1, type_name(d->key_types[i]),
+			    "@%s: key part %zu is a%s %s, not a%s %s", d->name,
+			    i + 1, d->key_types[i] == TY_INT ? "n" : "",
+			    type_name(d->key_types[i]),
+			    n->kids[i]->type == TY_INT ? "n" : "",
 			    type_name(n->kids[i]->type));
 }
 

@@ -33,6 +33,9 @@ static void show(const tw_token *t, char *buf, size_t n)
 		snprintf(buf, n, "end of input");
 	else if (t->kind == TK_STR)
 		snprintf(buf, n, "a string");
+	else if (t->kind == TK_MAP || t->kind == TK_VAR)
+		snprintf(buf, n, "'%c%.*s'", t->kind == TK_MAP ? '@' : '$',
+			 (int)(t->len > 40 ? 40 : t->len), t->text);
 	else
 		snprintf(buf, n, "'%.*s'", (int)(t->len > 40 ? 40 : t->len),
 			 t->text);
@@ -342,6 +345,8 @@ static tw_node *assignment(tw_compiler *c, tw_node *target)
 	tw_node *n =
 		node(c, target->kind == N_VAR ? N_SETVAR : N_SETMAP, &op);
 	n->a = target;
+	n->line = target->line; /* errors point at what is assigned */
+	n->col = target->col;
 	if (op.kind == TK_INC || op.kind == TK_DEC) {
 		next(c);
 		n->op = op.kind == TK_INC ? TK_ADD_ASSIGN : TK_SUB_ASSIGN;
