@@ -3,9 +3,9 @@
  * The merge a few batches ahead, on a second thread: the worker pulls
  * records from the merge, copies each into a batch (the chunk it was
  * decompressed into is reused behind it) and renders its text when the
- * reader says that is wanted; the caller's thread takes the batches in
- * order. Decompression, the merge and the print formats then run beside
- * the consumer instead of before it.
+ * reader says that is wanted (and decodes its fields); the caller's thread
+ * takes the batches in order. Decompression, the merge and the print formats
+ * then run beside the consumer instead of before it.
  *
  * Batches go round a ring of AHEAD_BATCHES: the worker fills the free ones,
  * the consumer gives one back when it moves past it (its records and texts
@@ -66,20 +66,12 @@ static int fill(tw_dat_ahead *a, struct ahead_batch *b)
 					.cpu = p.cpu,
 					.data_off = (uint32_t)b->arena.len,
 					.data_len = p.len,
-					.text_len = TW_DAT_NO_TEXT};
-		if (tw_buf_put(a->mem, &b->arena, p.data, p.len)) {
+					.text_len = TW_DAT_NO_TEXT,
+					.pre_off = TW_DAT_NO_TEXT};
+		if (tw_buf_put(a->mem, &b->arena, p.data, p.len) ||
+		    a->src.prepare(a->src.ctx, p.data, p.len, &b->arena, r)) {
 			b->oom = 1;
 			break;
-		}
-		size_t t0 = b->arena.len;
-		int rc = a->src.render(a->src.ctx, p.data, p.len, &b->arena);
-		if (rc < 0) {
-			b->oom = 1;
-			break;
-		}
-		if (rc > 0) {
-			r->text_off = (uint32_t)t0;
-			r->text_len = (uint32_t)(b->arena.len - t0);
 		}
 		b->n++;
 	}
@@ -146,7 +138,8 @@ fail:
 }
 
 int tw_dat_ahead_next(tw_dat_ahead *a, tw_dat_ahead_rec *rec,
-		      const unsigned char **data, const char **text)
+		      const unsigned char **data, const char **text,
+		      const unsigned char **pre)
 {
 	for (;;) {
 		if (a->ended)
@@ -168,6 +161,10 @@ int tw_dat_ahead_next(tw_dat_ahead *a, tw_dat_ahead_rec *rec,
 			*text = rec->text_len == TW_DAT_NO_TEXT
 					? NULL
 					: b->arena.data + rec->text_off;
+			*pre = rec->pre_off == TW_DAT_NO_TEXT
+				       ? NULL
+				       : (const unsigned char *)b->arena.data +
+						 rec->pre_off;
 			return 1;
 		}
 		if (b->oom || b->eof) {

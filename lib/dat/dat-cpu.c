@@ -96,8 +96,8 @@ static int chunk_next(const tw_dat_file *f, tw_dat_chunker *w)
 			w->buf = p;
 			w->cap = usize;
 		}
-		if (tw_dat_decompress(f, f->map + at + 8, csize, w->buf,
-				      usize)) {
+		if (tw_dat_decompress(f, &w->dctx, f->map + at + 8, csize,
+				      w->buf, usize)) {
 			walk_damage(w, at,
 				    "a compressed chunk that does not "
 				    "decompress");
@@ -351,7 +351,9 @@ int tw_dat_cursor_init(tw_dat_cursor *c, const tw_dat_file *f,
 	/* chunk buffers are reused across rewinds */
 	unsigned char *chunk = c->chunk, *walk = c->walk.buf;
 	size_t chunk_cap = c->chunk_cap, walk_cap = c->walk.cap;
+	void *dctx = c->walk.dctx;
 	memset(c, 0, sizeof(*c));
+	c->walk.dctx = dctx;
 	c->chunk = chunk;
 	c->chunk_cap = chunk_cap;
 	c->walk.buf = walk;
@@ -406,6 +408,8 @@ void tw_dat_cursor_fini(tw_dat_cursor *c)
 		tw_free(c->f->mem, c->chunk);
 		tw_free(c->f->mem, c->walk.buf);
 	}
+	tw_dat_decompress_fini(c->walk.dctx);
+	c->walk.dctx = NULL;
 	c->chunk = c->walk.buf = NULL;
 	c->chunk_cap = c->walk.cap = 0;
 }

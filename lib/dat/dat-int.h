@@ -165,9 +165,12 @@ const char *tw_dat_sym_lookup(const tw_dat_file *f, uint64_t addr,
 int tw_dat_strings_parse(tw_dat_file *f, const char *text, size_t len);
 const char *tw_dat_printk_string(const tw_dat_file *f, uint64_t addr);
 
-/* Decompress one block with the file's algorithm; 0 or -1 on failure. */
-int tw_dat_decompress(const tw_dat_file *f, const void *src, size_t n,
-		      void *dst, size_t out);
+/* Decompress one block with the file's algorithm; 0 or -1 on failure.
+ * dctx (may be NULL) keeps a zstd context between calls: free it with
+ * tw_dat_decompress_fini(). */
+int tw_dat_decompress(const tw_dat_file *f, void **dctx, const void *src,
+		      size_t n, void *dst, size_t out);
+void tw_dat_decompress_fini(void *dctx);
 
 /*
  * The walk over one CPU's compressed chunks (count4, then csize4 usize4
@@ -182,6 +185,7 @@ typedef struct tw_dat_chunker {
 	size_t cap;
 	size_t len;  /* decoded: bytes in buf */
 	uint64_t at; /* decoded: file offset of the chunk */
+	void *dctx;  /* the decompressor's context, kept */
 	uint64_t damaged;
 	uint64_t damage_off;
 	const char *damage_why;
@@ -267,6 +271,18 @@ void tw_dat_cursor_fini(tw_dat_cursor *c);
  * that thread; the records and texts it hands out stay valid until the
  * next call to tw_dat_ahead_next().
  */
+#define TW_DAT_NO_TEXT UINT32_MAX
+
+typedef struct tw_dat_ahead_rec {
+	int64_t ts;
+	uint64_t lost;
+	uint32_t buffer;
+	int32_t cpu;
+	uint32_t data_off, data_len;
+	uint32_t text_off, text_len; /* TW_DAT_NO_TEXT: not rendered */
+	uint32_t pre_off;	     /* TW_DAT_NO_TEXT: not decoded */
+} tw_dat_ahead_rec;
+
 typedef struct tw_dat_pulled {
 	int64_t ts;
 	uint64_t lost; /* events the kernel lost on its CPU before it */
@@ -279,35 +295,27 @@ typedef struct tw_dat_pulled {
 typedef struct tw_dat_ahead_src {
 	/* The next record of the merge: 1, or 0 at the end. */
 	int (*pull)(void *ctx, tw_dat_pulled *out);
-	/* Append the record's text to out where it is wanted: 1 done, 0
-	 * not wanted (nothing appended), -1 out of memory. */
-	int (*render)(void *ctx, const unsigned char *data, uint32_t len,
-		      tw_buf *out);
+	/* What the consumer will want of the record, made now and kept in
+	 * the batch's arena (after the record's copy): its text (setting
+	 * rec->text_off, text_len) and its fields decoded (rec->pre_off).
+	 * Return: 0, or -1 out of memory. */
+	int (*prepare)(void *ctx, const unsigned char *data, uint32_t len,
+		       tw_buf *arena, tw_dat_ahead_rec *rec);
 	/* Bytes of the file read so far, for progress. */
 	uint64_t (*done)(void *ctx);
 	void *ctx;
 } tw_dat_ahead_src;
-
-#define TW_DAT_NO_TEXT UINT32_MAX
-
-typedef struct tw_dat_ahead_rec {
-	int64_t ts;
-	uint64_t lost;
-	uint32_t buffer;
-	int32_t cpu;
-	uint32_t data_off, data_len;
-	uint32_t text_off, text_len; /* TW_DAT_NO_TEXT: not rendered */
-} tw_dat_ahead_rec;
 
 typedef struct tw_dat_ahead tw_dat_ahead;
 
 /* Start the thread; NULL when there is no memory or thread for it. */
 tw_dat_ahead *tw_dat_ahead_start(const tw_mem *mem,
 				 const tw_dat_ahead_src *src);
-/* The next record: 1 with *rec, *data and *text (NULL: none) set; 0 at
- * the end; -1 when memory ran out on the way. */
+/* The next record: 1 with *rec, *data, *text and *pre (NULL: none) set;
+ * 0 at the end; -1 when memory ran out on the way. */
 int tw_dat_ahead_next(tw_dat_ahead *a, tw_dat_ahead_rec *rec,
-		      const unsigned char **data, const char **text);
+		      const unsigned char **data, const char **text,
+		      const unsigned char **pre);
 /* Progress as of the batch being read. */
 uint64_t tw_dat_ahead_done(const tw_dat_ahead *a);
 /* Stop the thread and free everything. */

@@ -45,6 +45,9 @@ typedef struct dat_type {
 	 * ahead renders it (set once, read by the ahead thread). */
 	int want_text;
 	uint64_t asked;
+	/* ... and its fields, all of them (want_fields likewise) */
+	int want_fields;
+	uint64_t asked_fields;
 } dat_type;
 
 struct comm_slot {
@@ -105,6 +108,9 @@ typedef struct dat_reader {
 	int ahead_tried;
 	tw_pf_resolve ahead_resolve;
 	struct sym_cache *ahead_syms;
+	struct ahead_scratch *ahead_dec;
+	/* the delivered event's fields, decoded ahead (NULL: not) */
+	const unsigned char *cur_pre;
 	int strict;
 } dat_reader;
 
@@ -403,9 +409,10 @@ static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 	if (r->ahead) {
 		for (;;) {
 			tw_dat_ahead_rec a;
-			const unsigned char *data;
+			const unsigned char *data, *pre;
 			const char *text;
-			int rc = tw_dat_ahead_next(r->ahead, &a, &data, &text);
+			int rc = tw_dat_ahead_next(r->ahead, &a, &data, &text,
+						   &pre);
 			if (rc < 0)
 				return tw_error_at(err, TRAWL_ENOMEM, 0,
 						   t->name, 0, 0, 0,
@@ -418,6 +425,7 @@ static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 				     a.data_len) == 0) {
 				rec->text = text;
 				rec->text_len = text ? a.text_len : 0;
+				r->cur_pre = pre;
 				break;
 			}
 			if ((rc = short_record(t, r, a.data_len, a.cpu, err)))
@@ -459,6 +467,7 @@ static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 
 static int reparse(trawl_trace *t, const char *raw, size_t len, tw_rec *rec)
 {
+	rd(t)->cur_pre = NULL;
 	struct kept_header h;
 	if (len < sizeof(h))
 		return -1;
@@ -798,12 +807,144 @@ static size_t int_text(char *b, int64_t v, int uns, int hex)
 	return k;
 }
 
+/* Where decode_fields() left a value's text and a label: offsets into
+ * the buffers, which may move while they grow. */
+#define AT_NONE SIZE_MAX
+
+struct decoded {
+	tw_kv *fields;
+	tw_pf_value *tv;
+	tw_buf *fz, *ez, *lz;	   /* texts, array elements, labels */
+	size_t at[TW_MAX_FIELDS];  /* the text in fz; AT_NONE: val points */
+	size_t lab[TW_MAX_FIELDS]; /* the label in lz; AT_NONE: none */
+};
+
 /*
  * Every field of the record, typed, straight from its bytes: integers,
- * strings (pointing into the record), arrays (elements in ev->elems_z);
- * the text of each (ev->fields_z) as `trace-cmd report -R` writes it,
- * and the labels of the symbolic ones as the print format shows them.
+ * strings (pointing into the record, or to a string the kernel keeps),
+ * arrays (elements in ez); the text of each (fz) as `trace-cmd report
+ * -R` writes it, and the labels of the symbolic ones as the print format
+ * shows them (lz). Runs on the merge-ahead thread too: it touches only d.
+ * Return: how many fields.
  */
+static int decode_fields(const tw_mem *mem, const tw_pfmt *pf, int is_print,
+			 const tw_pf_resolve *rs, const unsigned char *data,
+			 uint32_t data_len, struct decoded *d)
+{
+	d->fz->len = d->ez->len = d->lz->len = 0;
+	size_t n = tw_pfmt_nfields(pf);
+	if (n > TW_MAX_FIELDS)
+		n = TW_MAX_FIELDS;
+	int k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const tw_pf_field *f = tw_pfmt_field(pf, i);
+		const unsigned char *bytes;
+		size_t nb;
+		if (tw_pfmt_field_bytes(pf, i, data, data_len, &bytes, &nb))
+			continue; /* a damaged record: leave it out */
+		tw_pf_value v = {0};
+		v.uns = !(f->flags & TW_PFF_SIGNED);
+		v.ptr = (f->flags & TW_PFF_POINTER) != 0;
+		v.exact = 1;
+		char num[24];
+		size_t nl = 0;
+		const char *txt = NULL;
+		d->at[k] = AT_NONE;
+		if (f->flags & TW_PFF_STRING) {
+			const unsigned char *z = memchr(bytes, '\0', nb);
+			v.type = TW_PFV_STR;
+			v.s = (const char *)bytes;
+			v.slen = (uint32_t)(z ? (size_t)(z - bytes) : nb);
+			/* a print's text ends its line: the newline a marker
+			 * write may carry is not in the kernel's text */
+			while (is_print && v.slen && v.s[v.slen - 1] == '\n')
+				v.slen--;
+		} else if (f->flags & (TW_PFF_ARRAY | TW_PFF_DYNAMIC)) {
+			size_t ne = tw_pfmt_field_elems(pf, i, data, data_len);
+			v.type = TW_PFV_ARRAY;
+			v.elem0 = (uint32_t)(d->ez->len / sizeof(int64_t));
+			size_t start = d->fz->len;
+			int fail = 0;
+			fail |= tw_buf_append(mem, d->fz, "{", 1);
+			for (size_t j = 0; j < ne && j < UINT16_MAX; j++) {
+				int64_t e = 0;
+				tw_pfmt_field_elem(pf, i, data, data_len, j,
+						   &e);
+				fail |= tw_buf_append(mem, d->ez, &e,
+						      sizeof(e));
+				char eb[24];
+				size_t el = int_text(eb, e, v.uns, 1);
+				if (j)
+					fail |= tw_buf_append(mem, d->fz, ",",
+							      1);
+				fail |= tw_buf_append(mem, d->fz, eb, el);
+				v.nelem++;
+			}
+			fail |= tw_buf_append(mem, d->fz, "}", 1);
+			if (fail)
+				break;
+			d->at[k] = start;
+			v.slen = (uint32_t)(d->fz->len - start);
+		} else if (tw_pfmt_field_int(pf, i, data, data_len, &v.i) ==
+				   0 &&
+			   (f->flags & TW_PFF_CHARPTR) &&
+			   (txt = rs->string(rs->ctx, (uint64_t)v.i)) != NULL) {
+			/* a string the kernel keeps: the text, not where */
+			v.type = TW_PFV_STR;
+			v.s = txt;
+			v.slen = (uint32_t)strlen(txt);
+			txt = NULL;
+		} else if (tw_pfmt_field_int(pf, i, data, data_len, &v.i) ==
+			   0) {
+			v.type = TW_PFV_INT;
+			nl = int_text(num, v.i, v.uns,
+				      v.ptr || (f->flags & TW_PFF_LONG));
+			txt = num;
+		} else {
+			continue; /* an integer of an odd size */
+		}
+		if (txt) {
+			d->at[k] = d->fz->len;
+			if (tw_buf_append(mem, d->fz, txt, nl))
+				break;
+			v.slen = (uint32_t)nl;
+		}
+		/* the label, where the print format shows one */
+		d->lab[k] = AT_NONE;
+		if (v.type == TW_PFV_INT) {
+			size_t l0 = d->lz->len;
+			int has =
+				tw_pfmt_label(pf, i, data, data_len, rs, d->lz);
+			if (has < 0)
+				break;
+			if (has) {
+				d->lab[k] = l0;
+				v.label_len = (uint32_t)(d->lz->len - l0);
+			}
+		}
+		d->fields[k] = (tw_kv){f->name, v.s, f->name_len, v.slen};
+		d->tv[k] = v;
+		k++;
+	}
+	return k;
+}
+
+/* The buffers may have moved while growing: point into them now. */
+static void point_fields(struct decoded *d, int k)
+{
+	for (int i = 0; i < k; i++) {
+		if (d->at[i] != AT_NONE)
+			d->fields[i].val = d->tv[i].s = d->fz->data + d->at[i];
+		if (d->lab[i] != AT_NONE)
+			d->tv[i].label = d->lz->data + d->lab[i];
+	}
+}
+
+static int adopt_decoded(trawl_event *ev, const unsigned char *pre);
+static void want_fields(dat_reader *r, const trawl_event *ev);
+
+/* The fields of ev, decoded here or, for the event just delivered, taken
+ * from the merge ahead, which decoded them already. */
 static void decode(const trawl_trace *t, trawl_event *ev, const char *key,
 		   size_t klen)
 {
@@ -816,131 +957,31 @@ static void decode(const trawl_trace *t, trawl_event *ev, const char *key,
 	ev->fields_z.len = 0;
 	ev->elems_z.len = 0;
 	ev->label_z.len = 0;
+	if (r->cur_pre && ev == &t->ev && adopt_decoded(ev, r->cur_pre) == 0)
+		return;
 	const tw_pfmt *pf = program(r, ev);
 	if (!pf)
 		return;
-	size_t n = tw_pfmt_nfields(pf);
-	if (n > TW_MAX_FIELDS)
-		n = TW_MAX_FIELDS;
-	/* offsets while the buffers grow; pointers at the end */
-	size_t at[TW_MAX_FIELDS], lab[TW_MAX_FIELDS];
-	int text_in_z[TW_MAX_FIELDS];
-	int k = 0;
-	for (size_t i = 0; i < n; i++) {
-		const tw_pf_field *f = tw_pfmt_field(pf, i);
-		const unsigned char *bytes;
-		size_t nb;
-		if (tw_pfmt_field_bytes(pf, i, ev->data, ev->data_len, &bytes,
-					&nb))
-			continue; /* a damaged record: leave it out */
-		tw_pf_value v = {0};
-		v.uns = !(f->flags & TW_PFF_SIGNED);
-		v.ptr = (f->flags & TW_PFF_POINTER) != 0;
-		v.exact = 1;
-		char num[24];
-		size_t nl = 0;
-		const char *txt = NULL;
-		if (f->flags & TW_PFF_STRING) {
-			const unsigned char *z = memchr(bytes, '\0', nb);
-			v.type = TW_PFV_STR;
-			v.s = (const char *)bytes;
-			v.slen = (uint32_t)(z ? (size_t)(z - bytes) : nb);
-			/* a print's text ends its line: the newline a marker
-			 * write may carry is not in the kernel's text */
-			while (ev->type->kind == TW_KIND_PRINT && v.slen &&
-			       v.s[v.slen - 1] == '\n')
-				v.slen--;
-		} else if (f->flags & (TW_PFF_ARRAY | TW_PFF_DYNAMIC)) {
-			size_t ne = tw_pfmt_field_elems(pf, i, ev->data,
-							ev->data_len);
-			v.type = TW_PFV_ARRAY;
-			v.elem0 = (uint32_t)(ev->elems_z.len / sizeof(int64_t));
-			size_t start = ev->fields_z.len;
-			int fail = 0;
-			fail |= tw_buf_append(&t->mem, &ev->fields_z, "{", 1);
-			for (size_t j = 0; j < ne && j < UINT16_MAX; j++) {
-				int64_t e = 0;
-				tw_pfmt_field_elem(pf, i, ev->data,
-						   ev->data_len, j, &e);
-				fail |= tw_buf_append(&t->mem, &ev->elems_z, &e,
-						      sizeof(e));
-				char eb[24];
-				size_t el = int_text(eb, e, v.uns, 1);
-				if (j)
-					fail |= tw_buf_append(
-						&t->mem, &ev->fields_z, ",", 1);
-				fail |= tw_buf_append(&t->mem, &ev->fields_z,
-						      eb, el);
-				v.nelem++;
-			}
-			fail |= tw_buf_append(&t->mem, &ev->fields_z, "}", 1);
-			if (fail)
-				break;
-			at[k] = start;
-			v.slen = (uint32_t)(ev->fields_z.len - start);
-			text_in_z[k] = 1;
-		} else if (tw_pfmt_field_int(pf, i, ev->data, ev->data_len,
-					     &v.i) == 0 &&
-			   (f->flags & TW_PFF_CHARPTR) &&
-			   (txt = kernel_string(&r->syms, (uint64_t)v.i)) != NULL) {
-			/* a string the kernel keeps: the text, not where */
-			v.type = TW_PFV_STR;
-			v.s = txt;
-			v.slen = (uint32_t)strlen(txt);
-			txt = NULL;
-		} else if (tw_pfmt_field_int(pf, i, ev->data, ev->data_len,
-					     &v.i) == 0) {
-			v.type = TW_PFV_INT;
-			nl = int_text(num, v.i, v.uns,
-				      v.ptr || (f->flags & TW_PFF_LONG));
-			txt = num;
-		} else {
-			continue; /* an integer of an odd size */
-		}
-		if (txt) {
-			at[k] = ev->fields_z.len;
-			if (tw_buf_append(&t->mem, &ev->fields_z, txt, nl))
-				break;
-			v.slen = (uint32_t)nl;
-			text_in_z[k] = 1;
-		} else if (v.type == TW_PFV_STR) {
-			text_in_z[k] = 0;
-		}
-		/* the label, where the print format shows one */
-		lab[k] = SIZE_MAX;
-		if (v.type == TW_PFV_INT) {
-			size_t l0 = ev->label_z.len;
-			int has = tw_pfmt_label(pf, i, ev->data, ev->data_len,
-						&r->resolve, &ev->label_z);
-			if (has < 0)
-				break;
-			if (has) {
-				lab[k] = l0;
-				v.label_len = (uint32_t)(ev->label_z.len - l0);
-			}
-		}
-		ev->fields[k] = (tw_kv){f->name, v.s, f->name_len, v.slen};
-		ev->tv[k] = v;
-		k++;
-	}
-	/* the buffers may have moved while growing: point now */
-	for (int i = 0; i < k; i++) {
-		if (text_in_z[i]) {
-			ev->fields[i].val = ev->fields_z.data + at[i];
-			ev->tv[i].s = ev->fields[i].val;
-		}
-		if (lab[i] != SIZE_MAX)
-			ev->tv[i].label = ev->label_z.data + lab[i];
-	}
+	int is_print = ev->type->kind == TW_KIND_PRINT;
+	struct decoded d;
+	d.fields = ev->fields, d.tv = ev->tv;
+	d.fz = &ev->fields_z, d.ez = &ev->elems_z, d.lz = &ev->label_z;
+	int k = decode_fields(&t->mem, pf, is_print, &r->resolve, ev->data,
+			      ev->data_len, &d);
+	point_fields(&d, k);
 	ev->nfields = k;
 	ev->typed = 1;
 	/* print events: the systrace marker in buf, as text traces have it */
 	const char *buf;
 	size_t bn;
-	if (ev->type->kind == TW_KIND_PRINT && !print_buf(ev, &buf, &bn)) {
-		tw_marker_fields(ev, buf, bn);
-		for (int i = k; i < ev->nfields; i++)
-			tw_typed_text(ev, i);
+	if (is_print) {
+		if (!print_buf(ev, &buf, &bn)) {
+			tw_marker_fields(ev, buf, bn);
+			for (int i = k; i < ev->nfields; i++)
+				tw_typed_text(ev, i);
+		}
+	} else if (ev == &t->ev) {
+		want_fields(r, ev);
 	}
 }
 
@@ -1025,6 +1066,18 @@ static void want_text(dat_reader *r, const trawl_event *ev)
 	__atomic_store_n(&dt->want_text, 1, __ATOMIC_RELEASE);
 }
 
+/* Likewise for all of its fields (decode). */
+static void want_fields(dat_reader *r, const trawl_event *ev)
+{
+	dat_type *dt = (dat_type *)ev->type->bin;
+	if (!r->ahead || dt->want_fields || !dt->pf)
+		return;
+	if (++dt->asked_fields < 64 || dt->asked_fields * 2 < ev->type->events)
+		return;
+	tw_dat_load_kallsyms(&r->f);
+	__atomic_store_n(&dt->want_fields, 1, __ATOMIC_RELEASE);
+}
+
 static int payload(const trawl_event *ev)
 {
 	dat_reader *r = rd(ev->t);
@@ -1096,10 +1149,107 @@ static int ahead_pull(void *ctx, tw_dat_pulled *out)
 	return 1;
 }
 
-/* On the ahead thread: only types whose text is wanted, whose program
- * was compiled before (the flag is set after) and needs no libtraceevent. */
-static int ahead_render(void *ctx, const unsigned char *data, uint32_t len,
-			tw_buf *out)
+/* The worker's scratch for decoding. */
+struct ahead_scratch {
+	tw_kv fields[TW_MAX_FIELDS];
+	tw_pf_value tv[TW_MAX_FIELDS];
+	tw_buf fz, ez, lz;
+	struct decoded d;
+};
+
+/* A record's fields decoded ahead, as its batch keeps them: the head,
+ * the fields, then the texts, the labels and the array elements. */
+struct pre_head {
+	uint32_t n, fz, lz, ez;
+};
+
+enum { W_PTR, W_DATA, W_FZ }; /* where a value's text is */
+
+struct pre_field {
+	tw_kv kv;
+	tw_pf_value tv;
+	uint32_t where, off, lab;
+};
+
+/* Decode on the ahead thread and keep it in the arena. Pointers become
+ * offsets: the arena may move while it grows, and the record is read
+ * back from its copy there. */
+static int keep_decoded(dat_reader *r, const tw_pfmt *pf,
+			const unsigned char *data, uint32_t len, tw_buf *arena,
+			tw_dat_ahead_rec *rec)
+{
+	const tw_mem *mem = r->f.mem;
+	struct ahead_scratch *w = r->ahead_dec;
+	struct decoded *d = &w->d;
+	int k = decode_fields(mem, pf, 0, &r->ahead_resolve, data, len, d);
+	static const char zeros[8];
+	if (tw_buf_put(mem, arena, zeros, (8 - arena->len % 8) % 8))
+		return -1;
+	size_t at = arena->len;
+	struct pre_head h = {(uint32_t)k, (uint32_t)w->fz.len,
+			     (uint32_t)w->lz.len, (uint32_t)w->ez.len};
+	size_t need = sizeof(h) + (size_t)k * sizeof(struct pre_field) + h.fz +
+		      h.lz + h.ez;
+	if (tw_buf_reserve(mem, arena, at + need + 1))
+		return -1;
+	unsigned char *o = (unsigned char *)arena->data + at;
+	memcpy(o, &h, sizeof(h));
+	o += sizeof(h);
+	for (int i = 0; i < k; i++) {
+		struct pre_field f = {d->fields[i], d->tv[i], W_PTR, 0,
+				      UINT32_MAX};
+		const unsigned char *v = (const unsigned char *)f.kv.val;
+		if (d->at[i] != AT_NONE)
+			f.where = W_FZ, f.off = (uint32_t)d->at[i];
+		else if (v >= data && v <= data + len)
+			f.where = W_DATA, f.off = (uint32_t)(v - data);
+		if (d->lab[i] != AT_NONE)
+			f.lab = (uint32_t)d->lab[i];
+		memcpy(o, &f, sizeof(f));
+		o += sizeof(f);
+	}
+	memcpy(o, w->fz.data, h.fz);
+	memcpy(o + h.fz, w->lz.data, h.lz);
+	memcpy(o + h.fz + h.lz, w->ez.data, h.ez);
+	arena->len = at + need;
+	rec->pre_off = (uint32_t)at;
+	return 0;
+}
+
+/* The fields decoded ahead, for the event delivered now. Return: 0, or
+ * -1 (decode here instead). */
+static int adopt_decoded(trawl_event *ev, const unsigned char *pre)
+{
+	struct pre_head h;
+	memcpy(&h, pre, sizeof(h));
+	const unsigned char *pf = pre + sizeof(h);
+	const char *fz = (const char *)pf + h.n * sizeof(struct pre_field);
+	const char *lz = fz + h.fz;
+	if (h.ez && tw_buf_append(&ev->t->mem, &ev->elems_z, lz + h.lz, h.ez))
+		return -1;
+	for (uint32_t i = 0; i < h.n; i++) {
+		struct pre_field f;
+		memcpy(&f, pf + i * sizeof(f), sizeof(f));
+		const char *val = f.where == W_FZ ? fz + f.off
+				  : f.where == W_DATA
+					  ? (const char *)ev->data + f.off
+					  : f.kv.val;
+		ev->fields[i] = f.kv;
+		ev->fields[i].val = val;
+		ev->tv[i] = f.tv;
+		ev->tv[i].s = val;
+		ev->tv[i].label = f.lab != UINT32_MAX ? lz + f.lab : NULL;
+	}
+	ev->nfields = (int)h.n;
+	ev->typed = 1;
+	return 0;
+}
+
+/* On the ahead thread: only types the consumer reads that way, whose
+ * program was compiled before (the flags are set after) and needs no
+ * libtraceevent. */
+static int ahead_prepare(void *ctx, const unsigned char *data, uint32_t len,
+			 tw_buf *arena, tw_dat_ahead_rec *rec)
 {
 	dat_reader *r = ctx;
 	if (len < (uint32_t)(r->type_off + r->type_size))
@@ -1111,18 +1261,23 @@ static int ahead_render(void *ctx, const unsigned char *data, uint32_t len,
 	if (id >= r->ntypes)
 		return 0;
 	dat_type *dt = &r->types[id];
-	if (!__atomic_load_n(&dt->want_text, __ATOMIC_ACQUIRE))
-		return 0;
+	int text = __atomic_load_n(&dt->want_text, __ATOMIC_ACQUIRE);
+	int fields = __atomic_load_n(&dt->want_fields, __ATOMIC_ACQUIRE);
 	const tw_pfmt *pf = dt->pf;
-	if (!tw_pfmt_fits(pf, data, len))
-		return 0;
-	size_t t0 = out->len;
-	if (tw_pfmt_render(pf, data, len, &r->ahead_resolve, out))
+	if (fields && keep_decoded(r, pf, data, len, arena, rec))
 		return -1;
-	while (out->len > t0 && (out->data[out->len - 1] == '\n' ||
-				 out->data[out->len - 1] == ' '))
-		out->len--;
-	return 1;
+	if (!text || !tw_pfmt_fits(pf, data, len))
+		return 0;
+	size_t t0 = arena->len;
+	if (tw_pfmt_render(pf, data, len, &r->ahead_resolve, arena))
+		return -1;
+	size_t t1 = arena->len;
+	while (t1 > t0 &&
+	       (arena->data[t1 - 1] == '\n' || arena->data[t1 - 1] == ' '))
+		t1--;
+	rec->text_off = (uint32_t)t0;
+	rec->text_len = (uint32_t)(t1 - t0);
+	return 0;
 }
 
 static uint64_t cursors_done(const dat_reader *r);
@@ -1148,7 +1303,16 @@ static int ahead_start(trawl_trace *t, dat_reader *r)
 	r->ahead_syms->r = r;
 	r->ahead_resolve =
 		(tw_pf_resolve){symbol, kernel_string, r->ahead_syms};
-	tw_dat_ahead_src src = {ahead_pull, ahead_render, ahead_done, r};
+	r->ahead_dec = tw_calloc(&t->mem, 1, sizeof(*r->ahead_dec));
+	if (!r->ahead_dec)
+		return 0;
+	struct ahead_scratch *w = r->ahead_dec;
+	w->d = (struct decoded){.fields = w->fields,
+				.tv = w->tv,
+				.fz = &w->fz,
+				.ez = &w->ez,
+				.lz = &w->lz};
+	tw_dat_ahead_src src = {ahead_pull, ahead_prepare, ahead_done, r};
 	r->ahead = tw_dat_ahead_start(&t->mem, &src);
 	return 0;
 }
@@ -1159,8 +1323,19 @@ static void ahead_stop(dat_reader *r)
 	r->ahead = NULL;
 	tw_free(r->f.mem, r->ahead_syms);
 	r->ahead_syms = NULL;
-	for (size_t i = 0; r->types && i < r->ntypes; i++)
-		r->types[i].want_text = 0, r->types[i].asked = 0;
+	if (r->ahead_dec) {
+		tw_buf_fini(r->f.mem, &r->ahead_dec->fz);
+		tw_buf_fini(r->f.mem, &r->ahead_dec->ez);
+		tw_buf_fini(r->f.mem, &r->ahead_dec->lz);
+		tw_free(r->f.mem, r->ahead_dec);
+		r->ahead_dec = NULL;
+	}
+	r->cur_pre = NULL;
+	for (size_t i = 0; r->types && i < r->ntypes; i++) {
+		dat_type *dt = &r->types[i];
+		dt->want_text = dt->want_fields = 0;
+		dt->asked = dt->asked_fields = 0;
+	}
 }
 
 static int fields_source(trawl_trace *t, tw_type *ty)
