@@ -40,7 +40,10 @@ def opening(src):
 
 def main():
     template, version, example, out = sys.argv[1:5]
-    headers = sys.argv[5:]
+    # opening and running first, then the event and its fields, then the rest
+    first = ["trace.h", "event.h", "field.h"]
+    headers = sorted(sys.argv[5:], key=lambda h: first.index(os.path.basename(h))
+                     if os.path.basename(h) in first else len(first))
     epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "0")) or None
     when = (datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc)
             if epoch else datetime.datetime.now(datetime.timezone.utc))
