@@ -14,7 +14,7 @@
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 BUILD_DIR [fuzz-text|fuzz-line|fuzz-compressed|fuzz-dat|fuzz-analyses|fuzz-formats|fuzz-pfmt ...]" >&2
+	echo "usage: $0 BUILD_DIR [fuzz-text|fuzz-line|fuzz-compressed|fuzz-dat|fuzz-analyses|fuzz-formats|fuzz-pfmt|fuzz-script ...]" >&2
 	exit 2
 }
 [ $# -ge 1 ] || usage
@@ -33,9 +33,10 @@ declare -A max_len=(
 	[fuzz-analyses]=65536
 	[fuzz-formats]=32768
 	[fuzz-pfmt]=16384
+	[fuzz-script]=4096
 )
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz-text fuzz-line fuzz-compressed fuzz-dat fuzz-analyses fuzz-formats fuzz-pfmt)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz-text fuzz-line fuzz-compressed fuzz-dat fuzz-analyses fuzz-formats fuzz-pfmt fuzz-script)
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/trawl-fuzz.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT

@@ -294,7 +294,7 @@ static void expr(tw_compiler *c, tw_node *n)
 		n->type = TY_STR;
 		return;
 	case N_CTX:
-		if (!pr->has_event && n->op != CX_TS)
+		if (!pr->has_event && n->op != CX_TS && n->op != CX_USECS)
 			ERR(c, n, TRAWL_EPARSE,
 			    "'%s' is only known in event probes", n->name);
 		n->type = (n->op == CX_COMM || n->op == CX_EVENT) ? TY_STR

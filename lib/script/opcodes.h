@@ -21,7 +21,7 @@
 	X(PUSHI, "push the integer A")                                         \
 	X(PUSHK, "push the integer constant ints[A]")                          \
 	X(PUSHS, "push the string constant strs[A]")                           \
-	X(CTX, "push context value A (ts cpu pid tid tgid comm event)")        \
+	X(CTX, "push context value A (ts usecs cpu pid tid tgid comm event)")  \
 	X(FIELDI, "push field A of the event as an integer (0 if absent)")     \
 	X(FIELDS, "push field A of the event as a string (\"\" if absent)")    \
 	X(LDV, "push $var A")                                                  \

@@ -66,6 +66,14 @@ static int is_ident(const tw_token *t, const char *s)
 	       memcmp(t->text, s, t->len) == 0;
 }
 
+static char *dup(tw_compiler *c, const char *s, size_t n)
+{
+	char *p = tw_arena_strndup(&c->arena, s, n);
+	if (!p)
+		tw_sc_oom(c);
+	return p;
+}
+
 static tw_node *node(tw_compiler *c, int kind, const tw_token *at)
 {
 	tw_node *n = tw_sc_alloc(c, sizeof(*n));
@@ -106,7 +114,7 @@ static void call_args(tw_compiler *c, tw_node *n)
 static tw_node *mapref(tw_compiler *c)
 {
 	tw_node *n = node(c, N_MAPGET, &c->tok);
-	n->name = tw_arena_strndup(&c->arena, c->tok.text, c->tok.len);
+	n->name = dup(c, c->tok.text, c->tok.len);
 	n->len = c->tok.len;
 	next(c);
 	if (c->tok.kind == TK_LBRACKET) {
@@ -133,7 +141,7 @@ static const struct {
 	const char *name;
 	int id;
 } ctx_names[] = {
-	{"ts", CX_TS},	   {"nsecs", CX_TS},	 {"cpu", CX_CPU},
+	{"ts", CX_TS},	   {"nsecs", CX_TS},	 {"usecs", CX_USECS},	 {"cpu", CX_CPU},
 	{"pid", CX_PID},   {"tid", CX_TID},	 {"tgid", CX_TGID},
 	{"comm", CX_COMM}, {"event", CX_EVENT},	 {"probe", CX_EVENT},
 };
@@ -186,7 +194,7 @@ static tw_node *primary(tw_compiler *c)
 		return n;
 	case TK_VAR:
 		n = node(c, N_VAR, &t);
-		n->name = tw_arena_strndup(&c->arena, t.text, t.len);
+		n->name = dup(c, t.text, t.len);
 		n->len = t.len;
 		next(c);
 		return n;
@@ -212,7 +220,7 @@ static tw_node *primary(tw_compiler *c)
 		if (c->tok.kind != TK_IDENT)
 			expected(c, "a field name after args.");
 		n = node(c, N_FIELD, &c->tok);
-		n->name = tw_arena_strndup(&c->arena, c->tok.text, c->tok.len);
+		n->name = dup(c, c->tok.text, c->tok.len);
 		n->len = c->tok.len;
 		next(c);
 		return n;
@@ -242,7 +250,7 @@ static tw_node *primary(tw_compiler *c)
 			    "(@m[key] = %.*s(...))",
 			    (int)t.len, t.text, (int)t.len, t.text);
 	tw_sc_error(c, TRAWL_EPARSE, t.line, t.col,
-		    "unknown name '%.*s' (context: ts cpu pid tid tgid comm "
+		    "unknown name '%.*s' (context: ts usecs cpu pid tid tgid comm "
 		    "event; fields: args.NAME; variables: $name)",
 		    (int)(t.len > 64 ? 64 : t.len), t.text);
 }
@@ -540,6 +548,8 @@ static int64_t interval_of(tw_compiler *c, const tw_token *t, const char *p,
 static void spec(tw_compiler *c, tw_probe_spec *s)
 {
 	tw_lex_next(c, &c->tok, 1);
+	if (c->tok.kind == TK_EOF)
+		expected(c, "a probe (sys:event, BEGIN, END, interval:1s)");
 	tw_token t = c->tok;
 	const char *p = t.text;
 	size_t n = t.len;
@@ -562,12 +572,12 @@ static void spec(tw_compiler *c, tw_probe_spec *s)
 			p += 2, n -= 2;
 		const char *colon = memchr(p, ':', n);
 		if (colon) {
-			s->system = tw_arena_strndup(&c->arena, p,
+			s->system = dup(c, p,
 						     (size_t)(colon - p));
-			s->name = tw_arena_strndup(&c->arena, colon + 1,
+			s->name = dup(c, colon + 1,
 						   n - (size_t)(colon - p) - 1);
 		} else {
-			s->name = tw_arena_strndup(&c->arena, p, n);
+			s->name = dup(c, p, n);
 		}
 		if (!*s->name || (s->system && !*s->system) ||
 		    strchr(s->name, ':'))

@@ -133,7 +133,7 @@ const char *tw_tok_name(int kind);
  * node         meaning                                 KERNEL
  * N_INT        integer literal                         yes
  * N_STR        string literal                          yes (eBPF: map key/printf only)
- * N_CTX        ts cpu pid tid tgid comm event          yes
+ * N_CTX        ts usecs cpu pid tid tgid comm event    yes
  * N_FIELD      args.FIELD                              yes
  * N_VAR        $var                                    yes (eBPF stack)
  * N_MAPGET     @m[k...]                                yes (eBPF map lookup)
@@ -187,7 +187,16 @@ enum tw_node_kind {
 
 enum tw_type_id { TY_VOID = 0, TY_INT, TY_STR };
 
-enum tw_ctx_id { CX_TS, CX_CPU, CX_PID, CX_TID, CX_TGID, CX_COMM, CX_EVENT };
+enum tw_ctx_id {
+	CX_TS,
+	CX_USECS, /* (ts + 500) / 1000: the kernel's text rounds so */
+	CX_CPU,
+	CX_PID,
+	CX_TID,
+	CX_TGID,
+	CX_COMM,
+	CX_EVENT
+};
 
 enum tw_call_id { CALL_STRLEN, CALL_STRNCMP, CALL_STRCONTAINS };
 

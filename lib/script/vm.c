@@ -167,6 +167,10 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 			case CX_TS:
 				v->i = ev ? trawl_event_time(ev) : now;
 				break;
+			case CX_USECS:
+				v->i = ((ev ? trawl_event_time(ev) : now) + 500) /
+				       1000;
+				break;
 			case CX_CPU:
 				v->i = trawl_event_cpu(ev);
 				break;
