@@ -204,6 +204,72 @@ for f in ('pair-broad.dat', 'pair-broad.txt', 'tc.dat',
         got[k] = (n[k], mx[k], tot[k])
     check(f'irq count, max, total against trawl irq, {f}', got, want)
 
+# ---- 5. examples/*.tw: the same output on a recording's text and
+# trace.dat; wakeup latency and slices as the analyses compute them ----
+import glob
+import os
+EX = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                  'examples')
+
+
+def run_file(script, path, *extra):
+    r = subprocess.run([TRAWL, 'run', script, path, *extra],
+                       capture_output=True, text=True)
+    if r.returncode != 0 or r.stderr:
+        raise SystemExit(f'trawl run {script} {path} failed: {r.stderr}')
+    return r.stdout
+
+
+examples = sorted(glob.glob(os.path.join(EX, '*.tw')))
+if len(examples) < 7:
+    failures += 1
+    print(f'FAIL only {len(examples)} examples in {EX}')
+for ex in examples:
+    name = os.path.basename(ex)
+    # latency_ns is in nanoseconds, which the text does not have
+    a = [l for l in run_file(ex, txt).splitlines() if 'latency_ns' not in l]
+    b = [l for l in run_file(ex, dat).splitlines() if 'latency_ns' not in l]
+    if a != b or len(a) < 3:
+        failures += 1
+        print(f'FAIL {name}: text and trace.dat differ ({len(a)} lines)')
+    else:
+        print(f'ok   {name}: same on text and trace.dat ({len(a)} lines)')
+
+for f in ('pair-broad.dat', 'pair-broad.txt', 'tc.dat', 'tc-v6.dat',
+          'same-recording.dat', 'same-recording.txt', 'ftrace-irqinfo.txt',
+          'ftrace-noirqinfo.txt', 'trace-pipe.txt'):
+    path = f'{FIX}/{f}'
+    j = json.loads(run_file(os.path.join(EX, 'wakeup-latency.tw'), path,
+                            '--json'))
+    got = {}
+    for e in j['@latency_ns']:
+        pid, v = e['key'][0], e['value']
+        g = got.setdefault(pid, [0, 0, v['min'], v['max']])
+        g[0] += v['count']
+        g[1] += v['sum']
+        g[2] = min(g[2], v['min'])
+        g[3] = max(g[3], v['max'])
+    a = json.loads(subprocess.run([TRAWL, 'latency', 'wakeup', path,
+                                   '--json'], capture_output=True,
+                                  text=True).stdout)
+    want = {r['pid']: [r['count'], r['total'], r['min'], r['max']]
+            for r in a['tasks']}
+    check(f'wakeup-latency.tw against trawl latency wakeup, {f}', got, want)
+
+for f in ('systrace.txt', 'systrace.html', 'pair-broad.txt'):
+    path = f'{FIX}/{f}'
+    j = json.loads(run_file(os.path.join(EX, 'slices.tw'), path, '--json'))
+    got = {e['key']: [e['value']['count'], e['value']['sum'] * 1000]
+           for e in j['@slice_us']}
+    a = json.loads(subprocess.run([TRAWL, 'slices', path, '--json'],
+                                  capture_output=True, text=True).stdout)
+    want = {}
+    for r in a['slices']:
+        w = want.setdefault(r['name'], [0, 0])
+        w[0] += r['count']
+        w[1] += r['total']
+    check(f'slices.tw against trawl slices, {f}', got, want)
+
 # ---- 4. --json and the text agree ----
 prog = 'sched:sched_switch { @[args.next_comm] = count(); }'
 text = run(prog, dat)
