@@ -39,6 +39,7 @@ struct tw_dat_ahead {
 	pthread_mutex_t lock;
 	pthread_cond_t filled, freed;
 	int stop;
+	uint64_t filled_n; /* batches filled so far */
 	struct ahead_batch b[AHEAD_BATCHES];
 	/* the consumer's side */
 	size_t at;   /* batch being read */
@@ -53,7 +54,12 @@ static int fill(tw_dat_ahead *a, struct ahead_batch *b)
 	b->n = 0;
 	b->arena.len = 0;
 	b->eof = b->oom = 0;
-	while (b->n < AHEAD_RECORDS && b->arena.len < AHEAD_BYTES) {
+	/* The first batches are small, doubling: the consumer starts at once
+	 * and says early what it reads of each type (see prepare). */
+	size_t cap =
+		a->filled_n < 6 ? (size_t)64 << a->filled_n : AHEAD_RECORDS;
+	a->filled_n++;
+	while (b->n < cap && b->arena.len < AHEAD_BYTES) {
 		tw_dat_pulled p;
 		if (!a->src.pull(a->src.ctx, &p)) {
 			b->eof = 1;

@@ -1208,9 +1208,12 @@ static int keep_decoded(dat_reader *r, const tw_pfmt *pf,
 		memcpy(o, &f, sizeof(f));
 		o += sizeof(f);
 	}
-	memcpy(o, w->fz.data, h.fz);
-	memcpy(o + h.fz, w->lz.data, h.lz);
-	memcpy(o + h.fz + h.lz, w->ez.data, h.ez);
+	if (h.fz) /* the buffers are NULL until first used */
+		memcpy(o, w->fz.data, h.fz);
+	if (h.lz)
+		memcpy(o + h.fz, w->lz.data, h.lz);
+	if (h.ez)
+		memcpy(o + h.fz + h.lz, w->ez.data, h.ez);
 	arena->len = at + need;
 	rec->pre_off = (uint32_t)at;
 	return 0;

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The trace.dat merge run ahead on a second thread (lib/dat/dat-ahead.c)
+ * against the same reader on one thread: the same events in the same
+ * order, the same texts and the same typed fields, labels and arrays,
+ * whether a consumer reads everything, only some types, or stops early.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <trawl/trawl.h>
+
+/* What a consumer saw, folded into one number per event and overall. */
+struct seen {
+	uint64_t events;
+	uint64_t hash;
+	uint64_t texts, fields;
+	uint64_t stop_after; /* 0: read to the end */
+	int only_text;	     /* read only the text (the report's pattern) */
+	int every_other;     /* read every other event's fields only */
+};
+
+static uint64_t mix(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t mix_int(uint64_t h, int64_t v)
+{
+	return mix(h, &v, sizeof(v));
+}
+
+static int on_event(const trawl_event *ev, void *ctx)
+{
+	struct seen *s = ctx;
+	uint64_t h = s->hash;
+	h = mix_int(h, (int64_t)trawl_event_seq(ev));
+	h = mix_int(h, trawl_event_time(ev));
+	h = mix_int(h, trawl_event_cpu(ev));
+	h = mix_int(h, trawl_event_pid(ev));
+	const char *name = trawl_event_name(ev);
+	h = mix(h, name, strlen(name));
+	size_t len;
+	const char *text = trawl_event_payload(ev, &len);
+	h = mix(h, text, len);
+	s->texts++;
+	if (!s->only_text && (!s->every_other || s->events % 2 == 0)) {
+		size_t n = trawl_event_field_count(ev);
+		for (size_t i = 0; i < n; i++) {
+			size_t kl, vl, ll;
+			const char *k = trawl_event_field_name(ev, i, &kl);
+			const char *v = trawl_event_field_value(ev, i, &vl);
+			h = mix(h, k, kl);
+			h = mix(h, v, vl);
+			h = mix_int(h, trawl_event_field_type(ev, i));
+			h = mix_int(h, trawl_event_field_flags(ev, i));
+			int64_t x;
+			if (trawl_event_field_int(ev, i, &x) == 0)
+				h = mix_int(h, x);
+			const char *l = trawl_event_field_label(ev, i, &ll);
+			if (l)
+				h = mix(h, l, ll);
+			const int64_t *el;
+			size_t ne = trawl_event_field_array(ev, i, &el);
+			if (ne)
+				h = mix(h, el, ne * sizeof(*el));
+			s->fields++;
+		}
+	}
+	s->hash = h;
+	s->events++;
+	return s->stop_after && s->events == s->stop_after;
+}
+
+static void run(const char *name, int threads, struct seen *s)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", getenv("TRAWL_FIXTURES"), name);
+	trawl_open_opts o = {.threads = threads};
+	trawl_error err;
+	trawl_trace *t = trawl_open(path, &o, &err);
+	cr_assert_not_null(t, "%s: %s", path, err.msg);
+	cr_assert_eq(trawl_on(t, "*", on_event, s), 0);
+	int rc = trawl_run(t, &err);
+	if (s->stop_after)
+		cr_assert_gt(rc, 0, "%s: the stop is the callback's", path);
+	else
+		cr_assert_eq(rc, 0, "%s: %s", path, err.msg);
+	trawl_close(t);
+}
+
+static const char *const fixtures[] = {
+	"pair-broad.dat",   "tc.dat",	       "tc-v6.dat",
+	"tc-v7-nocomp.dat", "tc-instance.dat", "same-recording.dat",
+};
+
+static void same_both_ways(struct seen pattern)
+{
+	for (size_t i = 0; i < sizeof(fixtures) / sizeof(*fixtures); i++) {
+		struct seen one = pattern, two = pattern;
+		run(fixtures[i], 1, &one);
+		run(fixtures[i], 2, &two);
+		cr_assert_gt(one.events, 0);
+		cr_expect_eq(one.events, two.events, "%s: %llu vs %llu events",
+			     fixtures[i], (unsigned long long)one.events,
+			     (unsigned long long)two.events);
+		cr_expect_eq(one.fields, two.fields, "%s: fields differ",
+			     fixtures[i]);
+		cr_expect_eq(one.hash, two.hash,
+			     "%s: events, texts or fields differ with the "
+			     "merge ahead",
+			     fixtures[i]);
+	}
+}
+
+Test(ahead, texts_and_fields_are_the_same_as_on_one_thread)
+{
+	same_both_ways((struct seen){0});
+}
+
+Test(ahead, texts_only_as_report_reads_them)
+{
+	same_both_ways((struct seen){.only_text = 1});
+}
+
+Test(ahead, fields_of_some_events_only)
+{
+	same_both_ways((struct seen){.every_other = 1});
+}
+
+/* A consumer that stops (report | head) leaves the thread mid-batch:
+ * it is stopped and everything freed (ASan and LSan in make test). */
+Test(ahead, a_consumer_that_stops_early)
+{
+	const uint64_t stops[] = {1, 100, 4096, 4097, 6000};
+	for (size_t i = 0; i < sizeof(stops) / sizeof(*stops); i++) {
+		struct seen one = {.stop_after = stops[i]};
+		struct seen two = one;
+		run("pair-broad.dat", 1, &one);
+		run("pair-broad.dat", 2, &two);
+		cr_expect_eq(one.events, stops[i]);
+		cr_expect_eq(two.events, stops[i]);
+		cr_expect_eq(one.hash, two.hash, "stopped after %llu",
+			     (unsigned long long)stops[i]);
+	}
+}
