@@ -861,6 +861,7 @@ tw_pfmt *tw_pfmt_compile(const tw_mem *mem, const struct tep_event *e,
 		p->fields[i].name = p->pool + c.name_at[i];
 	if (classify(&c) || layout_bounds(p))
 		goto oom;
+	tw_pf_mark_fast(p);
 	tw_free(mem, c.name_at);
 	return p;
 oom:

@@ -102,6 +102,7 @@ typedef struct pf_seg {
 	uint8_t flags; /* F_* */
 	uint8_t size;  /* integer size from the length modifier: 1 2 4 8 */
 	char pext[6];  /* %p extension letters ("S", "s", "x", ...) */
+	uint8_t fast;  /* enum pf_fast: a common case rendered directly */
 	int32_t width; /* -1 none */
 	int32_t prec;  /* -1 none */
 	int32_t width_expr, prec_expr; /* '*': node, else -1 */
@@ -167,6 +168,10 @@ int tw_pf_parse_args(struct tw_pf_cc *c, const char *s, size_t n, int32_t *out,
 int64_t tw_pf_eval(const tw_pfmt *p, int32_t i, const unsigned char *data,
 		   size_t len);
 /* Render conversion segment s into out (render.c). */
+/* The common conversions that render without the general path: a plain
+ * %d/%u of a whole scalar field, a plain %s of a string field. */
+enum pf_fast { FAST_NONE, FAST_INT, FAST_STR };
+void tw_pf_mark_fast(tw_pfmt *p);
 int tw_pf_render_conv(const tw_pfmt *p, const pf_seg *s,
 		      const unsigned char *data, size_t len,
 		      const tw_pf_resolve *rs, tw_buf *out);

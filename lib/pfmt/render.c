@@ -643,14 +643,85 @@ int tw_pf_render_conv(const tw_pfmt *p, const pf_seg *g,
 	}
 }
 
+void tw_pf_mark_fast(tw_pfmt *p)
+{
+	for (size_t i = 0; i < p->nsegs; i++) {
+		pf_seg *g = &p->segs[i];
+		g->fast = FAST_NONE;
+		if (g->kind != S_CONV || g->flags || g->width >= 0 ||
+		    g->prec >= 0 || g->width_expr >= 0 || g->prec_expr >= 0 ||
+		    p->nodes[g->expr].op != N_FIELD)
+			continue;
+		const tw_pf_field *f = &p->fields[p->nodes[g->expr].a];
+		if ((g->conv == 'd' || g->conv == 'i' || g->conv == 'u') &&
+		    is_scalar(f))
+			g->fast = FAST_INT;
+		else if (g->conv == 's' &&
+			 (f->flags &
+			  (TW_PFF_STRING | TW_PFF_ARRAY | TW_PFF_DYNAMIC)))
+			g->fast = FAST_STR;
+	}
+}
+
+/* FAST_INT: the field's value, as put_int() would print it plainly. */
+static int fast_int(const tw_pfmt *p, const pf_seg *g,
+		    const unsigned char *data, size_t len, tw_buf *out)
+{
+	const tw_pf_field *f = &p->fields[p->nodes[g->expr].a];
+	int64_t v = 0;
+	if ((size_t)f->offset + f->size <= len)
+		v = extend(load(p, data + f->offset, f->size), f->size,
+			   f->flags & TW_PFF_SIGNED);
+	uint64_t u = (uint64_t)extend((uint64_t)v, g->size, g->conv != 'u');
+	if (g->conv == 'u' && g->size < 8)
+		u &= (1ull << (g->size * 8)) - 1;
+	if (out->len + 24 >= out->cap &&
+	    tw_buf_reserve(p->mem, out, out->len + 25))
+		return -1;
+	char *o = out->data + out->len;
+	if (g->conv != 'u' && (int64_t)u < 0) {
+		*o++ = '-';
+		u = 0 - u;
+	}
+	char digits[20];
+	int nd = 0;
+	do {
+		digits[nd++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	while (nd)
+		*o++ = digits[--nd];
+	*o = '\0';
+	out->len = (size_t)(o - out->data);
+	return 0;
+}
+
+/* FAST_STR: a string field up to its NUL, as render_str() puts it. */
+static int fast_str(const tw_pfmt *p, const pf_seg *g,
+		    const unsigned char *data, size_t len, tw_buf *out)
+{
+	const unsigned char *at;
+	size_t bn;
+	if (bytes_of(p, &p->fields[p->nodes[g->expr].a], data, len, &at, &bn))
+		return 0;
+	const unsigned char *z = memchr(at, '\0', bn);
+	return put(p, out, (const char *)at, z ? (size_t)(z - at) : bn);
+}
+
 int tw_pfmt_render(const tw_pfmt *p, const void *data, size_t len,
 		   const tw_pf_resolve *rs, tw_buf *out)
 {
 	for (size_t i = 0; i < p->nsegs; i++) {
 		const pf_seg *g = &p->segs[i];
-		int rc = g->kind == S_LIT
-				 ? put(p, out, p->pool + g->lit, g->lit_len)
-				 : tw_pf_render_conv(p, g, data, len, rs, out);
+		int rc;
+		if (g->kind == S_LIT)
+			rc = put(p, out, p->pool + g->lit, g->lit_len);
+		else if (g->fast == FAST_INT)
+			rc = fast_int(p, g, data, len, out);
+		else if (g->fast == FAST_STR)
+			rc = fast_str(p, g, data, len, out);
+		else
+			rc = tw_pf_render_conv(p, g, data, len, rs, out);
 		if (rc)
 			return -1;
 	}
