@@ -53,6 +53,8 @@ void tw_smap_clear(tw_smap *m)
 
 void tw_smap_fini(tw_smap *m)
 {
+	if (!m->mem)
+		return; /* never initialised (compilation failed first) */
 	tw_smap_clear(m);
 	tw_free(m->mem, m->buckets);
 	m->buckets = NULL;
