@@ -59,17 +59,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	trawl_trace *t = trawl_open_fd(fd, "fuzz.txt", &o, &err);
 	FUZZ_CHECK(t, "open: %s", err.msg);
 	struct sink out = {0, 0};
-	trawl_script_opts so = {.name = "fuzz.tw",
-				.map_size = 8,
-				.write = sink_write,
-				.write_ctx = &out,
-				.flags = size && (data[0] & 1) ? TRAWL_SCRIPT_JSON
-							       : 0};
+	trawl_script_opts so = {
+		.name = "fuzz.tw",
+		.map_size = 8,
+		.write = sink_write,
+		.write_ctx = &out,
+		.flags = size && (data[0] & 1) ? TRAWL_SCRIPT_JSON : 0};
 	memset(&err, 0, sizeof(err));
-	trawl_script *s = trawl_script_compile(t, (const char *)data, size,
-					       &so, &err);
+	trawl_script *s =
+		trawl_script_compile(t, (const char *)data, size, &so, &err);
 	if (!s) {
-		FUZZ_CHECK(err.code == TRAWL_EPARSE || err.code == TRAWL_ENOENT ||
+		FUZZ_CHECK(err.code == TRAWL_EPARSE ||
+				   err.code == TRAWL_ENOENT ||
 				   err.code == TRAWL_ETYPE ||
 				   err.code == TRAWL_ELIMIT,
 			   "compile error code %d: %s", err.code, err.msg);

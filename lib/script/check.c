@@ -233,10 +233,10 @@ static void check_keys(tw_compiler *c, tw_node *n, tw_map_decl *d)
 static const char *kind_name(int k)
 {
 	static const char *const names[] = {
-		[MV_NONE] = "nothing", [MV_INT] = "integer",
-		[MV_STR] = "string",   [MV_COUNT] = "count()",
-		[MV_SUM] = "sum()",    [MV_AVG] = "avg()",
-		[MV_MIN] = "min()",    [MV_MAX] = "max()",
+		[MV_NONE] = "nothing",	[MV_INT] = "integer",
+		[MV_STR] = "string",	[MV_COUNT] = "count()",
+		[MV_SUM] = "sum()",	[MV_AVG] = "avg()",
+		[MV_MIN] = "min()",	[MV_MAX] = "max()",
 		[MV_STATS] = "stats()", [MV_HIST] = "hist()",
 		[MV_LHIST] = "lhist()"};
 	return k >= 0 && k <= MV_LHIST ? names[k] : "?";
@@ -298,7 +298,7 @@ static void expr(tw_compiler *c, tw_node *n)
 			ERR(c, n, TRAWL_EPARSE,
 			    "'%s' is only known in event probes", n->name);
 		n->type = (n->op == CX_COMM || n->op == CX_EVENT) ? TY_STR
-								   : TY_INT;
+								  : TY_INT;
 		return;
 	case N_FIELD:
 		n->slot = field_slot(c, pr, n);
@@ -339,9 +339,10 @@ static void expr(tw_compiler *c, tw_node *n)
 	}
 	case N_UNARY:
 		expr(c, n->a);
-		want(c, n->a, TY_INT, n->op == TK_MINUS ? "'-'"
-				      : n->op == TK_BANG ? "'!'"
-							 : "'~'");
+		want(c, n->a, TY_INT,
+		     n->op == TK_MINUS	? "'-'"
+		     : n->op == TK_BANG ? "'!'"
+					: "'~'");
 		n->type = TY_INT;
 		return;
 	case N_AND:
@@ -359,11 +360,11 @@ static void expr(tw_compiler *c, tw_node *n)
 			  n->op == TK_LE || n->op == TK_GT || n->op == TK_GE;
 		n->type = TY_INT;
 		if (cmp && (n->a->type == TY_STR || n->b->type == TY_STR)) {
-			want(c, n->b, n->a->type == TY_VOID ? n->b->type
-							    : n->a->type,
+			want(c, n->b,
+			     n->a->type == TY_VOID ? n->b->type : n->a->type,
 			     "a comparison with a string");
-			want(c, n->a, n->b->type == TY_VOID ? n->a->type
-							    : n->b->type,
+			want(c, n->a,
+			     n->b->type == TY_VOID ? n->a->type : n->b->type,
 			     "a comparison with a string");
 			return;
 		}
@@ -392,8 +393,7 @@ static void expr(tw_compiler *c, tw_node *n)
 			    n->name, nargs[n->op], nargs[n->op] > 1 ? "s" : "");
 		for (size_t i = 0; i < n->nkids; i++) {
 			expr(c, n->kids[i]);
-			want(c, n->kids[i], i == 2 ? TY_INT : TY_STR,
-			     n->name);
+			want(c, n->kids[i], i == 2 ? TY_INT : TY_STR, n->name);
 		}
 		n->type = TY_INT;
 		return;
@@ -602,8 +602,7 @@ static void stmt(tw_compiler *c, tw_node *n)
 		} else if (n->b->type != TY_VOID && v->type != n->b->type) {
 			ERR(c, n, TRAWL_ETYPE, "$%s is a%s %s, not a%s %s",
 			    n->a->name, v->type == TY_INT ? "n" : "",
-			    type_name(v->type),
-			    n->b->type == TY_INT ? "n" : "",
+			    type_name(v->type), n->b->type == TY_INT ? "n" : "",
 			    type_name(n->b->type));
 		}
 		n->a->slot = v->slot;

@@ -193,12 +193,24 @@ static void lex_string(tw_compiler *c, tw_token *t)
 		}
 		char e = *p++;
 		switch (e) {
-		case 'n': out[n++] = '\n'; break;
-		case 't': out[n++] = '\t'; break;
-		case 'r': out[n++] = '\r'; break;
-		case '\\': out[n++] = '\\'; break;
-		case '"': out[n++] = '"'; break;
-		case '0': out[n++] = '\0'; break;
+		case 'n':
+			out[n++] = '\n';
+			break;
+		case 't':
+			out[n++] = '\t';
+			break;
+		case 'r':
+			out[n++] = '\r';
+			break;
+		case '\\':
+			out[n++] = '\\';
+			break;
+		case '"':
+			out[n++] = '"';
+			break;
+		case '0':
+			out[n++] = '\0';
+			break;
 		case 'x': {
 			int h = p < q ? tw_hexval(*p) : -1;
 			int l = p + 1 < q ? tw_hexval(p[1]) : -1;

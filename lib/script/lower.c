@@ -27,8 +27,8 @@ static size_t emit(lower *L, int op, uint32_t arg)
 	if (tw_grow(L->c->mem, (void **)&p->code, &p->code_cap, p->ncode + 1,
 		    sizeof(*p->code)))
 		tw_sc_oom(L->c);
-	if (tw_grow(L->c->mem, (void **)&p->lines, &p->lines_cap,
-		    p->ncode + 1, sizeof(*p->lines)))
+	if (tw_grow(L->c->mem, (void **)&p->lines, &p->lines_cap, p->ncode + 1,
+		    sizeof(*p->lines)))
 		tw_sc_oom(L->c);
 	p->code[p->ncode] = (uint32_t)op | arg << 8;
 	p->lines[p->ncode] = L->line << 12 | (L->col > 4095 ? 4095 : L->col);
@@ -97,23 +97,50 @@ static void push_str(lower *L, const char *s, size_t n)
 static int binop(int tok, int str)
 {
 	switch (tok) {
-	case TK_PLUS: case TK_ADD_ASSIGN: return OP_ADD;
-	case TK_MINUS: case TK_SUB_ASSIGN: return OP_SUB;
-	case TK_STAR: case TK_MUL_ASSIGN: return OP_MUL;
-	case TK_SLASH: case TK_DIV_ASSIGN: return OP_DIV;
-	case TK_PERCENT: case TK_MOD_ASSIGN: return OP_MOD;
-	case TK_AMP: case TK_AND_ASSIGN: return OP_AND;
-	case TK_PIPE: case TK_OR_ASSIGN: return OP_OR;
-	case TK_CARET: case TK_XOR_ASSIGN: return OP_XOR;
-	case TK_SHL: case TK_SHL_ASSIGN: return OP_SHL;
-	case TK_SHR: case TK_SHR_ASSIGN: return OP_SHR;
-	case TK_EQ: return str ? OP_SEQ : OP_EQ;
-	case TK_NE: return str ? OP_SNE : OP_NE;
-	case TK_LT: return str ? OP_SLT : OP_LT;
-	case TK_LE: return str ? OP_SLE : OP_LE;
-	case TK_GT: return str ? OP_SGT : OP_GT;
-	case TK_GE: return str ? OP_SGE : OP_GE;
-	default: return OP_HALT;
+	case TK_PLUS:
+	case TK_ADD_ASSIGN:
+		return OP_ADD;
+	case TK_MINUS:
+	case TK_SUB_ASSIGN:
+		return OP_SUB;
+	case TK_STAR:
+	case TK_MUL_ASSIGN:
+		return OP_MUL;
+	case TK_SLASH:
+	case TK_DIV_ASSIGN:
+		return OP_DIV;
+	case TK_PERCENT:
+	case TK_MOD_ASSIGN:
+		return OP_MOD;
+	case TK_AMP:
+	case TK_AND_ASSIGN:
+		return OP_AND;
+	case TK_PIPE:
+	case TK_OR_ASSIGN:
+		return OP_OR;
+	case TK_CARET:
+	case TK_XOR_ASSIGN:
+		return OP_XOR;
+	case TK_SHL:
+	case TK_SHL_ASSIGN:
+		return OP_SHL;
+	case TK_SHR:
+	case TK_SHR_ASSIGN:
+		return OP_SHR;
+	case TK_EQ:
+		return str ? OP_SEQ : OP_EQ;
+	case TK_NE:
+		return str ? OP_SNE : OP_NE;
+	case TK_LT:
+		return str ? OP_SLT : OP_LT;
+	case TK_LE:
+		return str ? OP_SLE : OP_LE;
+	case TK_GT:
+		return str ? OP_SGT : OP_GT;
+	case TK_GE:
+		return str ? OP_SGE : OP_GE;
+	default:
+		return OP_HALT;
 	}
 }
 
@@ -159,9 +186,10 @@ static void expr(lower *L, const tw_node *n)
 	case N_UNARY:
 		expr(L, n->a);
 		at(L, n);
-		emit(L, n->op == TK_MINUS  ? OP_NEG
-			: n->op == TK_BANG ? OP_NOT
-					   : OP_BNOT,
+		emit(L,
+		     n->op == TK_MINUS	? OP_NEG
+		     : n->op == TK_BANG ? OP_NOT
+					: OP_BNOT,
 		     0);
 		return;
 	case N_BINARY:
@@ -204,9 +232,10 @@ static void expr(lower *L, const tw_node *n)
 		for (size_t i = 0; i < n->nkids; i++)
 			expr(L, n->kids[i]);
 		at(L, n);
-		emit(L, n->op == CALL_STRLEN	 ? OP_STRLEN
-			: n->op == CALL_STRNCMP ? OP_STRNCMP
-						: OP_STRCONTAINS,
+		emit(L,
+		     n->op == CALL_STRLEN    ? OP_STRLEN
+		     : n->op == CALL_STRNCMP ? OP_STRNCMP
+					     : OP_STRCONTAINS,
 		     0);
 		pop(L, n->nkids - 1);
 		return;

@@ -61,7 +61,7 @@
 	X(MAGG, "pop the argument (if any) and keys of map A; aggregate")      \
 	X(MDEL, "pop the keys of map A; delete that entry")                    \
 	X(MCLEAR, "delete every entry of map A")                               \
-	X(MPRINT, "pop n; print map A (its n largest; all when n < 0)")       \
+	X(MPRINT, "pop n; print map A (its n largest; all when n < 0)")        \
 	X(PRINTF, "pop the arguments of format A; print")                      \
 	X(STRLEN, "push the length of the popped string")                      \
 	X(STRNCMP, "n, b, a = pop; push strncmp(a, b, n) as -1, 0, 1")         \
@@ -75,7 +75,7 @@ enum tw_opcode {
 		OP_COUNT
 };
 
-#define TW_OP(w)   ((w) & 0xffu)
+#define TW_OP(w)   ((w)&0xffu)
 #define TW_ARG(w)  ((w) >> 8)
 #define TW_ARG_MAX 0xffffffu
 

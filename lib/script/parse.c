@@ -41,8 +41,7 @@ static void show(const tw_token *t, char *buf, size_t n)
 			 t->text);
 }
 
-__attribute__((noreturn)) static void expected(tw_compiler *c,
-					       const char *what)
+__attribute__((noreturn)) static void expected(tw_compiler *c, const char *what)
 {
 	char got[64];
 	show(&c->tok, got, sizeof(got));
@@ -141,9 +140,10 @@ static const struct {
 	const char *name;
 	int id;
 } ctx_names[] = {
-	{"ts", CX_TS},	   {"nsecs", CX_TS},	 {"usecs", CX_USECS},	 {"cpu", CX_CPU},
-	{"pid", CX_PID},   {"tid", CX_TID},	 {"tgid", CX_TGID},
-	{"comm", CX_COMM}, {"event", CX_EVENT},	 {"probe", CX_EVENT},
+	{"ts", CX_TS},	     {"nsecs", CX_TS},	{"usecs", CX_USECS},
+	{"cpu", CX_CPU},     {"pid", CX_PID},	{"tid", CX_TID},
+	{"tgid", CX_TGID},   {"comm", CX_COMM}, {"event", CX_EVENT},
+	{"probe", CX_EVENT},
 };
 
 static const struct {
@@ -249,10 +249,11 @@ static tw_node *primary(tw_compiler *c)
 			    "%.*s() is an aggregate: assign it to a map "
 			    "(@m[key] = %.*s(...))",
 			    (int)t.len, t.text, (int)t.len, t.text);
-	tw_sc_error(c, TRAWL_EPARSE, t.line, t.col,
-		    "unknown name '%.*s' (context: ts usecs cpu pid tid tgid comm "
-		    "event; fields: args.NAME; variables: $name)",
-		    (int)(t.len > 64 ? 64 : t.len), t.text);
+	tw_sc_error(
+		c, TRAWL_EPARSE, t.line, t.col,
+		"unknown name '%.*s' (context: ts usecs cpu pid tid tgid comm "
+		"event; fields: args.NAME; variables: $name)",
+		(int)(t.len > 64 ? 64 : t.len), t.text);
 }
 
 /* unary -> ( '-' | '!' | '~' ) unary | primary */
@@ -273,20 +274,38 @@ static tw_node *unary(tw_compiler *c)
 static int prec(tw_compiler *c, int kind)
 {
 	switch (kind) {
-	case TK_OROR: return 1;
-	case TK_ANDAND: return 2;
-	case TK_PIPE: return 3;
-	case TK_CARET: return 4;
-	case TK_AMP: return 5;
-	case TK_EQ: case TK_NE: return 6;
-	case TK_LT: case TK_LE: case TK_GT: case TK_GE: return 7;
-	case TK_SHL: case TK_SHR: return 8;
-	case TK_PLUS: case TK_MINUS: return 9;
+	case TK_OROR:
+		return 1;
+	case TK_ANDAND:
+		return 2;
+	case TK_PIPE:
+		return 3;
+	case TK_CARET:
+		return 4;
+	case TK_AMP:
+		return 5;
+	case TK_EQ:
+	case TK_NE:
+		return 6;
+	case TK_LT:
+	case TK_LE:
+	case TK_GT:
+	case TK_GE:
+		return 7;
+	case TK_SHL:
+	case TK_SHR:
+		return 8;
+	case TK_PLUS:
+	case TK_MINUS:
+		return 9;
 	case TK_SLASH:
 		/* in a predicate /.../ a '/' outside parentheses ends it */
 		return c->in_pred && c->paren_depth == 0 ? 0 : 10;
-	case TK_STAR: case TK_PERCENT: return 10;
-	default: return 0;
+	case TK_STAR:
+	case TK_PERCENT:
+		return 10;
+	default:
+		return 0;
 	}
 }
 
@@ -333,10 +352,17 @@ static tw_node *expr(tw_compiler *c)
 static int assign_op(int kind)
 {
 	switch (kind) {
-	case TK_ASSIGN: case TK_ADD_ASSIGN: case TK_SUB_ASSIGN:
-	case TK_MUL_ASSIGN: case TK_DIV_ASSIGN: case TK_MOD_ASSIGN:
-	case TK_AND_ASSIGN: case TK_OR_ASSIGN: case TK_XOR_ASSIGN:
-	case TK_SHL_ASSIGN: case TK_SHR_ASSIGN:
+	case TK_ASSIGN:
+	case TK_ADD_ASSIGN:
+	case TK_SUB_ASSIGN:
+	case TK_MUL_ASSIGN:
+	case TK_DIV_ASSIGN:
+	case TK_MOD_ASSIGN:
+	case TK_AND_ASSIGN:
+	case TK_OR_ASSIGN:
+	case TK_XOR_ASSIGN:
+	case TK_SHL_ASSIGN:
+	case TK_SHR_ASSIGN:
 		return 1;
 	default:
 		return 0;
@@ -350,8 +376,7 @@ static int assign_op(int kind)
 static tw_node *assignment(tw_compiler *c, tw_node *target)
 {
 	tw_token op = c->tok;
-	tw_node *n =
-		node(c, target->kind == N_VAR ? N_SETVAR : N_SETMAP, &op);
+	tw_node *n = node(c, target->kind == N_VAR ? N_SETVAR : N_SETMAP, &op);
 	n->a = target;
 	n->line = target->line; /* errors point at what is assigned */
 	n->col = target->col;
@@ -496,8 +521,11 @@ static int64_t unit_ns(const char *u, size_t n)
 	static const struct {
 		const char *u;
 		int64_t ns;
-	} units[] = {{"s", 1000000000}, {"ms", 1000000}, {"us", 1000},
-		     {"ns", 1},		 {"hz", -1}};
+	} units[] = {{"s", 1000000000},
+		     {"ms", 1000000},
+		     {"us", 1000},
+		     {"ns", 1},
+		     {"hz", -1}};
 	for (size_t i = 0; i < TW_ARRAY_SIZE(units); i++)
 		if (strlen(units[i].u) == n && memcmp(u, units[i].u, n) == 0)
 			return units[i].ns;
@@ -544,7 +572,8 @@ static int64_t interval_of(tw_compiler *c, const tw_token *t, const char *p,
 	return v * u;
 }
 
-/* spec -> 'BEGIN' | 'END' | 'interval:' N UNIT | [ 'tracepoint:' ] [ SYS ':' ] EVENT */
+/* spec -> 'BEGIN' | 'END' | 'interval:' N UNIT | [ 'tracepoint:' ] [ SYS ':' ]
+ * EVENT */
 static void spec(tw_compiler *c, tw_probe_spec *s)
 {
 	tw_lex_next(c, &c->tok, 1);
@@ -572,10 +601,9 @@ static void spec(tw_compiler *c, tw_probe_spec *s)
 			p += 2, n -= 2;
 		const char *colon = memchr(p, ':', n);
 		if (colon) {
-			s->system = dup(c, p,
-						     (size_t)(colon - p));
-			s->name = dup(c, colon + 1,
-						   n - (size_t)(colon - p) - 1);
+			s->system = dup(c, p, (size_t)(colon - p));
+			s->name =
+				dup(c, colon + 1, n - (size_t)(colon - p) - 1);
 		} else {
 			s->name = dup(c, p, n);
 		}

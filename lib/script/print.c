@@ -116,8 +116,8 @@ static void outf(trawl_script *s, const char *fmt, ...)
 	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (n > 0)
-		tw_out(s, buf, (size_t)n < sizeof(buf) ? (size_t)n
-						       : sizeof(buf) - 1);
+		tw_out(s, buf,
+		       (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
 void tw_printf(trawl_script *s, const tw_fmt *f, const tw_sval *args)
@@ -252,8 +252,7 @@ static int nbuckets(const tw_map_decl *d)
 {
 	if (d->kind == MV_HIST)
 		return TW_SC_HIST_BUCKETS;
-	return (int)((d->lh_max - d->lh_min + d->lh_step - 1) / d->lh_step) +
-	       2;
+	return (int)((d->lh_max - d->lh_min + d->lh_step - 1) / d->lh_step) + 2;
 }
 
 /* The range of buckets with counts: [*first, *last]; 0 when none. */
@@ -302,7 +301,8 @@ static void print_value(trawl_script *s, const tw_smap *m, const tw_mentry *e)
 		tw_out(s, (const char *)(e->v + 1), (size_t)e->v[0]);
 		break;
 	case MV_STATS:
-		outf(s, "count %" PRId64 ", average %" PRId64 ", total %" PRId64,
+		outf(s,
+		     "count %" PRId64 ", average %" PRId64 ", total %" PRId64,
 		     e->v[0], tw_mentry_int(m, e), e->v[1]);
 		break;
 	default:
@@ -356,8 +356,8 @@ static void rawf(trawl_script *s, const char *fmt, ...)
 	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (n > 0)
-		raw(s, buf, (size_t)n < sizeof(buf) ? (size_t)n
-						    : sizeof(buf) - 1);
+		raw(s, buf,
+		    (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
 static void json_key(trawl_script *s, const tw_smap *m, const tw_mentry *e)
@@ -399,8 +399,8 @@ static void json_value(trawl_script *s, const tw_smap *m, const tw_mentry *e)
 	case MV_STATS:
 		rawf(s,
 		     "{\"count\":%" PRId64 ",\"sum\":%" PRId64
-		     ",\"avg\":%" PRId64 ",\"min\":%" PRId64
-		     ",\"max\":%" PRId64 "}",
+		     ",\"avg\":%" PRId64 ",\"min\":%" PRId64 ",\"max\":%" PRId64
+		     "}",
 		     e->v[0], e->v[1], tw_mentry_int(m, e), e->v[2], e->v[3]);
 		return;
 	case MV_HIST:

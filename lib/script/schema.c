@@ -100,9 +100,11 @@ static void parse_decl(tw_compiler *c, tw_schema_event *e, size_t *cap,
 	size_t nl = (size_t)(nend - nstart);
 	if (nl == 0 || (nl > 7 && memcmp(nstart, "common_", 7) == 0))
 		return;
-	int is_char = 0, array = br != NULL, pointer = memchr(d, '*', n) != NULL;
+	int is_char = 0, array = br != NULL,
+	    pointer = memchr(d, '*', n) != NULL;
 	for (const char *p = d; p + 4 <= nstart; p++)
-		if (memcmp(p, "char", 4) == 0 && (p == d || !ident_char(p[-1])) &&
+		if (memcmp(p, "char", 4) == 0 &&
+		    (p == d || !ident_char(p[-1])) &&
 		    (p + 4 == nstart || !ident_char(p[4])))
 			is_char = 1;
 	int dloc = n > 10 && (memcmp(d, "__data_loc", 10) == 0 ||
@@ -230,7 +232,8 @@ const char *tw_nearest(const char *name, const char *const *cands,
 	for (size_t i = 0; i < ncands; i++) {
 		size_t d = distance(name, cands[i]);
 		/* a name containing the other is near too (prev_pid, pid) */
-		if (d > limit && (strstr(cands[i], name) || strstr(name, cands[i])))
+		if (d > limit &&
+		    (strstr(cands[i], name) || strstr(name, cands[i])))
 			d = limit;
 		if (d < best) {
 			best = d;

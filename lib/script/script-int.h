@@ -18,14 +18,14 @@
 #include "../core/core.h"
 #include "trawl/script.h"
 
-#define TW_SC_STRMAX	 64   /* bytes of a string kept in a map or $var */
-#define TW_SC_MAX_KEYS	 8    /* parts of a map key */
-#define TW_SC_MAX_ARGS	 16   /* printf arguments */
-#define TW_SC_MAX_STACK	 256  /* VM value stack, checked when lowering */
-#define TW_SC_LOOP_MAX	 100000 /* iterations of one while per probe run */
-#define TW_SC_MAX_FAULTS 32   /* distinct fault sites reported */
-#define TW_SC_HIST_BUCKETS 66 /* hist(): <0, 0, 1, [2,4) ... [2^63, ...) */
-#define TW_SC_LHIST_MAX	 1000 /* lhist() buckets */
+#define TW_SC_STRMAX	   64	  /* bytes of a string kept in a map or $var */
+#define TW_SC_MAX_KEYS	   8	  /* parts of a map key */
+#define TW_SC_MAX_ARGS	   16	  /* printf arguments */
+#define TW_SC_MAX_STACK	   256	  /* VM value stack, checked when lowering */
+#define TW_SC_LOOP_MAX	   100000 /* iterations of one while per probe run */
+#define TW_SC_MAX_FAULTS   32	  /* distinct fault sites reported */
+#define TW_SC_HIST_BUCKETS 66	  /* hist(): <0, 0, 1, [2,4) ... [2^63, ...) */
+#define TW_SC_LHIST_MAX	   1000	  /* lhist() buckets */
 
 /* ---- arena: the compiler's memory, freed at once ---- */
 
@@ -132,22 +132,19 @@ const char *tw_tok_name(int kind);
  *
  * node         meaning                                 KERNEL
  * N_INT        integer literal                         yes
- * N_STR        string literal                          yes (eBPF: map key/printf only)
- * N_CTX        ts usecs cpu pid tid tgid comm event    yes
+ * N_STR        string literal                          yes (eBPF: map
+ * key/printf only) N_CTX        ts usecs cpu pid tid tgid comm event    yes
  * N_FIELD      args.FIELD                              yes
  * N_VAR        $var                                    yes (eBPF stack)
  * N_MAPGET     @m[k...]                                yes (eBPF map lookup)
  * N_UNARY      - ! ~                                   yes
- * N_BINARY     + - * / % & | ^ << >> compare           yes (string compare: eBPF loop)
- * N_AND N_OR   && || (short circuit)                   yes
- * N_COND       c ? a : b                               yes
- * N_CALL       strlen strncmp strcontains              eBPF: bounded loop
- * N_BLOCK      { stmts }
- * N_EXPRSTMT   an expression evaluated for nothing
- * N_SETVAR     $v = e
- * N_SETMAP     @m[k] = e
- * N_AGG        @m[k] = count() | sum(e) ... lhist()    yes (hist triggers: count/sum/hist)
- * N_DELETE     delete(@m[k])                           yes
+ * N_BINARY     + - * / % & | ^ << >> compare           yes (string compare:
+ * eBPF loop) N_AND N_OR   && || (short circuit)                   yes N_COND c
+ * ? a : b                               yes N_CALL       strlen strncmp
+ * strcontains              eBPF: bounded loop N_BLOCK      { stmts } N_EXPRSTMT
+ * an expression evaluated for nothing N_SETVAR     $v = e N_SETMAP     @m[k] =
+ * e N_AGG        @m[k] = count() | sum(e) ... lhist()    yes (hist triggers:
+ * count/sum/hist) N_DELETE     delete(@m[k])                           yes
  * N_CLEAR      clear(@m)                               eBPF: user space
  * N_PRINTMAP   print(@m [, n])                         user space
  * N_PRINTF     printf("fmt", args...)                  eBPF: perf buffer
@@ -271,7 +268,7 @@ typedef struct tw_map_decl {
 	size_t len;
 	int nkeys; /* -1: not known yet */
 	int key_types[TW_SC_MAX_KEYS];
-	int kind; /* enum tw_mv_kind */
+	int kind;			 /* enum tw_mv_kind */
 	int64_t lh_min, lh_max, lh_step; /* MV_LHIST */
 	uint32_t line, col;
 } tw_map_decl;
@@ -333,7 +330,7 @@ typedef struct tw_program {
 	struct tw_pstr {
 		char *s;
 		size_t len;
-	} *strs;
+	} * strs;
 	size_t nstrs, strs_cap;
 	tw_fmt *fmts;
 	size_t nfmts;
@@ -369,7 +366,7 @@ struct tw_compiler {
 		size_t len;
 		int type;
 		int slot;
-	} *vars;
+	} * vars;
 	size_t nvars, vars_cap;
 	int nslots;
 	int loop_depth;
@@ -485,7 +482,7 @@ struct trawl_script {
 		size_t probe;
 		int64_t period;
 		int64_t next;
-	} *intervals;
+	} * intervals;
 	size_t nintervals;
 	int started_intervals;
 	int64_t last_ts;

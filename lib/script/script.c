@@ -114,14 +114,14 @@ static int keep(trawl_script *s, tw_compiler *c, trawl_error *err)
 	}
 	for (size_t i = 0; i < c->nmaps; i++) {
 		s->maps[i] = c->maps[i];
-		s->maps[i].name = tw_strndup(mem, c->maps[i].name, c->maps[i].len);
+		s->maps[i].name =
+			tw_strndup(mem, c->maps[i].name, c->maps[i].len);
 		if (!s->maps[i].name)
 			goto oom;
 		s->nmaps = i + 1;
 	}
 	for (size_t i = 0; i < s->nmaps; i++)
-		tw_smap_init(&s->smaps[i], &s->maps[i], mem,
-			     s->opts.map_size);
+		tw_smap_init(&s->smaps[i], &s->maps[i], mem, s->opts.map_size);
 	size_t nv = (size_t)(s->prog.nvars ? s->prog.nvars : 1);
 	s->stack = tw_calloc(mem, s->prog.max_stack + 1, sizeof(*s->stack));
 	s->vars = tw_calloc(mem, nv, sizeof(*s->vars));
@@ -246,7 +246,6 @@ TRAWL_API trawl_script *trawl_script_compile(trawl_trace *t, const char *src,
 	}
 	return s;
 }
-
 
 /* Run every probe of one kind (BEGIN, END). Return: 1 after exit(). */
 static int run_kind(trawl_script *s, int kind, int64_t now)

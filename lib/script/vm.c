@@ -90,8 +90,8 @@ static void agg(const tw_smap *m, tw_mentry *e, int64_t x)
 		v[tw_hist_bucket(x)]++;
 		break;
 	case MV_LHIST: {
-		int64_t nb = (d->lh_max - d->lh_min + d->lh_step - 1) /
-			     d->lh_step;
+		int64_t nb =
+			(d->lh_max - d->lh_min + d->lh_step - 1) / d->lh_step;
 		int64_t i;
 		if (x < d->lh_min)
 			i = 0;
@@ -122,11 +122,11 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 		s->vars[i].s = empty;
 		s->vars[i].n = 0;
 	}
-#define A      (TW_ARG(w))
-#define TOP    (st[sp - 1])
+#define A   (TW_ARG(w))
+#define TOP (st[sp - 1])
 #define FAULT(what)                                                            \
 	do {                                                                   \
-		tw_sc_fault(s, probe, (uint32_t)(pc - 1), what);              \
+		tw_sc_fault(s, probe, (uint32_t)(pc - 1), what);               \
 		return 0;                                                      \
 	} while (0)
 #define BIN(expr)                                                              \
@@ -168,7 +168,8 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 				v->i = ev ? trawl_event_time(ev) : now;
 				break;
 			case CX_USECS:
-				v->i = ((ev ? trawl_event_time(ev) : now) + 500) /
+				v->i = ((ev ? trawl_event_time(ev) : now) +
+					500) /
 				       1000;
 				break;
 			case CX_CPU:
@@ -219,8 +220,8 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 		case OP_STV: {
 			tw_sval v = st[--sp];
 			if (v.s) {
-				size_t n = v.n > TW_SC_STRMAX ? TW_SC_STRMAX
-							      : v.n;
+				size_t n =
+					v.n > TW_SC_STRMAX ? TW_SC_STRMAX : v.n;
 				memmove(s->var_bufs[A], v.s, n);
 				v.s = s->var_bufs[A];
 				v.n = (uint32_t)n;
@@ -362,8 +363,7 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 					 "@%s is full (%zu keys, --map-size): "
 					 "update dropped",
 					 m->decl->name, m->limit);
-				tw_sc_fault(s, probe, (uint32_t)(pc - 1),
-					    what);
+				tw_sc_fault(s, probe, (uint32_t)(pc - 1), what);
 				break;
 			}
 			if (TW_OP(w) == OP_MAGG) {

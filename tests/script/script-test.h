@@ -67,8 +67,8 @@ static inline struct run_out run_opts(const char *trace, const char *prog,
 				.name = "t.tw",
 				.write = out_write,
 				.write_ctx = &o};
-	trawl_script *s = trawl_script_compile(t, prog, strlen(prog), &so,
-					       &o.err);
+	trawl_script *s =
+		trawl_script_compile(t, prog, strlen(prog), &so, &o.err);
 	if (!s) {
 		o.rc = -o.err.code;
 	} else {
@@ -77,10 +77,9 @@ static inline struct run_out run_opts(const char *trace, const char *prog,
 		const char *m;
 		size_t k = 0;
 		for (size_t i = 0; (m = trawl_script_fault(s, i, &n)); i++)
-			k += (size_t)snprintf(o.faults + k,
-					      sizeof(o.faults) - k,
-					      "%s (%llu)\n", m,
-					      (unsigned long long)n);
+			k += (size_t)snprintf(
+				o.faults + k, sizeof(o.faults) - k,
+				"%s (%llu)\n", m, (unsigned long long)n);
 	}
 	trawl_script_free(s);
 	trawl_close(t);

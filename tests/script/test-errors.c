@@ -5,9 +5,8 @@
  */
 #include "script-test.h"
 
-static const char trace[] =
-	"# tracer: nop\n" L("<idle>-0", 0, "100.000000",
-			    SW("swapper/0", "0", "R", "a", "10"));
+static const char trace[] = "# tracer: nop\n" L(
+	"<idle>-0", 0, "100.000000", SW("swapper/0", "0", "R", "a", "10"));
 
 static void fails(const char *prog, int code, const char *msg)
 {
@@ -54,8 +53,7 @@ Test(errors, type_mismatches)
 {
 	fails("sched:sched_switch { @x = args.next_comm + 1; }", TRAWL_ETYPE,
 	      "t.tw:1:32: + needs an integer, not a string");
-	fails("sched:sched_switch { @x[1] = 1; @x[\"a\"] = 2; }",
-	      TRAWL_ETYPE,
+	fails("sched:sched_switch { @x[1] = 1; @x[\"a\"] = 2; }", TRAWL_ETYPE,
 	      "t.tw:1:36: @x: key part 1 is an integer, not a string");
 	fails("BEGIN { @x = count(); @x = 1; }", TRAWL_ETYPE,
 	      "t.tw:1:23: @x holds count() values, not integer");
@@ -77,7 +75,8 @@ Test(errors, names_used_wrongly)
 	      "t.tw:1:22: $y is used before it is assigned");
 	fails("BEGIN { printf(\"%d\", @never); }", TRAWL_EPARSE,
 	      "t.tw:1:22: @never is read but never assigned");
-	fails("BEGIN { break; }", TRAWL_EPARSE, "t.tw:1:9: break outside a loop");
+	fails("BEGIN { break; }", TRAWL_EPARSE,
+	      "t.tw:1:9: break outside a loop");
 	fails("BEGIN { printf(\"%d\", cpu); }", TRAWL_EPARSE,
 	      "t.tw:1:22: 'cpu' is only known in event probes");
 	fails("BEGIN { @x = lhist(1, 10, 0, 1); }", TRAWL_EPARSE,

@@ -33,14 +33,13 @@ static void discard(void *ctx, const char *p, size_t n)
 	(void)n;
 }
 
-static const char trace[] =
-	"# tracer: nop\n" L("<idle>-0", 0, "100.000000",
-			    SW("swapper/0", "0", "R", "a", "10"))
-		L("a-10", 0, "100.000100", WAKING("b", "20", "001"))
-			L("<idle>-0", 1, "100.000300",
-			  SW("swapper/1", "0", "R", "b", "20"))
-				L("a-10", 0, "100.001000",
-				  SW("a", "10", "S", "swapper/0", "0"));
+static const char trace[] = "# tracer: nop\n" L(
+	"<idle>-0", 0, "100.000000", SW("swapper/0", "0", "R", "a", "10"))
+	L("a-10", 0, "100.000100", WAKING("b", "20", "001"))
+		L("<idle>-0", 1, "100.000300",
+		  SW("swapper/1", "0", "R", "b", "20"))
+			L("a-10", 0, "100.001000",
+			  SW("a", "10", "S", "swapper/0", "0"));
 
 static const char prog[] =
 	"BEGIN { printf(\"%s %d\\n\", \"begin\", 1); @s[\"x\"] = \"y\"; }\n"
@@ -71,8 +70,8 @@ static void sweep(unsigned flags)
 			continue;
 		}
 		trawl_script_opts so = {.flags = flags, .write = discard};
-		trawl_script *s = trawl_script_compile(t, prog, strlen(prog),
-						       &so, &err);
+		trawl_script *s =
+			trawl_script_compile(t, prog, strlen(prog), &so, &err);
 		if (!s) {
 			cr_assert(f.fired, "compile failed without a fault: %s",
 				  err.msg);

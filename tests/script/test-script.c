@@ -14,27 +14,18 @@
  * switches by prev_comm: swapper/0 2, a 1, swapper/1 1, b 1, c 1.
  * wakeup latency: b 200000 ns, a 4500000 ns.
  */
-static const char trace[] =
-	"# tracer: nop\n" L("<idle>-0", 0, "100.000000",
-			    SW("swapper/0", "0", "R", "a", "10"))
-		L("a-10", 0, "100.000100", WAKING("b", "20", "001"))
-			L("<idle>-0", 1, "100.000300",
-			  SW("swapper/1", "0", "R", "b", "20"))
-				L("a-10", 0, "100.001000",
-				  SW("a", "10", "S", "swapper/0", "0"))
-					L("b-20", 1, "100.002000",
-					  WAKING("a", "10", "000"))
-						L("b-20", 1, "100.002500",
-						  SW("b", "20", "R", "c", "30"))
-							L("<idle>-0", 0,
-							  "100.006500",
-							  SW("swapper/0", "0",
-							     "R", "a", "10"))
-								L("c-30", 1,
-								  "101.500000",
-								  SW("c", "30",
-								     "D", "b",
-								     "20"));
+static const char trace[] = "# tracer: nop\n" L(
+	"<idle>-0", 0, "100.000000",
+	SW("swapper/0", "0", "R", "a", "10")) L("a-10", 0, "100.000100",
+						WAKING("b", "20", "001"))
+	L("<idle>-0", 1, "100.000300", SW("swapper/1", "0", "R", "b", "20")) L(
+		"a-10", 0, "100.001000", SW("a", "10", "S", "swapper/0", "0"))
+		L("b-20", 1, "100.002000", WAKING("a", "10", "000")) L(
+			"b-20", 1, "100.002500", SW("b", "20", "R", "c", "30"))
+			L("<idle>-0", 0, "100.006500",
+			  SW("swapper/0", "0", "R", "a", "10"))
+				L("c-30", 1, "101.500000",
+				  SW("c", "30", "D", "b", "20"));
 
 Test(script, counts_by_string_key_sorted_by_value)
 {
@@ -47,14 +38,14 @@ Test(script, counts_by_string_key_sorted_by_value)
 
 Test(script, wakeup_latency_from_waking_to_switch)
 {
-	struct run_out o = run(
-		trace, "sched:sched_waking { @start[args.pid] = ts; }\n"
-		       "sched:sched_switch /@start[args.next_pid]/ {\n"
-		       "  @lat[args.next_comm] = sum(ts - "
-		       "@start[args.next_pid]);\n"
-		       "  delete(@start[args.next_pid]);\n"
-		       "}\n"
-		       "END { clear(@start); }\n");
+	struct run_out o =
+		run(trace, "sched:sched_waking { @start[args.pid] = ts; }\n"
+			   "sched:sched_switch /@start[args.next_pid]/ {\n"
+			   "  @lat[args.next_comm] = sum(ts - "
+			   "@start[args.next_pid]);\n"
+			   "  delete(@start[args.next_pid]);\n"
+			   "}\n"
+			   "END { clear(@start); }\n");
 	cr_assert_out(o, "@lat[b]: 200000\n@lat[a]: 4500000\n\n");
 	free(o.text);
 }
@@ -76,36 +67,47 @@ Test(script, hist_prints_power_of_two_buckets_like_bpftrace)
 	struct run_out o = run(trace, "BEGIN { @h = hist(0); @h = hist(1); "
 				      "@h = hist(3); @h = hist(3); "
 				      "@h = hist(1500); @h = hist(-5); }");
-	cr_assert_out(
-		o,
-		"@h:\n"
-		"(..., 0)                1 |@@@@@@@@@@@@@@@@@@@@@@@@@@            "
-		"              |\n"
-		"[0]                     1 |@@@@@@@@@@@@@@@@@@@@@@@@@@            "
-		"              |\n"
-		"[1]                     1 |@@@@@@@@@@@@@@@@@@@@@@@@@@            "
-		"              |\n"
-		"[2, 4)                  2 "
-		"|@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
-		"[4, 8)                  0 |                                      "
-		"              |\n"
-		"[8, 16)                 0 |                                      "
-		"              |\n"
-		"[16, 32)                0 |                                      "
-		"              |\n"
-		"[32, 64)                0 |                                      "
-		"              |\n"
-		"[64, 128)               0 |                                      "
-		"              |\n"
-		"[128, 256)              0 |                                      "
-		"              |\n"
-		"[256, 512)              0 |                                      "
-		"              |\n"
-		"[512, 1K)               0 |                                      "
-		"              |\n"
-		"[1K, 2K)                1 |@@@@@@@@@@@@@@@@@@@@@@@@@@            "
-		"              |\n"
-		"\n");
+	cr_assert_out(o,
+		      "@h:\n"
+		      "(..., 0)                1 |@@@@@@@@@@@@@@@@@@@@@@@@@@   "
+		      "         "
+		      "              |\n"
+		      "[0]                     1 |@@@@@@@@@@@@@@@@@@@@@@@@@@   "
+		      "         "
+		      "              |\n"
+		      "[1]                     1 |@@@@@@@@@@@@@@@@@@@@@@@@@@   "
+		      "         "
+		      "              |\n"
+		      "[2, 4)                  2 "
+		      "|@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		      "[4, 8)                  0 |                             "
+		      "         "
+		      "              |\n"
+		      "[8, 16)                 0 |                             "
+		      "         "
+		      "              |\n"
+		      "[16, 32)                0 |                             "
+		      "         "
+		      "              |\n"
+		      "[32, 64)                0 |                             "
+		      "         "
+		      "              |\n"
+		      "[64, 128)               0 |                             "
+		      "         "
+		      "              |\n"
+		      "[128, 256)              0 |                             "
+		      "         "
+		      "              |\n"
+		      "[256, 512)              0 |                             "
+		      "         "
+		      "              |\n"
+		      "[512, 1K)               0 |                             "
+		      "         "
+		      "              |\n"
+		      "[1K, 2K)                1 |@@@@@@@@@@@@@@@@@@@@@@@@@@   "
+		      "         "
+		      "              |\n"
+		      "\n");
 	free(o.text);
 }
 
@@ -114,20 +116,21 @@ Test(script, lhist_has_open_ends_and_linear_buckets)
 	struct run_out o = run(trace, "BEGIN { @l = lhist(-1, 0, 30, 10); "
 				      "@l = lhist(15, 0, 30, 10); "
 				      "@l = lhist(30, 0, 30, 10); }");
-	cr_assert_out(
-		o,
-		"@l:\n"
-		"(..., 0)                1 "
-		"|@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
-		"[0, 10)                 0 |                                      "
-		"              |\n"
-		"[10, 20)                1 "
-		"|@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
-		"[20, 30)                0 |                                      "
-		"              |\n"
-		"[30, ...)               1 "
-		"|@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
-		"\n");
+	cr_assert_out(o,
+		      "@l:\n"
+		      "(..., 0)                1 "
+		      "|@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		      "[0, 10)                 0 |                             "
+		      "         "
+		      "              |\n"
+		      "[10, 20)                1 "
+		      "|@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		      "[20, 30)                0 |                             "
+		      "         "
+		      "              |\n"
+		      "[30, ...)               1 "
+		      "|@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		      "\n");
 	free(o.text);
 }
 
@@ -145,10 +148,11 @@ Test(script, aggregates_min_max_avg_stats)
 
 Test(script, printf_conversions_and_escapes)
 {
-	struct run_out o = run(
-		trace, "BEGIN { printf(\"%s|%5d|%-5d|%x|%08X|%c|%%|%.3s|%u\\n\", "
-		       "\"str\", 42, -7, 255, 48879, 65, \"abcdef\", 3); "
-		       "printf(\"tab\\there \\\"q\\\" \\x41\\n\"); }");
+	struct run_out o =
+		run(trace,
+		    "BEGIN { printf(\"%s|%5d|%-5d|%x|%08X|%c|%%|%.3s|%u\\n\", "
+		    "\"str\", 42, -7, 255, 48879, 65, \"abcdef\", 3); "
+		    "printf(\"tab\\there \\\"q\\\" \\x41\\n\"); }");
 	cr_assert_out(o, "str|   42|-7   |ff|0000BEEF|A|%|abc|3\n"
 			 "tab\there \"q\" A\n");
 	free(o.text);
@@ -166,7 +170,8 @@ Test(script, integer_and_string_operations)
 		"$a == 7 && $b == -2 || 0);"
 		"$s = \"hello\"; "
 		"printf(\"%d %d %d %d %d %d\\n\", strlen($s), $s == \"hello\", "
-		"$s < \"help\", strncmp($s, \"help\", 3), strcontains($s, \"ll\"),"
+		"$s < \"help\", strncmp($s, \"help\", 3), strcontains($s, "
+		"\"ll\"),"
 		" strcontains($s, \"x\")); }");
 	cr_assert_out(o, "5 9 -14 -3 1 28 3 3 15 6\n-1 1 -7 1 1\n"
 			 "5 1 1 0 1 0\n");
@@ -278,23 +283,23 @@ Test(script, json_output_has_maps_by_name_and_the_printf_text)
 		"@s = stats(args.next_pid); @str[cpu] = args.next_comm; }",
 		TRAWL_SCRIPT_JSON, 0);
 	cr_assert_out(
-		o,
-		"{\"output\":\"hi \\\"x\\\"\\n\",\n"
-		"\"@c\":[{\"key\":[\"a\",0],\"value\":1},"
-		"{\"key\":[\"b\",1],\"value\":1},{\"key\":[\"c\",1],\"value\":1},"
-		"{\"key\":[\"swapper/1\",1],\"value\":1},"
-		"{\"key\":[\"swapper/0\",0],\"value\":2}],\n"
-		"\"@h\":[{\"key\":null,\"value\":[{\"min\":0,\"max\":0,"
-		"\"count\":1},{\"min\":1,\"max\":1,\"count\":0},"
-		"{\"min\":2,\"max\":3,\"count\":0},{\"min\":4,\"max\":7,"
-		"\"count\":0},{\"min\":8,\"max\":15,\"count\":2},"
-		"{\"min\":16,\"max\":31,\"count\":3}]}],\n"
-		"\"@a\":[{\"key\":null,\"value\":{\"count\":6,\"sum\":90,"
-		"\"avg\":15}}],\n"
-		"\"@s\":[{\"key\":null,\"value\":{\"count\":6,\"sum\":90,"
-		"\"avg\":15,\"min\":0,\"max\":30}}],\n"
-		"\"@str\":[{\"key\":0,\"value\":\"a\"},{\"key\":1,\"value\":"
-		"\"b\"}]}\n");
+		o, "{\"output\":\"hi \\\"x\\\"\\n\",\n"
+		   "\"@c\":[{\"key\":[\"a\",0],\"value\":1},"
+		   "{\"key\":[\"b\",1],\"value\":1},{\"key\":[\"c\",1],"
+		   "\"value\":1},"
+		   "{\"key\":[\"swapper/1\",1],\"value\":1},"
+		   "{\"key\":[\"swapper/0\",0],\"value\":2}],\n"
+		   "\"@h\":[{\"key\":null,\"value\":[{\"min\":0,\"max\":0,"
+		   "\"count\":1},{\"min\":1,\"max\":1,\"count\":0},"
+		   "{\"min\":2,\"max\":3,\"count\":0},{\"min\":4,\"max\":7,"
+		   "\"count\":0},{\"min\":8,\"max\":15,\"count\":2},"
+		   "{\"min\":16,\"max\":31,\"count\":3}]}],\n"
+		   "\"@a\":[{\"key\":null,\"value\":{\"count\":6,\"sum\":90,"
+		   "\"avg\":15}}],\n"
+		   "\"@s\":[{\"key\":null,\"value\":{\"count\":6,\"sum\":90,"
+		   "\"avg\":15,\"min\":0,\"max\":30}}],\n"
+		   "\"@str\":[{\"key\":0,\"value\":\"a\"},{\"key\":1,\"value\":"
+		   "\"b\"}]}\n");
 	free(o.text);
 }
 

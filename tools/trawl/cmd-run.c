@@ -123,10 +123,11 @@ int cmd_run(int argc, char **argv)
 	}
 	int need = program ? 1 : 2;
 	if (argc - optind != need) {
-		cli_error(program ? "run -e PROGRAM needs exactly one FILE; see "
-				    "`trawl run --help`"
-				  : "run needs a SCRIPT and a FILE (or -e "
-				    "PROGRAM FILE); see `trawl run --help`");
+		cli_error(
+			program ? "run -e PROGRAM needs exactly one FILE; see "
+				  "`trawl run --help`"
+				: "run needs a SCRIPT and a FILE (or -e "
+				  "PROGRAM FILE); see `trawl run --help`");
 		return EXIT_INPUT;
 	}
 	char *text = NULL;
