@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 
+#include "../formats/formats.h"
 #include "script-int.h"
 
 #define ERR(c, n, code, ...)                                                   \
@@ -38,33 +39,68 @@ static void add_event(tw_compiler *c, tw_probe *pr, size_t *cap, size_t e)
 	pr->events[pr->nevents++] = e;
 }
 
+/*
+ * Whether spec s names an event of the kernel the bundled table comes
+ * from: a trace.dat keeps only the formats of the events it recorded, so
+ * sched_wakeup_new may be missing from a file and still be no typo.
+ */
+static int known_kernel_event(tw_compiler *c, const tw_probe_spec *s)
+{
+	if (!c->bundled) {
+		trawl_error e;
+		if (tw_format_set_bundled(c->mem, &c->bundled, &e))
+			tw_sc_oom(c);
+	}
+	const tw_format_text *f =
+		tw_format_set_find(c->bundled, s->name, strlen(s->name));
+	if (!f)
+		return 0;
+	if (!s->system || strcmp(s->system, f->system) == 0)
+		return 1;
+	return tw_format_set_find_in(c->bundled, s->system, s->name,
+				     strlen(s->name)) != NULL;
+}
+
 static void unknown_event(tw_compiler *c, const tw_probe_spec *s)
 {
+	/* the nearest among this trace's events and the kernel's */
 	const tw_schema *sc = &c->schema;
-	const char **cands = tw_sc_alloc(c, (sc->nevents + 1) * sizeof(char *));
-	for (size_t i = 0; i < sc->nevents; i++)
-		cands[i] = sc->events[i].name;
-	const char *near = tw_nearest(s->name, cands, sc->nevents);
+	size_t nb = c->bundled ? tw_format_set_count(c->bundled) : 0;
+	const char **cands =
+		tw_sc_alloc(c, (sc->nevents + nb + 1) * sizeof(char *));
+	const char **systems =
+		tw_sc_alloc(c, (sc->nevents + nb + 1) * sizeof(char *));
+	size_t n = 0;
+	for (size_t i = 0; i < sc->nevents; i++, n++) {
+		cands[n] = sc->events[i].name;
+		systems[n] = sc->events[i].system;
+	}
+	for (size_t i = 0; i < nb; i++, n++) {
+		cands[n] = tw_format_set_at(c->bundled, i)->name;
+		systems[n] = tw_format_set_at(c->bundled, i)->system;
+	}
+	const char *near = tw_nearest(s->name, cands, n);
 	const char *sys = NULL;
-	for (size_t i = 0; near && i < sc->nevents; i++)
-		if (sc->events[i].name == near)
-			sys = sc->events[i].system;
-	if (sc->nevents == 0)
-		tw_sc_error(c, TRAWL_ENOENT, s->line, s->col,
-			    "unknown event '%.*s': no event formats are known "
-			    "for this trace (give --formats)",
-			    (int)s->len, s->text);
+	for (size_t i = 0; near && i < n && !sys; i++)
+		if (cands[i] == near)
+			sys = systems[i];
 	if (near)
 		tw_sc_error(c, TRAWL_ENOENT, s->line, s->col,
 			    "unknown event '%.*s' (did you mean '%s%s%s'?)",
 			    (int)s->len, s->text, sys && *sys ? sys : "",
 			    sys && *sys ? ":" : "", near);
+	if (sc->nevents == 0)
+		tw_sc_error(c, TRAWL_ENOENT, s->line, s->col,
+			    "unknown event '%.*s': no event formats are known "
+			    "for this trace (give --formats)",
+			    (int)s->len, s->text);
 	tw_sc_error(c, TRAWL_ENOENT, s->line, s->col, "unknown event '%.*s'",
 		    (int)s->len, s->text);
 }
 
 static void resolve_probe(tw_compiler *c, tw_probe *pr)
 {
+	const tw_probe_spec *empty = NULL;
 	size_t cap = 0;
 	int events = 0, others = 0;
 	size_t lab = 0;
@@ -90,14 +126,28 @@ static void resolve_probe(tw_compiler *c, tw_probe *pr)
 				continue;
 			add_event(c, pr, &cap, i);
 		}
+		/* A spec that matches nothing is fine beside others that
+		 * match, unless it is a typo (no kernel event has its name). */
 		if (pr->nevents == before) {
-			if (!has_glob(s->name) &&
-			    (!s->system || !has_glob(s->system)))
+			int exact = !has_glob(s->name) &&
+				    (!s->system || !has_glob(s->system));
+			if (exact && !known_kernel_event(c, s))
 				unknown_event(c, s);
-			tw_sc_error(c, TRAWL_ENOENT, s->line, s->col,
-				    "probe '%.*s' matches no event",
-				    (int)s->len, s->text);
+			if (!empty)
+				empty = s;
 		}
+	}
+	if (events && pr->nevents == 0) {
+		if (has_glob(empty->name) ||
+		    (empty->system && has_glob(empty->system)))
+			tw_sc_error(c, TRAWL_ENOENT, empty->line, empty->col,
+				    "probe '%.*s' matches no event of this "
+				    "trace",
+				    (int)empty->len, empty->text);
+		tw_sc_error(c, TRAWL_ENOENT, empty->line, empty->col,
+			    "event '%.*s' is not in this trace (its format "
+			    "is not in the file: was it recorded?)",
+			    (int)empty->len, empty->text);
 	}
 	if (events && others)
 		tw_sc_error(c, TRAWL_EPARSE, pr->line, pr->col,

@@ -374,6 +374,7 @@ struct tw_compiler {
 	int deferred; /* pass 1 met a map whose kind comes later */
 	size_t cur_probe;
 	tw_schema schema;
+	struct tw_format_set *bundled; /* check.c: loaded when needed */
 	tw_program *prog;
 	tw_fmt *fmts;
 	size_t nfmts, fmts_cap;

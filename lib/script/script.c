@@ -30,6 +30,7 @@
  */
 #include <stdio.h>
 
+#include "../formats/formats.h"
 #include "opcodes.h"
 #include "script-int.h"
 
@@ -240,6 +241,7 @@ TRAWL_API trawl_script *trawl_script_compile(trawl_trace *t, const char *src,
 	if (rc == 0)
 		rc = subscribe(s, &c, err);
 	tw_arena_free(&c.arena);
+	tw_format_set_free(c.bundled);
 	if (rc < 0) {
 		trawl_script_free(s);
 		return NULL;

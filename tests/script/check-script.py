@@ -270,6 +270,33 @@ for f in ('systrace.txt', 'systrace.html', 'pair-broad.txt'):
         w[1] += r['total']
     check(f'slices.tw against trawl slices, {f}', got, want)
 
+# ---- 6. events a trace.dat did not record ----
+tc = f'{FIX}/tc.dat'
+r = subprocess.run([TRAWL, 'run', '-e', 'kmem:kmalloc, sched:sched_switch '
+                    '{ @ = count(); }', tc], capture_output=True, text=True)
+st = json.loads(subprocess.run([TRAWL, 'stats', tc, '--json'],
+                               capture_output=True, text=True).stdout)
+want = f"@: {st['events']['sched_switch']}\n\n"
+if r.returncode or r.stdout != want:
+    failures += 1
+    print(f'FAIL a list with an event not recorded: {r.stdout!r} {r.stderr}')
+else:
+    print('ok   a list with an event the trace.dat did not record')
+for prog, msg in [
+        ('kmem:kmalloc { }', "-e:1:1: event 'kmem:kmalloc' is not in this "
+         "trace (its format is not in the file: was it recorded?)"),
+        ('kmem:* { }', "-e:1:1: probe 'kmem:*' matches no event of this "
+         "trace"),
+        ('kmem:kmallco { }', "-e:1:1: unknown event 'kmem:kmallco' (did you "
+         "mean 'kmem:kmalloc'?)")]:
+    r = subprocess.run([TRAWL, 'run', '-e', prog, tc], capture_output=True,
+                       text=True)
+    if r.returncode != 1 or r.stderr != f'trawl: {msg}\n':
+        failures += 1
+        print(f'FAIL {prog}: {r.returncode} {r.stderr!r}')
+    else:
+        print(f'ok   {prog} -> {msg[:50]}')
+
 # ---- 4. --json and the text agree ----
 prog = 'sched:sched_switch { @[args.next_comm] = count(); }'
 text = run(prog, dat)
