@@ -52,9 +52,10 @@ def term(text):
 
 
 def paragraph(lines):
-    """A paragraph: filled, unless its lines are laid out by hand (indented
-    continuation lines), which are kept as they are."""
-    if any(l.startswith(" ") for l in lines[1:]):
+    """A paragraph: filled, unless its lines are laid out by hand (indented:
+    an example command, aligned continuation lines), which are kept as
+    they are."""
+    if any(l.startswith(" ") for l in lines):
         return [".nf"] + [esc(l) for l in lines] + [".fi"]
     return [esc(" ".join(l.strip() for l in lines))]
 
