@@ -104,6 +104,7 @@ uninstall: $(BUILD)/build.ninja
 		python3 -c 'import json, sys; print("\n".join(json.load(sys.stdin).values()))' | \
 		while read -r f; do rm -fv "$(DESTDIR)$$f"; done; \
 		rmdir -v "$(DESTDIR)$(PREFIX)/include/trawl" 2>/dev/null || true
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
 # The Debian packages (trawl, libtrawl0, libtrawl-dev) into $(DEB)/
 deb: deps
