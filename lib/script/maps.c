@@ -95,12 +95,25 @@ void tw_smap_unkey(const tw_smap *m, const tw_mentry *e, tw_sval *vals)
 	}
 }
 
+/* Eight bytes at a time, multiplied and folded (every byte counts, so
+ * keys that differ only in the middle do not collide by construction). */
 static uint64_t hash(const char *k, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)k[i]) * 0x100000001b3ull;
-	return h ^ (h >> 29);
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, k + i, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+		h ^= h >> 31;
+	}
+	if (i < n) {
+		w = 0;
+		memcpy(&w, k + i, n - i);
+		h = (h ^ w) * 0x94d049bb133111ebull;
+	}
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
 }
 
 static int rehash(tw_smap *m)
