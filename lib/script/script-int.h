@@ -491,6 +491,11 @@ struct trawl_script {
 	tw_sval *stack;
 	tw_sval *vars;
 	char (*var_bufs)[TW_SC_STRMAX];
+	/* the fields read in this run: fvals[i] is current when fgen[i] is
+	 * the run's generation */
+	tw_sval *fvals;
+	uint64_t *fgen;
+	uint64_t gen;
 	int exited;
 	tw_fault faults[TW_SC_MAX_FAULTS];
 	size_t nfaults;

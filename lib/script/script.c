@@ -124,6 +124,14 @@ static int keep(trawl_script *s, tw_compiler *c, trawl_error *err)
 	for (size_t i = 0; i < s->nmaps; i++)
 		tw_smap_init(&s->smaps[i], &s->maps[i], mem, s->opts.map_size);
 	size_t nv = (size_t)(s->prog.nvars ? s->prog.nvars : 1);
+	size_t nf = 1;
+	for (size_t i = 0; i < c->nprobes; i++)
+		if (c->probes[i].nfields > nf)
+			nf = c->probes[i].nfields;
+	s->fvals = tw_calloc(mem, nf, sizeof(*s->fvals));
+	s->fgen = tw_calloc(mem, nf, sizeof(*s->fgen));
+	if (!s->fvals || !s->fgen)
+		goto oom;
 	s->stack = tw_calloc(mem, s->prog.max_stack + 1, sizeof(*s->stack));
 	s->vars = tw_calloc(mem, nv, sizeof(*s->vars));
 	s->var_bufs = tw_calloc(mem, nv, sizeof(*s->var_bufs));
@@ -321,6 +329,8 @@ TRAWL_API void trawl_script_free(trawl_script *s)
 	tw_free(mem, s->stack);
 	tw_free(mem, s->vars);
 	tw_free(mem, s->var_bufs);
+	tw_free(mem, s->fvals);
+	tw_free(mem, s->fgen);
 	tw_program_free(mem, &s->prog);
 	tw_buf_fini(mem, &s->out);
 	tw_free(mem, s);

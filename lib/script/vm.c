@@ -117,6 +117,7 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 	size_t pc = s->probes[probe].code_start;
 	uint64_t loops = 0;
 	char key[TW_SC_MAX_KEYS * (TW_SC_STRMAX + 8)];
+	uint64_t gen = ++s->gen;
 	for (int i = 0; i < p->nvars; i++) {
 		s->vars[i].i = 0;
 		s->vars[i].s = empty;
@@ -194,24 +195,38 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 			break;
 		}
 		case OP_FIELDI: {
-			int64_t v = 0;
-			if (trawl_event_get_int(ev, handles[A], &v) < 0)
-				v = 0;
-			st[sp].i = v;
-			st[sp++].s = NULL;
+			/* each field is read once per run, however often the
+			 * script names it */
+			tw_sval *v = &s->fvals[A];
+			if (s->fgen[A] != gen) {
+				int64_t x = 0;
+				if (trawl_event_get_int(ev, handles[A], &x) < 0)
+					x = 0;
+				v->i = x;
+				v->s = NULL;
+				s->fgen[A] = gen;
+			}
+			st[sp++] = *v;
 			break;
 		}
 		case OP_FIELDS: {
-			size_t n = 0;
-			const char *r = trawl_event_raw(ev, handles[A], &n);
-			if (!r) {
-				r = empty;
-				n = 0;
+			tw_sval *v = &s->fvals[A];
+			if (s->fgen[A] != gen) {
+				size_t n = 0;
+				const char *r =
+					trawl_event_raw(ev, handles[A], &n);
+				if (!r) {
+					r = empty;
+					n = 0;
+				}
+				while (n && r[n - 1] == '\0')
+					n--; /* a char array's padding */
+				v->s = r;
+				v->n = n > UINT32_MAX ? UINT32_MAX
+						      : (uint32_t)n;
+				s->fgen[A] = gen;
 			}
-			while (n && r[n - 1] == '\0')
-				n--; /* a char array's padding */
-			st[sp].s = r;
-			st[sp++].n = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+			st[sp++] = *v;
 			break;
 		}
 		case OP_LDV:
