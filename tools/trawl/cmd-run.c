@@ -32,7 +32,9 @@ static void help(FILE *f)
 		"under \"output\"\n"
 		"  --map-size N   keys per map (default 4096); updates beyond "
 		"it are dropped\n"
-		"                 and reported\n" CLI_INPUT_HELP
+		"                 and reported\n"
+		"  --live         (not yet: record with trawl record, then run "
+		"the file)\n" CLI_INPUT_HELP
 		"  -h, --help     this text\n\n"
 		"Exit status: 0 (also after runtime faults, which are "
 		"reported on stderr),\n1 a script that does not compile or a "
