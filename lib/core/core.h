@@ -84,6 +84,7 @@ enum tw_event_bit {
 	TW_EV_OWNED = 1u << 1,	      /* a trawl_event_copy() */
 	TW_EV_TYPED = 1u << 2,	      /* tw_rec: type set, not name */
 	TW_EV_BINARY = 1u << 3,	      /* fields are in data, not text */
+	TW_EV_COMM_Z = 1u << 4,	      /* comm is NUL-terminated in place */
 };
 
 struct trawl_event {
@@ -130,6 +131,16 @@ struct trawl_event {
 	tw_pf_value tv[TW_MAX_FIELDS];
 	tw_buf elems_z;
 	tw_buf label_z;
+	/* Binary sources: the text of integers and the labels are made when
+	 * first asked (enum tw_pending; the reader's realize op), the text
+	 * into num_z. */
+	unsigned pending;
+	tw_buf num_z;
+};
+
+enum tw_pending {
+	TW_PEND_TEXT = 1u << 0,
+	TW_PEND_LABEL = 1u << 1,
 };
 
 /* One parsed record header from a reader; strings point into its line. */
@@ -210,6 +221,8 @@ typedef struct tw_reader_ops {
 	 */
 	int (*get_int)(const trawl_event *ev, struct trawl_field_def *f,
 		       int64_t *out);
+	/* Make what ev->pending says is not made yet (the bits in what). */
+	void (*realize)(const trawl_event *ev, unsigned what);
 	const char *(*get_raw)(const trawl_event *ev, struct trawl_field_def *f,
 			       size_t *len);
 	int (*payload)(const trawl_event *ev);

@@ -40,6 +40,8 @@ TRAWL_API int trawl_event_tgid(const trawl_event *ev)
 
 TRAWL_API const char *trawl_event_comm(const trawl_event *ev)
 {
+	if (ev->bits & TW_EV_COMM_Z)
+		return ev->comm;
 	trawl_event *e = (trawl_event *)ev; /* lazily filled cache */
 	if (!e->comm_ready) {
 		e->comm_z.len = 0;
@@ -151,6 +153,8 @@ TRAWL_API trawl_event *trawl_event_copy(const trawl_event *ev)
 	memset(&c->fields_z, 0, sizeof(c->fields_z));
 	memset(&c->elems_z, 0, sizeof(c->elems_z));
 	memset(&c->label_z, 0, sizeof(c->label_z));
+	memset(&c->num_z, 0, sizeof(c->num_z));
+	c->pending = 0;
 	c->typed = 0;
 	c->bits |= TW_EV_OWNED;
 	return c;
@@ -167,5 +171,6 @@ TRAWL_API void trawl_event_free(trawl_event *ev)
 	tw_buf_fini(mem, &ev->fields_z);
 	tw_buf_fini(mem, &ev->elems_z);
 	tw_buf_fini(mem, &ev->label_z);
+	tw_buf_fini(mem, &ev->num_z);
 	tw_free(mem, ev);
 }

@@ -56,6 +56,13 @@ static void decode(const trawl_event *ev)
 		ev->t->ops->decode(ev->t, (trawl_event *)ev, NULL, 0);
 }
 
+/* The decoded fields' texts or labels, made now if they were left. */
+static void realize(const trawl_event *ev, unsigned what)
+{
+	if (ev->pending & what)
+		ev->t->ops->realize(ev, ev->pending & what);
+}
+
 /*
  * Whether the reader may seek field d in the text of type ty: only where
  * the text names it as the generic decoder would (no format known, or a
@@ -333,6 +340,7 @@ TRAWL_API const char *trawl_event_label(const trawl_event *ev, trawl_field f,
 		return NULL;
 	/* labels come with the whole decoding: find the field there */
 	decode(ev);
+	realize(ev, TW_PEND_LABEL);
 	if (!ev->typed)
 		return NULL;
 	for (int i = 0; i < ev->nfields; i++)
@@ -383,6 +391,7 @@ TRAWL_API const char *trawl_event_field_value(const trawl_event *ev, size_t i,
 	decode(ev);
 	if (i >= (size_t)ev->nfields)
 		return NULL;
+	realize(ev, TW_PEND_TEXT);
 	if (len)
 		*len = ev->fields[i].vlen;
 	return ev->fields[i].val;
@@ -458,6 +467,7 @@ TRAWL_API const char *trawl_event_field_label(const trawl_event *ev, size_t i,
 					      size_t *len)
 {
 	decode(ev);
+	realize(ev, TW_PEND_LABEL);
 	if (i >= (size_t)ev->nfields || !ev->typed || !ev->tv[i].label)
 		return NULL;
 	if (len)

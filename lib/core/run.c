@@ -123,6 +123,7 @@ TRAWL_API void trawl_close(trawl_trace *t)
 	tw_buf_fini(&t->mem, &t->ev.fields_z);
 	tw_buf_fini(&t->mem, &t->ev.elems_z);
 	tw_buf_fini(&t->mem, &t->ev.label_z);
+	tw_buf_fini(&t->mem, &t->ev.num_z);
 	tw_mem mem = t->mem;
 	tw_free(&mem, t);
 }
@@ -282,6 +283,7 @@ static int deliver(trawl_trace *t, const tw_rec *r, uint64_t seq,
 	}
 	ev->type = ty;
 	ev->nfields = -1;
+	ev->pending = 0;
 	ev->comm_ready = 0;
 
 	for (uint32_t i = 0; i < ty->nsubs; i++) {

@@ -297,7 +297,7 @@ static int fill_rec(trawl_trace *t, dat_reader *r, tw_rec *rec, int64_t ts,
 		rec->preempt = 0;
 	rec->comm = comm_of(r, rec->pid, &rec->comm_len);
 	rec->type = dt->type;
-	rec->bits = TW_EV_TYPED | TW_EV_BINARY;
+	rec->bits = TW_EV_TYPED | TW_EV_BINARY | TW_EV_COMM_Z;
 	rec->payload = (const char *)data;
 	rec->payload_len = len;
 	rec->name_len = buffer;
@@ -828,8 +828,9 @@ struct decoded {
  * Return: how many fields.
  */
 static int decode_fields(const tw_mem *mem, const tw_pfmt *pf, int is_print,
-			 const tw_pf_resolve *rs, const unsigned char *data,
-			 uint32_t data_len, struct decoded *d)
+			 int lazy, const tw_pf_resolve *rs,
+			 const unsigned char *data, uint32_t data_len,
+			 struct decoded *d)
 {
 	d->fz->len = d->ez->len = d->lz->len = 0;
 	size_t n = tw_pfmt_nfields(pf);
@@ -845,6 +846,8 @@ static int decode_fields(const tw_mem *mem, const tw_pfmt *pf, int is_print,
 		tw_pf_value v = {0};
 		v.uns = !(f->flags & TW_PFF_SIGNED);
 		v.ptr = (f->flags & TW_PFF_POINTER) != 0;
+		v.hex = v.ptr || (f->flags & TW_PFF_LONG);
+		v.index = (uint16_t)i;
 		v.exact = 1;
 		char num[24];
 		size_t nl = 0;
@@ -897,9 +900,10 @@ static int decode_fields(const tw_mem *mem, const tw_pfmt *pf, int is_print,
 		} else if (tw_pfmt_field_int(pf, i, data, data_len, &v.i) ==
 			   0) {
 			v.type = TW_PFV_INT;
-			nl = int_text(num, v.i, v.uns,
-				      v.ptr || (f->flags & TW_PFF_LONG));
-			txt = num;
+			if (!lazy) {
+				nl = int_text(num, v.i, v.uns, v.hex);
+				txt = num;
+			}
 		} else {
 			continue; /* an integer of an odd size */
 		}
@@ -911,7 +915,7 @@ static int decode_fields(const tw_mem *mem, const tw_pfmt *pf, int is_print,
 		}
 		/* the label, where the print format shows one */
 		d->lab[k] = AT_NONE;
-		if (v.type == TW_PFV_INT) {
+		if (v.type == TW_PFV_INT && !lazy) {
 			size_t l0 = d->lz->len;
 			int has =
 				tw_pfmt_label(pf, i, data, data_len, rs, d->lz);
@@ -941,6 +945,7 @@ static void point_fields(struct decoded *d, int k)
 }
 
 static int adopt_decoded(trawl_event *ev, const unsigned char *pre);
+static void realize(const trawl_event *ev, unsigned what);
 static void want_fields(dat_reader *r, const trawl_event *ev);
 
 /* The fields of ev, decoded here or, for the event just delivered, taken
@@ -966,11 +971,12 @@ static void decode(const trawl_trace *t, trawl_event *ev, const char *key,
 	struct decoded d;
 	d.fields = ev->fields, d.tv = ev->tv;
 	d.fz = &ev->fields_z, d.ez = &ev->elems_z, d.lz = &ev->label_z;
-	int k = decode_fields(&t->mem, pf, is_print, &r->resolve, ev->data,
-			      ev->data_len, &d);
+	int k = decode_fields(&t->mem, pf, is_print, !is_print, &r->resolve,
+			      ev->data, ev->data_len, &d);
 	point_fields(&d, k);
 	ev->nfields = k;
 	ev->typed = 1;
+	ev->pending = is_print ? 0 : TW_PEND_TEXT | TW_PEND_LABEL;
 	/* print events: the systrace marker in buf, as text traces have it */
 	const char *buf;
 	size_t bn;
@@ -1005,6 +1011,8 @@ static const char *get_raw(const trawl_event *ev, struct trawl_field_def *d,
 	trawl_event *e = (trawl_event *)ev;
 	if (ev->nfields < 0 || !ev->decode_done)
 		decode(ev->t, e, NULL, 0);
+	if (ev->pending & TW_PEND_TEXT)
+		realize(ev, TW_PEND_TEXT);
 	for (int i = 0; i < ev->nfields; i++)
 		if (tw_eq(ev->fields[i].key, ev->fields[i].klen, d->name,
 			  d->name_len)) {
@@ -1031,6 +1039,8 @@ static int fields_payload(const trawl_event *ev)
 	trawl_event *out = (trawl_event *)ev;
 	if (ev->nfields < 0 || !ev->decode_done)
 		decode(ev->t, out, NULL, 0);
+	if (ev->pending & TW_PEND_TEXT)
+		realize(ev, TW_PEND_TEXT);
 	out->payload_z.len = 0;
 	for (int i = 0; i < ev->nfields; i++) {
 		const tw_kv *kv = &ev->fields[i];
@@ -1181,7 +1191,7 @@ static int keep_decoded(dat_reader *r, const tw_pfmt *pf,
 	const tw_mem *mem = r->f.mem;
 	struct ahead_scratch *w = r->ahead_dec;
 	struct decoded *d = &w->d;
-	int k = decode_fields(mem, pf, 0, &r->ahead_resolve, data, len, d);
+	int k = decode_fields(mem, pf, 0, 1, &r->ahead_resolve, data, len, d);
 	static const char zeros[8];
 	if (tw_buf_put(mem, arena, zeros, (8 - arena->len % 8) % 8))
 		return -1;
@@ -1245,7 +1255,68 @@ static int adopt_decoded(trawl_event *ev, const unsigned char *pre)
 	}
 	ev->nfields = (int)h.n;
 	ev->typed = 1;
+	ev->pending = TW_PEND_TEXT | TW_PEND_LABEL;
 	return 0;
+}
+
+/*
+ * The texts of the integers (as `trace-cmd report -R` writes them) and the
+ * labels, which decode leaves until asked: made for all the fields at
+ * once, so that what was handed out before stays where it is.
+ */
+static void realize(const trawl_event *ev, unsigned what)
+{
+	trawl_event *e = (trawl_event *)ev;
+	const tw_mem *mem = &ev->t->mem;
+	dat_reader *r = rd(ev->t);
+	size_t at[TW_MAX_FIELDS], len[TW_MAX_FIELDS];
+	for (int i = 0; i < ev->nfields; i++)
+		at[i] = AT_NONE;
+	if (what & TW_PEND_TEXT) {
+		e->pending &= ~(unsigned)TW_PEND_TEXT;
+		e->num_z.len = 0;
+		for (int i = 0; i < ev->nfields; i++) {
+			const tw_pf_value *v = &ev->tv[i];
+			if (v->type != TW_PFV_INT || v->s)
+				continue;
+			char num[24];
+			len[i] = int_text(num, v->i, v->uns, v->hex);
+			if (tw_buf_append(mem, &e->num_z, num, len[i]))
+				break; /* the rest stay without text */
+			at[i] = e->num_z.len - len[i];
+		}
+		for (int i = 0; i < ev->nfields; i++)
+			if (at[i] != AT_NONE) {
+				e->fields[i].val = e->tv[i].s =
+					e->num_z.data + at[i];
+				e->fields[i].vlen = e->tv[i].slen =
+					(uint32_t)len[i];
+				at[i] = AT_NONE;
+			}
+	}
+	if (what & TW_PEND_LABEL) {
+		e->pending &= ~(unsigned)TW_PEND_LABEL;
+		const tw_pfmt *pf = program(r, ev);
+		e->label_z.len = 0;
+		for (int i = 0; pf && i < ev->nfields; i++) {
+			if (ev->tv[i].type != TW_PFV_INT)
+				continue;
+			size_t l0 = e->label_z.len;
+			int has = tw_pfmt_label(pf, ev->tv[i].index, ev->data,
+						ev->data_len, &r->resolve,
+						&e->label_z);
+			if (has < 0)
+				break;
+			if (has) {
+				at[i] = l0;
+				e->tv[i].label_len =
+					(uint32_t)(e->label_z.len - l0);
+			}
+		}
+		for (int i = 0; pf && i < ev->nfields; i++)
+			if (at[i] != AT_NONE)
+				e->tv[i].label = e->label_z.data + at[i];
+	}
 }
 
 /* On the ahead thread: only types the consumer reads that way, whose
@@ -1266,7 +1337,9 @@ static int ahead_prepare(void *ctx, const unsigned char *data, uint32_t len,
 	dat_type *dt = &r->types[id];
 	int text = __atomic_load_n(&dt->want_text, __ATOMIC_ACQUIRE);
 	int fields = __atomic_load_n(&dt->want_fields, __ATOMIC_ACQUIRE);
-	const tw_pfmt *pf = dt->pf;
+	if (!text && !fields)
+		return 0;
+	const tw_pfmt *pf = dt->pf; /* compiled before a flag was set */
 	if (fields && keep_decoded(r, pf, data, len, arena, rec))
 		return -1;
 	if (!text || !tw_pfmt_fits(pf, data, len))
@@ -1431,6 +1504,7 @@ static const tw_reader_ops dat_ops = {
 	.reparse = reparse,
 	.decode = decode,
 	.get_int = get_int,
+	.realize = realize,
 	.get_raw = get_raw,
 	.payload = payload,
 	.print_buf = print_buf,

@@ -196,6 +196,8 @@ typedef struct tw_pf_value {
 	uint8_t ptr;	/* INT: the field is a pointer */
 	uint16_t nelem; /* ARRAY: elements in tw_pf_scan.elems */
 	uint32_t elem0; /* ARRAY: first element's index there */
+	uint8_t hex;	/* binary INT: its text is hex (pointers, longs) */
+	uint16_t index; /* binary: the field's place in its format */
 	int64_t i;	/* INT */
 	const char *s;	/* STR, TEXT: the text; INT: the text it came from */
 	uint32_t slen;

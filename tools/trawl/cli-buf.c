@@ -189,17 +189,27 @@ void buf_hex(struct cli_buf *b, uint64_t v)
 
 /* print_time(): seconds and nine decimals. */
 
-void buf_us(struct cli_buf *b, int64_t ns)
+char *put_us(char *o, int64_t ns)
 {
 	uint64_t u = (uint64_t)ns;
 	if (ns < 0) {
-		buf_char(b, '-');
+		*o++ = '-';
 		u = (uint64_t)0 - u;
 	}
-	buf_u64(b, u / 1000);
-	char frac[4] = {'.', (char)('0' + u / 100 % 10),
-			(char)('0' + u / 10 % 10), (char)('0' + u % 10)};
-	buf_bytes(b, frac, 4);
+	o = put_u64(o, u / 1000);
+	unsigned f = (unsigned)(u % 1000);
+	o[0] = '.';
+	o[1] = (char)('0' + f / 100);
+	o[2] = (char)('0' + f / 10 % 10);
+	o[3] = (char)('0' + f % 10);
+	return o + 4;
+}
+
+void buf_us(struct cli_buf *b, int64_t ns)
+{
+	char *o = buf_room(b, 32);
+	if (o)
+		buf_commit(b, put_us(o, ns));
 }
 
 void buf_csv(struct cli_buf *b, const char *s, size_t n)
@@ -225,13 +235,15 @@ void buf_csv(struct cli_buf *b, const char *s, size_t n)
 	b->n = (size_t)(o - b->p);
 }
 
-void buf_json(struct cli_buf *b, const char *s, size_t n)
+/* A byte JSON takes as it is (printable ASCII but '"' and '\\'). */
+static inline int json_plain(unsigned char c)
 {
-	/* worst case: every byte as \u00XX or \ufffd */
-	if (reserve(b, 6 * n + 2))
-		return;
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
+char *put_json(char *o, const char *s, size_t n)
+{
 	const unsigned char *p = (const unsigned char *)s;
-	char *o = b->p + b->n;
 	*o++ = '"';
 	for (size_t i = 0; i < n;) {
 		/* eight bytes at a time while none needs escaping: no quote,
@@ -283,11 +295,34 @@ void buf_json(struct cli_buf *b, const char *s, size_t n)
 		}
 	}
 	*o++ = '"';
-	b->n = (size_t)(o - b->p);
+	return o;
 }
 
-void buf_value(struct cli_buf *b, const trawl_event *ev, size_t i,
-	       const char *text, size_t len)
+void buf_json(struct cli_buf *b, const char *s, size_t n)
+{
+	/* short and plain (names, comms, most values): as it is */
+	if (n <= 32) {
+		size_t i = 0;
+		while (i < n && json_plain((unsigned char)s[i]))
+			i++;
+		if (i == n) {
+			char *o = buf_room(b, n + 2);
+			if (!o)
+				return;
+			*o++ = '"';
+			memcpy(o, s, n);
+			o[n] = '"';
+			buf_commit(b, o + n + 1);
+			return;
+		}
+	}
+	/* worst case: every byte as \u00XX or \ufffd */
+	char *o = buf_room(b, 6 * n + 2);
+	if (o)
+		buf_commit(b, put_json(o, s, n));
+}
+
+void buf_value(struct cli_buf *b, const trawl_event *ev, size_t i)
 {
 	int64_t x;
 	unsigned fl = trawl_event_field_flags(ev, i);
@@ -318,6 +353,9 @@ void buf_value(struct cli_buf *b, const trawl_event *ev, size_t i,
 		buf_char(b, '}');
 		return;
 	}
+	/* the text only when it is what is shown (made when asked) */
+	size_t len = 0;
+	const char *text = trawl_event_field_value(ev, i, &len);
 	buf_bytes(b, text, len);
 }
 
@@ -326,23 +364,24 @@ size_t buf_json_fields(struct cli_buf *b, const trawl_event *ev)
 	size_t n = trawl_event_field_count(ev);
 	buf_char(b, '{');
 	for (size_t i = 0; i < n; i++) {
-		size_t kl, vl;
+		size_t kl, vl = 0;
 		const char *k = trawl_event_field_name(ev, i, &kl);
-		const char *v = trawl_event_field_value(ev, i, &vl);
 		if (i)
 			buf_char(b, ',');
 		buf_json(b, k, kl);
 		buf_char(b, ':');
+		const char *v;
 		int64_t x;
 		const int64_t *el;
 		size_t ne;
 		unsigned uns;
 		switch (trawl_event_field_type(ev, i)) {
 		case TRAWL_VALUE_INT:
-			if (trawl_event_field_int(ev, i, &x))
+			if (trawl_event_field_int(ev, i, &x)) {
+				v = trawl_event_field_value(ev, i, &vl);
 				buf_json(b, v, vl);
-			else if (trawl_event_field_flags(ev, i) &
-				 TRAWL_VALUE_UNSIGNED)
+			} else if (trawl_event_field_flags(ev, i) &
+				   TRAWL_VALUE_UNSIGNED)
 				buf_u64(b, (uint64_t)x);
 			else
 				buf_i64(b, x);
@@ -366,6 +405,7 @@ size_t buf_json_fields(struct cli_buf *b, const trawl_event *ev)
 			buf_str(b, "null");
 			break;
 		default:
+			v = trawl_event_field_value(ev, i, &vl);
 			buf_json(b, v, vl);
 		}
 	}

@@ -120,9 +120,8 @@ void buf_csv(struct cli_buf *b, const char *s, size_t n);
 void buf_json(struct cli_buf *b, const char *s, size_t n);
 /* ev's fields as a JSON object (integers bare); Return: how many. */
 size_t buf_json_fields(struct cli_buf *b, const trawl_event *ev);
-/* Field i's typed value as text (hex for pointers), else text[0..len). */
-void buf_value(struct cli_buf *b, const trawl_event *ev, size_t i,
-	       const char *text, size_t len);
+/* Field i's typed value as text (hex for pointers), else its text. */
+void buf_value(struct cli_buf *b, const trawl_event *ev, size_t i);
 /* ,"labels":{...} and ,"display_only":[...] when the event has any */
 void buf_json_field_notes(struct cli_buf *b, const trawl_event *ev);
 /* Room for n more bytes: where to write them (then buf_commit() with
@@ -140,6 +139,10 @@ char *put_u64(char *o, uint64_t v);
 char *put_i64(char *o, int64_t v);
 char *put_int_width(char *o, int64_t v, int width, char pad);
 char *put_time(char *o, int64_t ns);
+/* ns as microseconds with three decimals (at most 26 bytes); a JSON
+ * string of s[0..n) (at most 6 * n + 2 bytes) */
+char *put_us(char *o, int64_t ns);
+char *put_json(char *o, const char *s, size_t n);
 /* Write what is there and empty it. Return: 0, or -1 (write or memory). */
 int buf_write(struct cli_buf *b, FILE *f);
 void buf_free(struct cli_buf *b);

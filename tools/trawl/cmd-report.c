@@ -67,14 +67,13 @@ static void fields_text(struct cli_buf *b, const trawl_event *ev)
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		size_t kl, vl;
+		size_t kl;
 		const char *k = trawl_event_field_name(ev, i, &kl);
-		const char *v = trawl_event_field_value(ev, i, &vl);
 		if (i)
 			buf_char(b, ' ');
 		buf_bytes(b, k, kl);
 		buf_char(b, '=');
-		buf_value(b, ev, i, v, vl);
+		buf_value(b, ev, i);
 	}
 }
 

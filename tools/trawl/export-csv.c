@@ -48,10 +48,8 @@ struct csv_export {
 static void csv_value(struct csv_export *x, struct cli_buf *b,
 		      const trawl_event *ev, size_t i)
 {
-	size_t vl;
-	const char *v = trawl_event_field_value(ev, i, &vl);
 	x->val.n = 0;
-	buf_value(&x->val, ev, i, v, vl);
+	buf_value(&x->val, ev, i);
 	buf_csv(b, x->val.p, x->val.n);
 }
 
@@ -88,16 +86,15 @@ static void fields_text(struct cli_buf *b, const trawl_event *ev,
 	size_t n = trawl_event_field_count(ev);
 	int any = 0;
 	for (size_t i = 0; i < n; i++) {
-		size_t kl, vl;
+		size_t kl;
 		const char *k = trawl_event_field_name(ev, i, &kl);
 		if (skip && column_of(skip, i, k, kl) >= 0)
 			continue;
-		const char *v = trawl_event_field_value(ev, i, &vl);
 		if (any++)
 			buf_char(b, ' ');
 		buf_bytes(b, k, kl);
 		buf_char(b, '=');
-		buf_value(b, ev, i, v, vl);
+		buf_value(b, ev, i);
 	}
 }
 

@@ -87,8 +87,8 @@ struct perfetto {
 	trawl_field prev_state, next_pid, next_comm;
 	trawl_field irq, irq_exit, irq_name, vec, vec_exit, action;
 	trawl_field freq, freq_cpu;
-	uint32_t t_switch, t_hard_entry, t_hard_exit, t_soft_entry, t_soft_exit,
-		t_freq, t_print;
+	uint8_t *kind; /* enum kind by event type id, KIND_UNKNOWN until seen */
+	size_t nkind;
 	int oom;
 	int werr;   /* a write failed */
 	int status; /* why a callback stopped the run */
@@ -101,16 +101,20 @@ static void begin(struct perfetto *p, char ph, int64_t ts, int64_t pid,
 	struct cli_buf *b = &p->b;
 	if (b->n >= 1 << 16 && buf_write(b, p->f))
 		p->werr = 1;
+	char *o = buf_room(b, 128);
+	if (!o)
+		return;
 	if (p->n++)
-		buf_bytes(b, ",\n", 2);
-	buf_str(b, "{\"ph\":\"");
-	buf_char(b, ph);
-	buf_str(b, "\",\"ts\":");
-	buf_us(b, ts);
-	buf_str(b, ",\"pid\":");
-	buf_i64(b, pid);
-	buf_str(b, ",\"tid\":");
-	buf_i64(b, tid);
+		*o++ = ',', *o++ = '\n';
+	memcpy(o, "{\"ph\":\"", 7);
+	o[7] = ph;
+	memcpy(o + 8, "\",\"ts\":", 7);
+	o = put_us(o + 15, ts);
+	memcpy(o, ",\"pid\":", 7);
+	o = put_i64(o + 7, pid);
+	memcpy(o, ",\"tid\":", 7);
+	o = put_i64(o + 7, tid);
+	buf_commit(b, o);
 }
 
 static void name_key(struct cli_buf *b, const char *s, size_t n)
@@ -419,40 +423,72 @@ static int on_marker(struct perfetto *p, const trawl_event *ev, int64_t ts)
 	return 1;
 }
 
+enum kind {
+	KIND_UNKNOWN,
+	KIND_SWITCH,
+	KIND_HARD_ENTRY,
+	KIND_HARD_EXIT,
+	KIND_SOFT_ENTRY,
+	KIND_SOFT_EXIT,
+	KIND_FREQ,
+	KIND_PRINT,
+	KIND_OTHER,
+};
+
+/* What the export does with an event type: learnt by name once per type
+ * (types are numbered densely as they first appear). */
+static int kind_of(struct perfetto *p, const trawl_event *ev)
+{
+	uint32_t type = trawl_event_type_id(ev);
+	if (type < p->nkind && p->kind[type] != KIND_UNKNOWN)
+		return p->kind[type];
+	if (type >= p->nkind) {
+		size_t n = p->nkind ? p->nkind : 64;
+		while (n <= type)
+			n *= 2;
+		uint8_t *k = realloc(p->kind, n);
+		if (!k) {
+			p->oom = 1;
+			return KIND_OTHER;
+		}
+		memset(k + p->nkind, KIND_UNKNOWN, n - p->nkind);
+		p->kind = k;
+		p->nkind = n;
+	}
+	static const struct {
+		const char *name;
+		int kind;
+	} known[] = {
+		{"sched_switch", KIND_SWITCH},
+		{"irq_handler_entry", KIND_HARD_ENTRY},
+		{"irq_handler_exit", KIND_HARD_EXIT},
+		{"softirq_entry", KIND_SOFT_ENTRY},
+		{"softirq_exit", KIND_SOFT_EXIT},
+		{"cpu_frequency", KIND_FREQ},
+		{"print", KIND_PRINT},
+	};
+	const char *name = trawl_event_name(ev);
+	int kind = KIND_OTHER;
+	for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++)
+		if (!strcmp(name, known[i].name))
+			kind = known[i].kind;
+	p->kind[type] = (uint8_t)kind;
+	return kind;
+}
+
 static int on_event(const trawl_event *ev, void *ctx)
 {
 	struct perfetto *p = ctx;
 	int64_t ts = trawl_event_time(ev);
 	p->last = ts;
-	uint32_t type = trawl_event_type_id(ev);
-	const char *name = trawl_event_name(ev);
-	/* Types are numbered as they first appear: learn each by name once. */
-	if (type == p->t_switch ||
-	    (p->t_switch == UINT32_MAX && !strcmp(name, "sched_switch"))) {
-		p->t_switch = type;
+	int kind = kind_of(p, ev);
+	if (kind == KIND_SWITCH) {
 		on_switch(p, ev, ts);
-	} else if (type == p->t_hard_entry ||
-		   (p->t_hard_entry == UINT32_MAX &&
-		    !strcmp(name, "irq_handler_entry"))) {
-		p->t_hard_entry = type;
-		on_irq(p, ev, ts, 0, 1);
-	} else if (type == p->t_hard_exit ||
-		   (p->t_hard_exit == UINT32_MAX &&
-		    !strcmp(name, "irq_handler_exit"))) {
-		p->t_hard_exit = type;
-		on_irq(p, ev, ts, 0, 0);
-	} else if (type == p->t_soft_entry ||
-		   (p->t_soft_entry == UINT32_MAX &&
-		    !strcmp(name, "softirq_entry"))) {
-		p->t_soft_entry = type;
-		on_irq(p, ev, ts, 1, 1);
-	} else if (type == p->t_soft_exit || (p->t_soft_exit == UINT32_MAX &&
-					      !strcmp(name, "softirq_exit"))) {
-		p->t_soft_exit = type;
-		on_irq(p, ev, ts, 1, 0);
-	} else if (type == p->t_freq || (p->t_freq == UINT32_MAX &&
-					 !strcmp(name, "cpu_frequency"))) {
-		p->t_freq = type;
+	} else if (kind == KIND_HARD_ENTRY || kind == KIND_HARD_EXIT) {
+		on_irq(p, ev, ts, 0, kind == KIND_HARD_ENTRY);
+	} else if (kind == KIND_SOFT_ENTRY || kind == KIND_SOFT_EXIT) {
+		on_irq(p, ev, ts, 1, kind == KIND_SOFT_ENTRY);
+	} else if (kind == KIND_FREQ) {
 		int64_t v, cpu;
 		if (!trawl_event_get_int(ev, p->freq, &v) &&
 		    !trawl_event_get_int(ev, p->freq_cpu, &cpu) && cpu >= 0 &&
@@ -464,9 +500,7 @@ static int on_event(const trawl_event *ev, void *ctx)
 		} else {
 			instant(p, ev, ts);
 		}
-	} else if ((type == p->t_print ||
-		    (p->t_print == UINT32_MAX && !strcmp(name, "print"))) &&
-		   (p->t_print = type, !on_marker(p, ev, ts))) {
+	} else if (kind == KIND_PRINT && !on_marker(p, ev, ts)) {
 		/* drawn as a slice, async slice or counter */
 	} else {
 		instant(p, ev, ts);
@@ -549,8 +583,6 @@ static void finish(struct perfetto *p)
 int export_perfetto(trawl_trace *t, const char *path)
 {
 	struct perfetto p = {0};
-	p.t_switch = p.t_hard_entry = p.t_hard_exit = p.t_soft_entry =
-		p.t_soft_exit = p.t_freq = p.t_print = UINT32_MAX;
 	p.prev_state = trawl_field_lookup(t, "sched_switch", "prev_state");
 	p.next_pid = trawl_field_lookup(t, "sched_switch", "next_pid");
 	p.next_comm = trawl_field_lookup(t, "sched_switch", "next_comm");
@@ -603,6 +635,7 @@ int export_perfetto(trawl_trace *t, const char *path)
 		free(p.bufs[b].cpus);
 	}
 	free(p.threads);
+	free(p.kind);
 	buf_free(&p.b);
 	if (to_stdout ? fflush(p.f) : fclose(p.f)) {
 		if (!status)
