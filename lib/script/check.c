@@ -584,7 +584,7 @@ static int64_t const_int(tw_compiler *c, tw_node *n, const char *what)
 	if (n->kind == N_INT)
 		return n->ival;
 	if (n->kind == N_UNARY && n->op == TK_MINUS && n->a->kind == N_INT)
-		return -n->a->ival;
+		return (int64_t)(0 - (uint64_t)n->a->ival);
 	ERR(c, n, TRAWL_EPARSE, "%s must be a number", what);
 }
 
@@ -604,7 +604,8 @@ static void agg(tw_compiler *c, tw_node *n)
 		int64_t lo = const_int(c, n->kids[1], "lhist()'s min");
 		int64_t hi = const_int(c, n->kids[2], "lhist()'s max");
 		int64_t st = const_int(c, n->kids[3], "lhist()'s step");
-		if (st <= 0 || hi <= lo || (hi - lo) / st > TW_SC_LHIST_MAX)
+		if (st <= 0 || hi <= lo ||
+		    ((__int128)hi - lo) / st > TW_SC_LHIST_MAX)
 			ERR(c, n, TRAWL_EPARSE,
 			    "lhist(v, min, max, step) needs min < max, step "
 			    "> 0 and at most %d buckets",

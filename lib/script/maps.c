@@ -21,7 +21,7 @@ static size_t value_size(const tw_map_decl *d)
 	case MV_HIST:
 		return TW_SC_HIST_BUCKETS * 8;
 	case MV_LHIST:
-		return (size_t)((d->lh_max - d->lh_min) / d->lh_step + 3) * 8;
+		return (size_t)(tw_lhist_nb(d) + 2) * 8;
 	default:
 		return 8;
 	}

@@ -90,11 +90,42 @@ static void add_kid(tw_compiler *c, tw_node *n, tw_node *kid, size_t *cap)
 
 static tw_node *expr(tw_compiler *c);
 static tw_node *block(tw_compiler *c);
+static tw_node *stmt(tw_compiler *c);
+
+/* An expression node is complete: its height, which must stay bounded
+ * (a + a + ... builds a left-deep tree without recursing here). */
+static tw_node *done(tw_compiler *c, tw_node *n)
+{
+	int h = 0;
+	const tw_node *sub[3] = {n->a, n->b, n->c};
+	for (int i = 0; i < 3; i++)
+		if (sub[i] && sub[i]->height > h)
+			h = sub[i]->height;
+	for (size_t i = 0; i < n->nkids; i++)
+		if (n->kids[i]->height > h)
+			h = n->kids[i]->height;
+	n->height = h + 1;
+	if (n->height > TW_SC_MAX_DEPTH)
+		tw_sc_error(c, TRAWL_ELIMIT, n->line, n->col,
+			    "expression nested too deep (more than %d levels)",
+			    TW_SC_MAX_DEPTH);
+	return n;
+}
+
+/* Statements nest by recursion: bounded too. */
+static void enter(tw_compiler *c, const tw_token *at)
+{
+	if (++c->depth > TW_SC_MAX_DEPTH)
+		tw_sc_error(c, TRAWL_ELIMIT, at->line, at->col,
+			    "nested too deep (more than %d levels)",
+			    TW_SC_MAX_DEPTH);
+}
 
 /* args -> '(' [ expr { ',' expr } ] ')' */
 static void call_args(tw_compiler *c, tw_node *n)
 {
 	size_t cap = 0;
+	enter(c, &c->tok);
 	expect(c, TK_LPAREN);
 	c->paren_depth++;
 	if (c->tok.kind != TK_RPAREN) {
@@ -107,6 +138,7 @@ static void call_args(tw_compiler *c, tw_node *n)
 	}
 	c->paren_depth--;
 	expect(c, TK_RPAREN);
+	c->depth--;
 }
 
 /* mapref -> MAP [ '[' expr { ',' expr } ']' ] */
@@ -118,6 +150,7 @@ static tw_node *mapref(tw_compiler *c)
 	next(c);
 	if (c->tok.kind == TK_LBRACKET) {
 		size_t cap = 0;
+		enter(c, &c->tok);
 		next(c);
 		c->paren_depth++;
 		for (;;) {
@@ -128,12 +161,13 @@ static tw_node *mapref(tw_compiler *c)
 		}
 		c->paren_depth--;
 		expect(c, TK_RBRACKET);
+		c->depth--;
 		if (n->nkids > TW_SC_MAX_KEYS)
 			tw_sc_error(c, TRAWL_EPARSE, n->line, n->col,
 				    "a map key has at most %d parts",
 				    TW_SC_MAX_KEYS);
 	}
-	return n;
+	return done(c, n);
 }
 
 static const struct {
@@ -201,9 +235,11 @@ static tw_node *primary(tw_compiler *c)
 	case TK_MAP:
 		return mapref(c);
 	case TK_LPAREN:
+		enter(c, &t);
 		next(c);
 		c->paren_depth++;
 		n = expr(c);
+		c->depth--;
 		c->paren_depth--;
 		expect(c, TK_RPAREN);
 		return n;
@@ -232,7 +268,7 @@ static tw_node *primary(tw_compiler *c)
 			n->name = call_names[i].name;
 			next(c);
 			call_args(c, n);
-			return n;
+			return done(c, n);
 		}
 	}
 	for (size_t i = 0; i < TW_ARRAY_SIZE(ctx_names); i++) {
@@ -263,9 +299,11 @@ static tw_node *unary(tw_compiler *c)
 	    c->tok.kind == TK_TILDE) {
 		tw_node *n = node(c, N_UNARY, &c->tok);
 		n->op = c->tok.kind;
+		enter(c, &c->tok);
 		next(c);
 		n->a = unary(c);
-		return n;
+		c->depth--;
+		return done(c, n);
 	}
 	return primary(c);
 }
@@ -328,7 +366,7 @@ static tw_node *binary(tw_compiler *c, int min)
 		n->op = op.kind;
 		n->a = l;
 		n->b = r;
-		l = n;
+		l = done(c, n);
 	}
 }
 
@@ -339,6 +377,7 @@ static tw_node *expr(tw_compiler *c)
 	if (c->tok.kind != TK_QUESTION)
 		return e;
 	tw_node *n = node(c, N_COND, &c->tok);
+	enter(c, &c->tok);
 	next(c);
 	c->paren_depth++;
 	n->a = e;
@@ -346,7 +385,8 @@ static tw_node *expr(tw_compiler *c)
 	expect(c, TK_COLON);
 	c->paren_depth--;
 	n->c = expr(c);
-	return n;
+	c->depth--;
+	return done(c, n);
 }
 
 static int assign_op(int kind)
@@ -425,7 +465,7 @@ static tw_node *stmt_call(tw_compiler *c, int kind)
  *       | 'printf' args | 'print' args | 'delete' args | 'clear' args
  *       | 'exit' args | assign | expr
  */
-static tw_node *stmt(tw_compiler *c)
+static tw_node *stmt_at(tw_compiler *c)
 {
 	tw_token t = c->tok;
 	tw_node *n;
@@ -481,6 +521,14 @@ static tw_node *stmt(tw_compiler *c)
 	}
 	n = node(c, N_EXPRSTMT, &t);
 	n->a = expr(c);
+	return n;
+}
+
+static tw_node *stmt(tw_compiler *c)
+{
+	enter(c, &c->tok);
+	tw_node *n = stmt_at(c);
+	c->depth--;
 	return n;
 }
 

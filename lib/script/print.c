@@ -228,7 +228,7 @@ static void bucket(const tw_map_decl *d, int i, char *label, size_t n,
 		}
 		return;
 	}
-	int64_t nb = (d->lh_max - d->lh_min + d->lh_step - 1) / d->lh_step;
+	int64_t nb = tw_lhist_nb(d);
 	if (i == 0) {
 		snprintf(label, n, "(..., %" PRId64 ")", d->lh_min);
 		*has_lo = 0;
@@ -238,10 +238,11 @@ static void bucket(const tw_map_decl *d, int i, char *label, size_t n,
 		*lo = d->lh_max;
 		*has_hi = 0;
 	} else {
-		int64_t a = d->lh_min + (i - 1) * d->lh_step;
-		int64_t b = a + d->lh_step;
-		if (b > d->lh_max)
-			b = d->lh_max;
+		__int128 a128 =
+			(__int128)d->lh_min + (__int128)(i - 1) * d->lh_step;
+		__int128 b128 = a128 + d->lh_step;
+		int64_t a = (int64_t)a128;
+		int64_t b = b128 > d->lh_max ? d->lh_max : (int64_t)b128;
 		snprintf(label, n, "[%" PRId64 ", %" PRId64 ")", a, b);
 		*lo = a;
 		*hi = b - 1;
@@ -252,7 +253,7 @@ static int nbuckets(const tw_map_decl *d)
 {
 	if (d->kind == MV_HIST)
 		return TW_SC_HIST_BUCKETS;
-	return (int)((d->lh_max - d->lh_min + d->lh_step - 1) / d->lh_step) + 2;
+	return (int)tw_lhist_nb(d) + 2;
 }
 
 /* The range of buckets with counts: [*first, *last]; 0 when none. */

@@ -22,6 +22,7 @@
 #define TW_SC_MAX_KEYS	   8	  /* parts of a map key */
 #define TW_SC_MAX_ARGS	   16	  /* printf arguments */
 #define TW_SC_MAX_STACK	   256	  /* VM value stack, checked when lowering */
+#define TW_SC_MAX_DEPTH	   200	  /* nesting of expressions and of statements */
 #define TW_SC_LOOP_MAX	   100000 /* iterations of one while per probe run */
 #define TW_SC_MAX_FAULTS   32	  /* distinct fault sites reported */
 #define TW_SC_HIST_BUCKETS 66	  /* hist(): <0, 0, 1, [2,4) ... [2^63, ...) */
@@ -223,7 +224,9 @@ struct tw_node {
 	int64_t ival; /* N_INT */
 	const char *name; /* N_STR text, identifiers, field and var names */
 	size_t len;
-	int slot; /* N_FIELD: field index; N_VAR: slot; maps: map index */
+	int slot;   /* N_FIELD: field index; N_VAR: slot; maps: map index */
+	int height; /* parse.c: of the expression tree, bounded so that the
+		     * checker's and the lowering's recursion is */
 	tw_node *a, *b, *c; /* operands; N_IF: cond, then, else */
 	tw_node **kids;	    /* keys, call/printf arguments, block stmts */
 	size_t nkids;
@@ -272,6 +275,14 @@ typedef struct tw_map_decl {
 	int64_t lh_min, lh_max, lh_step; /* MV_LHIST */
 	uint32_t line, col;
 } tw_map_decl;
+
+/* lhist buckets between min and max (the open ends are two more); in
+ * 128 bits, since max - min need not fit in 64. */
+static inline int64_t tw_lhist_nb(const tw_map_decl *d)
+{
+	__int128 span = (__int128)d->lh_max - d->lh_min;
+	return (int64_t)((span + d->lh_step - 1) / d->lh_step);
+}
 
 /* A printf format compiled: literal text and conversions. */
 typedef struct tw_fmt_conv {
@@ -356,6 +367,7 @@ struct tw_compiler {
 	int paren_depth; /* '/' is division inside parentheses only, in a
 			  * predicate */
 	int in_pred;
+	int depth; /* parse.c: recursion, at most TW_SC_MAX_DEPTH */
 	tw_probe *probes;
 	size_t nprobes, probes_cap;
 	tw_map_decl *maps;

@@ -57,14 +57,20 @@ static int on_any(const trawl_event *ev, void *ctx)
 	if (s->exited)
 		return 1;
 	if (!s->started_intervals) {
-		for (size_t i = 0; i < s->nintervals; i++)
-			s->intervals[i].next = ts + s->intervals[i].period;
+		for (size_t i = 0; i < s->nintervals; i++) {
+			struct tw_interval *iv = &s->intervals[i];
+			if (ts > INT64_MAX - iv->period)
+				iv->period = 0; /* never: past the clock */
+			else
+				iv->next = ts + iv->period;
+		}
 		s->started_intervals = 1;
 	}
 	for (;;) {
 		struct tw_interval *due = NULL;
 		for (size_t i = 0; i < s->nintervals; i++)
-			if (s->intervals[i].next <= ts &&
+			if (s->intervals[i].period &&
+			    s->intervals[i].next <= ts &&
 			    (!due || s->intervals[i].next < due->next))
 				due = &s->intervals[i];
 		if (!due)
@@ -78,7 +84,10 @@ static int on_any(const trawl_event *ev, void *ctx)
 				    "were skipped");
 			at += ((ts - at) / due->period) * due->period;
 		}
-		due->next = at + due->period;
+		if (at > INT64_MAX - due->period)
+			due->period = 0; /* the last one the clock can hold */
+		else
+			due->next = at + due->period;
 		if (tw_vm_exec(s, due->probe, NULL, NULL, at))
 			return 1;
 	}

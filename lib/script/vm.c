@@ -90,15 +90,15 @@ static void agg(const tw_smap *m, tw_mentry *e, int64_t x)
 		v[tw_hist_bucket(x)]++;
 		break;
 	case MV_LHIST: {
-		int64_t nb =
-			(d->lh_max - d->lh_min + d->lh_step - 1) / d->lh_step;
+		int64_t nb = tw_lhist_nb(d);
 		int64_t i;
 		if (x < d->lh_min)
 			i = 0;
 		else if (x >= d->lh_max)
 			i = nb + 1;
 		else
-			i = 1 + (x - d->lh_min) / d->lh_step;
+			i = 1 +
+			    (int64_t)(((__int128)x - d->lh_min) / d->lh_step);
 		v[i]++;
 		break;
 	}

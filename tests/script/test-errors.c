@@ -95,3 +95,28 @@ Test(errors, names_used_wrongly)
 	      "t.tw:1:1: cannot read interval 'interval:0s' (interval:1s, "
 	      "interval:100ms, interval:s:1)");
 }
+
+Test(errors, nesting_is_bounded)
+{
+	/* the checker and the lowering recurse over the tree: a script of
+	 * 100000 nested parentheses must be an error, not a stack overflow */
+	size_t n = 100000;
+	char *p = malloc(3 * n + 64);
+	size_t k = (size_t)sprintf(p, "BEGIN { $x = ");
+	for (size_t i = 0; i < n; i++)
+		p[k++] = '(';
+	p[k++] = '1';
+	for (size_t i = 0; i < n; i++)
+		p[k++] = ')';
+	strcpy(p + k, "; }");
+	fails(p, TRAWL_ELIMIT,
+	      "t.tw:1:213: nested too deep (more than 200 levels)");
+	/* a left-deep chain needs no recursion to parse, but does to check */
+	k = (size_t)sprintf(p, "BEGIN { $x = ");
+	for (size_t i = 0; i < n; i++)
+		k += (size_t)sprintf(p + k, "1+");
+	strcpy(p + k, "1; }");
+	fails(p, TRAWL_ELIMIT,
+	      "t.tw:1:415: expression nested too deep (more than 200 levels)");
+	free(p);
+}

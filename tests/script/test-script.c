@@ -319,3 +319,19 @@ Test(script, maps_read_before_the_probe_that_assigns_them)
 	cr_assert_out(o, "7\n@n: 6\n\n");
 	free(o.text);
 }
+
+Test(script, lhist_bounds_near_the_ends_of_int64)
+{
+	/* max - min does not fit in 64 bits: buckets are computed in 128 */
+	struct run_out o = run(
+		trace, "BEGIN { @l = lhist(-5, -4000000000000000000, "
+		       "4000000000000000000, 2000000000000000000); "
+		       "@l = lhist(9223372036854775807, -4000000000000000000, "
+		       "4000000000000000000, 2000000000000000000); }");
+	cr_assert_eq(o.rc, 0, "%s", o.err.msg);
+	cr_assert(strstr(o.text, "[-2000000000000000000, 0)        1 |"), "%s",
+		  o.text);
+	cr_assert(strstr(o.text, "[4000000000000000000, ...)        1 |"), "%s",
+		  o.text);
+	free(o.text);
+}
