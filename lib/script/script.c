@@ -289,18 +289,16 @@ TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err)
 		if (rc > 0)
 			rc = 0; /* exit() stopped the run */
 	}
-	/* END runs after exit() too, as in bpftrace */
+	/* END runs after exit() too, as in bpftrace, and after a run that
+	 * failed part way (a file cut short): what was read is reported */
 	s->exited = 0;
-	if (rc == 0)
-		run_kind(s, PK_END, s->last_ts);
-	if (rc == 0) {
-		if (s->opts.flags & TRAWL_SCRIPT_JSON) {
-			tw_print_json_maps(s);
-		} else {
-			for (size_t i = 0; i < s->nmaps; i++)
-				if (s->smaps[i].n)
-					tw_print_map(s, i, -1);
-		}
+	run_kind(s, PK_END, s->last_ts);
+	if (s->opts.flags & TRAWL_SCRIPT_JSON) {
+		tw_print_json_maps(s);
+	} else {
+		for (size_t i = 0; i < s->nmaps; i++)
+			if (s->smaps[i].n)
+				tw_print_map(s, i, -1);
 	}
 	tw_out_flush(s);
 	if (rc == 0 && s->oom)
