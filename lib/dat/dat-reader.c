@@ -1168,22 +1168,26 @@ struct ahead_scratch {
 };
 
 /* A record's fields decoded ahead, as its batch keeps them: the head,
- * the fields, then the texts, the labels and the array elements. */
+ * the fields, the texts of the arrays, then their elements. Small: the
+ * consumer's thread reads them from the other core's cache. */
 struct pre_head {
-	uint32_t n, fz, lz, ez;
+	uint32_t n, fz, ez;
 };
 
-enum { W_PTR, W_DATA, W_FZ }; /* where a value's text is */
+enum { W_NONE, W_DATA, W_FZ, W_PTR }; /* where a value's text is */
 
 struct pre_field {
-	tw_kv kv;
-	tw_pf_value tv;
-	uint32_t where, off, lab;
+	int64_t i; /* INT: the value; W_PTR: the pointer */
+	uint32_t off, slen, elem0;
+	uint16_t index, nelem;
+	uint8_t type, where, uns, ptr;
+	uint8_t hex;
 };
 
-/* Decode on the ahead thread and keep it in the arena. Pointers become
- * offsets: the arena may move while it grows, and the record is read
- * back from its copy there. */
+/* Decode on the ahead thread (typed values; texts of integers and labels
+ * are made when asked, on the consumer's thread) and keep it in the
+ * arena: pointers become offsets, since the arena may move while it grows
+ * and the record is read back from its copy there. */
 static int keep_decoded(dat_reader *r, const tw_pfmt *pf,
 			const unsigned char *data, uint32_t len, tw_buf *arena,
 			tw_dat_ahead_rec *rec)
@@ -1197,33 +1201,33 @@ static int keep_decoded(dat_reader *r, const tw_pfmt *pf,
 		return -1;
 	size_t at = arena->len;
 	struct pre_head h = {(uint32_t)k, (uint32_t)w->fz.len,
-			     (uint32_t)w->lz.len, (uint32_t)w->ez.len};
-	size_t need = sizeof(h) + (size_t)k * sizeof(struct pre_field) + h.fz +
-		      h.lz + h.ez;
+			     (uint32_t)w->ez.len};
+	size_t need =
+		sizeof(h) + (size_t)k * sizeof(struct pre_field) + h.fz + h.ez;
 	if (tw_buf_reserve(mem, arena, at + need + 1))
 		return -1;
 	unsigned char *o = (unsigned char *)arena->data + at;
 	memcpy(o, &h, sizeof(h));
 	o += sizeof(h);
 	for (int i = 0; i < k; i++) {
-		struct pre_field f = {d->fields[i], d->tv[i], W_PTR, 0,
-				      UINT32_MAX};
-		const unsigned char *v = (const unsigned char *)f.kv.val;
+		const tw_pf_value *v = &d->tv[i];
+		struct pre_field f = {v->i,	0,	  v->slen, v->elem0,
+				      v->index, v->nelem, v->type, W_NONE,
+				      v->uns,	v->ptr,	  v->hex};
+		const unsigned char *s = (const unsigned char *)v->s;
 		if (d->at[i] != AT_NONE)
 			f.where = W_FZ, f.off = (uint32_t)d->at[i];
-		else if (v >= data && v <= data + len)
-			f.where = W_DATA, f.off = (uint32_t)(v - data);
-		if (d->lab[i] != AT_NONE)
-			f.lab = (uint32_t)d->lab[i];
+		else if (s && s >= data && s <= data + len)
+			f.where = W_DATA, f.off = (uint32_t)(s - data);
+		else if (s)
+			f.where = W_PTR, f.i = (int64_t)(uintptr_t)s;
 		memcpy(o, &f, sizeof(f));
 		o += sizeof(f);
 	}
 	if (h.fz) /* the buffers are NULL until first used */
 		memcpy(o, w->fz.data, h.fz);
-	if (h.lz)
-		memcpy(o + h.fz, w->lz.data, h.lz);
 	if (h.ez)
-		memcpy(o + h.fz + h.lz, w->ez.data, h.ez);
+		memcpy(o + h.fz, w->ez.data, h.ez);
 	arena->len = at + need;
 	rec->pre_off = (uint32_t)at;
 	return 0;
@@ -1233,25 +1237,36 @@ static int keep_decoded(dat_reader *r, const tw_pfmt *pf,
  * -1 (decode here instead). */
 static int adopt_decoded(trawl_event *ev, const unsigned char *pre)
 {
+	const tw_pfmt *pf = program(rd(ev->t), ev);
+	if (!pf)
+		return -1;
 	struct pre_head h;
 	memcpy(&h, pre, sizeof(h));
-	const unsigned char *pf = pre + sizeof(h);
-	const char *fz = (const char *)pf + h.n * sizeof(struct pre_field);
-	const char *lz = fz + h.fz;
-	if (h.ez && tw_buf_append(&ev->t->mem, &ev->elems_z, lz + h.lz, h.ez))
+	const unsigned char *pv = pre + sizeof(h);
+	const char *fz = (const char *)pv + h.n * sizeof(struct pre_field);
+	if (h.ez && tw_buf_append(&ev->t->mem, &ev->elems_z, fz + h.fz, h.ez))
 		return -1;
 	for (uint32_t i = 0; i < h.n; i++) {
 		struct pre_field f;
-		memcpy(&f, pf + i * sizeof(f), sizeof(f));
-		const char *val = f.where == W_FZ ? fz + f.off
-				  : f.where == W_DATA
-					  ? (const char *)ev->data + f.off
-					  : f.kv.val;
-		ev->fields[i] = f.kv;
-		ev->fields[i].val = val;
-		ev->tv[i] = f.tv;
-		ev->tv[i].s = val;
-		ev->tv[i].label = f.lab != UINT32_MAX ? lz + f.lab : NULL;
+		memcpy(&f, pv + i * sizeof(f), sizeof(f));
+		const tw_pf_field *fd = tw_pfmt_field(pf, f.index);
+		const char *val =
+			f.where == W_FZ	    ? fz + f.off
+			: f.where == W_DATA ? (const char *)ev->data + f.off
+			: f.where == W_PTR  ? (const char *)(uintptr_t)f.i
+					    : NULL;
+		ev->fields[i] = (tw_kv){fd->name, val, fd->name_len, f.slen};
+		ev->tv[i] = (tw_pf_value){.type = f.type,
+					  .exact = 1,
+					  .uns = f.uns,
+					  .ptr = f.ptr,
+					  .nelem = f.nelem,
+					  .elem0 = f.elem0,
+					  .hex = f.hex,
+					  .index = f.index,
+					  .i = f.where == W_PTR ? 0 : f.i,
+					  .s = val,
+					  .slen = f.slen};
 	}
 	ev->nfields = (int)h.n;
 	ev->typed = 1;
