@@ -297,6 +297,38 @@ for prog, msg in [
     else:
         print(f'ok   {prog} -> {msg[:50]}')
 
+# ---- 7. the command: inputs and usage ----
+irq = f'{FIX}/ftrace-irqinfo.txt'
+prog = 'sched:sched_switch { @n = count(); }'
+n_switch = sum(1 for name, _ in text_events(irq) if name == 'sched_switch')
+want = f'@n: {n_switch}\n\n'
+cases = [
+    ('compressed input', [TRAWL, 'run', '-e', prog, irq + '.zst'], None, 0,
+     want),
+    ('trace on stdin', [TRAWL, 'run', '-e', prog, '-'], open(irq, 'rb'), 0,
+     want),
+    ('script on stdin', [TRAWL, 'run', '-', irq], prog.encode(), 0, want),
+    ('both on stdin', [TRAWL, 'run', '-', '-'], b'', 1, ''),
+    ('no such script', [TRAWL, 'run', 'nosuch.tw', irq], None, 1, ''),
+    ('bad --map-size', [TRAWL, 'run', '--map-size', '0', '-e', prog, irq],
+     None, 1, ''),
+    ('no FILE', [TRAWL, 'run', '-e', prog], None, 1, ''),
+    ('--live (not yet)', [TRAWL, 'run', '--live', '-e', prog, irq], None, 1,
+     ''),
+    ('--help', [TRAWL, 'run', '--help'], None, 0, None),
+]
+for what, argv, stdin, rc, out in cases:
+    kw = {'stdin': stdin} if hasattr(stdin, 'read') else {'input': stdin}
+    r = subprocess.run(argv, capture_output=True, **kw)
+    o = r.stdout.decode()
+    ok = r.returncode == rc and (out is None or o == out) and \
+        (rc == 0 or r.stderr.startswith(b'trawl: '))
+    if not ok:
+        failures += 1
+        print(f'FAIL {what}: exit {r.returncode}, {o!r}, {r.stderr!r}')
+    else:
+        print(f'ok   {what}: exit {rc}')
+
 # ---- 4. --json and the text agree ----
 prog = 'sched:sched_switch { @[args.next_comm] = count(); }'
 text = run(prog, dat)
