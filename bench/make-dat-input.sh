@@ -34,7 +34,9 @@ if [ ! -f "$shim/ftshim.so" ]; then
 	: >"$shim/set_graph_notrace"
 	echo 1 >"$shim/ftrace_enabled"
 fi
-size_kb=$(cat "$tracefs/buffer_size_kb")
+# a buffer never allocated since boot reads "7 (expanded: 1408)": it is
+# given back the size of its first use (the kernel never un-expands)
+size_kb=$(sed 's/^[0-9]* (expanded: \([0-9]*\))$/\1/' "$tracefs/buffer_size_kb")
 trap 'echo "$size_kb" >"$tracefs/buffer_size_kb"' EXIT
 FTSHIM_DIR=$shim LD_PRELOAD=$shim/ftshim.so trace-cmd record -q -o "$out/big.dat" \
 	-b 200000 -e sched:sched_switch -e sched:sched_wakeup -e sched:sched_waking \

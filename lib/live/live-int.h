@@ -17,11 +17,22 @@ struct tracefs_instance;
 
 /* How a saved setting is written back. */
 enum tw_setting_kind {
-	TW_SET_VALUE,	/* the text read before, as it was */
-	TW_SET_BRACKET, /* trace_clock: the [selected] word of the list */
-	TW_SET_FILTER,	/* "none" means no filter: write "0" */
-	TW_SET_TRIGGER, /* a trigger we added: write "!<command>" */
+	TW_SET_VALUE,	  /* the text read before, as it was */
+	TW_SET_BRACKET,	  /* trace_clock: the [selected] word of the list */
+	TW_SET_FILTER,	  /* "none" means no filter: write "0" */
+	TW_SET_TRIGGER,	  /* a trigger we added: write "!<command>" */
+	TW_SET_BUFFER_KB, /* buffer_size_kb: see tw_buffer_kb_restore() */
 };
+
+/*
+ * What to write back to buffer_size_kb for the text read before: the size
+ * itself, or, for a buffer never allocated since boot ("7 (expanded:
+ * 1408)"), the size it gets when first used (1408). That state cannot be
+ * written back (the kernel never un-expands), and writing the 7 would
+ * leave every later tracer a buffer of two pages a CPU. Return: 0 with
+ * out set, or -1 when saved is neither form.
+ */
+int tw_buffer_kb_restore(const char *saved, char *out, size_t n);
 
 typedef struct tw_setting {
 	struct tw_setting *next; /* older */

@@ -326,8 +326,8 @@ TRAWL_API trawl_record *trawl_record_start(const trawl_record_opts *o,
 	if (o->buffer_kb) {
 		char kb[32];
 		snprintf(kb, sizeof(kb), "%u", o->buffer_kb);
-		if (tw_tracefs_set(&r->tf, "buffer_size_kb", kb, TW_SET_VALUE,
-				   err) < 0)
+		if (tw_tracefs_set(&r->tf, "buffer_size_kb", kb,
+				   TW_SET_BUFFER_KB, err) < 0)
 			goto fail;
 	}
 	if (o->clock && set_clock(r, o->clock, err) < 0)

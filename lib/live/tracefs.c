@@ -200,6 +200,28 @@ int tw_tracefs_set(tw_tracefs *tf, const char *rel, const char *value, int kind,
 	return 0;
 }
 
+int tw_buffer_kb_restore(const char *saved, char *out, size_t n)
+{
+	char *end;
+	errno = 0;
+	unsigned long long kb = strtoull(saved, &end, 10);
+	if (end == saved || errno || saved[0] == '-')
+		return -1;
+	static const char expanded[] = " (expanded: ";
+	if (!strncmp(end, expanded, sizeof(expanded) - 1)) {
+		const char *m = end + sizeof(expanded) - 1;
+		kb = strtoull(m, &end, 10);
+		if (end == m || errno || *m == '-' || *end++ != ')')
+			return -1;
+	}
+	while (*end == '\n' || *end == ' ')
+		end++;
+	if (*end)
+		return -1;
+	int w = snprintf(out, n, "%llu", kb);
+	return w > 0 && (size_t)w < n ? 0 : -1;
+}
+
 static int restore_one(const tw_setting *s)
 {
 	char buf[256];
@@ -217,6 +239,11 @@ static int restore_one(const tw_setting *s)
 	case TW_SET_FILTER:
 		if (!strncmp(v, "none", 4))
 			v = "0";
+		break;
+	case TW_SET_BUFFER_KB:
+		if (tw_buffer_kb_restore(v, buf, sizeof(buf)) < 0)
+			return -EINVAL;
+		v = buf;
 		break;
 	case TW_SET_TRIGGER: {
 		/* "traceoff if ..." is removed by "!traceoff". */

@@ -94,8 +94,8 @@ fi
 # and per CPU, every event's enable, filter and trigger that is not the
 # default, and the instances. A buffer never allocated since boot reads
 # "7 (expanded: 1408)"; that state cannot be written back, and
-# record-pair.sh writes back the 7 (see there), so "N (expanded: M)" is
-# compared as N.
+# record-pair.sh writes back 1408, the size of its first use (see there),
+# so sizes are compared in pages, "N (expanded: M)" as M.
 snapshot() {
 	(
 		cd $TFS || exit 1
@@ -111,12 +111,21 @@ snapshot() {
 		grep -H -v '^#' events/*/*/trigger
 		grep -H -v '^0$' events/*/*/enable
 		ls instances
-	) 2>/dev/null | sed 's/^\([^:]*buffer_size_kb\|per_cpu[^:]*\): \([0-9]*\) (expanded: [0-9]*)$/\1: \2/'
+	) 2>/dev/null | awk '
+		# a buffer size as the pages it takes (the kernel rounds the kB
+		# it is given up to 4080-byte pages); "N (expanded: M)", never
+		# allocated since boot, as M, the size trawl puts back
+		/buffer_size_kb: |^per_cpu[^:]*: / && $2 ~ /^[0-9]+$/ {
+			kb = $2
+			if ($3 == "(expanded:") { kb = $4; sub(/\)/, "", kb) }
+			print $1 " " int((kb * 1024 + 4079) / 4080) " pages"; next
+		}
+		{ print }'
 }
 
 snapshot >"$T/state.before"
 if grep -q "(expanded:" $TFS/buffer_size_kb; then
-	echo "# the ring buffer was never allocated ($(cat $TFS/buffer_size_kb)); afterwards it reads $(sed 's/ .*//' $TFS/buffer_size_kb) (record-pair.sh)"
+	echo "# the ring buffer was never allocated ($(cat $TFS/buffer_size_kb)); afterwards it has the size of its first use (record-pair.sh)"
 fi
 
 # --- record ------------------------------------------------------------------

@@ -51,6 +51,9 @@ check() { # check NAME CONDITION-COMMAND...
 
 # Every setting trawl record may touch, top level and per CPU, every event's
 # enable, filter and trigger that is not the default, and the instances.
+# Buffer sizes in pages: a buffer never allocated since boot ("7
+# (expanded: 1408)") cannot be put back as it was; trawl record gives it
+# the size of its first use (1408), which reads 1410 (whole pages).
 snapshot() {
 	(
 		cd $TFS || exit 1
@@ -66,7 +69,16 @@ snapshot() {
 		grep -H -v '^#' events/*/*/trigger
 		grep -H -v '^0$' events/*/*/enable
 		ls instances
-	) 2>/dev/null
+	) 2>/dev/null | awk '
+		# a buffer size as the pages it takes (the kernel rounds the kB
+		# it is given up to 4080-byte pages); "N (expanded: M)", never
+		# allocated since boot, as M, the size trawl puts back
+		/buffer_size_kb: |^per_cpu[^:]*: / && $2 ~ /^[0-9]+$/ {
+			kb = $2
+			if ($3 == "(expanded:") { kb = $4; sub(/\)/, "", kb) }
+			print $1 " " int((kb * 1024 + 4079) / 4080) " pages"; next
+		}
+		{ print }'
 }
 
 # Taken again before each group of tests, so the window in which someone
