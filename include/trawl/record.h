@@ -101,12 +101,19 @@ typedef struct trawl_record_cpu {
 /**
  * struct trawl_record_status - a running recorder, for progress displays
  * @bytes:     page bytes moved to disk so far, all CPUs
+ * @events:    events read from the kernel's buffers so far, all CPUs (the
+ *             kernel's "read events" count; 0 for the flight recorder,
+ *             which reads at the end)
+ * @lost:      events lost so far: overrun (overwritten before they were
+ *             read) and dropped (the buffer was full), all CPUs
  * @triggered: the flight recorder's trigger event fired (tracing stopped)
  * @failed:    a reader thread failed (disk full, ...); stop and look at the
  *             error trawl_record_stop() returns
  */
 typedef struct trawl_record_status {
 	uint64_t bytes;
+	uint64_t events;
+	uint64_t lost;
 	int triggered;
 	int failed;
 } trawl_record_status;

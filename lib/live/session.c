@@ -190,6 +190,18 @@ static void stat_counts(const trawl_record *r, int cpu, uint64_t *overrun,
 	free(s);
 }
 
+/* The kernel's count of the events read from a CPU's buffer. */
+static uint64_t read_events(const trawl_record *r, int cpu)
+{
+	char rel[64];
+	tw_pathf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
+	char *s = tw_tracefs_read(r->tf.dir, rel, NULL);
+	const char *p = s ? strstr(s, "read events:") : NULL;
+	uint64_t n = p ? strtoull(p + 12, NULL, 10) : 0;
+	free(s);
+	return n;
+}
+
 static int alloc_state(trawl_record *r)
 {
 	size_t n = (size_t)r->ncpus;
@@ -407,6 +419,12 @@ TRAWL_API int trawl_record_poll(trawl_record *r, trawl_record_status *st)
 		/* Pairs with the release store in reader.c's fail(). */
 		if (__atomic_load_n(&r->readers[c].error, __ATOMIC_ACQUIRE))
 			st->failed = 1;
+	}
+	for (int c = 0; !r->stopped && c < r->ncpus; c++) {
+		uint64_t ov, dr;
+		stat_counts(r, c, &ov, &dr);
+		st->lost += ov - r->base_overrun[c] + dr - r->base_dropped[c];
+		st->events += read_events(r, c);
 	}
 	if (r->trigger && !r->stopped) {
 		char *on = tw_tracefs_read(r->tf.dir, "tracing_on", NULL);
