@@ -63,6 +63,10 @@ void tw_smap_fini(tw_smap *m)
 
 size_t tw_smap_key(const tw_map_decl *d, const tw_sval *keys, char *buf)
 {
+	if (d->nkeys == 1 && d->key_types[0] == TY_INT) {
+		memcpy(buf, &keys[0].i, 8); /* the common case: a pid */
+		return 8;
+	}
 	size_t o = 0;
 	for (int i = 0; i < d->nkeys; i++) {
 		if (d->key_types[i] == TY_STR) {
@@ -144,8 +148,8 @@ tw_mentry *tw_smap_get(tw_smap *m, const char *key, size_t klen, int create,
 	if (m->nbuckets) {
 		for (tw_mentry *e = m->buckets[h & (m->nbuckets - 1)]; e;
 		     e = e->next)
-			if (e->hash == h && e->klen == klen &&
-			    memcmp(tw_mentry_key(m, e), key, klen) == 0)
+			if (e->hash == h &&
+			    tw_eq(tw_mentry_key(m, e), e->klen, key, klen))
 				return e;
 	}
 	if (!create)
