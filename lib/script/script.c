@@ -292,7 +292,8 @@ TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err)
 	/* END runs after exit() too, as in bpftrace, and after a run that
 	 * failed part way (a file cut short): what was read is reported */
 	s->exited = 0;
-	run_kind(s, PK_END, s->last_ts);
+	const trawl_stats *st = trawl_trace_stats(s->t);
+	run_kind(s, PK_END, st && st->events ? st->last_time : s->last_ts);
 	if (s->opts.flags & TRAWL_SCRIPT_JSON) {
 		tw_print_json_maps(s);
 	} else {
