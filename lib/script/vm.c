@@ -196,21 +196,27 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 		}
 		case OP_FIELDI: {
 			/* each field is read once per run, however often the
-			 * script names it */
-			tw_sval *v = &s->fvals[A];
+			 * script names it; the value is pushed from a local,
+			 * not reloaded from the cache just stored (a 24-byte
+			 * load after two 8-byte stores stalls) */
+			tw_sval v;
 			if (s->fgen[A] != gen) {
 				int64_t x = 0;
 				if (trawl_event_get_int(ev, handles[A], &x) < 0)
 					x = 0;
-				v->i = x;
-				v->s = NULL;
+				v.i = x;
+				v.s = NULL;
+				v.n = 0;
+				s->fvals[A] = v;
 				s->fgen[A] = gen;
+			} else {
+				v = s->fvals[A];
 			}
-			st[sp++] = *v;
+			st[sp++] = v;
 			break;
 		}
 		case OP_FIELDS: {
-			tw_sval *v = &s->fvals[A];
+			tw_sval v;
 			if (s->fgen[A] != gen) {
 				size_t n = 0;
 				const char *r =
@@ -221,12 +227,15 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 				}
 				while (n && r[n - 1] == '\0')
 					n--; /* a char array's padding */
-				v->s = r;
-				v->n = n > UINT32_MAX ? UINT32_MAX
-						      : (uint32_t)n;
+				v.i = 0;
+				v.s = r;
+				v.n = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+				s->fvals[A] = v;
 				s->fgen[A] = gen;
+			} else {
+				v = s->fvals[A];
 			}
-			st[sp++] = *v;
+			st[sp++] = v;
 			break;
 		}
 		case OP_LDV:
