@@ -178,11 +178,6 @@ static int field_slot(tw_compiler *c, tw_probe *pr, tw_node *n)
 		for (size_t j = 0; j < e->nfields; j++) {
 			if (strcmp(e->fields[j].name, n->name) != 0)
 				continue;
-			if (e->fields[j].type == TY_VOID)
-				ERR(c, n, TRAWL_ETYPE,
-				    "args.%s of %s is an array: arrays cannot "
-				    "be read by scripts yet",
-				    n->name, e->name);
 			if (found && e->fields[j].type != type)
 				ERR(c, n, TRAWL_ETYPE,
 				    "args.%s is a %s in %s but a %s in %s",
@@ -352,6 +347,21 @@ static void expr(tw_compiler *c, tw_node *n)
 		return;
 	case N_FIELD:
 		n->slot = field_slot(c, pr, n);
+		/* an array field (TY_VOID in the table) is read by element */
+		if (n->a) {
+			if (n->type != TY_VOID)
+				ERR(c, n, TRAWL_ETYPE,
+				    "args.%s is not an array: it takes no "
+				    "index",
+				    n->name);
+			expr(c, n->a);
+			want(c, n->a, TY_INT, "an array index");
+			n->type = TY_INT;
+		} else if (n->type == TY_VOID) {
+			ERR(c, n, TRAWL_ETYPE,
+			    "args.%s is an array: read an element (args.%s[0])",
+			    n->name, n->name);
+		}
 		return;
 	case N_VAR: {
 		struct tw_var *v = var_of(c, n);

@@ -168,6 +168,12 @@ static void expr(lower *L, const tw_node *n)
 		push(L, 1);
 		return;
 	case N_FIELD:
+		if (n->a) {
+			expr(L, n->a);
+			at(L, n);
+			emit(L, OP_FIELDA, (uint32_t)n->slot);
+			return;
+		}
 		emit(L, n->type == TY_STR ? OP_FIELDS : OP_FIELDI,
 		     (uint32_t)n->slot);
 		push(L, 1);

@@ -24,6 +24,7 @@
 	X(CTX, "push context value A (ts usecs cpu pid tid tgid comm event)")  \
 	X(FIELDI, "push field A of the event as an integer (0 if absent)")     \
 	X(FIELDS, "push field A of the event as a string (\"\" if absent)")    \
+	X(FIELDA, "pop k; push element k of array field A (0 if none)")        \
 	X(LDV, "push $var A")                                                  \
 	X(STV, "pop into $var A (a string is copied, at most 64 bytes)")       \
 	X(POP, "drop the top value")                                           \

@@ -259,6 +259,17 @@ static tw_node *primary(tw_compiler *c)
 		n->name = dup(c, c->tok.text, c->tok.len);
 		n->len = c->tok.len;
 		next(c);
+		if (c->tok.kind == TK_LBRACKET) {
+			/* args.FIELD[index]: an element of an array field */
+			enter(c, &c->tok);
+			next(c);
+			c->paren_depth++;
+			n->a = expr(c);
+			c->paren_depth--;
+			expect(c, TK_RBRACKET);
+			c->depth--;
+			return done(c, n);
+		}
 		return n;
 	}
 	for (size_t i = 0; i < TW_ARRAY_SIZE(call_names); i++) {

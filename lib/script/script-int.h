@@ -135,7 +135,7 @@ const char *tw_tok_name(int kind);
  * N_INT        integer literal                         yes
  * N_STR        string literal                          yes (eBPF: map
  * key/printf only) N_CTX        ts usecs cpu pid tid tgid comm event    yes
- * N_FIELD      args.FIELD                              yes
+ * N_FIELD      args.FIELD, args.FIELD[i]               yes
  * N_VAR        $var                                    yes (eBPF stack)
  * N_MAPGET     @m[k...]                                yes (eBPF map lookup)
  * N_UNARY      - ! ~                                   yes
@@ -263,6 +263,8 @@ typedef struct tw_probe {
 	/* lower.c */
 	size_t code_start;
 	char label[96]; /* the specs as written, for fault messages */
+	char **fnames;	/* script.c: the field names, for array reads */
+	size_t nfnames;
 } tw_probe;
 
 /* A map as the checker fixed it. */
@@ -474,6 +476,8 @@ typedef struct tw_binding {
 	struct trawl_script *s;
 	size_t probe;
 	trawl_field *handles; /* one per field of the probe */
+	int32_t *aidx; /* array fields: the index where the field was last
+			* found (its name is checked there first) */
 } tw_binding;
 
 struct trawl_script {
@@ -521,7 +525,7 @@ struct trawl_script {
 /* Run a probe's code for ev (NULL for BEGIN, END, interval). Return: 1
  * after exit(), 0 otherwise. */
 int tw_vm_exec(struct trawl_script *s, size_t probe, const trawl_event *ev,
-	       const trawl_field *handles, int64_t now);
+	       tw_binding *b, int64_t now);
 void tw_sc_fault(struct trawl_script *s, size_t probe, uint32_t pc,
 		 const char *what);
 

@@ -38,12 +38,12 @@
 
 static int on_event(const trawl_event *ev, void *ctx)
 {
-	const tw_binding *b = ctx;
+	tw_binding *b = ctx;
 	trawl_script *s = b->s;
 	if (s->exited)
 		return 1;
 	s->last_ts = trawl_event_time(ev);
-	return tw_vm_exec(s, b->probe, ev, b->handles, 0);
+	return tw_vm_exec(s, b->probe, ev, b, 0);
 }
 
 /* Interval probes, fired from a "*" subscription made before the others,
@@ -120,6 +120,17 @@ static int keep(trawl_script *s, tw_compiler *c, trawl_error *err)
 		s->probes[i].code_start = p->code_start;
 		s->probes[i].has_event = p->has_event;
 		s->probes[i].kind = p->has_event ? PK_EVENT : p->specs[0].kind;
+		s->probes[i].fnames = tw_calloc(
+			mem, p->nfields ? p->nfields : 1, sizeof(char *));
+		if (!s->probes[i].fnames)
+			goto oom;
+		for (size_t f = 0; f < p->nfields; f++) {
+			s->probes[i].fnames[f] = tw_strndup(
+				mem, p->fields[f], strlen(p->fields[f]));
+			if (!s->probes[i].fnames[f])
+				goto oom;
+			s->probes[i].nfnames = f + 1;
+		}
 		memcpy(s->probes[i].label, p->label, sizeof(p->label));
 	}
 	for (size_t i = 0; i < c->nmaps; i++) {
@@ -186,7 +197,9 @@ static int subscribe(trawl_script *s, tw_compiler *c, trawl_error *err)
 			b->probe = i;
 			b->handles = tw_calloc(mem, p->nfields ? p->nfields : 1,
 					       sizeof(*b->handles));
-			if (!b->handles)
+			b->aidx = tw_calloc(mem, p->nfields ? p->nfields : 1,
+					    sizeof(*b->aidx));
+			if (!b->handles || !b->aidx)
 				goto oom;
 			for (size_t f = 0; f < p->nfields; f++) {
 				b->handles[f] = trawl_field_lookup(
@@ -329,8 +342,15 @@ TRAWL_API void trawl_script_free(trawl_script *s)
 	}
 	tw_free(mem, s->smaps);
 	tw_free(mem, s->maps);
-	for (size_t i = 0; i < s->nbindings; i++)
+	for (size_t i = 0; i < s->nbindings; i++) {
 		tw_free(mem, s->bindings[i].handles);
+		tw_free(mem, s->bindings[i].aidx);
+	}
+	for (size_t i = 0; s->probes && i < s->nprobes; i++) {
+		for (size_t f = 0; f < s->probes[i].nfnames; f++)
+			tw_free(mem, s->probes[i].fnames[f]);
+		tw_free(mem, s->probes[i].fnames);
+	}
 	tw_free(mem, s->bindings);
 	tw_free(mem, s->intervals);
 	tw_free(mem, s->probes);

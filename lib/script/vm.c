@@ -107,9 +107,42 @@ static void agg(const tw_smap *m, tw_mentry *e, int64_t x)
 	}
 }
 
-int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
-	       const trawl_field *handles, int64_t now)
+/*
+ * Element k of array field slot of ev. Fields are reached by index for
+ * arrays (the public API has no array read by handle): the index where the
+ * field was found last is tried first, its name compared, as field.c does
+ * for handles; only a type whose layout differs searches.
+ */
+static int64_t array_elem(const trawl_script *s, size_t probe,
+			  const trawl_event *ev, tw_binding *b, uint32_t slot,
+			  int64_t k)
 {
+	const char *name = s->probes[probe].fnames[slot];
+	size_t nl = strlen(name), cnt = trawl_event_field_count(ev), len;
+	int32_t at = b->aidx[slot];
+	const char *fn = at >= 0 && (size_t)at < cnt
+				 ? trawl_event_field_name(ev, (size_t)at, &len)
+				 : NULL;
+	if (!fn || len != nl || memcmp(fn, name, nl) != 0) {
+		at = -1;
+		for (size_t i = 0; i < cnt && at < 0; i++) {
+			fn = trawl_event_field_name(ev, i, &len);
+			if (fn && len == nl && memcmp(fn, name, nl) == 0)
+				at = (int32_t)i;
+		}
+		if (at < 0)
+			return 0;
+		b->aidx[slot] = at;
+	}
+	const int64_t *el = NULL;
+	size_t n = trawl_event_field_array(ev, (size_t)at, &el);
+	return k >= 0 && (uint64_t)k < n && el ? el[k] : 0;
+}
+
+int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
+	       tw_binding *b, int64_t now)
+{
+	const trawl_field *handles = b ? b->handles : NULL;
 	const tw_program *p = &s->prog;
 	const uint32_t *code = p->code;
 	tw_sval *st = s->stack;
@@ -238,6 +271,10 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 			st[sp++] = v;
 			break;
 		}
+		case OP_FIELDA:
+			TOP.i = array_elem(s, probe, ev, b, A, TOP.i);
+			TOP.s = NULL;
+			break;
 		case OP_LDV:
 			st[sp++] = s->vars[A];
 			break;

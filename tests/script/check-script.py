@@ -78,6 +78,7 @@ dat = f'{FIX}/pair-broad.dat'
 per_event = collections.Counter()
 switches = collections.Counter()
 syscalls = collections.Counter()
+sysargs = collections.Counter()
 begins = collections.Counter()
 STATE = {'R': 0, 'S': 1, 'D': 2, 'T': 4, 't': 8, 'X': 16, 'Z': 32,
          'P': 64, 'I': 128, 'R+': 256}
@@ -89,7 +90,12 @@ for name, payload in text_events(txt):
                      r'prev_state=(\S+) ==>', payload)
         switches[(m.group(1), STATE[m.group(2)])] += 1
     elif name == 'sys_enter':
-        syscalls[int(re.match(r'NR (\d+)', payload).group(1))] += 1
+        m = re.match(r'NR (\d+) \(([^)]*)\)', payload)
+        syscalls[int(m.group(1))] += 1
+        # unsigned long in the kernel; a script's integers are int64
+        a = [(lambda v: v - (1 << 64) if v >= 1 << 63 else v)(int(x, 16))
+             for x in m.group(2).split(', ')]
+        sysargs[(int(m.group(1)), a[0], a[2])] += 1
     elif name == 'print':
         m = re.search(r'B\|\d+\|(.*)$', payload)
         if m:
@@ -104,6 +110,10 @@ for path in (txt, dat):
           as_dict(j['@']), dict(switches))
     j = run_json('raw_syscalls:sys_enter { @[args.id] = count(); }', path)
     check(f'sys_enter per syscall, {path}', as_dict(j['@']), dict(syscalls))
+    j = run_json('raw_syscalls:sys_enter { @[args.id, args.args[0], '
+                 'args.args[2]] = count(); }', path)
+    check(f'sys_enter per id and arguments 0 and 2 (an array field), '
+          f'{path}', as_dict(j['@']), dict(sysargs))
     j = run_json('ftrace:print /args.kind == "B"/ { @[args.name] = '
                  'count(); }', path)
     check(f'systrace slice begins per name, {path}', as_dict(j['@']),

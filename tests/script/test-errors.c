@@ -75,6 +75,11 @@ Test(errors, type_mismatches)
 
 Test(errors, names_used_wrongly)
 {
+	fails("raw_syscalls:sys_enter { @a = sum(args.args); }", TRAWL_ETYPE,
+	      "t.tw:1:40: args.args is an array: read an element "
+	      "(args.args[0])");
+	fails("raw_syscalls:sys_enter { @a = sum(args.id[1]); }", TRAWL_ETYPE,
+	      "t.tw:1:40: args.id is not an array: it takes no index");
 	fails("BEGIN { printf(\"%d\", $y); }", TRAWL_EPARSE,
 	      "t.tw:1:22: $y is used before it is assigned");
 	fails("BEGIN { printf(\"%d\", @never); }", TRAWL_EPARSE,
