@@ -280,6 +280,34 @@ for f in ('systrace.txt', 'systrace.html', 'pair-broad.txt'):
         w[1] += r['total']
     check(f'slices.tw against trawl slices, {f}', got, want)
 
+# irq-durations.tw: handler runs per irq as trawl irq counts them
+for f in ('pair-broad.dat', 'pair-broad.txt', 'tc.dat', 'ftrace-irqinfo.txt'):
+    path = f'{FIX}/{f}'
+    j = json.loads(run_file(os.path.join(EX, 'irq-durations.tw'), path,
+                            '--json'))
+    got = collections.Counter()
+    for e in j['@usecs']:
+        got[e['key'][0]] += sum(b['count'] for b in e['value'])
+    a = json.loads(subprocess.run([TRAWL, 'irq', path, '--json'],
+                                  capture_output=True, text=True).stdout)
+    want = collections.Counter()
+    for r in a['irqs']:
+        if r['kind'] == 'hardirq':
+            want[r['irq']] += r['count']
+    check(f'irq-durations.tw against trawl irq, {f}', dict(got), dict(want))
+
+# syscalls.tw: calls per process, counted from the text by Python
+calls = collections.Counter()
+with open(txt, errors='replace') as fh:
+    for line in fh:
+        m = LINE.match(line.rstrip('\n'))
+        if m and m.group(5) == 'sys_enter':
+            calls[m.group(1).strip()] += 1
+for path in (txt, dat):
+    j = json.loads(run_file(os.path.join(EX, 'syscalls.tw'), path, '--json'))
+    check(f'syscalls.tw calls per process, {path}', as_dict(j['@calls']),
+          dict(calls))
+
 # ---- 6. events a trace.dat did not record ----
 tc = f'{FIX}/tc.dat'
 r = subprocess.run([TRAWL, 'run', '-e', 'kmem:kmalloc, sched:sched_switch '
