@@ -69,8 +69,19 @@ enum trawl_record_flag {
  *             FILTER"; when it fires the kernel stops tracing (a traceoff
  *             trigger), so the buffer ends at that event, and
  *             trawl_record_poll() reports @triggered
- * @tmpdir:    where per-CPU data waits until the end (default: the
- *             directory of @output); files are unlinked at once
+ * @tmpdir:    version 6 only: where per-CPU data waits until the end
+ *             (default: the directory of @output); files are unlinked at
+ *             once
+ * @file_version: trace.dat version, 7 (the default, as trace-cmd 3.x
+ *             writes) or 6. A version 7 file is written while recording
+ *             (header and formats first, then each CPU's pages in
+ *             self-contained batches, about once a second), so a recorder
+ *             that is killed leaves a file that reads up to the last batch
+ *             on disk; at the stop it is rewritten in trace-cmd's own
+ *             layout. Version 6 is assembled at the stop from temporary
+ *             files
+ * @compression: version 7: "zstd" (the default, as trace-cmd), "zlib" or
+ *             "none"; version 6 is never compressed
  */
 typedef struct trawl_record_opts {
 	const trawl_record_event *events;
@@ -81,6 +92,8 @@ typedef struct trawl_record_opts {
 	const char *clock;
 	const char *trigger;
 	const char *tmpdir;
+	unsigned file_version;
+	const char *compression;
 } trawl_record_opts;
 
 /**
@@ -206,6 +219,18 @@ TRAWL_API const trawl_record_cpu *trawl_record_cpu_stats(const trawl_record *r,
  * Return: the size, or 0 when nothing was written yet.
  */
 TRAWL_API uint64_t trawl_record_file_size(const trawl_record *r);
+
+/**
+ * trawl_record_stale_removed() - instances of killed recorders cleaned up
+ * @r: the recorder
+ *
+ * trawl_record_start() removes the tracefs instances (instances/trawl-PID)
+ * that recorders left when they were killed (their PID is gone), so they
+ * do not hold kernel buffers forever.
+ *
+ * Return: how many it removed, 0 for NULL.
+ */
+TRAWL_API int trawl_record_stale_removed(const trawl_record *r);
 
 /**
  * trawl_record_free() - release a recorder

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../util/util.h"
 #include "trawl/error.h"
 
 /* Option ids of trace-cmd's "options  " section (enum tracecmd_option_id). */
@@ -19,6 +20,7 @@ enum tw_dat_option_id {
 	TW_DAT_OPT_DONE = 0,
 	TW_DAT_OPT_DATE = 1,
 	TW_DAT_OPT_CPUSTAT = 2,
+	TW_DAT_OPT_BUFFER = 3,
 	TW_DAT_OPT_TRACECLOCK = 4,
 	TW_DAT_OPT_UNAME = 5,
 	TW_DAT_OPT_VERSION = 9,
@@ -73,5 +75,40 @@ int tw_dat_write(int fd, const char *path, const tw_dat_meta *m,
 
 /* Bytes of the file before the CPU data (page aligned), for reserving. */
 uint64_t tw_dat_header_size(const tw_dat_meta *m);
+
+/* Compression of a version 7 file (dat-write7.c). */
+enum tw_dat_comp {
+	TW_DAT_COMP_ZSTD = 0,
+	TW_DAT_COMP_NONE = 1,
+	TW_DAT_COMP_ZLIB = 2,
+};
+
+/* "zstd", "zlib" or "none", as the file's header names it. */
+const char *tw_dat_comp_name(int comp);
+
+/*
+ * A version 7 file written while recording (dat-write7.c): every batch of
+ * a CPU's pages is appended as its own section and linked into the chain
+ * of options sections, so the file reads whole after any write.
+ */
+typedef struct tw_dat7 tw_dat7;
+
+/* Header, metadata and the first options section into fd (offset 0). */
+tw_dat7 *tw_dat7_open(const tw_mem *mem, int fd, const char *path,
+		      const tw_dat_meta *m, int comp, trawl_error *err);
+/* Whole pages of a CPU; one thread per CPU may call it at a time. */
+int tw_dat7_add(tw_dat7 *w, int cpu, const void *pages, size_t n);
+/* What the CPU has into the file, if a second passed (or force). */
+int tw_dat7_sync(tw_dat7 *w, int cpu, int force);
+/*
+ * The final file with metadata m: written beside and renamed over the
+ * stream file; if that fails the stream file is completed instead and an
+ * error says so. *file_size (OUT) the size of the file left.
+ */
+int tw_dat7_finish(tw_dat7 *w, const tw_dat_meta *m, uint64_t *file_size,
+		   trawl_error *err);
+/* Bytes in the stream file so far. */
+uint64_t tw_dat7_end(tw_dat7 *w);
+void tw_dat7_free(tw_dat7 *w);
 
 #endif

@@ -47,6 +47,7 @@ typedef struct tw_tracefs {
 	struct tracefs_instance *inst; /* NULL: top level */
 	char *dir;		       /* where its files are */
 	tw_setting *journal;	       /* newest first */
+	int stale_removed;	       /* instances of killed recorders */
 } tw_tracefs;
 
 /* snprintf for paths: -1 (and a cut string) when it does not fit. */
@@ -93,6 +94,10 @@ typedef struct tw_reader {
 	int error;	/* __atomic: errno of a failure, stops the thread */
 	pthread_t thread;
 	int running;
+	tw_dat7 *sink;	 /* version 7: pages go here, not to out_fd */
+	char *buf;	 /* for pages out of the pipe */
+	uint64_t events; /* counted on their way to the sink */
+	uint64_t saved;	 /* bytes of pages given to the sink */
 } tw_reader;
 
 int tw_reader_init(tw_reader *r, const char *dir, int cpu, int out_fd,
@@ -107,6 +112,9 @@ void tw_reader_fini(tw_reader *r);
  * aligned). */
 int tw_pages_count(int fd, uint64_t off, uint64_t size, size_t page_size,
 		   uint64_t *events);
+/* The same for pages in memory. */
+int tw_pages_count_mem(const void *pages, size_t size, size_t page_size,
+		       uint64_t *events);
 
 /* The metadata of a trace.dat, gathered from tracefs; owns its bytes. */
 typedef struct tw_meta {

@@ -46,3 +46,25 @@ int tw_pages_count(int fd, uint64_t off, uint64_t size, size_t page_size,
 	*events = n;
 	return 0;
 }
+
+int tw_pages_count_mem(const void *pages, size_t size, size_t page_size,
+		       uint64_t *events)
+{
+	*events = 0;
+	struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST,
+					   KBUFFER_ENDIAN_SAME_AS_HOST);
+	if (!kb)
+		return -ENOMEM;
+	uint64_t n = 0;
+	for (size_t at = 0; at + page_size <= size; at += page_size) {
+		if (kbuffer_load_subbuffer(kb, (char *)pages + at) < 0)
+			continue;
+		unsigned long long ts;
+		for (void *ev = kbuffer_read_event(kb, &ts); ev;
+		     ev = kbuffer_next_event(kb, &ts))
+			n++;
+	}
+	kbuffer_free(kb);
+	*events = n;
+	return 0;
+}

@@ -7,7 +7,9 @@
  * full (50 by default), or the stop eventfd does, or a second passes. After
  * tracing stops, a final drain also takes the page the writer was on, which
  * splice refuses (it hands out only pages the writer has left): read(2)
- * gives it, partially filled, as trace-cmd's flush does.
+ * gives it, partially filled, as trace-cmd's flush does. With a version 7
+ * writer as the sink, pages go from the pipe into memory instead, to be
+ * compressed and appended to the output as they come.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,9 +60,45 @@ static void fail(tw_reader *r, int e)
 	__atomic_store_n(&r->error, e, __ATOMIC_RELEASE);
 }
 
+/* Pages to the version 7 writer, counted first. */
+static int to_sink(tw_reader *r, const char *p, size_t n)
+{
+	uint64_t ev = 0;
+	tw_pages_count_mem(p, n, r->page_size, &ev);
+	r->events += ev;
+	int rc = tw_dat7_add(r->sink, r->cpu, p, n);
+	if (rc == 0)
+		r->saved += n;
+	if (rc == 0)
+		__atomic_add_fetch(&r->bytes, (uint64_t)n, __ATOMIC_RELAXED);
+	return rc;
+}
+
+/* Pipe to the writer's memory: whole pages (splice moved whole pages). */
+static int pipe_to_sink(tw_reader *r, size_t n)
+{
+	if (!r->buf && !(r->buf = malloc(r->pipe_size)))
+		return -ENOMEM;
+	while (n) {
+		ssize_t k = read(r->pipe_fd[0], r->buf,
+				 n < r->pipe_size ? n : r->pipe_size);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
+		int rc = to_sink(r, r->buf, (size_t)k);
+		if (rc < 0)
+			return rc;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
 /* Pipe to file: everything that is in the pipe. */
 static int flush_pipe(tw_reader *r, size_t n)
 {
+	if (r->sink)
+		return pipe_to_sink(r, n);
 	while (n) {
 		ssize_t k = splice(r->pipe_fd[0], NULL, r->out_fd, NULL, n,
 				   SPLICE_F_MOVE);
@@ -76,6 +114,8 @@ static int flush_pipe(tw_reader *r, size_t n)
 
 static int write_page(tw_reader *r, const char *page, size_t n)
 {
+	if (r->sink)
+		return to_sink(r, page, n);
 	while (n) {
 		ssize_t k = write(r->out_fd, page, n);
 		if (k < 0 && errno == EINTR)
@@ -146,6 +186,12 @@ static void *run(void *arg)
 			break; /* the final drain is the stopper's */
 		if (tw_reader_drain(r, 0) < 0)
 			break;
+		/* What came goes to disk within a second or so. */
+		int rc = r->sink ? tw_dat7_sync(r->sink, r->cpu, 0) : 0;
+		if (rc < 0) {
+			fail(r, -rc);
+			break;
+		}
 	}
 	return NULL;
 }
@@ -179,4 +225,6 @@ void tw_reader_fini(tw_reader *r)
 	if (r->pipe_fd[1] >= 0)
 		close(r->pipe_fd[1]);
 	r->raw_fd = r->pipe_fd[0] = r->pipe_fd[1] = -1;
+	free(r->buf);
+	r->buf = NULL;
 }

@@ -38,6 +38,9 @@ struct trawl_record {
 	uint64_t *base_overrun, *base_dropped;
 	trawl_record_cpu *cpu; /* results of the last file */
 	uint64_t file_size;
+	int version; /* of the file: 6 or 7 */
+	int comp;    /* enum tw_dat_comp, version 7 */
+	tw_dat7 *w;  /* version 7, streaming: the output as it is written */
 };
 
 static int open_output(const char *path, trawl_error *err)
@@ -240,6 +243,8 @@ static void release(trawl_record *r)
 	if (r->stop_fd >= 0)
 		close(r->stop_fd);
 	r->out_fd = r->stop_fd = -1;
+	tw_dat7_free(r->w);
+	r->w = NULL;
 	free(r->tmp_fd);
 	r->tmp_fd = NULL;
 	free(r->readers);
@@ -272,6 +277,21 @@ static int reserve_header(trawl_record *r, trawl_error *err)
 	return 0;
 }
 
+/* A version 7 writer on fd, its metadata read now. */
+static tw_dat7 *open_writer(trawl_record *r, int fd, const char *path,
+			    trawl_error *err)
+{
+	tw_meta meta;
+	if (tw_meta_collect(&meta, &r->tf, &r->events, r->ncpus, r->page_size,
+			    !(r->flags & TRAWL_RECORD_NO_KALLSYMS), err) < 0)
+		return NULL;
+	tw_mem mem;
+	tw_mem_init(&mem, NULL, NULL);
+	tw_dat7 *w = tw_dat7_open(&mem, fd, path, &meta.m, r->comp, err);
+	tw_meta_fini(&meta);
+	return w;
+}
+
 static int tracing(trawl_record *r, int on, trawl_error *err)
 {
 	return tw_tracefs_set(&r->tf, "tracing_on", on ? "1" : "0",
@@ -292,6 +312,33 @@ TRAWL_API trawl_record *trawl_record_start(const trawl_record_opts *o,
 			    "(--flight-recorder)");
 		return NULL;
 	}
+	int version = o->file_version ? (int)o->file_version : 7, comp;
+	if (version != 6 && version != 7) {
+		tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
+			    "trace.dat version %u is not one trawl writes (6 "
+			    "or 7)",
+			    o->file_version);
+		return NULL;
+	}
+	if (!o->compression || !strcmp(o->compression, "zstd"))
+		comp = TW_DAT_COMP_ZSTD;
+	else if (!strcmp(o->compression, "none"))
+		comp = TW_DAT_COMP_NONE;
+	else if (!strcmp(o->compression, "zlib"))
+		comp = TW_DAT_COMP_ZLIB;
+	else {
+		tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
+			    "no compression '%s': zstd (the default), zlib "
+			    "or none",
+			    o->compression);
+		return NULL;
+	}
+	if (version == 6 && comp != TW_DAT_COMP_NONE && o->compression) {
+		tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
+			    "trace.dat version 6 is never compressed; use "
+			    "--compression none or version 7");
+		return NULL;
+	}
 	trawl_record *r = calloc(1, sizeof(*r));
 	if (!r) {
 		tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
@@ -299,6 +346,8 @@ TRAWL_API trawl_record *trawl_record_start(const trawl_record_opts *o,
 		return NULL;
 	}
 	r->flags = o->flags;
+	r->version = version;
+	r->comp = version == 7 ? comp : TW_DAT_COMP_NONE;
 	r->out_fd = r->stop_fd = -1;
 	r->output = strdup(o->output ? o->output : "trace.dat");
 	char *dir_copy = r->output ? strdup(r->output) : NULL;
@@ -330,7 +379,11 @@ TRAWL_API trawl_record *trawl_record_start(const trawl_record_opts *o,
 		goto fail;
 	}
 	if ((r->out_fd = open_output(r->output, err)) < 0 ||
-	    reserve_header(r, err) < 0)
+	    (r->version == 6 && reserve_header(r, err) < 0))
+		goto fail;
+	/* Version 7 streams: header and formats are on disk from now on. */
+	if (r->version == 7 && !(o->flags & TRAWL_RECORD_FLIGHT) &&
+	    !(r->w = open_writer(r, r->out_fd, r->output, err)))
 		goto fail;
 
 	if (tracing(r, 0, err) < 0)
@@ -378,11 +431,13 @@ TRAWL_API trawl_record *trawl_record_start(const trawl_record_opts *o,
 		goto fail;
 	}
 	for (int c = 0; c < r->ncpus; c++) {
-		if ((r->tmp_fd[c] = open_tmp(tmpdir, err)) < 0)
+		if (r->version == 6 &&
+		    (r->tmp_fd[c] = open_tmp(tmpdir, err)) < 0)
 			goto fail;
 		if (tw_reader_init(&r->readers[c], r->tf.dir, c, r->tmp_fd[c],
 				   r->stop_fd, r->page_size, err) < 0)
 			goto fail;
+		r->readers[c].sink = r->w;
 		stat_counts(r, c, &r->base_overrun[c], &r->base_dropped[c]);
 	}
 	if (!(o->flags & TRAWL_RECORD_FLIGHT))
@@ -456,6 +511,34 @@ static int drain_all(trawl_record *r, trawl_error *err)
 	return rc;
 }
 
+/* Version 7: the writer's final file; fill r->cpu. */
+static int save7(trawl_record *r, tw_dat7 *w, trawl_error *err)
+{
+	tw_meta meta;
+	int rc = tw_meta_collect(&meta, &r->tf, &r->events, r->ncpus,
+				 r->page_size,
+				 !(r->flags & TRAWL_RECORD_NO_KALLSYMS), err);
+	if (rc == 0) {
+		rc = tw_dat7_finish(w, &meta.m, &r->file_size, err);
+		tw_meta_fini(&meta);
+	}
+	for (int c = 0; c < r->ncpus; c++) {
+		trawl_record_cpu *x = &r->cpu[c];
+		tw_reader *rd = &r->readers[c];
+		uint64_t ov, dr;
+		memset(x, 0, sizeof(*x));
+		x->bytes = rd->saved;
+		x->events = rd->events;
+		rd->saved = rd->events = 0;
+		stat_counts(r, c, &ov, &dr);
+		x->overrun = ov - r->base_overrun[c];
+		x->dropped = dr - r->base_dropped[c];
+		r->base_overrun[c] = ov;
+		r->base_dropped[c] = dr;
+	}
+	return rc;
+}
+
 /* Write the file from the temporary files and fill r->cpu. */
 static int save(trawl_record *r, int fd, const char *path, trawl_error *err)
 {
@@ -510,6 +593,31 @@ TRAWL_API int trawl_record_snapshot(trawl_record *r, const char *path,
 				   "a snapshot needs a running flight "
 				   "recorder");
 	int rc = tracing(r, 0, err);
+	if (r->version == 7) {
+		int fd = rc == 0 ? open_output(path, err) : -1;
+		tw_dat7 *w = fd >= 0 ? open_writer(r, fd, path, err) : NULL;
+		if (rc == 0 && !w)
+			rc = -TRAWL_EIO;
+		for (int c = 0; w && c < r->ncpus; c++) {
+			r->readers[c].sink = w;
+			__atomic_store_n(&r->readers[c].error, 0,
+					 __ATOMIC_RELAXED);
+		}
+		if (rc == 0)
+			rc = drain_all(r, err);
+		if (w) {
+			int src = save7(r, w, rc < 0 ? NULL : err);
+			rc = rc ? rc : src;
+		}
+		for (int c = 0; c < r->ncpus; c++)
+			r->readers[c].sink = NULL;
+		tw_dat7_free(w);
+		if (fd >= 0)
+			close(fd);
+		trawl_error ignored;
+		tracing(r, 1, &ignored);
+		return rc;
+	}
 	for (int c = 0; rc == 0 && c < r->ncpus; c++) {
 		/* save() consumed them; writing goes on from 0. */
 		if (ftruncate(r->tmp_fd[c], 0) < 0 ||
@@ -548,10 +656,20 @@ TRAWL_API int trawl_record_stop(trawl_record *r, trawl_error *err)
 	for (int c = 0; c < r->ncpus; c++)
 		tw_reader_join(&r->readers[c]);
 	/* Whatever failed, what was saved goes into the file. */
+	if (r->version == 7 && !r->w) {
+		/* the flight recorder's file: written from the buffer now */
+		r->w = open_writer(r, r->out_fd, r->output, rc < 0 ? &e2 : err);
+		for (int c = 0; c < r->ncpus; c++)
+			r->readers[c].sink = r->w;
+		if (!r->w && rc == 0)
+			rc = -TRAWL_EIO;
+	}
 	int drc = drain_all(r, rc < 0 ? &e2 : err);
 	if (rc == 0)
 		rc = drc;
-	int src = save(r, r->out_fd, r->output, rc < 0 ? &e2 : err);
+	int src = r->version == 7
+			  ? (r->w ? save7(r, r->w, rc < 0 ? &e2 : err) : rc)
+			  : save(r, r->out_fd, r->output, rc < 0 ? &e2 : err);
 	if (rc == 0)
 		rc = src;
 	release(r);
@@ -569,6 +687,11 @@ TRAWL_API const trawl_record_cpu *trawl_record_cpu_stats(const trawl_record *r,
 	if (!r || cpu < 0 || cpu >= r->ncpus)
 		return NULL;
 	return &r->cpu[cpu];
+}
+
+TRAWL_API int trawl_record_stale_removed(const trawl_record *r)
+{
+	return r ? r->tf.stale_removed : 0;
 }
 
 TRAWL_API uint64_t trawl_record_file_size(const trawl_record *r)

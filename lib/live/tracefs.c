@@ -88,13 +88,14 @@ static int write_file(const char *path, const char *value)
 
 /* Remove instances left by recorders that were killed (trawl-PID, PID
  * gone), so they do not hold kernel memory forever. */
-static void remove_stale_instances(const char *top)
+static int remove_stale_instances(const char *top)
 {
 	char path[4096];
+	int removed = 0;
 	tw_pathf(path, sizeof(path), "%s/instances", top);
 	DIR *d = opendir(path);
 	if (!d)
-		return;
+		return 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		char *end;
@@ -106,9 +107,10 @@ static void remove_stale_instances(const char *top)
 			continue;
 		tw_pathf(path, sizeof(path), "%s/instances/%s", top,
 			 de->d_name);
-		rmdir(path);
+		removed += rmdir(path) == 0;
 	}
 	closedir(d);
+	return removed;
 }
 
 int tw_tracefs_open(tw_tracefs *tf, int top_level, trawl_error *err)
@@ -138,7 +140,7 @@ int tw_tracefs_open(tw_tracefs *tf, int top_level, trawl_error *err)
 					   0, 0, "out of memory");
 		return 0;
 	}
-	remove_stale_instances(tf->top);
+	tf->stale_removed = remove_stale_instances(tf->top);
 	char name[64];
 	snprintf(name, sizeof(name), "trawl-%ld", (long)getpid());
 	errno = 0;

@@ -64,8 +64,17 @@ static void help(FILE *f)
 		"                  its settings are saved and put back\n"
 		"  --no-kallsyms   leave /proc/kallsyms out of the file (5 MB "
 		"or so)\n"
+		"  --file-version N\n"
+		"                  trace.dat version: 7 (default, as trace-cmd "
+		"3.x) or 6\n"
+		"  --compression zstd|zlib|none\n"
+		"                  version 7's compression (default zstd)\n"
 		"  --json          summary as JSON on stdout\n"
 		"  -h, --help      this text\n\n"
+		"A version 7 file is written as the recording goes (formats "
+		"first, then\npages about once a second), so a recorder that "
+		"is killed leaves a file\nthat reads up to its last second; at "
+		"the end it is rewritten in trace-cmd's\nlayout.\n"
 		"Exit status: 0 recorded, 1 bad usage or CMD could not start, "
 		"2 no tracefs\nor not root.\n");
 }
@@ -100,6 +109,8 @@ static int parse(int argc, char **argv, struct options *o)
 		{"top-level", no_argument, NULL, 0x203},
 		{"no-kallsyms", no_argument, NULL, 0x204},
 		{"json", no_argument, NULL, 0x205},
+		{"file-version", required_argument, NULL, 0x206},
+		{"compression", required_argument, NULL, 0x207},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -163,6 +174,24 @@ static int parse(int argc, char **argv, struct options *o)
 			break;
 		case 0x205:
 			o->json = 1;
+			break;
+		case 0x206:
+			if (parse_uint(optarg, 7, &v) < 0 || v < 6) {
+				cli_error("--file-version is 6 or 7, not '%s'",
+					  optarg);
+				return EXIT_INPUT;
+			}
+			o->rec.file_version = (unsigned)v;
+			break;
+		case 0x207:
+			if (strcmp(optarg, "zstd") && strcmp(optarg, "zlib") &&
+			    strcmp(optarg, "none")) {
+				cli_error("--compression is zstd, zlib or "
+					  "none, not '%s'",
+					  optarg);
+				return EXIT_INPUT;
+			}
+			o->rec.compression = optarg;
 			break;
 		case 'h':
 			help(stdout);
@@ -362,6 +391,12 @@ static int record(struct options *o)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return err.code == TRAWL_EENV ? EXIT_ENV : EXIT_INPUT;
 	}
+	int stale = trawl_record_stale_removed(r);
+	if (stale)
+		fprintf(stderr,
+			"trawl: removed %d tracefs instance%s (instances/"
+			"trawl-PID) left by a recorder that was killed\n",
+			stale, stale == 1 ? "" : "s");
 	double start = now(), end = o->seconds ? start + o->seconds : 0;
 	if (o->cmd) {
 		int rc = spawn(&ch, o->cmd, &old);
