@@ -202,6 +202,10 @@ TRAWL_API const char *trawl_compression(const trawl_trace *t);
  *                  the text names them
  * @format_misses:  events whose text did not match their format, decoded
  *                  the generic way (counted as their fields are read)
+ * @bad_lines_kept: how many of @bad_line hold a place (at most
+ *                  TRAWL_BAD_LINES_KEPT); the rest of @bad_lines were counted
+ *                  where no place is kept (trace.dat: further damage in a
+ *                  CPU's data after its first, at a later offset)
  */
 typedef struct trawl_stats {
 	uint64_t events;
@@ -219,6 +223,7 @@ typedef struct trawl_stats {
 	uint64_t types_formatted;
 	uint64_t types_generic;
 	uint64_t format_misses;
+	uint64_t bad_lines_kept;
 } trawl_stats;
 
 /**

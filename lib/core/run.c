@@ -193,8 +193,9 @@ int tw_note_cpu(trawl_trace *t, int cpu)
 
 void tw_note_bad_line(trawl_trace *t, uint64_t line)
 {
-	if (t->stats.bad_lines < TRAWL_BAD_LINES_KEPT)
-		t->stats.bad_line[t->stats.bad_lines] = line;
+	/* kept in order; counts added without a place do not leave holes */
+	if (t->stats.bad_lines_kept < TRAWL_BAD_LINES_KEPT)
+		t->stats.bad_line[t->stats.bad_lines_kept++] = line;
 	t->stats.bad_lines++;
 }
 

@@ -225,12 +225,16 @@ static int load_page(tw_dat_cursor *c)
 	return 0;
 }
 
+static int next_piece(tw_dat_cursor *c);
+
 static int next_page(tw_dat_cursor *c)
 {
 	for (;;) {
 		if (load_page(c))
 			return 1;
-		if (!c->compressed || !load_chunk(c))
+		if (c->compressed && load_chunk(c))
+			continue;
+		if (!next_piece(c))
 			return 0;
 	}
 }
@@ -345,6 +349,57 @@ int tw_dat_cursor_next_slow(tw_dat_cursor *c)
 	return 0;
 }
 
+/* The data of one piece: mapped, or its chunk walk set up. */
+static void start_piece(tw_dat_cursor *c, uint64_t off, uint64_t size)
+{
+	const tw_dat_file *f = c->f;
+	c->page_at = c->dropped = c->populated = 0;
+	c->data = NULL;
+	c->data_len = 0;
+	c->walk.chunks_left = 0;
+	if (off > f->size) {
+		damage(c, off, "CPU data past the end of the file");
+		return;
+	}
+	if (f->compressed) {
+		/* trace-cmd's size leaves out the 4-byte chunk count */
+		uint64_t end = off + 4 + size;
+		if (end > f->size) {
+			damage(c, f->size,
+			       "CPU data cut short: the file is truncated");
+			end = f->size;
+		}
+		c->compressed = 1;
+		if (end - off < 4) {
+			damage(c, off, "no chunk count");
+			return;
+		}
+		c->walk.chunks_left = tw_dat_u32(f, f->map + off);
+		c->walk.next = off + 4;
+		c->walk.end = end;
+	} else {
+		if (size > f->size - off) {
+			damage(c, f->size,
+			       "CPU data cut short: the file is truncated");
+			size = f->size - off;
+		}
+		c->data = f->map + off;
+		c->data_len = (size_t)size;
+		c->data_file_off = off;
+	}
+}
+
+/* The next piece of a span in pieces; 0 when there is none. */
+static int next_piece(tw_dat_cursor *c)
+{
+	if (!c->part || !c->f->parts[c->part - 1].next)
+		return 0;
+	c->part = c->f->parts[c->part - 1].next;
+	const tw_dat_part *p = &c->f->parts[c->part - 1];
+	start_piece(c, p->offset, p->size);
+	return 1;
+}
+
 int tw_dat_cursor_init(tw_dat_cursor *c, const tw_dat_file *f,
 		       const tw_dat_span *span)
 {
@@ -366,38 +421,13 @@ int tw_dat_cursor_init(tw_dat_cursor *c, const tw_dat_file *f,
 	if (c->page_size < f->page.data_offset + 4)
 		c->page_size = f->page_size;
 	uint64_t off = span->offset, size = span->size;
-	if (off > f->size) {
-		damage(c, off, "CPU data past the end of the file");
-		c->done = 1;
-		return 0;
+	if (span->part) {
+		const tw_dat_part *p = &f->parts[span->part - 1];
+		c->part = span->part;
+		off = p->offset;
+		size = p->size;
 	}
-	if (f->compressed) {
-		/* trace-cmd's size leaves out the 4-byte chunk count */
-		uint64_t end = off + 4 + size;
-		if (end > f->size) {
-			damage(c, f->size,
-			       "CPU data cut short: the file is truncated");
-			end = f->size;
-		}
-		c->compressed = 1;
-		if (end - off < 4) {
-			damage(c, off, "no chunk count");
-			c->done = 1;
-			return 0;
-		}
-		c->walk.chunks_left = tw_dat_u32(f, f->map + off);
-		c->walk.next = off + 4;
-		c->walk.end = end;
-	} else {
-		if (size > f->size - off) {
-			damage(c, f->size,
-			       "CPU data cut short: the file is truncated");
-			size = f->size - off;
-		}
-		c->data = f->map + off;
-		c->data_len = (size_t)size;
-		c->data_file_off = off;
-	}
+	start_piece(c, off, size);
 	c->rec = c->rec_end = NULL;
 	return 0;
 }

@@ -274,8 +274,13 @@ static int read_formats(tw_dat_file *f, span_reader *r, const char *system,
 			f->formats = a;
 			f->formats_cap = ncap;
 		}
-		f->formats[f->nformats++] =
-			(tw_dat_format){(uint32_t)id, system, p, (size_t)n, 0};
+		uint64_t at =
+			r->base ? r->base +
+					  (uint64_t)((const unsigned char *)p -
+						     r->p)
+				: f->section_off;
+		f->formats[f->nformats++] = (tw_dat_format){
+			(uint32_t)id, system, p, (size_t)n, 0, at};
 	}
 	return 0;
 }
@@ -481,13 +486,43 @@ static int add_span(tw_dat_file *f, uint32_t buffer, int32_t cpu,
 		return 0;
 	if (cpu < 0 || cpu >= TW_MAX_CPUS)
 		return bad(f, err, offset, "a CPU number out of range");
+	/*
+	 * The same buffer and CPU again (a file written while recording
+	 * names each batch): one more piece of that span, unless it is the
+	 * piece named last.
+	 */
+	for (size_t i = 0; i < f->nspans; i++) {
+		tw_dat_span *x = &f->spans[i];
+		if (x->buffer != buffer || x->cpu != cpu)
+			continue;
+		uint64_t last =
+			x->part ? f->parts[x->part_last - 1].offset : x->offset;
+		if (last == offset)
+			return 0;
+		size_t need = f->nparts + (x->part ? 1 : 2);
+		tw_dat_part *p =
+			tw_realloc(f->mem, f->parts, need * sizeof(*p));
+		if (!p || need > UINT32_MAX)
+			return tw_error_at(err, TRAWL_ENOMEM, 0, f->name, 0, 0,
+					   0, "out of memory");
+		f->parts = p;
+		if (!x->part) {
+			p[f->nparts] = (tw_dat_part){x->offset, x->size, 0};
+			x->part = x->part_last = (uint32_t)++f->nparts;
+		}
+		p[f->nparts] = (tw_dat_part){offset, size, 0};
+		p[x->part_last - 1].next = (uint32_t)++f->nparts;
+		x->part_last = (uint32_t)f->nparts;
+		x->size += size;
+		return 0;
+	}
 	tw_dat_span *s =
 		tw_realloc(f->mem, f->spans, (f->nspans + 1) * sizeof(*s));
 	if (!s)
 		return tw_error_at(err, TRAWL_ENOMEM, 0, f->name, 0, 0, 0,
 				   "out of memory");
 	f->spans = s;
-	f->spans[f->nspans++] = (tw_dat_span){buffer, cpu, offset, size};
+	f->spans[f->nspans++] = (tw_dat_span){buffer, cpu, offset, size, 0, 0};
 	return 0;
 }
 
@@ -548,7 +583,14 @@ static int read_v7_buffer(tw_dat_file *f, span_reader *r, trawl_error *err)
 	if (page < 64 || page > (1u << 24) || (page & 3))
 		return bad(f, err, r->base + r->at - 8,
 			   "a buffer page size that cannot be");
-	if ((rc = add_buffer(f, name, clock, page, &index, err)))
+	/* A name seen before is the same buffer (batches of one recording;
+	 * trace-cmd itself keeps only the last option of a name). */
+	for (index = 0; index < f->nbuffers; index++)
+		if (!strcmp(f->buffers[index].name, name) &&
+		    f->buffers[index].page_size == page)
+			break;
+	if (index == f->nbuffers &&
+	    (rc = add_buffer(f, name, clock, page, &index, err)))
 		return rc;
 	for (uint32_t i = 0; i < cpus; i++) {
 		uint32_t cpu;
@@ -645,6 +687,7 @@ static int read_v7_meta(tw_dat_file *f, uint16_t opt, uint64_t off,
 	int rc = load_section(f, off, opt, &r, &owned, err);
 	if (rc)
 		return rc;
+	f->section_off = off;
 	switch (opt) {
 	case OPT_HEADER_INFO:
 		rc = read_header_info(f, &r, err);
@@ -745,6 +788,97 @@ static int handle_option(tw_dat_file *f, uint16_t id, span_reader *o,
 	}
 }
 
+/* A section at off that does not fit in the file: the file was cut. */
+static int cut_here(const tw_dat_file *f, uint64_t off)
+{
+	if (off > f->size || f->size - off < 16)
+		return 1;
+	return tw_dat_u64(f, f->map + off + 8) > f->size - off - 16;
+}
+
+/*
+ * One CPU's data in a flyrecord section found by the scan: count4, then
+ * chunks while they are in the file. Return: the end of the whole chunks,
+ * or 0 when the data runs past the end (its span then says so).
+ */
+static uint64_t recover_cpu(tw_dat_file *f, uint64_t d, uint64_t end,
+			    int32_t cpu, trawl_error *err)
+{
+	uint32_t count = tw_dat_u32(f, f->map + d);
+	uint64_t at = d + 4;
+	if (count > (f->size - at) / 8 + 1)
+		count = 0; /* not a chunk count: stop */
+	for (uint32_t i = 0; i < count; i++) {
+		if (at > end || end - at < 8 ||
+		    tw_dat_u32(f, f->map + at) > end - at - 8) {
+			/* cut inside this CPU: read to the cut, say so */
+			add_span(f, 0, cpu, d, f->size - d - 3, err);
+			return 0;
+		}
+		at += 8 + tw_dat_u32(f, f->map + at);
+	}
+	if (count && add_span(f, 0, cpu, d, at - d - 4, err))
+		return 0;
+	return count ? at : 0;
+}
+
+/*
+ * The options chain ends past the end of the file (cut short). trace-cmd
+ * writes the BUFFER option last, so a cut file keeps its formats but not
+ * where the CPU data is: find it. Sections lie back to back after the
+ * header; a flyrecord section (compressed) holds each CPU's count4 and
+ * chunks, page aligned, in CPU order (a CPU without data has none, so the
+ * numbers after it are guesses). A file written while recording keeps its
+ * batches' options, and only gets its cut reported.
+ */
+static int recover_cut(tw_dat_file *f, uint64_t at, trawl_error *err)
+{
+	uint32_t top = 0;
+	if (!f->nbuffers && add_buffer(f, "", NULL, f->page_size, &top, err))
+		return -TRAWL_ENOMEM;
+	if (f->nspans) {
+		/* an empty piece at the end, so the cut is reported */
+		for (size_t i = 0; i < f->nspans; i++)
+			if (f->spans[i].buffer == 0 && f->spans[i].cpu == 0)
+				return add_span(f, 0, 0, f->size, 1, err);
+		return add_span(f, 0, 0, f->size, 1, err);
+	}
+	uint64_t ps = f->page_size;
+	while (at <= f->size && f->size - at >= 16 && f->compressed) {
+		uint16_t id = tw_dat_u16(f, f->map + at);
+		uint16_t flags = tw_dat_u16(f, f->map + at + 2);
+		uint64_t size = tw_dat_u64(f, f->map + at + 8);
+		if (id > 64)
+			break; /* not a section: the scan is lost */
+		uint64_t end =
+			size > f->size - at - 16 ? f->size : at + 16 + size;
+		if (id == 3 && (flags & 1)) {
+			uint64_t d = (at + 16 + ps - 1) / ps * ps;
+			for (int32_t cpu = 0; cpu < TW_MAX_CPUS; cpu++) {
+				if (d > end || end - d < 4)
+					break;
+				uint64_t e = recover_cpu(f, d, end, cpu, err);
+				if (!e)
+					break;
+				d = (e + ps - 1) / ps * ps;
+			}
+			f->recovered = 1;
+		}
+		if (end == f->size)
+			break;
+		at = end;
+	}
+	if (!f->nspans)
+		return tw_error_at(err, TRAWL_EFORMAT, 0, f->name, 0, 0,
+				   f->cut_at,
+				   "not a readable trace.dat: the file is cut "
+				   "short: the options at offset %llu are past "
+				   "its end (%zu bytes), and no whole CPU data "
+				   "is left before the cut",
+				   (unsigned long long)f->cut_at, f->size);
+	return 0;
+}
+
 static int read_v7(tw_dat_file *f, span_reader *r, trawl_error *err)
 {
 	const char *comp, *comp_version;
@@ -773,11 +907,25 @@ static int read_v7(tw_dat_file *f, span_reader *r, trawl_error *err)
 					   comp);
 	}
 	int header_seen = 0;
+	uint64_t first_section = r->at;
 	for (int sections = 0; off; sections++) {
 		if (sections >= MAX_OPTION_SECTIONS)
 			return bad(f, err, off, "options sections in a loop");
 		span_reader s;
 		void *owned;
+		if (cut_here(f, off)) {
+			if (!sections)
+				return tw_error_at(
+					err, TRAWL_EFORMAT, 0, f->name, 0, 0,
+					off,
+					"not a readable trace.dat: the file "
+					"is cut short (%zu bytes) before its "
+					"first options section at offset %llu "
+					"(it says where formats and data are)",
+					f->size, (unsigned long long)off);
+			f->cut_at = off; /* the rest of the chain is gone */
+			break;
+		}
 		if ((rc = load_section(f, off, 0, &s, &owned, err)))
 			return rc;
 		uint64_t next = 0;
@@ -824,6 +972,8 @@ static int read_v7(tw_dat_file *f, span_reader *r, trawl_error *err)
 	}
 	if (!header_seen)
 		return bad(f, err, 0, "no HEADER_INFO section");
+	if (f->cut_at)
+		return recover_cut(f, first_section, err);
 	return 0;
 }
 
@@ -974,7 +1124,7 @@ struct tep_event *tw_dat_parse_format(tw_dat_file *f, uint32_t id)
 		return NULL;
 	if (tw_pfmt_text_check(fm->text, fm->len) == TW_PF_TEXT_BAD) {
 		if (!f->meta_damaged++)
-			f->meta_damage_off = 0;
+			f->meta_damage_off = fm->file_off;
 		return NULL;
 	}
 	struct tep_event *e =
@@ -1013,6 +1163,7 @@ void tw_dat_file_close(tw_dat_file *f)
 	}
 	tw_free(f->mem, f->buffers);
 	tw_free(f->mem, f->spans);
+	tw_free(f->mem, f->parts);
 	tw_free(f->mem, f->comp_name);
 	tw_free(f->mem, f->formats);
 	tw_free(f->mem, f->cmdlines);

@@ -24,8 +24,17 @@ typedef struct tw_dat_span {
 	uint32_t buffer; /* index into tw_dat_file.buffers */
 	int32_t cpu;
 	uint64_t offset; /* in the file */
-	uint64_t size;
+	uint64_t size;	 /* all pieces */
+	/* In pieces (a file written while recording has a batch a second):
+	 * index + 1 of the first and last in tw_dat_file.parts, or 0. */
+	uint32_t part, part_last;
 } tw_dat_span;
+
+/* One piece of a span's data, in file order. */
+typedef struct tw_dat_part {
+	uint64_t offset, size;
+	uint32_t next; /* index + 1, 0 for the last */
+} tw_dat_part;
 
 typedef struct tw_dat_buffer {
 	char *name;  /* "" for the top-level buffer */
@@ -42,6 +51,7 @@ typedef struct tw_dat_format {
 	const char *text;
 	size_t len;
 	uint32_t order;
+	uint64_t file_off; /* of the text, or of its compressed section */
 } tw_dat_format;
 
 /* A saved cmdline: the comm the file gives a pid. */
@@ -77,6 +87,10 @@ typedef struct tw_dat_file {
 	size_t nbuffers;
 	tw_dat_span *spans;
 	size_t nspans;
+	tw_dat_part *parts;
+	size_t nparts;
+	uint64_t cut_at; /* the options chain ends past the file here */
+	int recovered;	 /* CPU data found by a scan, not by its option */
 
 	/* Time correction from the file's options. */
 	int64_t ts_offset;
@@ -112,6 +126,7 @@ typedef struct tw_dat_file {
 	/* kallsyms, printk formats or cmdlines that could not be read */
 	uint64_t meta_damaged;
 	uint64_t meta_damage_off;
+	uint64_t section_off; /* of the v7 section being read */
 
 	uint64_t overrun; /* CPUSTAT "overrun:" summed over CPUs */
 } tw_dat_file;
@@ -208,6 +223,7 @@ typedef struct tw_dat_cursor {
 				 * the chunk (compressed) */
 	/* compressed: the current chunk, and the walk to the next one */
 	int compressed;
+	uint32_t part; /* index + 1 of the piece at hand, or 0 */
 	unsigned char *chunk;
 	size_t chunk_cap;
 	tw_dat_chunker walk;

@@ -66,7 +66,7 @@ static void setup(struct page_file *pf, int big)
 	pf->buf.name = "";
 	pf->f.buffers = &pf->buf;
 	pf->f.nbuffers = 1;
-	pf->span = (tw_dat_span){0, 0, 0, 0};
+	pf->span = (tw_dat_span){0, 0, 0, 0, 0, 0};
 	pf->page = -1;
 }
 
@@ -331,7 +331,7 @@ Test(formats, damaged_print_format_is_refused)
 		memset(&f, 0, sizeof(f));
 		f.mem = &mem;
 		f.tep = tep_alloc();
-		tw_dat_format fm = {7, "s", texts[i], strlen(texts[i]), 0};
+		tw_dat_format fm = {7, "s", texts[i], strlen(texts[i]), 0, 0};
 		f.formats = &fm;
 		f.nformats = 1;
 		struct tep_event *e = tw_dat_parse_format(&f, 7);
@@ -377,7 +377,7 @@ Test(formats, every_format_of_this_kernel_is_accepted)
 		f.mem = &mem;
 		f.tep = tep_alloc();
 		uint32_t id = (uint32_t)atoi(idl + 5);
-		tw_dat_format fm = {id, "s", text, n, 0};
+		tw_dat_format fm = {id, "s", text, n, 0, 0};
 		f.formats = &fm;
 		f.nformats = 1;
 		tried++;

@@ -82,7 +82,7 @@ static void print_json(trawl_trace *t, const char *path)
 		(unsigned long long)st->lost_events,
 		(unsigned long long)st->overwritten,
 		(unsigned long long)st->bad_lines);
-	for (uint64_t i = 0; i < st->bad_lines && i < TRAWL_BAD_LINES_KEPT; i++)
+	for (uint64_t i = 0; i < st->bad_lines_kept; i++)
 		fprintf(f, "%s%llu", i ? ", " : "",
 			(unsigned long long)st->bad_line[i]);
 	fprintf(f, "],\n");
@@ -183,14 +183,20 @@ static void print_text(trawl_trace *t, const char *path)
 	/* trace.dat: damaged pages, records or sections, by file offset */
 	fprintf(f, binary ? "damaged:      %llu" : "bad lines:    %llu",
 		(unsigned long long)st->bad_lines);
-	for (uint64_t i = 0; i < st->bad_lines && i < TRAWL_BAD_LINES_KEPT; i++)
+	for (uint64_t i = 0; i < st->bad_lines_kept; i++)
 		fprintf(f, "%s%llu",
 			i	 ? ", "
 			: binary ? " (at offsets "
 				 : " (lines ",
 			(unsigned long long)st->bad_line[i]);
-	if (st->bad_lines)
-		fputs(st->bad_lines > TRAWL_BAD_LINES_KEPT ? ", ...)" : ")", f);
+	uint64_t rest = st->bad_lines - st->bad_lines_kept;
+	if (st->bad_lines_kept && rest)
+		fprintf(f,
+			binary ? "; %llu more in the data of the same CPUs)"
+			       : "; %llu more)",
+			(unsigned long long)rest);
+	else if (st->bad_lines_kept)
+		fputs(")", f);
 	fputc('\n', f);
 	if (st->late_events)
 		fprintf(f,
