@@ -195,6 +195,37 @@ check "the error names it" grep -q "/nonexistent" "$T/err"
 check "the file is still valid" sh -c "trace-cmd report '$T/n.dat' >/dev/null 2>&1"
 check "tracefs unchanged after a failed command" same_state
 
+# --- the JSON summary alone on stdout, or in a file ----------------------------
+begin
+check "--json with a talking command" status 0 \
+	"$TRAWL" record -e sched:sched_switch -o "$T/j.dat" --json -- sh -c 'echo CMD-SAYS-HI'
+check "stdout is the JSON alone" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/out"
+check "the command's output went to stderr" grep -q CMD-SAYS-HI "$T/err"
+check "--json=FILE" status 0 \
+	"$TRAWL" record -e sched:sched_switch -o "$T/j2.dat" --json="$T/j2.json" -- sh -c 'echo CMD-SAYS-HI'
+check "FILE is the JSON" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/j2.json"
+check "and the command kept stdout" grep -qx CMD-SAYS-HI "$T/out"
+check "tracefs unchanged after the JSON runs" same_state
+
+# --- the status line, on a terminal only ---------------------------------------
+begin
+if command -v script >/dev/null; then
+	check "a status line on a terminal" script -qfec \
+		"'$TRAWL' record -e 'sched:*' -o '$T/tty.dat' -d 2.5 -- '$LOAD' 2" "$T/tty.txt"
+	check "with time, events, bytes, rates and lost" python3 -c '
+import re, sys
+t = open(sys.argv[1], errors="replace").read().replace("\r", "\n")
+line = r"^recording \d+ s: [\d.]+( [kMG])? events \([\d.]+( [kMG])?/s\), " \
+       r"[\d.]+ [kMG]?B \([\d.]+ [kMG]?B/s\), \d+ lost"
+sys.exit(0 if re.search(line, t, re.M) else 1)' "$T/tty.txt"
+	check "and none when stderr is not a terminal" status 0 \
+		"$TRAWL" record -e 'sched:*' -o "$T/notty.dat" -d 1.2
+	check "(nothing but the summary)" sh -c "! grep -q 'recording [0-9]* s:' '$T/err'"
+	check "tracefs unchanged after the status line" same_state
+else
+	echo "# SKIP status line tests: no script(1) to give trawl a terminal"
+fi
+
 # --- stop by time and by signal ----------------------------------------------
 begin
 check "-d stops" status 0 "$TRAWL" record -e sched:sched_switch -o "$T/d.dat" -d 0.3
@@ -275,6 +306,10 @@ if mount -t tmpfs -o size=2m tmpfs "$SMALL" 2>/dev/null; then
 	check "disk full exits 2" status 2 "$TRAWL" record --no-kallsyms -e 'sched:*' -e 'irq:*' \
 		-o "$SMALL/full.dat" -- "$LOAD" 1
 	check "disk full says what to do" grep -q "free some space" "$T/err"
+	check "disk full stops the command too" status 2 "$TRAWL" record --no-kallsyms -e 'sched:*' \
+		-e 'irq:*' -o "$SMALL/full2.dat" -- sh -c "'$LOAD' 2; sleep 30; echo NOT-STOPPED"
+	check "(it says so)" grep -q "stopped sh: the recording failed" "$T/err"
+	check "(and the command did not go on)" sh -c "! grep -q NOT-STOPPED '$T/out'"
 	check "the partial file is readable" sh -c \
 		"trace-cmd report '$SMALL/full.dat' 2>/dev/null | grep -q sched_switch"
 	umount "$SMALL"

@@ -69,14 +69,23 @@ static void help(FILE *f)
 		"3.x) or 6\n"
 		"  --compression zstd|zlib|none\n"
 		"                  version 7's compression (default zstd)\n"
-		"  --json          summary as JSON on stdout\n"
+		"  --json[=FILE]   summary as JSON on stdout, alone: CMD's "
+		"standard output\n"
+		"                  goes to standard error then; or into FILE, "
+		"and CMD keeps it\n"
 		"  -h, --help      this text\n\n"
 		"A version 7 file is written as the recording goes (formats "
 		"first, then\npages about once a second), so a recorder that "
 		"is killed leaves a file\nthat reads up to its last second; at "
 		"the end it is rewritten in trace-cmd's\nlayout.\n"
+		"While recording, with standard error on a terminal, one "
+		"status "
+		"line: time,\nevents and bytes saved (and per second), events "
+		"lost so far.\n"
+		"When recording fails (disk full, ...), CMD is stopped too "
+		"(SIGTERM, then\nSIGKILL after 2 s).\n\n"
 		"Exit status: 0 recorded, 1 bad usage or CMD could not start, "
-		"2 no tracefs\nor not root.\n");
+		"2 no tracefs\nor not root, or recording failed.\n");
 }
 
 struct options {
@@ -85,6 +94,7 @@ struct options {
 	size_t nevents;
 	double seconds;
 	int json;
+	const char *json_file; /* --json=FILE; NULL: stdout */
 	char **cmd;
 };
 
@@ -108,7 +118,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{"trigger", required_argument, NULL, 0x202},
 		{"top-level", no_argument, NULL, 0x203},
 		{"no-kallsyms", no_argument, NULL, 0x204},
-		{"json", no_argument, NULL, 0x205},
+		{"json", optional_argument, NULL, 0x205},
 		{"file-version", required_argument, NULL, 0x206},
 		{"compression", required_argument, NULL, 0x207},
 		{NULL, 0, NULL, 0},
@@ -174,6 +184,7 @@ static int parse(int argc, char **argv, struct options *o)
 			break;
 		case 0x205:
 			o->json = 1;
+			o->json_file = optarg;
 			break;
 		case 0x206:
 			if (parse_uint(optarg, 7, &v) < 0 || v < 6) {
@@ -220,6 +231,7 @@ static int parse(int argc, char **argv, struct options *o)
 }
 
 struct child {
+	const char *argv0;
 	pid_t pid;
 	int exec_fd; /* read end: errno of a failed exec, or EOF */
 	int status;
@@ -231,7 +243,8 @@ struct child {
  * close-on-exec pipe tells whether exec worked: EOF when it did, the errno
  * when it did not.
  */
-static int spawn(struct child *ch, char **cmd, const sigset_t *old)
+static int spawn(struct child *ch, char **cmd, const sigset_t *old,
+		 int stdout_to_stderr)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -246,6 +259,9 @@ static int spawn(struct child *ch, char **cmd, const sigset_t *old)
 	if (pid == 0) {
 		close(p[0]);
 		sigprocmask(SIG_SETMASK, old, NULL);
+		/* --json on stdout: the JSON is all that goes there */
+		if (stdout_to_stderr && dup2(2, 1) < 0)
+			_exit(127);
 		execvp(cmd[0], cmd);
 		int e = errno;
 		if (write(p[1], &e, sizeof(e)) < 0) {
@@ -320,10 +336,9 @@ static void summary_text(trawl_record *r, const struct options *o,
 			(unsigned long long)(ov + dr));
 }
 
-static void summary_json(trawl_record *r, const struct options *o,
+static void summary_json(FILE *f, trawl_record *r, const struct options *o,
 			 const char *path, double secs, const struct child *ch)
 {
-	FILE *f = stdout;
 	uint64_t ev = 0, lost = 0;
 	fputs("{\n  \"output\": ", f);
 	json_string(f, path, strlen(path));
@@ -370,6 +385,79 @@ static void reap(struct child *ch, int block)
 		ch->done = 1;
 }
 
+/* Recording failed: CMD goes too, asked first, then made to. */
+static void stop_child(struct child *ch)
+{
+	if (!ch->pid || ch->done)
+		return;
+	kill(ch->pid, SIGTERM);
+	for (int i = 0; i < 40 && !ch->done; i++) {
+		struct timespec t = {0, 50 * 1000 * 1000};
+		nanosleep(&t, NULL);
+		reap(ch, 0);
+	}
+	if (!ch->done) {
+		kill(ch->pid, SIGKILL);
+		reap(ch, 1);
+	}
+	fprintf(stderr, "trawl: stopped %s: the recording failed\n", ch->argv0);
+}
+
+/* Numbers for the status line: 1234 -> "1234", 12345678 -> "12.3 M". */
+static void human(char *out, size_t n, double v, const char *unit)
+{
+	if (v >= 1e9)
+		snprintf(out, n, "%.1f G%s", v / 1e9, unit);
+	else if (v >= 1e6)
+		snprintf(out, n, "%.1f M%s", v / 1e6, unit);
+	else if (v >= 1e4)
+		snprintf(out, n, "%.1f k%s", v / 1e3, unit);
+	else
+		snprintf(out, n, "%.0f%s%s", v, *unit ? " " : "", unit);
+}
+
+/*
+ * The status line, as perf record users are used to seeing something:
+ * elapsed time, events and bytes saved and their rates over the last
+ * second or so, lost events. Redrawn in place; the last width is kept to
+ * blank what a shorter line leaves.
+ */
+struct status_line {
+	double at, last_at;
+	uint64_t last_events, last_bytes;
+	double ev_rate, by_rate;
+	int width;
+};
+
+static void draw_status(struct status_line *s, const trawl_record_status *st,
+			double elapsed, double t)
+{
+	if (t - s->last_at >= 1.0 || !s->last_at) {
+		double dt = t - s->last_at;
+		if (s->last_at && dt > 0) {
+			s->ev_rate = (double)(st->events - s->last_events) / dt;
+			s->by_rate = (double)(st->bytes - s->last_bytes) / dt;
+		}
+		s->last_at = t;
+		s->last_events = st->events;
+		s->last_bytes = st->bytes;
+	}
+	char ev[32], evr[32], by[32], byr[32], line[200];
+	human(ev, sizeof(ev), (double)st->events, "");
+	human(evr, sizeof(evr), s->ev_rate, "");
+	human(by, sizeof(by), (double)st->bytes, "B");
+	human(byr, sizeof(byr), s->by_rate, "B");
+	int w = snprintf(line, sizeof(line),
+			 "recording %.0f s: %s events (%s/s), %s (%s/s), "
+			 "%llu lost",
+			 elapsed, ev, evr, by, byr,
+			 (unsigned long long)st->lost);
+	if (w < 0)
+		return;
+	fprintf(stderr, "\r%s%*s", line, s->width > w ? s->width - w : 0, "");
+	s->width = w;
+}
+
 static int record(struct options *o)
 {
 	sigset_t set, old;
@@ -398,8 +486,18 @@ static int record(struct options *o)
 			"trawl-PID) left by a recorder that was killed\n",
 			stale, stale == 1 ? "" : "s");
 	double start = now(), end = o->seconds ? start + o->seconds : 0;
+	FILE *json = stdout;
+	if (o->json_file && !(json = fopen(o->json_file, "w"))) {
+		cli_error("cannot write %s: %s", o->json_file, strerror(errno));
+		trawl_record_stop(r, &err);
+		trawl_record_free(r);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return EXIT_INPUT;
+	}
+	struct status_line line = {0};
 	if (o->cmd) {
-		int rc = spawn(&ch, o->cmd, &old);
+		ch.argv0 = o->cmd[0];
+		int rc = spawn(&ch, o->cmd, &old, o->json && !o->json_file);
 		int e = rc < 0 ? -rc : exec_error(&ch);
 		if (e) {
 			cli_error("cannot run %s: %s; the recording so far is "
@@ -443,20 +541,23 @@ static int record(struct options *o)
 		if (end && now() >= end)
 			break;
 		if (tty) {
+			double t = now();
 			if (flight)
 				fprintf(stderr,
 					"\rflight recorder armed: %.0f s ",
-					now() - start);
+					t - start);
 			else
-				fprintf(stderr, "\rrecording: %.0f s, %.1f MB ",
-					now() - start, (double)st.bytes / 1e6);
+				draw_status(&line, &st, t - start, t);
 		}
 	}
 stop:;
 	trawl_record_status st;
 	trawl_record_poll(r, &st);
 	if (tty)
-		fprintf(stderr, "\r%60s\r", "");
+		fprintf(stderr, "\r%*s\r", line.width > 60 ? line.width : 60,
+			"");
+	if (st.failed)
+		stop_child(&ch);
 	if (st.triggered)
 		fprintf(stderr,
 			"trawl: the trigger fired; saving the buffer\n");
@@ -466,12 +567,17 @@ stop:;
 		cli_error("%s", err.msg);
 		/* A full disk is the machine's state, not bad input. */
 		status = err.sys_errno == ENOSPC ? EXIT_ENV : cli_status(rc);
+		stop_child(&ch);
 	}
 	if (trawl_record_file_size(r)) {
 		if (o->json)
-			summary_json(r, o, o->rec.output, secs, &ch);
+			summary_json(json, r, o, o->rec.output, secs, &ch);
 		else
 			summary_text(r, o, o->rec.output, secs);
+	}
+	if (json != stdout && fclose(json) != 0) {
+		cli_error("cannot write %s: %s", o->json_file, strerror(errno));
+		status = EXIT_ENV;
 	}
 	trawl_record_free(r);
 	if (ch.pid && !ch.done) {
