@@ -67,6 +67,8 @@ print()
 
 
 def cmd_of(binary, what, path):
+    if what == "export perfetto -o /dev/null":
+        return [binary, "export", path, "--to", "perfetto", "-o", "/dev/null"]
     if what == "export csv":
         shutil.rmtree(os.path.join(scratch, "csv"), ignore_errors=True)
         return [binary, "export", path, "--to", "csv", "-o",
@@ -85,18 +87,34 @@ print("| --- | ---: | ---: | ---: | ---: | ---: |" +
       (" ---: |" if args.old else ""))
 print(f"| `trace-cmd report` | {tc:.2f} | {n / tc / 1e6:.1f} | 1.0x | | |" +
       (" |" if args.old else ""))
-for what in ("report", "report --raw", "report --json", "export csv",
-             "export perfetto", "stats"):
+for what in ("report", "report --threads 1", "report --raw",
+             "report --json", "export csv", "export perfetto",
+             "export perfetto -o /dev/null", "stats"):
     td = wall(cmd_of(trawl, what, dat), args.runs)
+    if what == "export csv":
+        csv_bytes = sum(os.path.getsize(os.path.join(scratch, "csv", f))
+                        for f in os.listdir(os.path.join(scratch, "csv")))
     tt = wall(cmd_of(trawl, what, txt), args.runs)
     row = (f"| `trawl {what}` | {td:.2f} | {n / td / 1e6:.1f} | "
            f"{tc / td:.1f}x | {tt:.2f} | {td / tt:.2f} |")
     if args.old:
         old = os.path.join(root, args.old, "tools/trawl/trawl")
         w = what if what != "report --raw" else "report"
+        w = w.replace(" --threads 1", "")
         to = wall(cmd_of(old, w, dat), args.runs)
         row += f" {to:.2f} |"
     print(row)
+# What writing the CSV's bytes alone costs on this file system: the floor
+# under `export csv`, whatever trawl does.
+floor = os.path.join(scratch, "floor")
+mb = max(1, csv_bytes >> 20)
+tf = wall(["dd", "if=/dev/zero", "of=" + floor, "bs=1M", f"count={mb}"],
+          args.runs)
+os.unlink(floor)
+print()
+print(f"`export csv` writes {csv_bytes / 1e9:.2f} GB; `dd` of as many bytes "
+      f"to the same file system takes {tf:.2f} s ({tc / tf:.1f}x under "
+      f"trace-cmd report's time).")
 tn = wall([trawl, "report", nocomp], args.runs)
 print()
 print(f"`trawl report big-nocomp.dat` (the same file uncompressed): {tn:.2f} s, "
