@@ -48,6 +48,19 @@ struct csv_export {
 static void csv_value(struct csv_export *x, struct cli_buf *b,
 		      const trawl_event *ev, size_t i)
 {
+	int64_t v;
+	if (trawl_event_field_type(ev, i) == TRAWL_VALUE_INT &&
+	    trawl_event_field_int(ev, i, &v) == 0) {
+		/* digits (or 0x and hex digits) never need quotes */
+		unsigned fl = trawl_event_field_flags(ev, i);
+		if (fl & TRAWL_VALUE_POINTER)
+			buf_hex(b, (uint64_t)v);
+		else if (fl & TRAWL_VALUE_UNSIGNED)
+			buf_u64(b, (uint64_t)v);
+		else
+			buf_i64(b, v);
+		return;
+	}
 	x->val.n = 0;
 	buf_value(&x->val, ev, i);
 	buf_csv(b, x->val.p, x->val.n);
