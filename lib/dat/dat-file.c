@@ -802,17 +802,18 @@ static int cut_here(const tw_dat_file *f, uint64_t off)
  * or 0 when the data runs past the end (its span then says so).
  */
 static uint64_t recover_cpu(tw_dat_file *f, uint64_t d, uint64_t end,
-			    int32_t cpu, trawl_error *err)
+			    int32_t cpu, int *cut, trawl_error *err)
 {
 	uint32_t count = tw_dat_u32(f, f->map + d);
 	uint64_t at = d + 4;
-	if (count > (f->size - at) / 8 + 1)
+	if (count > (end - at) / 8)
 		count = 0; /* not a chunk count: stop */
 	for (uint32_t i = 0; i < count; i++) {
-		if (at > end || end - at < 8 ||
-		    tw_dat_u32(f, f->map + at) > end - at - 8) {
+		if (at > f->size || f->size - at < 8 ||
+		    tw_dat_u32(f, f->map + at) > f->size - at - 8) {
 			/* cut inside this CPU: read to the cut, say so */
 			add_span(f, 0, cpu, d, f->size - d - 3, err);
+			*cut = 1;
 			return 0;
 		}
 		at += 8 + tw_dat_u32(f, f->map + at);
@@ -844,30 +845,35 @@ static int recover_cut(tw_dat_file *f, uint64_t at, trawl_error *err)
 		return add_span(f, 0, 0, f->size, 1, err);
 	}
 	uint64_t ps = f->page_size;
+	int cut = 0;
 	while (at <= f->size && f->size - at >= 16 && f->compressed) {
 		uint16_t id = tw_dat_u16(f, f->map + at);
 		uint16_t flags = tw_dat_u16(f, f->map + at + 2);
 		uint64_t size = tw_dat_u64(f, f->map + at + 8);
-		if (id > 64)
+		if (id > 64 || size > UINT64_MAX / 2)
 			break; /* not a section: the scan is lost */
-		uint64_t end =
-			size > f->size - at - 16 ? f->size : at + 16 + size;
+		uint64_t end = at + 16 + size; /* as written; maybe cut */
 		if (id == 3 && (flags & 1)) {
 			uint64_t d = (at + 16 + ps - 1) / ps * ps;
-			for (int32_t cpu = 0; cpu < TW_MAX_CPUS; cpu++) {
-				if (d > end || end - d < 4)
+			for (int32_t cpu = 0; cpu < TW_MAX_CPUS && !cut;
+			     cpu++) {
+				if (d >= f->size || f->size - d < 4 || d >= end)
 					break;
-				uint64_t e = recover_cpu(f, d, end, cpu, err);
+				uint64_t e =
+					recover_cpu(f, d, end, cpu, &cut, err);
 				if (!e)
 					break;
 				d = (e + ps - 1) / ps * ps;
 			}
 			f->recovered = 1;
 		}
-		if (end == f->size)
+		if (end >= f->size)
 			break;
 		at = end;
 	}
+	/* cut between two CPUs' data: the cut is still said */
+	if (f->nspans && !cut)
+		return add_span(f, 0, 0, f->size, 1, err);
 	if (!f->nspans)
 		return tw_error_at(err, TRAWL_EFORMAT, 0, f->name, 0, 0,
 				   f->cut_at,

@@ -445,14 +445,15 @@ static int commit(tw_dat7 *w, int cpu)
 		return 0;
 	tw_buf h = {0}, o = {0}, body = {0};
 	int rc = 0;
-	if (tw_grow(&w->mem, (void **)&x->runs, &x->runs_cap, x->nruns + 1,
-		    sizeof(*x->runs))) {
-		rc = -ENOMEM;
-		goto out;
-	}
+	/* Every CPU's runs change under the lock: commits read them all. */
 	pthread_mutex_lock(&w->lock);
 	if (w->broken) {
 		rc = -w->broken;
+		goto unlock;
+	}
+	if (tw_grow(&w->mem, (void **)&x->runs, &x->runs_cap, x->nruns + 1,
+		    sizeof(*x->runs))) {
+		rc = -ENOMEM;
 		goto unlock;
 	}
 	uint64_t sec = w->end, ps = w->page_size;
@@ -470,11 +471,26 @@ static int commit(tw_dat7 *w, int cpu)
 		bad |= put_u32(&w->mem, &h, x->zchunks);
 	bad |= put_u64(&w->mem, &body, sec) | put_str(&w->mem, &body, "");
 	bad |= put_str(&w->mem, &body, w->clock);
+	/*
+	 * This batch, and the last batch of every other CPU: trace-cmd
+	 * reads the last BUFFER option only, so it shows the last second or
+	 * so of each CPU; trawl joins the pieces, each named once.
+	 */
+	uint32_t n = 0;
+	for (int c = 0; c < w->ncpus; c++)
+		n += c == cpu || w->cpu[c].nruns;
 	bad |= put_u32(&w->mem, &body, w->page_size) |
-	       put_u32(&w->mem, &body, 1);
-	bad |= put_u32(&w->mem, &body, (uint32_t)cpu);
-	bad |= put_u64(&w->mem, &body, data) |
-	       put_u64(&w->mem, &body, x->z.len);
+	       put_u32(&w->mem, &body, n);
+	for (int c = 0; c < w->ncpus; c++) {
+		const struct cpu7 *y = &w->cpu[c];
+		if (c != cpu && !y->nruns)
+			continue;
+		const struct run *last =
+			c != cpu ? &y->runs[y->nruns - 1] : NULL;
+		bad |= put_u32(&w->mem, &body, (uint32_t)c);
+		bad |= put_u64(&w->mem, &body, last ? last->off - count : data);
+		bad |= put_u64(&w->mem, &body, last ? last->len : x->z.len);
+	}
 	uint16_t id = OPT_BUFFER;
 	uint32_t len = (uint32_t)body.len;
 	tw_buf ob = {0};
@@ -500,7 +516,6 @@ static int commit(tw_dat7 *w, int cpu)
 	x->zchunks = 0;
 unlock:
 	pthread_mutex_unlock(&w->lock);
-out:
 	tw_buf_fini(&w->mem, &h);
 	tw_buf_fini(&w->mem, &o);
 	tw_buf_fini(&w->mem, &body);
@@ -607,8 +622,9 @@ static int write_final(tw_dat7 *w, int fd, const tw_dat_meta *m,
 			size += x->runs[i].len;
 			chunks += x->runs[i].chunks;
 		}
-		if (count == 0)
-			at = (at + ps - 1) / ps * ps;
+		/* page aligned, as trace-cmd places them: a scan of a cut
+		 * file finds each CPU's data at the next page */
+		at = (at + ps - 1) / ps * ps;
 		bad |= put_u32(&w->mem, &body, (uint32_t)c);
 		bad |= put_u64(&w->mem, &body, at) |
 		       put_u64(&w->mem, &body, size);
