@@ -82,6 +82,11 @@ enum trawl_record_flag {
  *             files
  * @compression: version 7: "zstd" (the default, as trace-cmd), "zlib" or
  *             "none"; version 6 is never compressed
+ * @realloc:   allocator hook (fault injection), as trawl_open_opts'; NULL
+ *             means libc. It is called from the reader threads too, so it
+ *             must be thread-safe. libtracefs and libtraceevent allocate on
+ *             their own
+ * @alloc_ctx: passed to @realloc
  */
 typedef struct trawl_record_opts {
 	const trawl_record_event *events;
@@ -94,6 +99,8 @@ typedef struct trawl_record_opts {
 	const char *tmpdir;
 	unsigned file_version;
 	const char *compression;
+	void *(*realloc)(void *ctx, void *ptr, size_t size);
+	void *alloc_ctx;
 } trawl_record_opts;
 
 /**

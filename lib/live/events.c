@@ -28,19 +28,19 @@ static int add(tw_event_list *l, const char *sys, const char *ev,
 		}
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 64;
-		tw_event_sel *p = realloc(l->ev, cap * sizeof(*p));
+		tw_event_sel *p = tw_realloc(&l->mem, l->ev, cap * sizeof(*p));
 		if (!p)
 			return -ENOMEM;
 		l->ev = p;
 		l->cap = cap;
 	}
 	tw_event_sel *e = &l->ev[l->n];
-	e->system = strdup(sys);
-	e->event = strdup(ev);
+	e->system = tw_strndup(&l->mem, sys, strlen(sys));
+	e->event = tw_strndup(&l->mem, ev, strlen(ev));
 	e->filter = filter;
 	if (!e->system || !e->event) {
-		free(e->system);
-		free(e->event);
+		tw_free(&l->mem, e->system);
+		tw_free(&l->mem, e->event);
 		return -ENOMEM;
 	}
 	l->n++;
@@ -142,12 +142,14 @@ static int resolve_one(tw_event_list *l, const char *events_dir,
 	return 0;
 }
 
-int tw_events_resolve(const char *top, const trawl_record_event *sel,
-		      size_t nsel, tw_event_list *out, trawl_error *err)
+int tw_events_resolve(const tw_mem *mem, const char *top,
+		      const trawl_record_event *sel, size_t nsel,
+		      tw_event_list *out, trawl_error *err)
 {
 	char events_dir[4096];
 	tw_pathf(events_dir, sizeof(events_dir), "%s/events", top);
 	memset(out, 0, sizeof(*out));
+	out->mem = *mem;
 	if (!nsel)
 		return tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
 				   "no events to record; name some with -e "
@@ -168,9 +170,11 @@ int tw_events_resolve(const char *top, const trawl_record_event *sel,
 void tw_events_free(tw_event_list *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
-		free(l->ev[i].system);
-		free(l->ev[i].event);
+		tw_free(&l->mem, l->ev[i].system);
+		tw_free(&l->mem, l->ev[i].event);
 	}
-	free(l->ev);
+	tw_free(&l->mem, l->ev);
+	tw_mem mem = l->mem;
 	memset(l, 0, sizeof(*l));
+	l->mem = mem;
 }

@@ -47,6 +47,7 @@ typedef struct tw_tracefs {
 	struct tracefs_instance *inst; /* NULL: top level */
 	char *dir;		       /* where its files are */
 	tw_setting *journal;	       /* newest first */
+	tw_mem mem;		       /* the recorder's allocator */
 	int stale_removed;	       /* instances of killed recorders */
 } tw_tracefs;
 
@@ -54,12 +55,16 @@ typedef struct tw_tracefs {
 int tw_pathf(char *buf, size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-int tw_tracefs_open(tw_tracefs *tf, int top_level, trawl_error *err);
+int tw_tracefs_open(tw_tracefs *tf, const tw_mem *mem, int top_level,
+		    trawl_error *err);
 /* Set dir/rel to value, saving what was there the first time. */
 int tw_tracefs_set(tw_tracefs *tf, const char *rel, const char *value, int kind,
 		   trawl_error *err);
-/* Read dir/rel; caller frees. NULL with errno on failure. */
+/* Read dir/rel; caller frees (with free()). NULL with errno on failure. */
 char *tw_tracefs_read(const char *dir, const char *rel, size_t *len);
+/* The same through mem; the caller frees with tw_free(mem, ...). */
+char *tw_tracefs_read_mem(const tw_mem *mem, const char *dir, const char *rel,
+			  size_t *len);
 /* Put every setting back, newest first; remove our instance. Returns the
  * number of settings that could not be restored. */
 int tw_tracefs_restore(tw_tracefs *tf);
@@ -75,10 +80,12 @@ typedef struct tw_event_sel {
 typedef struct tw_event_list {
 	tw_event_sel *ev;
 	size_t n, cap;
+	tw_mem mem;
 } tw_event_list;
 
-int tw_events_resolve(const char *top, const trawl_record_event *sel,
-		      size_t nsel, tw_event_list *out, trawl_error *err);
+int tw_events_resolve(const tw_mem *mem, const char *top,
+		      const trawl_record_event *sel, size_t nsel,
+		      tw_event_list *out, trawl_error *err);
 void tw_events_free(tw_event_list *l);
 
 /* One CPU's reader: trace_pipe_raw -> pipe -> temporary file. */
@@ -90,8 +97,9 @@ typedef struct tw_reader {
 	int stop_fd; /* eventfd shared by all readers, borrowed */
 	size_t page_size;
 	size_t pipe_size;
-	uint64_t bytes; /* __atomic: read by trawl_record_poll() */
-	int error;	/* __atomic: errno of a failure, stops the thread */
+	uint64_t bytes;	   /* __atomic: read by trawl_record_poll() */
+	int error;	   /* __atomic: errno of a failure, stops the thread */
+	const tw_mem *mem; /* the recorder's (called from this thread too) */
 	pthread_t thread;
 	int running;
 	tw_dat7 *sink;	 /* version 7: pages go here, not to out_fd */

@@ -20,6 +20,7 @@
 
 /* Everything the meta owns, freed together. */
 struct store {
+	const tw_mem *mem;
 	void **p;
 	size_t n, cap;
 	tw_blob *ftrace;
@@ -34,9 +35,9 @@ static void *keep(struct store *s, void *p)
 		return NULL;
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 256;
-		void **q = realloc(s->p, cap * sizeof(*q));
+		void **q = tw_realloc(s->mem, s->p, cap * sizeof(*q));
 		if (!q) {
-			free(p);
+			tw_free(s->mem, p);
 			return NULL;
 		}
 		s->p = q;
@@ -52,7 +53,7 @@ static int slurp(struct store *s, const char *dir, const char *rel,
 		 tw_blob *out, int needed)
 {
 	size_t len = 0;
-	char *d = keep(s, tw_tracefs_read(dir, rel, &len));
+	char *d = keep(s, tw_tracefs_read_mem(s->mem, dir, rel, &len));
 	out->data = d ? d : "";
 	out->len = d ? len : 0;
 	return d || !needed ? 0 : -1;
@@ -75,7 +76,7 @@ static int ftrace_formats(struct store *s, tw_dat_meta *m, const char *top,
 	int n = scandir(dir, &names, NULL, alphasort);
 	if (n < 0)
 		return 0; /* no ftrace events: nothing to describe */
-	s->ftrace = calloc((size_t)n + 1, sizeof(*s->ftrace));
+	s->ftrace = tw_calloc(s->mem, (size_t)n + 1, sizeof(*s->ftrace));
 	int rc = s->ftrace ? 0 : fail(err, dir, "");
 	for (int i = 0; i < n; i++) {
 		tw_pathf(rel, sizeof(rel), "%s/format", names[i]->d_name);
@@ -94,7 +95,7 @@ static int event_formats(struct store *s, tw_dat_meta *m, const char *top,
 			 const tw_event_list *ev, trawl_error *err)
 {
 	char rel[1024];
-	s->systems = calloc(ev->n + 1, sizeof(*s->systems));
+	s->systems = tw_calloc(s->mem, ev->n + 1, sizeof(*s->systems));
 	if (!s->systems)
 		return fail(err, top, "events");
 	/* The list is grouped by selection, not by system: group it. */
@@ -106,7 +107,8 @@ static int event_formats(struct store *s, tw_dat_meta *m, const char *top,
 		if (!sys) {
 			sys = &s->systems[m->nsystems++];
 			sys->name = ev->ev[i].system;
-			sys->formats = keep(s, calloc(ev->n, sizeof(tw_blob)));
+			sys->formats = keep(
+				s, tw_calloc(s->mem, ev->n, sizeof(tw_blob)));
 			if (!sys->formats)
 				return fail(err, top, "events");
 		}
@@ -136,16 +138,16 @@ static int option_text(struct store *s, tw_dat_meta *m, uint16_t id, char *text)
 static int options(struct store *s, tw_dat_meta *m, const tw_tracefs *tf,
 		   int ncpus)
 {
-	s->options = calloc((size_t)ncpus + 8, sizeof(*s->options));
+	s->options = tw_calloc(s->mem, (size_t)ncpus + 8, sizeof(*s->options));
 	if (!s->options)
 		return -1;
 	m->options = s->options;
-	char *clock = tw_tracefs_read(tf->dir, "trace_clock", NULL);
+	char *clock = tw_tracefs_read_mem(s->mem, tf->dir, "trace_clock", NULL);
 	if (clock && option_text(s, m, TW_DAT_OPT_TRACECLOCK, clock) < 0)
 		return -1;
 	struct utsname u;
 	if (uname(&u) == 0) {
-		char *t = malloc(4 * sizeof(u.sysname));
+		char *t = tw_malloc(s->mem, 4 * sizeof(u.sysname));
 		if (t)
 			snprintf(t, 4 * sizeof(u.sysname), "%s %s %s %s",
 				 u.sysname, u.nodename, u.release, u.machine);
@@ -153,19 +155,20 @@ static int options(struct store *s, tw_dat_meta *m, const tw_tracefs *tf,
 			return -1;
 	}
 	if (option_text(s, m, TW_DAT_OPT_VERSION,
-			strdup("trawl " TRAWL_VERSION)) < 0)
+			tw_strndup(s->mem, "trawl " TRAWL_VERSION,
+				   strlen("trawl " TRAWL_VERSION))) < 0)
 		return -1;
 	for (int c = 0; c < ncpus; c++) {
 		char rel[64];
 		tw_pathf(rel, sizeof(rel), "per_cpu/cpu%d/stats", c);
-		char *st = tw_tracefs_read(tf->dir, rel, NULL);
+		char *st = tw_tracefs_read_mem(s->mem, tf->dir, rel, NULL);
 		if (!st)
 			continue;
 		size_t n = strlen(st) + 32;
-		char *t = malloc(n);
+		char *t = tw_malloc(s->mem, n);
 		if (t)
 			snprintf(t, n, "CPU: %d\n%s", c, st);
-		free(st);
+		tw_free(s->mem, st);
 		if (option_text(s, m, TW_DAT_OPT_CPUSTAT, t) < 0)
 			return -1;
 	}
@@ -182,9 +185,12 @@ int tw_meta_collect(tw_meta *meta, const tw_tracefs *tf,
 		    int kallsyms, trawl_error *err)
 {
 	memset(meta, 0, sizeof(*meta));
-	struct store *s = calloc(1, sizeof(*s));
-	if (!s)
+	struct store *s = tw_calloc(&tf->mem, 1, sizeof(*s));
+	if (!s) {
+		errno = ENOMEM;
 		return fail(err, tf->top, "");
+	}
+	s->mem = &tf->mem;
 	meta->store = s;
 	tw_dat_meta *m = &meta->m;
 	m->page_size = (uint32_t)page_size;
@@ -215,12 +221,13 @@ void tw_meta_fini(tw_meta *meta)
 	struct store *s = meta->store;
 	if (!s)
 		return;
+	const tw_mem *mem = s->mem;
 	for (size_t i = 0; i < s->n; i++)
-		free(s->p[i]);
-	free(s->p);
-	free(s->ftrace);
-	free(s->systems);
-	free(s->options);
-	free(s);
+		tw_free(mem, s->p[i]);
+	tw_free(mem, s->p);
+	tw_free(mem, s->ftrace);
+	tw_free(mem, s->systems);
+	tw_free(mem, s->options);
+	tw_free(mem, s);
 	meta->store = NULL;
 }

@@ -77,7 +77,7 @@ static int to_sink(tw_reader *r, const char *p, size_t n)
 /* Pipe to the writer's memory: whole pages (splice moved whole pages). */
 static int pipe_to_sink(tw_reader *r, size_t n)
 {
-	if (!r->buf && !(r->buf = malloc(r->pipe_size)))
+	if (!r->buf && !(r->buf = tw_malloc(r->mem, r->pipe_size)))
 		return -ENOMEM;
 	while (n) {
 		ssize_t k = read(r->pipe_fd[0], r->buf,
@@ -147,7 +147,7 @@ int tw_reader_drain(tw_reader *r, int final)
 	}
 	if (rc < 0 || !final)
 		goto out;
-	char *page = malloc(r->page_size);
+	char *page = tw_malloc(r->mem, r->page_size);
 	if (!page)
 		return -ENOMEM;
 	for (;;) {
@@ -164,7 +164,7 @@ int tw_reader_drain(tw_reader *r, int final)
 		if ((rc = write_page(r, page, r->page_size)) < 0)
 			break;
 	}
-	free(page);
+	tw_free(r->mem, page);
 out:
 	if (rc < 0)
 		fail(r, -rc);
@@ -225,6 +225,6 @@ void tw_reader_fini(tw_reader *r)
 	if (r->pipe_fd[1] >= 0)
 		close(r->pipe_fd[1]);
 	r->raw_fd = r->pipe_fd[0] = r->pipe_fd[1] = -1;
-	free(r->buf);
+	tw_free(r->mem, r->buf);
 	r->buf = NULL;
 }

@@ -22,6 +22,7 @@
 #include "live-int.h"
 
 struct trawl_record {
+	tw_mem mem; /* the caller's allocator (trawl_record_opts.realloc) */
 	unsigned flags;
 	char *output;
 	tw_tracefs tf;
@@ -75,15 +76,17 @@ static int open_tmp(const char *dir, trawl_error *err)
 /* The size of the kernel's ring-buffer pages (sub-buffers). */
 static size_t subbuf_size(const tw_tracefs *tf)
 {
-	char *s = tw_tracefs_read(tf->dir, "buffer_subbuf_size_kb", NULL);
+	char *s = tw_tracefs_read_mem(&tf->mem, tf->dir,
+				      "buffer_subbuf_size_kb", NULL);
 	long kb = s ? strtol(s, NULL, 10) : 0;
-	free(s);
+	tw_free(&tf->mem, s);
 	return kb > 0 ? (size_t)kb * 1024 : (size_t)sysconf(_SC_PAGESIZE);
 }
 
 static int set_clock(trawl_record *r, const char *clock, trawl_error *err)
 {
-	char *list = tw_tracefs_read(r->tf.dir, "trace_clock", NULL);
+	char *list =
+		tw_tracefs_read_mem(&r->mem, r->tf.dir, "trace_clock", NULL);
 	int found = 0;
 	if (list) {
 		size_t n = strlen(clock);
@@ -101,10 +104,10 @@ static int set_clock(trawl_record *r, const char *clock, trawl_error *err)
 				     "this kernel has no trace clock '%s'; it "
 				     "has: %.*s",
 				     clock, (int)n, list ? list : "");
-		free(list);
+		tw_free(&r->mem, list);
 		return rc;
 	}
-	free(list);
+	tw_free(&r->mem, list);
 	return tw_tracefs_set(&r->tf, "trace_clock", clock, TW_SET_BRACKET,
 			      err);
 }
@@ -178,7 +181,7 @@ static void stat_counts(const trawl_record *r, int cpu, uint64_t *overrun,
 {
 	char rel[64];
 	tw_pathf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
-	char *s = tw_tracefs_read(r->tf.dir, rel, NULL);
+	char *s = tw_tracefs_read_mem(&r->mem, r->tf.dir, rel, NULL);
 	*overrun = *dropped = 0;
 	if (!s)
 		return;
@@ -190,7 +193,7 @@ static void stat_counts(const trawl_record *r, int cpu, uint64_t *overrun,
 	p = strstr(s, "dropped events:");
 	if (p)
 		*dropped = strtoull(p + 15, NULL, 10);
-	free(s);
+	tw_free(&r->mem, s);
 }
 
 /* The kernel's count of the events read from a CPU's buffer. */
@@ -198,21 +201,21 @@ static uint64_t read_events(const trawl_record *r, int cpu)
 {
 	char rel[64];
 	tw_pathf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
-	char *s = tw_tracefs_read(r->tf.dir, rel, NULL);
+	char *s = tw_tracefs_read_mem(&r->mem, r->tf.dir, rel, NULL);
 	const char *p = s ? strstr(s, "read events:") : NULL;
 	uint64_t n = p ? strtoull(p + 12, NULL, 10) : 0;
-	free(s);
+	tw_free(&r->mem, s);
 	return n;
 }
 
 static int alloc_state(trawl_record *r)
 {
 	size_t n = (size_t)r->ncpus;
-	r->tmp_fd = malloc(n * sizeof(*r->tmp_fd));
-	r->readers = calloc(n, sizeof(*r->readers));
-	r->base_overrun = calloc(n, sizeof(uint64_t));
-	r->base_dropped = calloc(n, sizeof(uint64_t));
-	r->cpu = calloc(n, sizeof(*r->cpu));
+	r->tmp_fd = tw_malloc(&r->mem, n * sizeof(*r->tmp_fd));
+	r->readers = tw_calloc(&r->mem, n, sizeof(*r->readers));
+	r->base_overrun = tw_calloc(&r->mem, n, sizeof(uint64_t));
+	r->base_dropped = tw_calloc(&r->mem, n, sizeof(uint64_t));
+	r->cpu = tw_calloc(&r->mem, n, sizeof(*r->cpu));
 	if (!r->tmp_fd || !r->readers || !r->base_overrun || !r->base_dropped ||
 	    !r->cpu)
 		return -1;
@@ -245,9 +248,9 @@ static void release(trawl_record *r)
 	r->out_fd = r->stop_fd = -1;
 	tw_dat7_free(r->w);
 	r->w = NULL;
-	free(r->tmp_fd);
+	tw_free(&r->mem, r->tmp_fd);
 	r->tmp_fd = NULL;
-	free(r->readers);
+	tw_free(&r->mem, r->readers);
 	r->readers = NULL;
 	r->stopped = 1;
 }
@@ -285,9 +288,7 @@ static tw_dat7 *open_writer(trawl_record *r, int fd, const char *path,
 	if (tw_meta_collect(&meta, &r->tf, &r->events, r->ncpus, r->page_size,
 			    !(r->flags & TRAWL_RECORD_NO_KALLSYMS), err) < 0)
 		return NULL;
-	tw_mem mem;
-	tw_mem_init(&mem, NULL, NULL);
-	tw_dat7 *w = tw_dat7_open(&mem, fd, path, &meta.m, r->comp, err);
+	tw_dat7 *w = tw_dat7_open(&r->mem, fd, path, &meta.m, r->comp, err);
 	tw_meta_fini(&meta);
 	return w;
 }
@@ -339,18 +340,22 @@ TRAWL_API trawl_record *trawl_record_start(const trawl_record_opts *o,
 			    "--compression none or version 7");
 		return NULL;
 	}
-	trawl_record *r = calloc(1, sizeof(*r));
+	tw_mem mem;
+	tw_mem_init(&mem, o->realloc, o->alloc_ctx);
+	trawl_record *r = tw_calloc(&mem, 1, sizeof(*r));
 	if (!r) {
 		tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
 			    "out of memory");
 		return NULL;
 	}
+	r->mem = mem;
 	r->flags = o->flags;
 	r->version = version;
 	r->comp = version == 7 ? comp : TW_DAT_COMP_NONE;
 	r->out_fd = r->stop_fd = -1;
-	r->output = strdup(o->output ? o->output : "trace.dat");
-	char *dir_copy = r->output ? strdup(r->output) : NULL;
+	const char *out = o->output ? o->output : "trace.dat";
+	r->output = tw_strndup(&mem, out, strlen(out));
+	char *dir_copy = r->output ? tw_strndup(&mem, out, strlen(out)) : NULL;
 	const char *tmpdir = o->tmpdir;
 	if (!r->output || !dir_copy) {
 		tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
@@ -360,11 +365,11 @@ TRAWL_API trawl_record *trawl_record_start(const trawl_record_opts *o,
 	if (!tmpdir)
 		tmpdir = dirname(dir_copy);
 
-	if (tw_tracefs_open(&r->tf, !!(o->flags & TRAWL_RECORD_TOP_LEVEL),
-			    err) < 0)
+	if (tw_tracefs_open(&r->tf, &r->mem,
+			    !!(o->flags & TRAWL_RECORD_TOP_LEVEL), err) < 0)
 		goto fail;
-	if (tw_events_resolve(r->tf.top, o->events, o->nevents, &r->events,
-			      err) < 0)
+	if (tw_events_resolve(&r->mem, r->tf.top, o->events, o->nevents,
+			      &r->events, err) < 0)
 		goto fail;
 	r->ncpus = tw_tracefs_cpus(&r->tf);
 	r->page_size = subbuf_size(&r->tf);
@@ -438,6 +443,7 @@ TRAWL_API trawl_record *trawl_record_start(const trawl_record_opts *o,
 				   r->stop_fd, r->page_size, err) < 0)
 			goto fail;
 		r->readers[c].sink = r->w;
+		r->readers[c].mem = &r->mem;
 		stat_counts(r, c, &r->base_overrun[c], &r->base_dropped[c]);
 	}
 	if (!(o->flags & TRAWL_RECORD_FLIGHT))
@@ -446,20 +452,20 @@ TRAWL_API trawl_record *trawl_record_start(const trawl_record_opts *o,
 				goto fail;
 	if (tracing(r, 1, err) < 0)
 		goto fail;
-	free(dir_copy);
+	tw_free(&r->mem, dir_copy);
 	return r;
 
 fail:
-	free(dir_copy);
+	tw_free(&r->mem, dir_copy);
 	if (r->out_fd >= 0)
 		unlink(r->output); /* empty, and named by the error */
 	release(r);
 	tw_events_free(&r->events);
-	free(r->base_overrun);
-	free(r->base_dropped);
-	free(r->cpu);
-	free(r->output);
-	free(r);
+	tw_free(&r->mem, r->base_overrun);
+	tw_free(&r->mem, r->base_dropped);
+	tw_free(&r->mem, r->cpu);
+	tw_free(&r->mem, r->output);
+	tw_free(&mem, r);
 	return NULL;
 }
 
@@ -544,9 +550,9 @@ static int save(trawl_record *r, int fd, const char *path, trawl_error *err)
 {
 	tw_meta meta;
 	int n = r->ncpus, rc;
-	uint64_t *size = calloc((size_t)n, sizeof(uint64_t));
-	uint64_t *kept = calloc((size_t)n, sizeof(uint64_t));
-	uint64_t *off = calloc((size_t)n, sizeof(uint64_t));
+	uint64_t *size = tw_calloc(&r->mem, (size_t)n, sizeof(uint64_t));
+	uint64_t *kept = tw_calloc(&r->mem, (size_t)n, sizeof(uint64_t));
+	uint64_t *off = tw_calloc(&r->mem, (size_t)n, sizeof(uint64_t));
 	if (!size || !kept || !off) {
 		rc = tw_error_at(err, TRAWL_ENOMEM, ENOMEM, path, 0, 0, 0,
 				 "out of memory");
@@ -579,9 +585,9 @@ static int save(trawl_record *r, int fd, const char *path, trawl_error *err)
 		r->base_dropped[c] = dr;
 	}
 out:
-	free(size);
-	free(kept);
-	free(off);
+	tw_free(&r->mem, size);
+	tw_free(&r->mem, kept);
+	tw_free(&r->mem, off);
 	return rc;
 }
 
@@ -706,9 +712,10 @@ TRAWL_API void trawl_record_free(trawl_record *r)
 	if (!r->stopped)
 		release(r);
 	tw_events_free(&r->events);
-	free(r->base_overrun);
-	free(r->base_dropped);
-	free(r->cpu);
-	free(r->output);
-	free(r);
+	tw_free(&r->mem, r->base_overrun);
+	tw_free(&r->mem, r->base_dropped);
+	tw_free(&r->mem, r->cpu);
+	tw_free(&r->mem, r->output);
+	tw_mem mem = r->mem;
+	tw_free(&mem, r);
 }

@@ -33,18 +33,26 @@ int tw_pathf(char *buf, size_t n, const char *fmt, ...)
 
 char *tw_tracefs_read(const char *dir, const char *rel, size_t *len)
 {
+	tw_mem libc;
+	tw_mem_init(&libc, NULL, NULL);
+	return tw_tracefs_read_mem(&libc, dir, rel, len);
+}
+
+char *tw_tracefs_read_mem(const tw_mem *mem, const char *dir, const char *rel,
+			  size_t *len)
+{
 	char path[4096];
 	tw_pathf(path, sizeof(path), "%s/%s", dir, rel);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	size_t cap = 4096, n = 0;
-	char *s = malloc(cap + 1);
+	char *s = tw_malloc(mem, cap + 1);
 	while (s) {
 		if (n == cap) {
-			char *t = realloc(s, cap * 2 + 1);
+			char *t = tw_realloc(mem, s, cap * 2 + 1);
 			if (!t) {
-				free(s);
+				tw_free(mem, s);
 				s = NULL;
 				errno = ENOMEM;
 				break;
@@ -57,7 +65,7 @@ char *tw_tracefs_read(const char *dir, const char *rel, size_t *len)
 			continue;
 		if (k < 0) {
 			int e = errno;
-			free(s);
+			tw_free(mem, s);
 			s = NULL;
 			errno = e;
 			break;
@@ -113,9 +121,11 @@ static int remove_stale_instances(const char *top)
 	return removed;
 }
 
-int tw_tracefs_open(tw_tracefs *tf, int top_level, trawl_error *err)
+int tw_tracefs_open(tw_tracefs *tf, const tw_mem *mem, int top_level,
+		    trawl_error *err)
 {
 	memset(tf, 0, sizeof(*tf));
+	tf->mem = *mem;
 	/* libtracefs would print its own warnings; errors come back here. */
 	tracefs_set_loglevel(TEP_LOG_NONE);
 	if (geteuid() != 0)
@@ -176,14 +186,16 @@ int tw_tracefs_set(tw_tracefs *tf, const char *rel, const char *value, int kind,
 	for (tw_setting *s = tf->journal; s && !known; s = s->next)
 		known = !strcmp(s->path, path);
 	if (!known) {
-		tw_setting *s = calloc(1, sizeof(*s));
+		tw_setting *s = tw_calloc(&tf->mem, 1, sizeof(*s));
 		char *old = kind == TW_SET_TRIGGER
-				    ? strdup(value)
-				    : tw_tracefs_read(tf->dir, rel, NULL);
-		if (!s || !old || !(s->path = strdup(path))) {
-			int e = errno;
-			free(s);
-			free(old);
+				    ? tw_strndup(&tf->mem, value, strlen(value))
+				    : tw_tracefs_read_mem(&tf->mem, tf->dir,
+							  rel, NULL);
+		if (!s || !old ||
+		    !(s->path = tw_strndup(&tf->mem, path, strlen(path)))) {
+			int e = errno ? errno : ENOMEM;
+			tw_free(&tf->mem, s);
+			tw_free(&tf->mem, old);
 			return tw_error_at(err, TRAWL_EENV, e, NULL, 0, 0, 0,
 					   "cannot read %s: %s", path,
 					   strerror(e));
@@ -272,9 +284,9 @@ int tw_tracefs_restore(tw_tracefs *tf)
 		tf->journal = s->next;
 		if (restore_one(s) < 0)
 			failed++;
-		free(s->path);
-		free(s->saved);
-		free(s);
+		tw_free(&tf->mem, s->path);
+		tw_free(&tf->mem, s->saved);
+		tw_free(&tf->mem, s);
 	}
 	if (tf->inst) {
 		if (tracefs_instance_destroy(tf->inst) < 0)

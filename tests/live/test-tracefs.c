@@ -67,6 +67,7 @@ static void set_and_restore(const char *before, const char *want_after)
 	char keep[512];
 	snprintf(keep, sizeof(keep), "%s", dir);
 	tw_tracefs tf = {.top = keep, .dir = dir};
+	tw_mem_init(&tf.mem, NULL, NULL);
 	trawl_error err;
 	cr_assert_eq(tw_tracefs_set(&tf, "buffer_size_kb", "2048",
 				    TW_SET_BUFFER_KB, &err),
