@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Recording kernel events into a trace.dat file (trace-cmd's format, version
- * 6, readable by `trace-cmd report` and KernelShark). The recorder sets up
- * tracefs, moves ring-buffer pages from per_cpu/cpuN/trace_pipe_raw with
- * splice (one thread per CPU, no copy through user space) into per-CPU
- * temporary files, and assembles them into one file when it stops. Every
- * tracefs setting it changes is put back when it stops, also after errors.
+ * Recording kernel events into a trace.dat file (trace-cmd's format,
+ * version 7 with zstd by default, or version 6; readable by `trace-cmd
+ * report` and KernelShark). The recorder sets up tracefs and moves
+ * ring-buffer pages from per_cpu/cpuN/trace_pipe_raw with splice, one
+ * thread per CPU. Version 7 is written as it comes: formats first, then
+ * each CPU's pages compressed in self-contained batches about once a second,
+ * so a recorder killed at any moment leaves a file that reads up to its last
+ * batch; at the stop the file is rewritten in trace-cmd's own layout.
+ * Version 6 waits in per-CPU temporary files and is assembled at the stop.
+ * Every tracefs setting it changes is put back when it stops, also after
+ * errors.
  *
  *	trawl_record_event ev[] = {{"sched:*", NULL}, {"irq:*", NULL}};
  *	trawl_record_opts o = {.events = ev, .nevents = 2, .output = "x.dat"};
