@@ -30,8 +30,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-TRAWL = os.path.join(ROOT, "build", "trawl")
-PINGPONG = os.path.join(ROOT, "build", "bench", "pingpong")
+# TRAWL_BUILD=DIR: another build directory (default build/)
+BUILD = os.path.join(ROOT, os.environ.get("TRAWL_BUILD", "build"))
+TRAWL = (os.path.join(BUILD, "trawl") if os.path.exists(os.path.join(BUILD, "trawl"))
+         else os.path.join(BUILD, "tools", "trawl", "trawl"))
+PINGPONG = os.path.join(BUILD, "bench", "pingpong")
 SHIM_C = "/work/shared/tools/ftshim.c"
 
 
