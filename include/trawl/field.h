@@ -266,4 +266,43 @@ typedef struct trawl_marker {
  */
 TRAWL_API int trawl_event_marker(const trawl_event *ev, trawl_marker *out);
 
+/**
+ * trawl_event_fields_json() - the event's fields as one JSON object
+ * @ev:  the event
+ * @len: OUT: its length
+ *
+ * {"name":value,...} in field order: integers bare (unsigned ones as
+ * unsigned), arrays as lists of integers, strings and display-only text as
+ * JSON strings (see trawl_json_quote()), a field the text does not show
+ * as null. The same object `trawl report --json` prints as "fields".
+ *
+ * Return: the object (not NUL-terminated), "{}" when memory ran out.
+ * Lifetime: borrowed, valid until the callback returns.
+ */
+TRAWL_API const char *trawl_event_fields_json(const trawl_event *ev,
+					      size_t *len);
+
+/**
+ * trawl_json_quote() - s[0..n) as a JSON string, quotes included
+ * @out: where to write: room for 6 * n + 2 bytes
+ * @s:   the text
+ * @n:   its length
+ *
+ * Valid UTF-8 is kept, '"' and '\\' are escaped, control bytes and DEL
+ * become \u00XX, and a byte that is not valid UTF-8 becomes \ufffd.
+ *
+ * Return: the end of what was written.
+ */
+TRAWL_API char *trawl_json_quote(char *out, const char *s, size_t n);
+
+/**
+ * trawl_utf8_len() - the length of the UTF-8 sequence at s
+ * @s: the bytes (at least one)
+ * @n: how many there are
+ *
+ * Return: 1-4, or 0 when s does not start a valid, shortest-form sequence
+ * of a Unicode scalar value within n bytes.
+ */
+TRAWL_API size_t trawl_utf8_len(const unsigned char *s, size_t n);
+
 #endif

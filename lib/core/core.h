@@ -136,6 +136,8 @@ struct trawl_event {
 	 * into num_z. */
 	unsigned pending;
 	tw_buf num_z;
+	/* trawl_event_fields_json(): made here when the reader has none */
+	tw_buf json_z;
 };
 
 enum tw_pending {
@@ -223,6 +225,9 @@ typedef struct tw_reader_ops {
 		       int64_t *out);
 	/* Make what ev->pending says is not made yet (the bits in what). */
 	void (*realize)(const trawl_event *ev, unsigned what);
+	/* Optional: ev's fields as JSON, made ahead by the reader; NULL when
+	 * it has none (lib/core/json.c makes it then). */
+	const char *(*fields_json)(const trawl_event *ev, size_t *len);
 	const char *(*get_raw)(const trawl_event *ev, struct trawl_field_def *f,
 			       size_t *len);
 	int (*payload)(const trawl_event *ev);
@@ -346,6 +351,11 @@ void tw_window_free(tw_window *w);
 /* textfmt.c: the formats of a text trace's types */
 typedef struct tw_textfmt tw_textfmt;
 int tw_textfmt_init(trawl_trace *t, trawl_error *err);
+/* json.c: fields as a JSON object appended to b (tv NULL: untyped text,
+ * decimals as numbers); Return: 0, or -1 out of memory. */
+int tw_json_fields(const tw_mem *m, tw_buf *b, const tw_kv *kv,
+		   const tw_pf_value *tv, int n, const int64_t *elems);
+
 /* The compiled format of ty, looked up the first time; NULL: none. */
 const tw_pfmt *tw_textfmt_of(trawl_trace *t, tw_type *ty);
 void tw_textfmt_free(trawl_trace *t);

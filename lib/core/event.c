@@ -154,6 +154,7 @@ TRAWL_API trawl_event *trawl_event_copy(const trawl_event *ev)
 	memset(&c->elems_z, 0, sizeof(c->elems_z));
 	memset(&c->label_z, 0, sizeof(c->label_z));
 	memset(&c->num_z, 0, sizeof(c->num_z));
+	memset(&c->json_z, 0, sizeof(c->json_z));
 	c->pending = 0;
 	c->typed = 0;
 	c->bits |= TW_EV_OWNED;
@@ -172,5 +173,6 @@ TRAWL_API void trawl_event_free(trawl_event *ev)
 	tw_buf_fini(mem, &ev->elems_z);
 	tw_buf_fini(mem, &ev->label_z);
 	tw_buf_fini(mem, &ev->num_z);
+	tw_buf_fini(mem, &ev->json_z);
 	tw_free(mem, ev);
 }

@@ -493,6 +493,31 @@ TRAWL_API size_t trawl_event_field_array(const trawl_event *ev, size_t i,
 	return ev->tv[i].nelem;
 }
 
+TRAWL_API const char *trawl_event_fields_json(const trawl_event *ev,
+					      size_t *len)
+{
+	size_t n = 0;
+	const char *s = ev->t->ops->fields_json
+				? ev->t->ops->fields_json(ev, &n)
+				: NULL;
+	if (s) {
+		*len = n;
+		return s;
+	}
+	decode(ev);
+	trawl_event *e = (trawl_event *)ev;
+	e->json_z.len = 0;
+	/* integers are written from their values: no texts to make */
+	if (tw_json_fields(&ev->t->mem, &e->json_z, ev->fields,
+			   ev->typed ? ev->tv : NULL, ev->nfields,
+			   (const int64_t *)ev->elems_z.data)) {
+		*len = 2;
+		return "{}";
+	}
+	*len = e->json_z.len;
+	return e->json_z.data;
+}
+
 int tw_parse_number(const char *s, size_t n, int64_t *out)
 {
 	return parse_number(s, n, out);

@@ -145,7 +145,7 @@ fail:
 
 int tw_dat_ahead_next(tw_dat_ahead *a, tw_dat_ahead_rec *rec,
 		      const unsigned char **data, const char **text,
-		      const unsigned char **pre)
+		      const unsigned char **pre, const char **json)
 {
 	for (;;) {
 		if (a->ended)
@@ -171,6 +171,8 @@ int tw_dat_ahead_next(tw_dat_ahead *a, tw_dat_ahead_rec *rec,
 				       ? NULL
 				       : (const unsigned char *)b->arena.data +
 						 rec->pre_off;
+			*json = rec->json_len ? b->arena.data + rec->json_off
+					      : NULL;
 			return 1;
 		}
 		if (b->oom || b->eof) {

@@ -297,6 +297,7 @@ typedef struct tw_dat_ahead_rec {
 	uint32_t data_off, data_len;
 	uint32_t text_off, text_len; /* TW_DAT_NO_TEXT: not rendered */
 	uint32_t pre_off;	     /* TW_DAT_NO_TEXT: not decoded */
+	uint32_t json_off, json_len; /* its fields as JSON; len 0: none */
 } tw_dat_ahead_rec;
 
 typedef struct tw_dat_pulled {
@@ -313,7 +314,8 @@ typedef struct tw_dat_ahead_src {
 	int (*pull)(void *ctx, tw_dat_pulled *out);
 	/* What the consumer will want of the record, made now and kept in
 	 * the batch's arena (after the record's copy): its text (setting
-	 * rec->text_off, text_len) and its fields decoded (rec->pre_off).
+	 * rec->text_off, text_len), its fields decoded (rec->pre_off) and
+	 * as JSON (rec->json_off, json_len).
 	 * Return: 0, or -1 out of memory. */
 	int (*prepare)(void *ctx, const unsigned char *data, uint32_t len,
 		       tw_buf *arena, tw_dat_ahead_rec *rec);
@@ -331,7 +333,7 @@ tw_dat_ahead *tw_dat_ahead_start(const tw_mem *mem,
  * 0 at the end; -1 when memory ran out on the way. */
 int tw_dat_ahead_next(tw_dat_ahead *a, tw_dat_ahead_rec *rec,
 		      const unsigned char **data, const char **text,
-		      const unsigned char **pre);
+		      const unsigned char **pre, const char **json);
 /* Progress as of the batch being read. */
 uint64_t tw_dat_ahead_done(const tw_dat_ahead *a);
 /* Stop the thread and free everything. */

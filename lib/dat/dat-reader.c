@@ -48,6 +48,9 @@ typedef struct dat_type {
 	/* ... and its fields, all of them (want_fields likewise) */
 	int want_fields;
 	uint64_t asked_fields;
+	/* ... and its fields as JSON (want_json likewise) */
+	int want_json;
+	uint64_t asked_json;
 } dat_type;
 
 struct comm_slot {
@@ -111,6 +114,8 @@ typedef struct dat_reader {
 	struct ahead_scratch *ahead_dec;
 	/* the delivered event's fields, decoded ahead (NULL: not) */
 	const unsigned char *cur_pre;
+	const char *cur_json; /* and as JSON (NULL: not made) */
+	uint32_t cur_json_len;
 	int strict;
 } dat_reader;
 
@@ -410,9 +415,9 @@ static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 		for (;;) {
 			tw_dat_ahead_rec a;
 			const unsigned char *data, *pre;
-			const char *text;
+			const char *text, *json;
 			int rc = tw_dat_ahead_next(r->ahead, &a, &data, &text,
-						   &pre);
+						   &pre, &json);
 			if (rc < 0)
 				return tw_error_at(err, TRAWL_ENOMEM, 0,
 						   t->name, 0, 0, 0,
@@ -426,6 +431,8 @@ static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 				rec->text = text;
 				rec->text_len = text ? a.text_len : 0;
 				r->cur_pre = pre;
+				r->cur_json = json;
+				r->cur_json_len = a.json_len;
 				break;
 			}
 			if ((rc = short_record(t, r, a.data_len, a.cpu, err)))
@@ -468,6 +475,7 @@ static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 static int reparse(trawl_trace *t, const char *raw, size_t len, tw_rec *rec)
 {
 	rd(t)->cur_pre = NULL;
+	rd(t)->cur_json = NULL;
 	struct kept_header h;
 	if (len < sizeof(h))
 		return -1;
@@ -1080,7 +1088,8 @@ static void want_text(dat_reader *r, const trawl_event *ev)
 static void want_fields(dat_reader *r, const trawl_event *ev)
 {
 	dat_type *dt = (dat_type *)ev->type->bin;
-	if (!r->ahead || dt->want_fields || !dt->pf)
+	/* a type read as JSON is decoded for it: not counted twice */
+	if (!r->ahead || dt->want_fields || !dt->pf || dt->asked_json)
 		return;
 	if (++dt->asked_fields < 64 || dt->asked_fields * 2 < ev->type->events)
 		return;
@@ -1334,6 +1343,48 @@ static void realize(const trawl_event *ev, unsigned what)
 	}
 }
 
+/* On the ahead thread: the record's fields as JSON, appended to the
+ * arena (lib/core/json.c, from the typed values). */
+static int keep_json(dat_reader *r, const tw_pfmt *pf,
+		     const unsigned char *data, uint32_t len, tw_buf *arena,
+		     tw_dat_ahead_rec *rec)
+{
+	const tw_mem *mem = r->f.mem;
+	struct ahead_scratch *w = r->ahead_dec;
+	struct decoded *d = &w->d;
+	int k = decode_fields(mem, pf, 0, 1, &r->ahead_resolve, data, len, d);
+	point_fields(d, k);
+	size_t at = arena->len;
+	if (tw_json_fields(mem, arena, d->fields, d->tv, k,
+			   (const int64_t *)w->ez.data))
+		return -1;
+	rec->json_off = (uint32_t)at;
+	rec->json_len = (uint32_t)(arena->len - at);
+	return 0;
+}
+
+/* The event's fields as JSON if the merge ahead made them; else NULL (the
+ * core makes them), counted to decide whether it should. */
+static const char *fields_json(const trawl_event *ev, size_t *len)
+{
+	dat_reader *r = rd(ev->t);
+	if (r->cur_json && ev == &ev->t->ev) {
+		*len = r->cur_json_len;
+		return r->cur_json;
+	}
+	dat_type *dt = (dat_type *)ev->type->bin;
+	if (!r->ahead || !dt || dt->want_json ||
+	    ev->type->kind == TW_KIND_PRINT)
+		return NULL;
+	if (!program(r, ev))
+		return NULL;
+	if (++dt->asked_json < 64 || dt->asked_json * 2 < ev->type->events)
+		return NULL;
+	tw_dat_load_kallsyms(&r->f);
+	__atomic_store_n(&dt->want_json, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
 /* On the ahead thread: only types the consumer reads that way, whose
  * program was compiled before (the flags are set after) and needs no
  * libtraceevent. */
@@ -1352,10 +1403,13 @@ static int ahead_prepare(void *ctx, const unsigned char *data, uint32_t len,
 	dat_type *dt = &r->types[id];
 	int text = __atomic_load_n(&dt->want_text, __ATOMIC_ACQUIRE);
 	int fields = __atomic_load_n(&dt->want_fields, __ATOMIC_ACQUIRE);
-	if (!text && !fields)
+	int json = __atomic_load_n(&dt->want_json, __ATOMIC_ACQUIRE);
+	if (!text && !fields && !json)
 		return 0;
 	const tw_pfmt *pf = dt->pf; /* compiled before a flag was set */
 	if (fields && keep_decoded(r, pf, data, len, arena, rec))
+		return -1;
+	if (json && keep_json(r, pf, data, len, arena, rec))
 		return -1;
 	if (!text || !tw_pfmt_fits(pf, data, len))
 		return 0;
@@ -1422,10 +1476,11 @@ static void ahead_stop(dat_reader *r)
 		r->ahead_dec = NULL;
 	}
 	r->cur_pre = NULL;
+	r->cur_json = NULL;
 	for (size_t i = 0; r->types && i < r->ntypes; i++) {
 		dat_type *dt = &r->types[i];
-		dt->want_text = dt->want_fields = 0;
-		dt->asked = dt->asked_fields = 0;
+		dt->want_text = dt->want_fields = dt->want_json = 0;
+		dt->asked = dt->asked_fields = dt->asked_json = 0;
 	}
 }
 
@@ -1520,6 +1575,7 @@ static const tw_reader_ops dat_ops = {
 	.decode = decode,
 	.get_int = get_int,
 	.realize = realize,
+	.fields_json = fields_json,
 	.get_raw = get_raw,
 	.payload = payload,
 	.print_buf = print_buf,

@@ -20,6 +20,7 @@ struct seen {
 	uint64_t stop_after; /* 0: read to the end */
 	int only_text;	     /* read only the text (the report's pattern) */
 	int every_other;     /* read every other event's fields only */
+	int json;	     /* read the fields as JSON only (the exports) */
 };
 
 static uint64_t mix(uint64_t h, const void *p, size_t n)
@@ -49,7 +50,12 @@ static int on_event(const trawl_event *ev, void *ctx)
 	const char *text = trawl_event_payload(ev, &len);
 	h = mix(h, text, len);
 	s->texts++;
-	if (!s->only_text && (!s->every_other || s->events % 2 == 0)) {
+	if (s->json) {
+		size_t jl;
+		const char *j = trawl_event_fields_json(ev, &jl);
+		h = mix(h, j, jl);
+		s->fields++;
+	} else if (!s->only_text && (!s->every_other || s->events % 2 == 0)) {
 		size_t n = trawl_event_field_count(ev);
 		for (size_t i = 0; i < n; i++) {
 			size_t kl, vl, ll;
@@ -131,6 +137,11 @@ Test(ahead, texts_only_as_report_reads_them)
 Test(ahead, fields_of_some_events_only)
 {
 	same_both_ways((struct seen){.every_other = 1});
+}
+
+Test(ahead, fields_as_json_as_the_exports_read_them)
+{
+	same_both_ways((struct seen){.json = 1});
 }
 
 /* A consumer that stops (report | head) leaves the thread mid-batch:

@@ -243,59 +243,7 @@ static inline int json_plain(unsigned char c)
 
 char *put_json(char *o, const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	*o++ = '"';
-	for (size_t i = 0; i < n;) {
-		/* eight bytes at a time while none needs escaping: no quote,
-		 * backslash, control byte, DEL or non-ASCII among them */
-		while (n - i >= 8) {
-			uint64_t x;
-			memcpy(&x, p + i, 8);
-			const uint64_t ones = 0x0101010101010101ull,
-				       high = 0x8080808080808080ull;
-			uint64_t q = x ^ (ones * '"'), bs = x ^ (ones * '\\'),
-				 del = x ^ (ones * 0x7f);
-			uint64_t bad = (x & high) | ((x - ones * 0x20) & ~x) |
-				       ((q - ones) & ~q) | ((bs - ones) & ~bs) |
-				       ((del - ones) & ~del);
-			if (bad & high)
-				break;
-			memcpy(o, p + i, 8);
-			o += 8;
-			i += 8;
-		}
-		if (i >= n)
-			break;
-		unsigned c = p[i];
-		if (c == '"' || c == '\\') {
-			*o++ = '\\';
-			*o++ = (char)c;
-			i++;
-		} else if (c < 0x20 || c == 0x7f) {
-			static const char hex[] = "0123456789abcdef";
-			memcpy(o, "\\u00", 4);
-			o[4] = hex[c >> 4];
-			o[5] = hex[c & 15];
-			o += 6;
-			i++;
-		} else if (c < 0x80) {
-			*o++ = (char)c;
-			i++;
-		} else {
-			size_t l = cli_utf8_len(p + i, n - i);
-			if (l == 0) {
-				memcpy(o, "\\ufffd", 6);
-				o += 6;
-				i++;
-			} else {
-				memcpy(o, p + i, l);
-				o += l;
-				i += l;
-			}
-		}
-	}
-	*o++ = '"';
-	return o;
+	return trawl_json_quote(o, s, n);
 }
 
 void buf_json(struct cli_buf *b, const char *s, size_t n)
@@ -361,56 +309,10 @@ void buf_value(struct cli_buf *b, const trawl_event *ev, size_t i)
 
 size_t buf_json_fields(struct cli_buf *b, const trawl_event *ev)
 {
-	size_t n = trawl_event_field_count(ev);
-	buf_char(b, '{');
-	for (size_t i = 0; i < n; i++) {
-		size_t kl, vl = 0;
-		const char *k = trawl_event_field_name(ev, i, &kl);
-		if (i)
-			buf_char(b, ',');
-		buf_json(b, k, kl);
-		buf_char(b, ':');
-		const char *v;
-		int64_t x;
-		const int64_t *el;
-		size_t ne;
-		unsigned uns;
-		switch (trawl_event_field_type(ev, i)) {
-		case TRAWL_VALUE_INT:
-			if (trawl_event_field_int(ev, i, &x)) {
-				v = trawl_event_field_value(ev, i, &vl);
-				buf_json(b, v, vl);
-			} else if (trawl_event_field_flags(ev, i) &
-				   TRAWL_VALUE_UNSIGNED)
-				buf_u64(b, (uint64_t)x);
-			else
-				buf_i64(b, x);
-			break;
-		case TRAWL_VALUE_ARRAY:
-			ne = trawl_event_field_array(ev, i, &el);
-			uns = trawl_event_field_flags(ev, i) &
-			      TRAWL_VALUE_UNSIGNED;
-			buf_char(b, '[');
-			for (size_t j = 0; j < ne; j++) {
-				if (j)
-					buf_char(b, ',');
-				if (uns)
-					buf_u64(b, (uint64_t)el[j]);
-				else
-					buf_i64(b, el[j]);
-			}
-			buf_char(b, ']');
-			break;
-		case TRAWL_VALUE_NONE:
-			buf_str(b, "null");
-			break;
-		default:
-			v = trawl_event_field_value(ev, i, &vl);
-			buf_json(b, v, vl);
-		}
-	}
-	buf_char(b, '}');
-	return n;
+	size_t len;
+	const char *j = trawl_event_fields_json(ev, &len);
+	buf_bytes(b, j, len);
+	return trawl_event_field_count(ev);
 }
 
 void buf_json_field_notes(struct cli_buf *b, const trawl_event *ev)

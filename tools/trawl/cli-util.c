@@ -152,38 +152,6 @@ int cli_run(trawl_trace *t)
 	return EXIT_OK;
 }
 
-size_t cli_utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len;
-	unsigned min;
-	if (c < 0x80)
-		return 1;
-	if ((c & 0xe0) == 0xc0) {
-		len = 2;
-		min = 0x80;
-	} else if ((c & 0xf0) == 0xe0) {
-		len = 3;
-		min = 0x800;
-	} else if ((c & 0xf8) == 0xf0) {
-		len = 4;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	unsigned v = c & (0x7f >> len);
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		v = (v << 6) | (s[i] & 0x3f);
-	}
-	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-		return 0;
-	return len;
-}
-
 void json_string(FILE *f, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -201,7 +169,7 @@ void json_string(FILE *f, const char *s, size_t n)
 			putc((int)c, f);
 			i++;
 		} else {
-			size_t l = cli_utf8_len(p + i, n - i);
+			size_t l = trawl_utf8_len(p + i, n - i);
 			if (l == 0) {
 				fputs("\\ufffd", f);
 				i++;

@@ -94,9 +94,6 @@ int is_json_integer(const char *s, size_t n);
 void print_time(FILE *f, int64_t ns);
 void flags_string(const trawl_event *ev, char out[6]);
 
-/* Length of the valid UTF-8 sequence at s, or 0. */
-size_t cli_utf8_len(const unsigned char *s, size_t n);
-
 /* A growable output buffer (cli-buf.c): build a row, write it at once. */
 struct cli_buf {
 	char *p;
