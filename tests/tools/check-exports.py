@@ -249,9 +249,32 @@ def check_many_types(tmp):
           [("0", "x,249"), ("1", "x,249"), ("2", "x,249")], rows)
 
 
+def check_pair(fixtures, tmp):
+    """One recording read as the kernel's text and as trace.dat exports the
+    same task slices, with the same end states ("S", not the number a
+    trace.dat holds): one event model, whatever the file."""
+    sides = []
+    for ext in ("txt", "dat"):
+        out = os.path.join(tmp, f"pair.{ext}.json")
+        run("export", os.path.join(fixtures, f"pair-broad.{ext}"), "--to",
+            "perfetto", "-o", out)
+        evs = json.load(open(out))["traceEvents"]
+        sides.append(collections.Counter(
+            (e.get("name"), e.get("args", {}).get("end_state"))
+            for e in evs if e.get("ph") == "X"))
+    check("pair: the same task slices and end states from text and trace.dat",
+          sides[0] == sides[1] and sides[0],
+          f"{(sides[0] - sides[1]).most_common(3)} vs "
+          f"{(sides[1] - sides[0]).most_common(3)}")
+    states = {s for _, s in sides[1] if s}
+    check("pair: end states are the kernel's letters", states and
+          all(not s.startswith("0x") for s in states), states)
+
+
 with tempfile.TemporaryDirectory() as tmp:
     check_handmade(tmp)
     check_many_types(tmp)
+    check_pair(os.path.dirname(sys.argv[2]), tmp)
     for path in sys.argv[2:]:
         n = check_csv(path, tmp)
         m = check_perfetto(path, tmp)

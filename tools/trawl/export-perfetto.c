@@ -257,7 +257,11 @@ static void on_switch(struct perfetto *p, const trawl_event *ev, int64_t ts)
 	if (!c)
 		return;
 	size_t n = 0;
-	const char *st = trawl_event_raw(ev, p->prev_state, &n);
+	/* the state as the kernel prints it ("S", "D", "R+"): its label,
+	 * whatever the source (a trace.dat holds the number) */
+	const char *st = trawl_event_label(ev, p->prev_state, &n);
+	if (!st)
+		st = trawl_event_raw(ev, p->prev_state, &n);
 	char state[16];
 	set_name(state, sizeof(state), st ? st : "", st ? n : 0);
 	close_slice(p, &c->task, c, TRACK_TASK, ts, state);
