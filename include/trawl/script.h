@@ -91,6 +91,24 @@ TRAWL_API const char *trawl_script_fault(const trawl_script *s, size_t i,
 					 uint64_t *count);
 
 /**
+ * trawl_script_event() - the i-th event the script subscribed to
+ * @s:      the script
+ * @i:      0, 1, ... (one per event each probe matches, in probe order)
+ * @filter: OUT: the probe's predicate as the kernel's event filter
+ *          (events/SYSTEM/EVENT/filter syntax), or NULL when the filter
+ *          language cannot say it (or there is no predicate); may be NULL
+ *
+ * What a live session enables and which predicates it can leave to the
+ * kernel: comparisons of fields (and pid, cpu, comm) with constants,
+ * joined by && and ||. The script still runs the predicate itself.
+ *
+ * Return: "system:event", or NULL past the last. Lifetime: borrowed,
+ * valid until trawl_script_free().
+ */
+TRAWL_API const char *trawl_script_event(const trawl_script *s, size_t i,
+					 const char **filter);
+
+/**
  * trawl_script_free() - free a script; NULL is a no-op
  * @s: the script
  */

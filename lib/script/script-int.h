@@ -404,6 +404,11 @@ void *tw_sc_alloc(tw_compiler *c, size_t n);
 void tw_sc_grow(tw_compiler *c, void **pp, size_t *cap, size_t need,
 		size_t elem);
 
+/* filter.c: the predicate as the kernel's filter for event e, or NULL
+ * when the filter language cannot say it (caller frees with tw_free). */
+char *tw_filter_of(tw_compiler *c, const tw_node *pred,
+		   const tw_schema_event *e);
+
 void tw_parse_program(tw_compiler *c);
 void tw_check_program(tw_compiler *c);
 void tw_lower_program(tw_compiler *c);
@@ -478,6 +483,8 @@ typedef struct tw_binding {
 	trawl_field *handles; /* one per field of the probe */
 	int32_t *aidx; /* array fields: the index where the field was last
 			* found (its name is checked there first) */
+	char *pattern; /* "sys:event" as subscribed */
+	char *filter;  /* the predicate as a kernel filter, or NULL */
 } tw_binding;
 
 struct trawl_script {

@@ -210,6 +210,10 @@ static int subscribe(trawl_script *s, tw_compiler *c, trawl_error *err)
 			char pat[512];
 			snprintf(pat, sizeof(pat), "%s%s%s", e->system,
 				 *e->system ? ":" : "", e->name);
+			b->pattern = tw_strndup(mem, pat, strlen(pat));
+			if (!b->pattern)
+				goto oom;
+			b->filter = tw_filter_of(c, p->pred, e);
 			int rc = trawl_on(s->t, pat, on_event, b);
 			if (rc < 0)
 				return tw_error_at(err, -rc, 0, s->name, 0, 0,
@@ -331,6 +335,16 @@ TRAWL_API const char *trawl_script_fault(const trawl_script *s, size_t i,
 	return s->faults[i].msg;
 }
 
+TRAWL_API const char *trawl_script_event(const trawl_script *s, size_t i,
+					 const char **filter)
+{
+	if (!s || i >= s->nbindings)
+		return NULL;
+	if (filter)
+		*filter = s->bindings[i].filter;
+	return s->bindings[i].pattern;
+}
+
 TRAWL_API void trawl_script_free(trawl_script *s)
 {
 	if (!s)
@@ -345,6 +359,8 @@ TRAWL_API void trawl_script_free(trawl_script *s)
 	for (size_t i = 0; i < s->nbindings; i++) {
 		tw_free(mem, s->bindings[i].handles);
 		tw_free(mem, s->bindings[i].aidx);
+		tw_free(mem, s->bindings[i].pattern);
+		tw_free(mem, s->bindings[i].filter);
 	}
 	for (size_t i = 0; s->probes && i < s->nprobes; i++) {
 		for (size_t f = 0; f < s->probes[i].nfnames; f++)

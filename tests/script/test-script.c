@@ -335,3 +335,63 @@ Test(script, lhist_bounds_near_the_ends_of_int64)
 		  o.text);
 	free(o.text);
 }
+
+/* The predicate as the kernel's event filter, per event, where the filter
+ * language can say it (live mode will push these). */
+static void filters(const char *prog, const char *const *want, size_t n)
+{
+	char *path = tmp_file(trace, strlen(trace));
+	trawl_open_opts oo = {.formats = formats_dat(), .threads = 1};
+	trawl_error err;
+	trawl_trace *t = trawl_open(path, &oo, &err);
+	cr_assert(t, "%s", err.msg);
+	trawl_script *s =
+		trawl_script_compile(t, prog, strlen(prog), NULL, &err);
+	cr_assert(s, "%s", err.msg);
+	size_t i;
+	for (i = 0; i < n; i += 2) {
+		const char *f = "unset";
+		const char *ev = trawl_script_event(s, i / 2, &f);
+		cr_assert(ev, "no event %zu for %s", i / 2, prog);
+		cr_assert_str_eq(ev, want[i]);
+		if (want[i + 1])
+			cr_assert(f && strcmp(f, want[i + 1]) == 0,
+				  "%s: filter %s, not %s", prog, f,
+				  want[i + 1]);
+		else
+			cr_assert_null(f, "%s: filter %s", prog, f);
+	}
+	cr_assert_null(trawl_script_event(s, i / 2, NULL));
+	trawl_script_free(s);
+	trawl_close(t);
+	unlink(path);
+	free(path);
+}
+
+Test(script, predicates_the_kernel_filter_can_say_are_lowered_to_it)
+{
+	const char *a[] = {"sched:sched_switch",
+			   "prev_pid == 0 && (next_comm == \"bash\" || "
+			   "next_prio < 100)"};
+	filters("sched:sched_switch /args.prev_pid == 0 && "
+		"(args.next_comm == \"bash\" || args.next_prio < 100)/ {}",
+		a, 2);
+	/* constant first: flipped; context the filter language has */
+	const char *b[] = {"sched:sched_switch",
+			   "prev_state > 1 || common_pid != 5 || CPU == 1 || "
+			   "COMM == \"x\""};
+	filters("sched:sched_switch /1 < args.prev_state || pid != 5 || cpu "
+		"== 1 || comm == \"x\"/ {}",
+		b, 2);
+	/* not expressible: arithmetic, maps, a negative bound, no predicate */
+	const char *c[] = {"sched:sched_switch", NULL};
+	filters("sched:sched_switch /args.prev_pid + 1 == 2/ {}", c, 2);
+	filters("sched:sched_switch /@x[1] == 0/ { @x[1] = 1; }", c, 2);
+	filters("sched:sched_switch /args.prev_pid > -1/ {}", c, 2);
+	filters("sched:sched_switch { }", c, 2);
+	/* per event: a field one of them lacks keeps the filter off it */
+	const char *d[] = {"sched:sched_waking", "pid == 20",
+			   "sched:sched_switch", NULL};
+	filters("sched:sched_waking, sched:sched_switch /args.pid == 20/ {}", d,
+		4);
+}
