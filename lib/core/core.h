@@ -77,6 +77,7 @@ struct trawl_field_def {
 	/* Binary readers: what the field is in each type, by type id. */
 	const void **bin;
 	size_t nbin;
+	tw_buf label; /* the label get_label made last (trawl_event_label) */
 };
 
 enum tw_event_bit {
@@ -225,6 +226,11 @@ typedef struct tw_reader_ops {
 		       int64_t *out);
 	/* Make what ev->pending says is not made yet (the bits in what). */
 	void (*realize)(const trawl_event *ev, unsigned what);
+	/* Optional: field f's label alone, into f->label (valid until the
+	 * next event); 1 with *out and *len set, 0 when it has none, -1
+	 * when the reader cannot tell without decoding the event. */
+	int (*get_label)(const trawl_event *ev, struct trawl_field_def *f,
+			 const char **out, size_t *len);
 	/* Optional: ev's fields as JSON, made ahead by the reader; NULL when
 	 * it has none (lib/core/json.c makes it then). */
 	const char *(*fields_json)(const trawl_event *ev, size_t *len);

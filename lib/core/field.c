@@ -338,6 +338,18 @@ TRAWL_API const char *trawl_event_label(const trawl_event *ev, trawl_field f,
 	const struct trawl_field_def *d = f;
 	if (!d || !type_matches((struct trawl_field_def *)d, ev))
 		return NULL;
+	if (binary(ev) && ev->t->ops->get_label) {
+		/* one field's label, without decoding the others */
+		const char *s;
+		size_t n;
+		int rc = ev->t->ops->get_label(ev, (struct trawl_field_def *)d,
+					       &s, &n);
+		if (rc >= 0) {
+			if (rc && len)
+				*len = n;
+			return rc ? s : NULL;
+		}
+	}
 	/* labels come with the whole decoding: find the field there */
 	decode(ev);
 	realize(ev, TW_PEND_LABEL);

@@ -113,6 +113,7 @@ TRAWL_API void trawl_close(trawl_trace *t)
 		tw_free(&t->mem, f->event);
 		tw_free(&t->mem, f->name);
 		tw_free(&t->mem, f->bin);
+		tw_buf_fini(&t->mem, &f->label);
 		tw_free(&t->mem, f);
 	}
 	tw_free(&t->mem, t->cpu_events);

@@ -689,6 +689,33 @@ static int resolve(const trawl_event *ev, struct trawl_field_def *d,
 	return -1;
 }
 
+/* One integer field's label, as the print format shows it. */
+static int get_label(const trawl_event *ev, struct trawl_field_def *d,
+		     const char **out, size_t *len)
+{
+	const tw_pfmt *pf;
+	int marker;
+	int f = resolve(ev, d, &pf, &marker);
+	if (f < 0)
+		return marker >= 0 ? -1 : 0; /* print's marker fields: decode */
+	if (!(tw_pfmt_field_any(pf, (size_t)f)->flags &
+	      (TW_PFF_STRING | TW_PFF_ARRAY | TW_PFF_DYNAMIC))) {
+		int64_t v;
+		if (tw_pfmt_field_int(pf, (size_t)f, ev->data, ev->data_len,
+				      &v))
+			return 0; /* a damaged record: not in it */
+		d->label.len = 0;
+		int has = tw_pfmt_label(pf, (size_t)f, ev->data, ev->data_len,
+					&rd(ev->t)->resolve, &d->label);
+		if (has <= 0)
+			return has < 0 ? -1 : 0;
+		*out = d->label.data;
+		*len = d->label.len;
+		return 1;
+	}
+	return 0; /* strings and arrays have no label */
+}
+
 static int print_buf(const trawl_event *ev, const char **buf, size_t *len)
 {
 	const tw_pfmt *pf = program(rd(ev->t), ev);
@@ -1575,6 +1602,7 @@ static const tw_reader_ops dat_ops = {
 	.decode = decode,
 	.get_int = get_int,
 	.realize = realize,
+	.get_label = get_label,
 	.fields_json = fields_json,
 	.get_raw = get_raw,
 	.payload = payload,
