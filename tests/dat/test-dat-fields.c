@@ -115,3 +115,78 @@ Test(dat_fields, binary_and_report_text_agree)
 	free(bin);
 	free(txt);
 }
+
+/* Labels by handle: on a trace.dat made for the one field asked (the
+ * reader's get_label), they must be the labels the field enumeration
+ * shows; on the text of the same recording, the same labels again. */
+struct labels {
+	trawl_field h[3];
+	char got[8192][24];
+	int n, enumerated;
+};
+
+static const char *const labelled[3][2] = {
+	{"sched_switch", "prev_state"},
+	{"softirq_entry", "vec"},
+	{"hrtimer_start", "mode"},
+};
+
+static int on_label(const trawl_event *ev, void *ctx)
+{
+	struct labels *l = ctx;
+	for (int i = 0; i < 3 && l->n < 8192; i++) {
+		size_t n = 0;
+		const char *s = trawl_event_label(ev, l->h[i], &n);
+		if (!s)
+			continue;
+		snprintf(l->got[l->n], sizeof(l->got[0]), "%.*s", (int)n, s);
+		/* the enumeration's label of that field, decoded in full */
+		size_t nf = trawl_event_field_count(ev);
+		for (size_t f = 0; f < nf; f++) {
+			size_t kl, ll;
+			const char *k = trawl_event_field_name(ev, f, &kl);
+			if (kl != strlen(labelled[i][1]) ||
+			    memcmp(k, labelled[i][1], kl))
+				continue;
+			const char *e = trawl_event_field_label(ev, f, &ll);
+			cr_assert_not_null(e, "%s has no label enumerated",
+					   labelled[i][1]);
+			cr_assert(ll == n && !memcmp(e, s, n),
+				  "%s: %.*s by handle, %.*s enumerated",
+				  labelled[i][1], (int)n, s, (int)ll, e);
+			l->enumerated++;
+		}
+		l->n++;
+	}
+	return 0;
+}
+
+static struct labels *labels_of(const char *name)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", getenv("TRAWL_FIXTURES"), name);
+	trawl_error err;
+	trawl_trace *t = trawl_open(path, NULL, &err);
+	cr_assert_not_null(t, "%s: %s", path, err.msg);
+	struct labels *l = calloc(1, sizeof(*l));
+	cr_assert_not_null(l);
+	for (int i = 0; i < 3; i++)
+		l->h[i] = trawl_field_lookup(t, labelled[i][0], labelled[i][1]);
+	cr_assert_eq(trawl_on(t, "*", on_label, l), 0);
+	cr_assert_eq(trawl_run(t, &err), 0, "%s", err.msg);
+	trawl_close(t);
+	return l;
+}
+
+Test(fields, labels_by_handle_are_the_enumerated_ones_on_both_sources)
+{
+	struct labels *bin = labels_of("pair-broad.dat");
+	struct labels *txt = labels_of("pair-broad.txt");
+	cr_assert_gt(bin->n, 50, "only %d labels", bin->n);
+	cr_assert_eq(bin->enumerated, bin->n);
+	cr_assert_eq(bin->n, txt->n, "%d labels vs %d", bin->n, txt->n);
+	for (int k = 0; k < bin->n; k++)
+		cr_assert_str_eq(bin->got[k], txt->got[k], "label %d", k);
+	free(bin);
+	free(txt);
+}
