@@ -307,12 +307,11 @@ void buf_value(struct cli_buf *b, const trawl_event *ev, size_t i)
 	buf_bytes(b, text, len);
 }
 
-size_t buf_json_fields(struct cli_buf *b, const trawl_event *ev)
+void buf_json_fields(struct cli_buf *b, const trawl_event *ev)
 {
 	size_t len;
 	const char *j = trawl_event_fields_json(ev, &len);
 	buf_bytes(b, j, len);
-	return trawl_event_field_count(ev);
 }
 
 void buf_json_field_notes(struct cli_buf *b, const trawl_event *ev)

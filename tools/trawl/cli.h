@@ -115,8 +115,8 @@ void buf_us(struct cli_buf *b, int64_t ns);
 /* as csv_field() and json_string() */
 void buf_csv(struct cli_buf *b, const char *s, size_t n);
 void buf_json(struct cli_buf *b, const char *s, size_t n);
-/* ev's fields as a JSON object (integers bare); Return: how many. */
-size_t buf_json_fields(struct cli_buf *b, const trawl_event *ev);
+/* ev's fields as a JSON object (trawl_event_fields_json()) */
+void buf_json_fields(struct cli_buf *b, const trawl_event *ev);
 /* Field i's typed value as text (hex for pointers), else its text. */
 void buf_value(struct cli_buf *b, const trawl_event *ev, size_t i);
 /* ,"labels":{...} and ,"display_only":[...] when the event has any */

@@ -232,9 +232,8 @@ static int on_event(const trawl_event *ev, void *ctx)
 			buf_json(b, inst, strlen(inst));
 		}
 		buf_str(b, ",\"fields\":");
-		size_t n = buf_json_fields(b, ev);
+		buf_json_fields(b, ev);
 		buf_json_field_notes(b, ev);
-		(void)n;
 		/* and the kernel's text of the event, from any source */
 		size_t len;
 		const char *p = trawl_event_payload(ev, &len);
