@@ -506,7 +506,12 @@ static int commit(tw_dat7 *w, int cpu)
 	    (rc = pwrite_all(w->fd, x->z.data, x->z.len, data + count)) < 0 ||
 	    (rc = pwrite_all(w->fd, o.data, o.len, opts)) < 0 ||
 	    (rc = pwrite_all(w->fd, &opts, 8, w->done_at)) < 0) {
+		/* the chain still ends at w->end; what was written past it
+		 * is given back (a full disk gets its room back) */
 		w->broken = -rc;
+		if (ftruncate(w->fd, (off_t)w->end) < 0) {
+			/* only space is lost */
+		}
 		goto unlock;
 	}
 	w->done_at = done_field;
