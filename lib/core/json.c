@@ -120,19 +120,23 @@ static int put_quoted(const tw_mem *m, tw_buf *b, const char *s, size_t n)
 
 static int put_number(const tw_mem *m, tw_buf *b, int64_t v, int uns)
 {
-	char t[24];
-	size_t n = 0;
+	if (b->len + 24 >= b->cap && tw_buf_reserve(m, b, b->len + 25))
+		return -1;
+	char t[24], *e = t + sizeof(t), *p;
 	uint64_t u = (uint64_t)v;
 	int neg = !uns && v < 0;
 	if (neg)
 		u = 0 - u;
-	do {
-		t[sizeof(t) - 1 - n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
+	p = tw_digits(u, e);
 	if (neg)
-		t[sizeof(t) - 1 - n++] = '-';
-	return tw_buf_put(m, b, t + sizeof(t) - n, n);
+		*--p = '-';
+	char *o = b->data + b->len;
+	size_t n = (size_t)(e - p);
+	for (size_t i = 0; i < n; i++)
+		o[i] = p[i];
+	b->len += n;
+	b->data[b->len] = '\0';
+	return 0;
 }
 
 /* Untyped text: a number only when written as a whole decimal. */

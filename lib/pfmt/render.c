@@ -325,29 +325,8 @@ static int put_int(const tw_pfmt *p, tw_buf *out, const pf_seg *g,
 	const char *set = conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
 	if (!(u == 0 && prec == 0)) {
 		if (base == 10) {
-			/* two digits a division */
-			static const char pairs[] =
-				"0001020304050607080910111213"
-				"1415161718192021222324252627"
-				"2829303132333435363738394041"
-				"4243444546474849505152535455"
-				"5657585960616263646566676869"
-				"7071727374757677787980818283"
-				"84858687888990919293949596979899";
-			char *e = digits + sizeof(digits), *q = e;
-			while (u >= 100) {
-				unsigned r = (unsigned)(u % 100);
-				u /= 100;
-				q -= 2;
-				memcpy(q, pairs + 2 * r, 2);
-			}
-			if (u >= 10) {
-				q -= 2;
-				memcpy(q, pairs + 2 * u, 2);
-			} else {
-				*--q = (char)('0' + u);
-			}
-			nd = (int)(e - q);
+			char *e = digits + sizeof(digits);
+			nd = (int)(e - tw_digits(u, e));
 		} else
 			do {
 				digits[sizeof(digits) - 1 - nd++] =
@@ -683,14 +662,10 @@ static int fast_int(const tw_pfmt *p, const pf_seg *g,
 		*o++ = '-';
 		u = 0 - u;
 	}
-	char digits[20];
-	int nd = 0;
-	do {
-		digits[nd++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	while (nd)
-		*o++ = digits[--nd];
+	char digits[20], *e = digits + sizeof(digits);
+	const char *d = tw_digits(u, e);
+	while (d < e)
+		*o++ = *d++;
 	*o = '\0';
 	out->len = (size_t)(o - out->data);
 	return 0;

@@ -49,6 +49,10 @@ static inline int tw_buf_put(const tw_mem *m, tw_buf *b, const void *p,
 }
 void tw_buf_fini(const tw_mem *m, tw_buf *b);
 
+/* digits.c: the decimal digits of v, written to end at the latest.
+ * Return: the first (at most 20 before end). */
+char *tw_digits(uint64_t v, char *end);
+
 /*
  * A quick hash for the per-event type lookup: the first and last eight bytes
  * and the length, mixed. Reads only inside s[0..n).
