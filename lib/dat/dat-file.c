@@ -479,6 +479,37 @@ nomem:
 			   "out of memory");
 }
 
+static size_t span_slot(const tw_dat_file *f, uint32_t buffer, int32_t cpu)
+{
+	uint64_t h = ((uint64_t)buffer << 17 ^ (uint32_t)cpu) *
+		     0x9e3779b97f4a7c15ull;
+	size_t mask = f->span_index_cap - 1;
+	for (size_t k = (size_t)(h >> 32) & mask;; k = (k + 1) & mask) {
+		uint32_t v = f->span_index[k];
+		if (!v || (f->spans[v - 1].buffer == buffer &&
+			   f->spans[v - 1].cpu == cpu))
+			return k;
+	}
+}
+
+/* The index of spans by (buffer, cpu), grown to hold one more. */
+static int span_index_grow(tw_dat_file *f)
+{
+	if (2 * (f->nspans + 1) <= f->span_index_cap)
+		return 0;
+	size_t cap = f->span_index_cap ? 2 * f->span_index_cap : 64;
+	uint32_t *a = tw_calloc(f->mem, cap, sizeof(*a));
+	if (!a)
+		return -1;
+	tw_free(f->mem, f->span_index);
+	f->span_index = a;
+	f->span_index_cap = cap;
+	for (size_t i = 0; i < f->nspans; i++)
+		a[span_slot(f, f->spans[i].buffer, f->spans[i].cpu)] =
+			(uint32_t)i + 1;
+	return 0;
+}
+
 static int add_span(tw_dat_file *f, uint32_t buffer, int32_t cpu,
 		    uint64_t offset, uint64_t size, trawl_error *err)
 {
@@ -486,23 +517,27 @@ static int add_span(tw_dat_file *f, uint32_t buffer, int32_t cpu,
 		return 0;
 	if (cpu < 0 || cpu >= TW_MAX_CPUS)
 		return bad(f, err, offset, "a CPU number out of range");
+	if (span_index_grow(f) || f->nspans >= UINT32_MAX - 1)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, f->name, 0, 0, 0,
+				   "out of memory");
+	size_t slot = span_slot(f, buffer, cpu);
 	/*
 	 * The same buffer and CPU again (a file written while recording
 	 * names each batch): one more piece of that span, unless it is the
 	 * piece named last.
 	 */
-	for (size_t i = 0; i < f->nspans; i++) {
-		tw_dat_span *x = &f->spans[i];
-		if (x->buffer != buffer || x->cpu != cpu)
-			continue;
+	if (f->span_index[slot]) {
+		tw_dat_span *x = &f->spans[f->span_index[slot] - 1];
 		uint64_t last =
 			x->part ? f->parts[x->part_last - 1].offset : x->offset;
 		if (last == offset)
 			return 0;
 		size_t need = f->nparts + (x->part ? 1 : 2);
-		tw_dat_part *p =
-			tw_realloc(f->mem, f->parts, need * sizeof(*p));
-		if (!p || need > UINT32_MAX)
+		tw_dat_part *p = need < UINT32_MAX
+					 ? tw_realloc(f->mem, f->parts,
+						      need * sizeof(*p))
+					 : NULL;
+		if (!p)
 			return tw_error_at(err, TRAWL_ENOMEM, 0, f->name, 0, 0,
 					   0, "out of memory");
 		f->parts = p;
@@ -523,6 +558,7 @@ static int add_span(tw_dat_file *f, uint32_t buffer, int32_t cpu,
 				   "out of memory");
 	f->spans = s;
 	f->spans[f->nspans++] = (tw_dat_span){buffer, cpu, offset, size, 0, 0};
+	f->span_index[slot] = (uint32_t)f->nspans;
 	return 0;
 }
 
@@ -1170,6 +1206,7 @@ void tw_dat_file_close(tw_dat_file *f)
 	tw_free(f->mem, f->buffers);
 	tw_free(f->mem, f->spans);
 	tw_free(f->mem, f->parts);
+	tw_free(f->mem, f->span_index);
 	tw_free(f->mem, f->comp_name);
 	tw_free(f->mem, f->formats);
 	tw_free(f->mem, f->cmdlines);

@@ -89,6 +89,8 @@ typedef struct tw_dat_file {
 	size_t nspans;
 	tw_dat_part *parts;
 	size_t nparts;
+	uint32_t *span_index; /* (buffer, cpu) -> span + 1, open addressing */
+	size_t span_index_cap;
 	uint64_t cut_at; /* the options chain ends past the file here */
 	int recovered;	 /* CPU data found by a scan, not by its option */
 
