@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -681,17 +682,35 @@ int tw_dat7_finish(tw_dat7 *w, const tw_dat_meta *m, uint64_t *file_size,
 		rc = seal_chunk(w, &w->cpu[c]);
 	if (rc < 0)
 		return io_error(err, w->path, -rc, "the trace.dat");
+	/*
+	 * Only a regular file is replaced (never -o /dev/null), and through a
+	 * symbolic link the file it names.
+	 */
+	struct stat st;
+	if (fstat(w->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		for (int c = 0; c < w->ncpus && !rc; c++)
+			rc = tw_dat7_sync(w, c, 1);
+		*file_size = w->end;
+		return rc < 0 ? io_error(err, w->path, -rc, "the trace.dat")
+			      : 0;
+	}
+	char *real = realpath(w->path, NULL);
+	const char *path = real ? real : w->path;
 	char tmp[4200];
-	snprintf(tmp, sizeof(tmp), "%s.trawl-%ld", w->path, (long)getpid());
-	int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	snprintf(tmp, sizeof(tmp), "%s.trawl-%ld", path, (long)getpid());
+	int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+		      st.st_mode & 07777);
 	trawl_error scratch;
 	if (fd >= 0) {
 		rc = write_final(w, fd, m, file_size, &scratch);
 		close(fd);
-		if (rc == 0 && rename(tmp, w->path) == 0)
+		if (rc == 0 && rename(tmp, path) == 0) {
+			free(real);
 			return 0;
+		}
 		unlink(tmp);
 	}
+	free(real);
 	/* No room for the copy: the stream file stays, made complete. */
 	int e = fd < 0 ? errno : scratch.sys_errno;
 	for (int c = 0; c < w->ncpus && !rc; c++)
