@@ -412,6 +412,10 @@ static int parse_cmdlines(tw_dat_file *f, const char *s)
 	size_t n = 0;
 	for (const char *p = s; *p; p++)
 		n += *p == '\n';
+	/* a later CMDLINES option is the newer list (as in trace-cmd) */
+	tw_free(f->mem, f->cmdline_text);
+	tw_free(f->mem, f->cmdlines);
+	f->ncmdlines = 0;
 	f->cmdline_text = tw_strndup(f->mem, s, strlen(s));
 	f->cmdlines = tw_calloc(f->mem, n + 1, sizeof(*f->cmdlines));
 	if (!f->cmdline_text || !f->cmdlines)

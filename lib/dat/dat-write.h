@@ -107,6 +107,8 @@ int tw_dat7_sync(tw_dat7 *w, int cpu, int force);
  */
 int tw_dat7_finish(tw_dat7 *w, const tw_dat_meta *m, uint64_t *file_size,
 		   trawl_error *err);
+/* The comms now (saved_cmdlines) into the stream file, as a section. */
+int tw_dat7_cmdlines(tw_dat7 *w, const char *text, size_t len);
 /* Bytes in the stream file so far. */
 uint64_t tw_dat7_end(tw_dat7 *w);
 void tw_dat7_free(tw_dat7 *w);

@@ -528,6 +528,50 @@ unlock:
 	return rc;
 }
 
+int tw_dat7_cmdlines(tw_dat7 *w, const char *text, size_t len)
+{
+	tw_buf body = {0}, sec = {0}, ob = {0}, o = {0};
+	int rc = 0;
+	tw_blob blob = {text, len};
+	if (put_sized64(&w->mem, &body, blob) ||
+	    put_meta_section(&w->mem, &sec, w->comp, OPT_CMDLINES, &body)) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	pthread_mutex_lock(&w->lock);
+	if (w->broken) {
+		rc = -w->broken;
+		goto unlock;
+	}
+	uint64_t at = w->end, opts = (at + sec.len + 7) & ~7ull, done_field;
+	if (put_u16(&w->mem, &ob, OPT_CMDLINES) | put_u32(&w->mem, &ob, 8) |
+		    put_u64(&w->mem, &ob, at) ||
+	    put_options(&w->mem, &o, &ob, opts, &done_field)) {
+		rc = -ENOMEM;
+		goto unlock;
+	}
+	/* the section, its option, then the link: as a batch */
+	if ((rc = pwrite_all(w->fd, sec.data, sec.len, at)) < 0 ||
+	    (rc = pwrite_all(w->fd, o.data, o.len, opts)) < 0 ||
+	    (rc = pwrite_all(w->fd, &opts, 8, w->done_at)) < 0) {
+		w->broken = -rc;
+		if (ftruncate(w->fd, (off_t)w->end) < 0) {
+			/* only space is lost */
+		}
+		goto unlock;
+	}
+	w->done_at = done_field;
+	w->end = opts + o.len;
+unlock:
+	pthread_mutex_unlock(&w->lock);
+out:
+	tw_buf_fini(&w->mem, &body);
+	tw_buf_fini(&w->mem, &sec);
+	tw_buf_fini(&w->mem, &ob);
+	tw_buf_fini(&w->mem, &o);
+	return rc;
+}
+
 int tw_dat7_add(tw_dat7 *w, int cpu, const void *pages, size_t n)
 {
 	struct cpu7 *x = &w->cpu[cpu];

@@ -102,10 +102,12 @@ typedef struct tw_reader {
 	const tw_mem *mem; /* the recorder's (called from this thread too) */
 	pthread_t thread;
 	int running;
-	tw_dat7 *sink;	 /* version 7: pages go here, not to out_fd */
-	char *buf;	 /* for pages out of the pipe */
-	uint64_t events; /* counted on their way to the sink */
-	uint64_t saved;	 /* bytes of pages given to the sink */
+	tw_dat7 *sink;	       /* version 7: pages go here, not to out_fd */
+	const char *comms_dir; /* one reader: tracefs top, for the comms */
+	long comms_at;	       /* CPU 0: when saved_cmdlines goes in next (s) */
+	char *buf;	       /* for pages out of the pipe */
+	uint64_t events;       /* counted on their way to the sink */
+	uint64_t saved;	       /* bytes of pages given to the sink */
 } tw_reader;
 
 int tw_reader_init(tw_reader *r, const char *dir, int cpu, int out_fd,

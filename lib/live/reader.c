@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../core/core.h"
@@ -171,6 +172,25 @@ out:
 	return rc;
 }
 
+/*
+ * Every few seconds the comms go into the file too (one reader does it),
+ * so a killed recording names the tasks that started during it.
+ */
+static int comms(tw_reader *r)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (ts.tv_sec < r->comms_at)
+		return 0;
+	r->comms_at = ts.tv_sec + 3;
+	size_t n = 0;
+	char *s =
+		tw_tracefs_read_mem(r->mem, r->comms_dir, "saved_cmdlines", &n);
+	int rc = s ? tw_dat7_cmdlines(r->sink, s, n) : 0;
+	tw_free(r->mem, s);
+	return rc;
+}
+
 static void *run(void *arg)
 {
 	tw_reader *r = arg;
@@ -188,6 +208,8 @@ static void *run(void *arg)
 			break;
 		/* What came goes to disk within a second or so. */
 		int rc = r->sink ? tw_dat7_sync(r->sink, r->cpu, 0) : 0;
+		if (rc == 0 && r->sink && r->comms_dir)
+			rc = comms(r);
 		if (rc < 0) {
 			fail(r, -rc);
 			break;

@@ -444,6 +444,7 @@ TRAWL_API trawl_record *trawl_record_start(const trawl_record_opts *o,
 			goto fail;
 		r->readers[c].sink = r->w;
 		r->readers[c].mem = &r->mem;
+		r->readers[c].comms_dir = c == 0 ? r->tf.top : NULL;
 		stat_counts(r, c, &r->base_overrun[c], &r->base_dropped[c]);
 	}
 	if (!(o->flags & TRAWL_RECORD_FLIGHT))

@@ -156,6 +156,7 @@ BUSY=$(ps -o pid= --ppid $REC | tr -d ' ')
 kill -9 $REC
 wait $REC 2>/dev/null
 [ -n "$BUSY" ] && kill "$BUSY" 2>/dev/null
+KPID=$BUSY
 BUSY=
 check "killed recorder left a file" test -s "$T/kill.dat"
 check "trawl stats reads it" status 0 "$TRAWL" stats --json "$T/kill.dat"
@@ -167,6 +168,8 @@ span = (s["last_time"] - s["first_time"]) / 1e9
 assert span > 1.5, span' "$T/out"
 check "nothing in it is damaged" python3 -c '
 import json, sys; assert json.load(open(sys.argv[1]))["bad_lines"] == 0' "$T/out"
+check "and names the load, which started after the recorder" sh -c \
+	"'$TRAWL' report '$T/kill.dat' 2>/dev/null | grep -q ' sh-$KPID '"
 check "trace-cmd report reads it" sh -c "trace-cmd report '$T/kill.dat' >'$T/kill.txt' 2>/dev/null"
 check "and shows its last batches" grep -q "sched_switch:" "$T/kill.txt"
 check "the next recorder removes the dead one's instance" status 0 "$TRAWL" record -e sched:sched_switch -o "$T/next.dat" -d 0.2
