@@ -847,7 +847,9 @@ static uint64_t recover_cpu(tw_dat_file *f, uint64_t d, uint64_t end,
 	uint32_t count = tw_dat_u32(f, f->map + d);
 	uint64_t at = d + 4;
 	if (count > (end - at) / 8)
-		count = 0; /* not a chunk count: stop */
+		return 0; /* not a chunk count: stop */
+	if (!count)
+		return at; /* a CPU without data (trawl writes its count) */
 	for (uint32_t i = 0; i < count; i++) {
 		if (at > f->size || f->size - at < 8 ||
 		    tw_dat_u32(f, f->map + at) > f->size - at - 8) {
@@ -858,9 +860,9 @@ static uint64_t recover_cpu(tw_dat_file *f, uint64_t d, uint64_t end,
 		}
 		at += 8 + tw_dat_u32(f, f->map + at);
 	}
-	if (count && add_span(f, 0, cpu, d, at - d - 4, err))
+	if (add_span(f, 0, cpu, d, at - d - 4, err))
 		return 0;
-	return count ? at : 0;
+	return at;
 }
 
 /*
