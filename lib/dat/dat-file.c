@@ -527,15 +527,24 @@ static int add_span(tw_dat_file *f, uint32_t buffer, int32_t cpu,
 	size_t slot = span_slot(f, buffer, cpu);
 	/*
 	 * The same buffer and CPU again (a file written while recording
-	 * names each batch): one more piece of that span, unless it is the
-	 * piece named last.
+	 * names its regions again with each batch): one more piece of that
+	 * span, unless it is the piece named last.
 	 */
 	if (f->span_index[slot]) {
 		tw_dat_span *x = &f->spans[f->span_index[slot] - 1];
+		uint64_t *last_size =
+			x->part ? &f->parts[x->part_last - 1].size : &x->size;
 		uint64_t last =
 			x->part ? f->parts[x->part_last - 1].offset : x->offset;
-		if (last == offset)
+		if (last == offset) {
+			/* the same piece named again, maybe holding more now */
+			if (size > *last_size) {
+				if (x->part)
+					x->size += size - *last_size;
+				*last_size = size;
+			}
 			return 0;
+		}
 		size_t need = f->nparts + (x->part ? 1 : 2);
 		tw_dat_part *p = need < UINT32_MAX
 					 ? tw_realloc(f->mem, f->parts,

@@ -9,24 +9,28 @@
  *           "zstd\0" "1.5.4\0" first_options:u64
  *   HEADER_INFO, FTRACE_EVENTS, EVENT_FORMATS, KALLSYMS, PRINTK, CMDLINES
  *   OPTIONS #1: the sections' offsets, clock, uname, ...  DONE next:u64 ──┐
- *   batch of CPU c: section 3 (flyrecord), padding to a page,            │
- *                   count:u32 { csize:u32 usize:u32 zstd frame }...  <─┐ │
- *   OPTIONS #2: BUFFER "" (that one CPU: offset, size)  DONE next ──────┼─┘
- *   ...                                                                 │
+ *   region of CPU c: section 3 (flyrecord) whose room is taken at once, │
+ *     padding to a page, count:u32 { csize:u32 usize:u32 zstd frame }... │
+ *     (1 MiB, then twice the last; the rest is a hole until written)    │
+ *   OPTIONS #2: BUFFER "" (each CPU: its region, what it holds)  DONE <─┘ ──┐
+ *   CMDLINES every 3 s, with its own OPTIONS; more regions ...         <────┘
  *
- * A batch is written first, then the options section naming it, and only
- * then is the previous section's DONE pointed at it (one 8-byte pwrite),
- * so the chain on disk is whole after every system call. Each section
+ * A batch (about a second of one CPU) is appended to its CPU's region,
+ * then an options section names every CPU's region with its size now, then
+ * the previous section's DONE is pointed at it (one 8-byte pwrite), and
+ * last the region's chunk count is raised: the chain on disk is whole
+ * after every system call. Each section
  *
  *   id:u16 flags:u16 (1: compressed) string_id:u32 size:u64 data
  *
  * describes itself; compressed metadata is csize:u32 usize:u32 bytes.
  *
- * Several BUFFER "" options are trawl's own reading (it joins them);
- * trace-cmd keeps the last one only. So at a clean stop the file is
- * rewritten as trace-cmd writes it (one BUFFER, each CPU's chunks
- * contiguous, copied in the kernel with copy_file_range) and renamed over
- * the stream file; if that fails (a full disk), the stream file stays.
+ * trace-cmd keeps the last BUFFER option only, which names each CPU's last
+ * region (at least half its data); trawl's reader joins the regions of
+ * every option. At a clean stop the file is rewritten as trace-cmd writes
+ * it (one BUFFER, each CPU's chunks contiguous, copied in the kernel with
+ * copy_file_range) and renamed over the stream file; if that fails (a full
+ * disk), the stream file stays.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -55,9 +59,10 @@ enum {
 	OPT_CMDLINES = 21,
 };
 
-#define CHUNK_PAGES 64		 /* raw bytes per compressed chunk */
-#define BATCH_BYTES (8u << 20)	 /* a CPU's pending bytes before a batch */
-#define SYNC_NS	    1000000000ll /* at least this often, when data came */
+#define CHUNK_PAGES  64		  /* raw bytes per compressed chunk */
+#define BATCH_BYTES  (8u << 20)	  /* a CPU's pending bytes before a batch */
+#define SYNC_NS	     1000000000ll /* at least this often, when data came */
+#define REGION_BYTES (1u << 20)	  /* a CPU's first region; then doubled */
 
 /* A CPU's run of chunks (or raw pages) already in the stream file. */
 struct run {
@@ -73,8 +78,9 @@ struct cpu7 {
 	ZSTD_CCtx *cctx;
 	unsigned char *zbuf; /* one compressed chunk */
 	size_t zcap;
-	struct run *runs;
+	struct run *runs; /* the regions; the last is being filled */
 	size_t nruns, runs_cap;
+	uint64_t region_sec, region_cap; /* the last region's section, room */
 	int64_t last_sync;
 };
 
@@ -436,15 +442,54 @@ static int seal_chunk(tw_dat7 *w, struct cpu7 *x)
 }
 
 /*
- * The pending batch of CPU cpu into the stream file: its section, the
- * options section naming it, then the link from the previous one.
+ * A CPU's batches go into its current region: a flyrecord section whose
+ * room is taken at once (a hole until written) and that holds count4 and
+ * the CPU's chunks back to back, so one BUFFER entry (offset, size) covers
+ * every batch in it. A full region is followed by one twice its size.
+ */
+static int new_region(tw_dat7 *w, struct cpu7 *x, uint64_t need)
+{
+	if (tw_grow(&w->mem, (void **)&x->runs, &x->runs_cap, x->nruns + 1,
+		    sizeof(*x->runs)))
+		return -ENOMEM;
+	uint64_t ps = w->page_size, count = w->comp != TW_DAT_COMP_NONE ? 4 : 0;
+	uint64_t cap = x->nruns ? 2 * x->region_cap : REGION_BYTES;
+	while (cap < need + count)
+		cap *= 2;
+	uint64_t sec = w->end;
+	uint64_t data = (sec + 16 + ps - 1) / ps * ps;
+	tw_buf h = {0};
+	int bad =
+		put_section(&w->mem, &h, SEC_FLYRECORD,
+			    w->comp != TW_DAT_COMP_NONE, data - sec - 16 + cap);
+	static const char zeros[4096];
+	bad |= put(&w->mem, &h, zeros, (size_t)(data - sec - 16));
+	if (count)
+		bad |= put_u32(&w->mem, &h, 0);
+	int rc = bad ? -ENOMEM : pwrite_all(w->fd, h.data, h.len, sec);
+	tw_buf_fini(&w->mem, &h);
+	if (rc < 0)
+		return rc;
+	x->region_sec = sec;
+	x->region_cap = cap;
+	x->runs[x->nruns++] = (struct run){data + count, 0, 0};
+	w->end = data + cap;
+	return 0;
+}
+
+/*
+ * The pending batch of CPU cpu into the stream file: its chunks at the end
+ * of its region, then an options section naming every CPU's region with
+ * what it holds now, then the link from the previous options section, and
+ * last the region's chunk count. A reader stopped at any point finds a
+ * whole chain; until the count is written it reads the region as before.
  */
 static int commit(tw_dat7 *w, int cpu)
 {
 	struct cpu7 *x = &w->cpu[cpu];
 	if (!x->z.len)
 		return 0;
-	tw_buf h = {0}, o = {0}, body = {0};
+	tw_buf o = {0}, body = {0}, ob = {0};
 	int rc = 0;
 	/* Every CPU's runs change under the lock: commits read them all. */
 	pthread_mutex_lock(&w->lock);
@@ -452,78 +497,75 @@ static int commit(tw_dat7 *w, int cpu)
 		rc = -w->broken;
 		goto unlock;
 	}
-	if (tw_grow(&w->mem, (void **)&x->runs, &x->runs_cap, x->nruns + 1,
-		    sizeof(*x->runs))) {
-		rc = -ENOMEM;
-		goto unlock;
-	}
-	uint64_t sec = w->end, ps = w->page_size;
-	uint64_t data = (sec + 16 + ps - 1) / ps * ps;
 	uint64_t count = w->comp != TW_DAT_COMP_NONE ? 4 : 0;
-	uint64_t opts = data + count + x->z.len;
-	uint64_t done_field;
-	opts = (opts + 7) & ~7ull;
-	int bad = put_section(&w->mem, &h, SEC_FLYRECORD,
-			      w->comp != TW_DAT_COMP_NONE,
-			      data - sec - 16 + count + x->z.len);
-	static const char zeros[4096];
-	bad |= put(&w->mem, &h, zeros, (size_t)(data - sec - 16));
-	if (count)
-		bad |= put_u32(&w->mem, &h, x->zchunks);
-	bad |= put_u64(&w->mem, &body, sec) | put_str(&w->mem, &body, "");
-	bad |= put_str(&w->mem, &body, w->clock);
-	/*
-	 * This batch, and the last batch of every other CPU: trace-cmd
-	 * reads the last BUFFER option only, so it shows the last second or
-	 * so of each CPU; trawl joins the pieces, each named once.
-	 */
+	struct run *run = x->nruns ? &x->runs[x->nruns - 1] : NULL;
+	if (!run || run->len + x->z.len + count > x->region_cap) {
+		if ((rc = new_region(w, x, x->z.len)) < 0)
+			goto broken;
+		run = &x->runs[x->nruns - 1];
+	}
+	uint64_t at = run->off + run->len;
+	uint64_t opts = (w->end + 7) & ~7ull, done_field;
+	uint32_t chunks = run->chunks + x->zchunks;
+	uint64_t len = run->len + x->z.len;
 	uint32_t n = 0;
 	for (int c = 0; c < w->ncpus; c++)
-		n += c == cpu || w->cpu[c].nruns;
+		n += w->cpu[c].nruns != 0;
+	int bad = put_u64(&w->mem, &body, x->region_sec) |
+		  put_str(&w->mem, &body, "") |
+		  put_str(&w->mem, &body, w->clock);
 	bad |= put_u32(&w->mem, &body, w->page_size) |
 	       put_u32(&w->mem, &body, n);
 	for (int c = 0; c < w->ncpus; c++) {
 		const struct cpu7 *y = &w->cpu[c];
-		if (c != cpu && !y->nruns)
+		if (!y->nruns)
 			continue;
-		const struct run *last =
-			c != cpu ? &y->runs[y->nruns - 1] : NULL;
+		const struct run *last = &y->runs[y->nruns - 1];
 		bad |= put_u32(&w->mem, &body, (uint32_t)c);
-		bad |= put_u64(&w->mem, &body, last ? last->off - count : data);
-		bad |= put_u64(&w->mem, &body, last ? last->len : x->z.len);
+		bad |= put_u64(&w->mem, &body, last->off - count);
+		bad |= put_u64(&w->mem, &body, c == cpu ? len : last->len);
 	}
 	uint16_t id = OPT_BUFFER;
-	uint32_t len = (uint32_t)body.len;
-	tw_buf ob = {0};
-	bad |= put(&w->mem, &ob, &id, 2) | put(&w->mem, &ob, &len, 4) |
+	uint32_t blen = (uint32_t)body.len;
+	bad |= put(&w->mem, &ob, &id, 2) | put(&w->mem, &ob, &blen, 4) |
 	       put(&w->mem, &ob, body.data, body.len);
 	bad |= put_options(&w->mem, &o, &ob, opts, &done_field);
-	tw_buf_fini(&w->mem, &ob);
 	if (bad) {
 		rc = -ENOMEM;
 		goto unlock;
 	}
-	if ((rc = pwrite_all(w->fd, h.data, h.len, sec)) < 0 ||
-	    (rc = pwrite_all(w->fd, x->z.data, x->z.len, data + count)) < 0 ||
+	if ((rc = pwrite_all(w->fd, x->z.data, x->z.len, at)) < 0 ||
 	    (rc = pwrite_all(w->fd, o.data, o.len, opts)) < 0 ||
-	    (rc = pwrite_all(w->fd, &opts, 8, w->done_at)) < 0) {
-		/* the chain still ends at w->end; what was written past it
-		 * is given back (a full disk gets its room back) */
-		w->broken = -rc;
-		if (ftruncate(w->fd, (off_t)w->end) < 0) {
-			/* only space is lost */
-		}
-		goto unlock;
-	}
+	    (rc = pwrite_all(w->fd, &opts, 8, w->done_at)) < 0 ||
+	    (count && (rc = pwrite_all(w->fd, &chunks, 4, run->off - 4)) < 0))
+		goto broken;
 	w->done_at = done_field;
 	w->end = opts + o.len;
-	x->runs[x->nruns++] = (struct run){data + count, x->z.len, x->zchunks};
+	run->len = len;
+	run->chunks = chunks;
 	x->z.len = 0;
 	x->zchunks = 0;
+	goto unlock;
+broken:
+	/*
+	 * The chain still ends where it did; what was written past the last
+	 * options section, and into the region past what the chain names, is
+	 * given back (a full disk gets its room back).
+	 */
+	w->broken = -rc;
+	if (ftruncate(w->fd, (off_t)((w->end + 7) & ~7ull)) < 0) {
+		/* only space is lost */
+	}
+	if (run && run->off + run->len < run->off - count + x->region_cap &&
+	    fallocate(w->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		      (off_t)(run->off + run->len),
+		      (off_t)(x->region_cap - count - run->len)) < 0) {
+		/* no hole punching here: only space is lost */
+	}
 unlock:
 	pthread_mutex_unlock(&w->lock);
-	tw_buf_fini(&w->mem, &h);
 	tw_buf_fini(&w->mem, &o);
+	tw_buf_fini(&w->mem, &ob);
 	tw_buf_fini(&w->mem, &body);
 	return rc;
 }
