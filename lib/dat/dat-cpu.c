@@ -376,7 +376,13 @@ static void start_piece(tw_dat_cursor *c, uint64_t off, uint64_t size)
 		}
 		c->walk.chunks_left = tw_dat_u32(f, f->map + off);
 		c->walk.next = off + 4;
-		c->walk.end = end;
+		/*
+		 * The count says how many chunks there are, as trace-cmd
+		 * reads them; each is checked against the file. A region of
+		 * a file written while recording may hold more chunks than
+		 * the last option the reader got to says (cut files).
+		 */
+		c->walk.end = f->size;
 	} else {
 		if (size > f->size - off) {
 			damage(c, f->size,
