@@ -86,8 +86,9 @@ Test(record_oom, every_failed_allocation_of_a_recording_is_a_clean_error,
 		cr_assert(!own_instance_left(),
 			  "allocation %ld failed: the instance is left", n);
 		if (!fired) {
-			cr_assert(r, "start failed without a failed "
-				     "allocation: %s",
+			cr_assert(r,
+				  "start failed without a failed "
+				  "allocation: %s",
 				  err.msg);
 			cr_assert_eq(rc, 0, "%s", err.msg);
 			break;
