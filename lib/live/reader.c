@@ -81,16 +81,21 @@ static int pipe_to_sink(tw_reader *r, size_t n)
 	if (!r->buf && !(r->buf = tw_malloc(r->mem, r->pipe_size)))
 		return -ENOMEM;
 	while (n) {
-		ssize_t k = read(r->pipe_fd[0], r->buf,
-				 n < r->pipe_size ? n : r->pipe_size);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EIO;
-		int rc = to_sink(r, r->buf, (size_t)k);
+		/* whole pages to the sink: the buffer is filled first */
+		size_t want = n < r->pipe_size ? n : r->pipe_size, got = 0;
+		while (got < want) {
+			ssize_t k =
+				read(r->pipe_fd[0], r->buf + got, want - got);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				return k < 0 ? -errno : -EIO;
+			got += (size_t)k;
+		}
+		int rc = to_sink(r, r->buf, want);
 		if (rc < 0)
 			return rc;
-		n -= (size_t)k;
+		n -= want;
 	}
 	return 0;
 }
