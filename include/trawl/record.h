@@ -249,7 +249,9 @@ TRAWL_API int trawl_record_stale_removed(const trawl_record *r);
  * @r: the recorder, or NULL (a no-op)
  *
  * A recorder that was not stopped is stopped without writing the output
- * (reader threads joined, tracefs restored, temporary data dropped).
+ * (reader threads joined, tracefs restored, temporary data dropped; a
+ * version 7 output keeps what was written while recording, as after a
+ * kill).
  *
  * Return: nothing.
  */
