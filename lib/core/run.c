@@ -116,7 +116,7 @@ TRAWL_API void trawl_close(trawl_trace *t)
 		tw_buf_fini(&t->mem, &f->label);
 		tw_free(&t->mem, f);
 	}
-	tw_free(&t->mem, t->cpu_events);
+	tw_free(&t->mem, t->cpu_events_mem);
 	tw_free(&t->mem, t->cpu_lost);
 	tw_buf_fini(&t->mem, &t->ev.comm_z);
 	tw_buf_fini(&t->mem, &t->ev.str_z);
@@ -174,11 +174,12 @@ int tw_note_cpu(trawl_trace *t, int cpu)
 		size_t ncap = t->cpu_cap ? t->cpu_cap : 8;
 		while (ncap <= (size_t)cpu)
 			ncap *= 2;
-		uint64_t *a =
-			tw_realloc(&t->mem, t->cpu_events, ncap * sizeof(*a));
-		if (!a)
+		uint64_t *m = tw_realloc(&t->mem, t->cpu_events_mem,
+					 (ncap + 16) * sizeof(*m));
+		if (!m)
 			return -1;
-		t->cpu_events = a;
+		t->cpu_events_mem = m;
+		uint64_t *a = t->cpu_events = m + 8;
 		uint64_t *b =
 			tw_realloc(&t->mem, t->cpu_lost, ncap * sizeof(*b));
 		if (!b)

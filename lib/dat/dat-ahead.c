@@ -29,6 +29,9 @@ struct ahead_batch {
 	int full;      /* filled, not yet given back */
 	int eof;       /* the merge ended after these records */
 	int oom;
+	/* the worker fills one batch while the consumer reads the one
+	 * before: not on a shared cache line */
+	char pad[64];
 };
 
 struct tw_dat_ahead {
@@ -41,7 +44,9 @@ struct tw_dat_ahead {
 	int stop;
 	uint64_t filled_n; /* batches filled so far */
 	struct ahead_batch b[AHEAD_BATCHES];
-	/* the consumer's side */
+	/* the consumer's side, written for every record: away from what
+	 * the worker reads for every record (src, mem) */
+	char pad[64];
 	size_t at;   /* batch being read */
 	size_t pos;  /* next record in it */
 	int holding; /* it has batch `at` */
@@ -54,18 +59,19 @@ static int fill(tw_dat_ahead *a, struct ahead_batch *b)
 	b->n = 0;
 	b->arena.len = 0;
 	b->eof = b->oom = 0;
+	size_t n = 0; /* b->n is written once, at the end */
 	/* The first batches are small, doubling: the consumer starts at once
 	 * and says early what it reads of each type (see prepare). */
 	size_t cap =
 		a->filled_n < 6 ? (size_t)64 << a->filled_n : AHEAD_RECORDS;
 	a->filled_n++;
-	while (b->n < cap && b->arena.len < AHEAD_BYTES) {
+	while (n < cap && b->arena.len < AHEAD_BYTES) {
 		tw_dat_pulled p;
 		if (!a->src.pull(a->src.ctx, &p)) {
 			b->eof = 1;
 			break;
 		}
-		tw_dat_ahead_rec *r = &b->recs[b->n];
+		tw_dat_ahead_rec *r = &b->recs[n];
 		*r = (tw_dat_ahead_rec){.ts = p.ts,
 					.lost = p.lost,
 					.buffer = p.buffer,
@@ -79,8 +85,9 @@ static int fill(tw_dat_ahead *a, struct ahead_batch *b)
 			b->oom = 1;
 			break;
 		}
-		b->n++;
+		n++;
 	}
+	b->n = n;
 	b->done = a->src.done(a->src.ctx);
 	return b->eof || b->oom;
 }

@@ -79,18 +79,27 @@ struct sym_cache {
 };
 
 typedef struct dat_reader {
+	/* the file's layout, read for every record by both threads: off the
+	 * cache lines of whatever the allocator put before (the trace, whose
+	 * current event is written for every event) */
+	char pad_head[64];
 	tw_dat_file f;
 	struct tw_input *in;
 	/* a stream (pipe, compressed file) is copied here to be mapped */
 	unsigned char *spool;
 	size_t spool_len;
 
+	/* The merge: moved for every record by the merge-ahead thread, when
+	 * there is one; kept off the cache lines of what the consumer's
+	 * thread reads per event (the padding), which ping-ponged. */
+	char pad_before_merge[64];
 	tw_dat_cursor *cur;
 	size_t ncur;
 	struct heap_ent *heap; /* a min-heap of streams on (ts, index) */
 	size_t nheap;
 	int started;
 	int pending; /* the top stream's record was handed out: advance it */
+	char pad_after_merge[64];
 	int finished;
 
 	dat_type *types;
@@ -112,7 +121,9 @@ typedef struct dat_reader {
 	tw_pf_resolve ahead_resolve;
 	struct sym_cache *ahead_syms;
 	struct ahead_scratch *ahead_dec;
-	/* the delivered event's fields, decoded ahead (NULL: not) */
+	/* the delivered event's fields, decoded ahead (NULL: not): written
+	 * for every event, so not beside what the ahead thread reads */
+	char pad_before_cur[64];
 	const unsigned char *cur_pre;
 	const char *cur_json; /* and as JSON (NULL: not made) */
 	uint32_t cur_json_len;
