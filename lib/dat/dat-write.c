@@ -107,7 +107,7 @@ static int build_header(const tw_mem *mem, tw_buf *b, const tw_dat_meta *m)
 	return bad ? -1 : 0;
 }
 
-static int write_all(int fd, const void *p, size_t n, uint64_t off)
+int tw_dat_pwrite_all(int fd, const void *p, size_t n, uint64_t off)
 {
 	const char *c = p;
 	while (n) {
@@ -150,7 +150,7 @@ static int copy_range(int src, uint64_t in, int dst, uint64_t out, size_t n,
 			continue;
 		if (k <= 0)
 			return k < 0 ? -errno : -EIO;
-		int rc = write_all(dst, *chunk, (size_t)k, (uint64_t)o);
+		int rc = tw_dat_pwrite_all(dst, *chunk, (size_t)k, (uint64_t)o);
 		if (rc < 0)
 			return rc;
 		i += k;
@@ -239,8 +239,9 @@ int tw_dat_write(int fd, const char *path, const tw_dat_meta *m,
 	}
 	/* No truncation first: the file may hold space reserved for this
 	 * header (trawl_record_start), and the end is set below. */
-	if ((rc = write_all(fd, b.data, b.len, 0)) < 0 ||
-	    (rc = write_all(fd, table, 16 * (size_t)m->ncpus, table_at)) < 0) {
+	if ((rc = tw_dat_pwrite_all(fd, b.data, b.len, 0)) < 0 ||
+	    (rc = tw_dat_pwrite_all(fd, table, 16 * (size_t)m->ncpus,
+				    table_at)) < 0) {
 		int e = -rc;
 		rc = tw_error_at(err, TRAWL_EIO, e, path, 0, 0, 0,
 				 "cannot write the trace.dat header: %s%s",
@@ -269,7 +270,7 @@ int tw_dat_write(int fd, const char *path, const tw_dat_meta *m,
 			table[2 * d] = end;
 			table[2 * d + 1] = 0;
 		}
-		write_all(fd, table, 16 * (size_t)m->ncpus, table_at);
+		tw_dat_pwrite_all(fd, table, 16 * (size_t)m->ncpus, table_at);
 		if (ftruncate(fd, (off_t)end) < 0) {
 			/* the size is tidiness; the table is what counts */
 		}

@@ -113,4 +113,8 @@ int tw_dat7_cmdlines(tw_dat7 *w, const char *text, size_t len);
 uint64_t tw_dat7_end(tw_dat7 *w);
 void tw_dat7_free(tw_dat7 *w);
 
+/* All of p[0..n) at file offset off, through EINTR and short writes.
+ * Return: 0, or -errno (-ENOSPC when the disk took nothing). */
+int tw_dat_pwrite_all(int fd, const void *p, size_t n, uint64_t off);
+
 #endif

@@ -107,22 +107,6 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
-static int pwrite_all(int fd, const void *p, size_t n, uint64_t off)
-{
-	const char *c = p;
-	while (n) {
-		ssize_t k = pwrite(fd, c, n, (off_t)off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -ENOSPC;
-		c += k;
-		n -= (size_t)k;
-		off += (uint64_t)k;
-	}
-	return 0;
-}
-
 static int put(const tw_mem *m, tw_buf *b, const void *p, size_t n)
 {
 	return n ? tw_buf_append(m, b, p, n) : 0;
@@ -355,7 +339,7 @@ static int write_head(const tw_mem *mem, int fd, const char *path,
 	size_t at = 10 + 2 + 2 + 4 + strlen(tw_dat_comp_name(comp)) + 1;
 	at += strlen(b.data + at) + 1;
 	memcpy(b.data + at, &first, 8);
-	int e = -pwrite_all(fd, b.data, b.len, 0);
+	int e = -tw_dat_pwrite_all(fd, b.data, b.len, 0);
 	if (e) {
 		rc = io_error(err, path, e, "the trace.dat header");
 		goto out;
@@ -466,7 +450,7 @@ static int new_region(tw_dat7 *w, struct cpu7 *x, uint64_t need)
 	bad |= put(&w->mem, &h, zeros, (size_t)(data - sec - 16));
 	if (count)
 		bad |= put_u32(&w->mem, &h, 0);
-	int rc = bad ? -ENOMEM : pwrite_all(w->fd, h.data, h.len, sec);
+	int rc = bad ? -ENOMEM : tw_dat_pwrite_all(w->fd, h.data, h.len, sec);
 	tw_buf_fini(&w->mem, &h);
 	if (rc < 0)
 		return rc;
@@ -534,10 +518,11 @@ static int commit(tw_dat7 *w, int cpu)
 		rc = -ENOMEM;
 		goto unlock;
 	}
-	if ((rc = pwrite_all(w->fd, x->z.data, x->z.len, at)) < 0 ||
-	    (rc = pwrite_all(w->fd, o.data, o.len, opts)) < 0 ||
-	    (rc = pwrite_all(w->fd, &opts, 8, w->done_at)) < 0 ||
-	    (count && (rc = pwrite_all(w->fd, &chunks, 4, run->off - 4)) < 0))
+	if ((rc = tw_dat_pwrite_all(w->fd, x->z.data, x->z.len, at)) < 0 ||
+	    (rc = tw_dat_pwrite_all(w->fd, o.data, o.len, opts)) < 0 ||
+	    (rc = tw_dat_pwrite_all(w->fd, &opts, 8, w->done_at)) < 0 ||
+	    (count &&
+	     (rc = tw_dat_pwrite_all(w->fd, &chunks, 4, run->off - 4)) < 0))
 		goto broken;
 	w->done_at = done_field;
 	w->end = opts + o.len;
@@ -593,9 +578,9 @@ int tw_dat7_cmdlines(tw_dat7 *w, const char *text, size_t len)
 		goto unlock;
 	}
 	/* the section, its option, then the link: as a batch */
-	if ((rc = pwrite_all(w->fd, sec.data, sec.len, at)) < 0 ||
-	    (rc = pwrite_all(w->fd, o.data, o.len, opts)) < 0 ||
-	    (rc = pwrite_all(w->fd, &opts, 8, w->done_at)) < 0) {
+	if ((rc = tw_dat_pwrite_all(w->fd, sec.data, sec.len, at)) < 0 ||
+	    (rc = tw_dat_pwrite_all(w->fd, o.data, o.len, opts)) < 0 ||
+	    (rc = tw_dat_pwrite_all(w->fd, &opts, 8, w->done_at)) < 0) {
 		w->broken = -rc;
 		if (ftruncate(w->fd, (off_t)w->end) < 0) {
 			/* only space is lost */
@@ -680,7 +665,7 @@ static int copy_bytes(tw_dat7 *w, int src, uint64_t in, int dst, uint64_t out,
 			rc = k < 0 ? -errno : -EIO;
 			break;
 		}
-		rc = pwrite_all(dst, buf, (size_t)k, (uint64_t)o);
+		rc = tw_dat_pwrite_all(dst, buf, (size_t)k, (uint64_t)o);
 		i += k;
 		o += k;
 		n -= (uint64_t)k;
@@ -721,7 +706,7 @@ static int write_final(tw_dat7 *w, int fd, const tw_dat_meta *m,
 		bad |= put_u64(&w->mem, &body, at) |
 		       put_u64(&w->mem, &body, size);
 		if (count)
-			rc = pwrite_all(fd, &chunks, 4, at);
+			rc = tw_dat_pwrite_all(fd, &chunks, 4, at);
 		uint64_t to = at + count;
 		for (size_t i = 0; i < x->nruns && !rc; i++) {
 			rc = copy_bytes(w, w->fd, x->runs[i].off, fd, to,
@@ -729,7 +714,7 @@ static int write_final(tw_dat7 *w, int fd, const tw_dat_meta *m,
 			to += x->runs[i].len;
 		}
 		if (!rc)
-			rc = pwrite_all(fd, x->z.data, x->z.len, to);
+			rc = tw_dat_pwrite_all(fd, x->z.data, x->z.len, to);
 		at = to + x->z.len;
 	}
 	uint64_t sec_size = at - sec - 16;
@@ -745,11 +730,11 @@ static int write_final(tw_dat7 *w, int fd, const tw_dat_meta *m,
 	if (bad && !rc)
 		rc = -ENOMEM;
 	if (!rc)
-		rc = pwrite_all(fd, h.data, h.len, sec);
+		rc = tw_dat_pwrite_all(fd, h.data, h.len, sec);
 	if (!rc)
-		rc = pwrite_all(fd, o.data, o.len, opts);
+		rc = tw_dat_pwrite_all(fd, o.data, o.len, opts);
 	if (!rc)
-		rc = pwrite_all(fd, &opts, 8, done_at);
+		rc = tw_dat_pwrite_all(fd, &opts, 8, done_at);
 	if (!rc && ftruncate(fd, (off_t)(opts + o.len)) < 0)
 		rc = -errno;
 	*file_size = opts + o.len;
