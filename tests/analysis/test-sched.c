@@ -5,6 +5,8 @@
  */
 #include "analysis-test.h"
 
+#include "../helpers/helpers.h"
+
 #define SW(pc, pp, st, nc, np)                                                 \
 	"sched_switch: prev_comm=" pc " prev_pid=" pp                          \
 	" prev_prio=120 prev_state=" st " ==> next_comm=" nc " next_pid=" np   \
@@ -231,33 +233,14 @@ Test(sched, migrate_events_count_and_anomalies)
 	run_done(&r);
 }
 
-struct fault {
-	long countdown; /* allocations left before the failing one */
-	int fired;
-};
-
-static void *faulty_realloc(void *ctx, void *ptr, size_t size)
-{
-	struct fault *f = ctx;
-	if (size == 0) {
-		free(ptr);
-		return NULL;
-	}
-	if (f->countdown-- == 0) {
-		f->fired = 1;
-		return NULL;
-	}
-	return realloc(ptr, size);
-}
-
 /* Fail allocation N = 0, 1, ... until none fails: always a clean error. */
 Test(sched, every_allocation_failure_is_a_clean_error)
 {
 	char *path = tmp_file(trace, strlen(trace));
 	long n;
 	for (n = 0; n < 10000; n++) {
-		struct fault f = {n, 0};
-		trawl_open_opts o = {.realloc = faulty_realloc,
+		struct fault f = {.countdown = n};
+		trawl_open_opts o = {.realloc = fault_realloc,
 				     .alloc_ctx = &f,
 				     .threads = 1};
 		trawl_error err = {0};

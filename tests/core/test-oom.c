@@ -12,25 +12,6 @@
 
 #include "../helpers/helpers.h"
 
-struct fault {
-	long countdown; /* allocations left before the failing one */
-	int fired;
-};
-
-static void *faulty_realloc(void *ctx, void *ptr, size_t size)
-{
-	struct fault *f = ctx;
-	if (size == 0) {
-		free(ptr);
-		return NULL;
-	}
-	if (f->countdown-- == 0) {
-		f->fired = 1;
-		return NULL;
-	}
-	return realloc(ptr, size);
-}
-
 struct reads {
 	trawl_field f;
 	int events;
@@ -68,8 +49,8 @@ static void sweep(const char *path, unsigned flags, const char *formats)
 {
 	long n;
 	for (n = 0; n < 10000; n++) {
-		struct fault f = {n, 0};
-		trawl_open_opts o = {.realloc = faulty_realloc,
+		struct fault f = {.countdown = n};
+		trawl_open_opts o = {.realloc = fault_realloc,
 				     .alloc_ctx = &f,
 				     .flags = flags,
 				     .threads = 1,

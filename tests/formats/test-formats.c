@@ -743,38 +743,13 @@ Test(formats, misuse_is_refused)
  * needs no more than that; each failure is TRAWL_ENOMEM with nothing left
  * allocated (counted here, and ASan's leak check on top).
  */
-struct fault {
-	long countdown;
-	int fired;
-	long live;
-};
-
-static void *faulty_realloc(void *ctx, void *ptr, size_t size)
-{
-	struct fault *f = ctx;
-	if (size == 0) {
-		if (ptr)
-			f->live--;
-		free(ptr);
-		return NULL;
-	}
-	if (f->countdown-- == 0) {
-		f->fired = 1;
-		return NULL;
-	}
-	void *p = realloc(ptr, size);
-	if (p && !ptr)
-		f->live++;
-	return p;
-}
-
 static void sweep(const char *path)
 {
 	long n;
 	for (n = 0; n < 1000; n++) {
 		struct fault f = {n, 0, 0};
 		tw_mem m;
-		tw_mem_init(&m, faulty_realloc, &f);
+		tw_mem_init(&m, fault_realloc, &f);
 		tw_format_set *s;
 		trawl_error err;
 		int rc = path ? tw_format_set_load(&m, path, &s, &err)

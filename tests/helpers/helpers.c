@@ -120,3 +120,22 @@ const char *fixture(const char *name)
 	snprintf(buf, sizeof(buf), "%s/%s", dir ? dir : "tests/fixtures", name);
 	return buf;
 }
+
+void *fault_realloc(void *ctx, void *ptr, size_t size)
+{
+	struct fault *f = ctx;
+	if (size == 0) {
+		if (ptr)
+			__atomic_fetch_sub(&f->live, 1, __ATOMIC_RELAXED);
+		free(ptr);
+		return NULL;
+	}
+	if (__atomic_fetch_sub(&f->countdown, 1, __ATOMIC_RELAXED) == 0) {
+		__atomic_store_n(&f->fired, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	void *p = realloc(ptr, size);
+	if (p && !ptr)
+		__atomic_fetch_add(&f->live, 1, __ATOMIC_RELAXED);
+	return p;
+}

@@ -48,4 +48,17 @@ void got_free(got *g);
 /* Path of a fixture under tests/fixtures (TRAWL_FIXTURES or source dir). */
 const char *fixture(const char *name);
 
+/*
+ * Fault injection for the OOM sweeps: an allocator hook (trawl_open_opts /
+ * trawl_record_opts .realloc, ctx a struct fault) whose countdown-th
+ * allocation fails; fired says it did, live counts blocks not yet freed.
+ * Atomic: the recorder's reader threads allocate too.
+ */
+struct fault {
+	long countdown; /* allocations left before the failing one */
+	int fired;
+	long live;
+};
+void *fault_realloc(void *ctx, void *ptr, size_t size);
+
 #endif

@@ -18,26 +18,9 @@
 
 #include "trawl/record.h"
 
-struct fault {
-	long countdown; /* allocations left before the failing one */
-	int fired;
-};
+#include "../helpers/helpers.h"
 
 /* The reader threads allocate too: the countdown is shared. */
-static void *faulty_realloc(void *ctx, void *ptr, size_t size)
-{
-	struct fault *f = ctx;
-	if (size == 0) {
-		free(ptr);
-		return NULL;
-	}
-	if (__atomic_fetch_sub(&f->countdown, 1, __ATOMIC_RELAXED) == 0) {
-		__atomic_store_n(&f->fired, 1, __ATOMIC_RELAXED);
-		return NULL;
-	}
-	return realloc(ptr, size);
-}
-
 /* instances/trawl-<our pid> exists */
 static int own_instance_left(void)
 {
@@ -68,12 +51,12 @@ Test(record_oom, every_failed_allocation_of_a_recording_is_a_clean_error,
 	long n;
 	int failures = 0;
 	for (n = 0;; n++) {
-		struct fault f = {n, 0};
+		struct fault f = {.countdown = n};
 		trawl_record_opts o = {.events = ev,
 				       .nevents = 1,
 				       .output = out,
 				       .flags = TRAWL_RECORD_NO_KALLSYMS,
-				       .realloc = faulty_realloc,
+				       .realloc = fault_realloc,
 				       .alloc_ctx = &f};
 		trawl_error err = {0};
 		trawl_record *r = trawl_record_start(&o, &err);

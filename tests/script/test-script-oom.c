@@ -7,24 +7,7 @@
  */
 #include "script-test.h"
 
-struct fault {
-	long countdown;
-	int fired;
-};
-
-static void *faulty_realloc(void *ctx, void *ptr, size_t size)
-{
-	struct fault *f = ctx;
-	if (size == 0) {
-		free(ptr);
-		return NULL;
-	}
-	if (f->countdown-- == 0) {
-		f->fired = 1;
-		return NULL;
-	}
-	return realloc(ptr, size);
-}
+#include "../helpers/helpers.h"
 
 static void discard(void *ctx, const char *p, size_t n)
 {
@@ -57,8 +40,8 @@ static void sweep(unsigned flags)
 	char *path = tmp_file(trace, strlen(trace));
 	long n;
 	for (n = 0; n < 20000; n++) {
-		struct fault f = {n, 0};
-		trawl_open_opts o = {.realloc = faulty_realloc,
+		struct fault f = {.countdown = n};
+		trawl_open_opts o = {.realloc = fault_realloc,
 				     .alloc_ctx = &f,
 				     .threads = 1,
 				     .formats = formats_dat()};
