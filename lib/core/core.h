@@ -44,10 +44,6 @@ enum tw_type_kind {
 };
 
 typedef struct tw_type {
-	/* events is written for every event; a reader's thread may read what
-	 * the allocator put next to it (a trace.dat's print formats, made
-	 * when the type is): the padding keeps them off its cache line */
-	char pad_head[64];
 	trawl_trace *t;
 	uint32_t id;
 	uint32_t kind;
@@ -62,7 +58,6 @@ typedef struct tw_type {
 	const void *bin;      /* binary readers: their format of the type */
 	tw_pfmt *pf;	      /* text: the compiled format (textfmt.c) */
 	uint8_t pf_state;     /* 1: looked for; 2: found, not compiled */
-	char pad_tail[64];
 } tw_type;
 
 struct trawl_field_def {

@@ -79,10 +79,6 @@ struct sym_cache {
 };
 
 typedef struct dat_reader {
-	/* the file's layout, read for every record by both threads: off the
-	 * cache lines of whatever the allocator put before (the trace, whose
-	 * current event is written for every event) */
-	char pad_head[64];
 	tw_dat_file f;
 	struct tw_input *in;
 	/* a stream (pipe, compressed file) is copied here to be mapped */
