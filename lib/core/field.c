@@ -403,7 +403,11 @@ TRAWL_API const char *trawl_event_field_value(const trawl_event *ev, size_t i,
 	decode(ev);
 	if (i >= (size_t)ev->nfields)
 		return NULL;
-	realize(ev, TW_PEND_TEXT);
+	/* Only an integer's text is left to make: a string's value is its
+	 * text already, and asking for it alone (CSV, the JSON of a string)
+	 * need not spell every integer of the event. */
+	if (!ev->typed || (ev->tv[i].type == TW_PFV_INT && !ev->tv[i].s))
+		realize(ev, TW_PEND_TEXT);
 	if (len)
 		*len = ev->fields[i].vlen;
 	return ev->fields[i].val;
