@@ -3,8 +3,10 @@
 """trawl export, checked from the outside.
 
 --to csv: every per-event file has as many rows as `trawl stats` counts for
-that event and the header's number of columns; all.csv holds every event,
-in (time, seq) order, and agrees with the per-event files row by row; a
+that event and the header's number of columns; their seq numbers are the
+one order (unique, and sorted by seq the rows are in time order); with
+--all, all.csv holds every event, in (time, seq) order, and agrees with the
+per-event files row by row, and an export without --all removes it; a
 field with commas, quotes and spaces survives Python's csv module.
 
 --to perfetto: the file is JSON in the Chrome trace-event format (what
@@ -50,7 +52,7 @@ def csv_name(event):
 def check_csv(path, tmp):
     out = os.path.join(tmp, "csv")
     shutil.rmtree(out, ignore_errors=True)
-    run("export", path, "--to", "csv", "-o", out)
+    run("export", path, "--to", "csv", "-o", out, "--all")
     stats = json.loads(run("stats", "--json", path))
     files = set(os.listdir(out))
     want = {csv_name(e): n for e, n in stats["events"].items()}
@@ -69,7 +71,13 @@ def check_csv(path, tmp):
         check(f"{path} {name} columns",
               all(len(r) == len(head) for r in rows))
         for r in rows:
+            check(f"{path} {name} seq {r[0]} once", int(r[0]) not in by_seq)
             by_seq[int(r[0])] = (name, r[:5])
+    check(f"{path} per-event files hold every event",
+          len(by_seq) == stats["total_events"])
+    order = [int(by_seq[k][1][1]) for k in sorted(by_seq)]
+    check(f"{path} per-event rows by seq are in time order",
+          order == sorted(order))
     rows = list(csv.reader(open(os.path.join(out, "all.csv"), newline="")))
     check(f"{path} all.csv header",
           rows[0] == ["seq", "time", "cpu", "pid", "comm", "event",
@@ -83,6 +91,15 @@ def check_csv(path, tmp):
     agree = all(by_seq.get(int(r[0])) == (csv_name(r[5]), r[:5])
                 for r in rows)
     check(f"{path} all.csv agrees with the per-event files", agree)
+    # without --all: the same per-event files, and no stale all.csv
+    before = {n: open(os.path.join(out, n), "rb").read() for n in want}
+    run("export", path, "--to", "csv", "-o", out)
+    files = set(os.listdir(out))
+    check(f"{path} csv without --all", files == set(want),
+          sorted(files ^ set(want)))
+    check(f"{path} csv files the same without --all",
+          all(open(os.path.join(out, n), "rb").read() == b
+              for n, b in before.items()))
     return len(rows)
 
 

@@ -303,7 +303,11 @@ check "export perfetto to stdout is JSON" valid_json "$T/out"
 check "export perfetto from stdin" status 0 sh -c "cat '$FIX/tc.dat' | '$TRAWL' export - --to perfetto -o '$T/p.json'"
 check "export perfetto from stdin is JSON" valid_json "$T/p.json"
 check "export csv" status 0 "$TRAWL" export "$FIX/ftrace-irqinfo.txt.zst" --to csv -o "$T/csv"
-check "export csv made all.csv and sched_switch.csv" test -s "$T/csv/all.csv" -a -s "$T/csv/sched_switch.csv"
+check "export csv made sched_switch.csv" test -s "$T/csv/sched_switch.csv"
+check "export csv made no all.csv without --all" test ! -e "$T/csv/all.csv"
+check "export csv --all" status 0 "$TRAWL" export "$FIX/ftrace-irqinfo.txt.zst" --to csv --all -o "$T/csv"
+check "export csv --all made all.csv" test -s "$T/csv/all.csv"
+check "export --all is for csv" status 1 "$TRAWL" export "$SAMPLE" --to perfetto --all -o "$T/x.json"
 
 # event formats for text traces: the same fields from the bundled table,
 # from a trace.dat's formats and from none (the text's own names)

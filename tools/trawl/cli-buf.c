@@ -172,17 +172,23 @@ void buf_time(struct cli_buf *b, int64_t ns)
 		buf_commit(b, put_time(o, ns));
 }
 
+char *put_hex(char *o, uint64_t v)
+{
+	int digits = 1;
+	for (uint64_t r = v >> 4; r; r >>= 4)
+		digits++;
+	*o++ = '0';
+	*o++ = 'x';
+	for (int i = digits - 1; i >= 0; i--, v >>= 4)
+		o[i] = "0123456789abcdef"[v & 15];
+	return o + digits;
+}
+
 void buf_hex(struct cli_buf *b, uint64_t v)
 {
-	char tmp[24];
-	size_t i = sizeof(tmp);
-	do {
-		tmp[--i] = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	tmp[--i] = 'x';
-	tmp[--i] = '0';
-	buf_bytes(b, tmp + i, sizeof(tmp) - i);
+	char *o = buf_room(b, 18);
+	if (o)
+		buf_commit(b, put_hex(o, v));
 }
 
 /* printf's "%*d" (pad ' ') and "%0*d" (pad '0') of v. */

@@ -31,7 +31,7 @@ int cmd_export(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 
 /* Exports (export-*.c): subscribe, run and write; return the exit status. */
-int export_csv(trawl_trace *t, const char *dir);
+int export_csv(trawl_trace *t, const char *dir, int with_all);
 int export_perfetto(trawl_trace *t, const char *path);
 
 /* Print "trawl: <msg>" to stderr. */
@@ -134,6 +134,7 @@ char *cli_digits(uint64_t v, char *end);
  * 21, 41 or 31 bytes. */
 char *put_u64(char *o, uint64_t v);
 char *put_i64(char *o, int64_t v);
+char *put_hex(char *o, uint64_t v); /* 0x..., at most 18 bytes */
 char *put_int_width(char *o, int64_t v, int width, char pad);
 char *put_time(char *o, int64_t ns);
 /* ns as microseconds with three decimals (at most 26 bytes); a JSON

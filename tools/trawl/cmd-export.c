@@ -12,7 +12,7 @@ static void help(FILE *f)
 {
 	fprintf(f,
 		"usage: trawl export FILE --to perfetto|csv -o OUT "
-		"[--strict] [--threads N]\n\n"
+		"[--all] [--strict] [--threads N]\n\n"
 		"--to perfetto  OUT is a Chrome / Perfetto trace-event JSON "
 		"file (\"-\" for\n"
 		"               standard output; open it in ui.perfetto.dev or "
@@ -30,11 +30,15 @@ static void help(FILE *f)
 		"               with seq,time,cpu,pid,comm and that event's "
 		"fields (plus\n"
 		"               \"other\" for fields its first event did not "
-		"have), and all.csv\n"
-		"               with every event in time order (seq breaks "
-		"ties). Times in ns.\n\n"
-		"  -o, --output OUT  where to write\n" CLI_INPUT_HELP
-		"  -h, --help        this text\n");
+		"have). Times in ns.\n"
+		"               seq is the one order across the files: "
+		"rows sorted by seq are\n"
+		"               the trace's order, equal times included.\n\n"
+		"  -o, --output OUT  where to write\n"
+		"      --all         csv: also all.csv, every event in that "
+		"order with its fields\n"
+		"                    as k=v text (more than doubles what is "
+		"written)\n" CLI_INPUT_HELP "  -h, --help        this text\n");
 }
 
 int cmd_export(int argc, char **argv)
@@ -42,12 +46,14 @@ int cmd_export(int argc, char **argv)
 	static const struct option opts[] = {
 		{"to", required_argument, NULL, 't'},
 		{"output", required_argument, NULL, 'o'},
+		{"all", no_argument, NULL, 'A'},
 		CLI_INPUT_LONG_OPTIONS,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *to = NULL, *out = NULL;
 	struct cli_input input = {0};
+	int with_all = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (c) {
@@ -56,6 +62,9 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'o':
 			out = optarg;
+			break;
+		case 'A':
+			with_all = 1;
 			break;
 		case 'h':
 			help(stdout);
@@ -91,12 +100,17 @@ int cmd_export(int argc, char **argv)
 			  "DIR, not standard output");
 		return EXIT_INPUT;
 	}
+	if (with_all && strcmp(to, "csv")) {
+		cli_error("--all is for --to csv (all.csv); a Perfetto trace "
+			  "holds every event already");
+		return EXIT_INPUT;
+	}
 	int status;
 	trawl_trace *t = cli_open(argv[optind], &input, &status);
 	if (!t)
 		return status;
 	if (!strcmp(to, "csv"))
-		status = export_csv(t, out);
+		status = export_csv(t, out, with_all);
 	else
 		status = export_perfetto(t, out);
 	trawl_close(t);
