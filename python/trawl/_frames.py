@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: MIT
+"""DataFrames from what the _trawl extension hands back: columns already
+filled in C as numpy arrays (no Python object per row), analysis rows, and
+the script language's JSON."""
+import json
+
+import numpy as np
+import pandas as pd
+
+
+def column(kind, values, mask, categories):
+    """One column: numpy values with a mask of present rows (or None), or
+    codes into categories."""
+    if kind == "cat":
+        return pd.Categorical.from_codes(values, categories=categories)
+    if kind == "obj":
+        return values
+    if mask is None:
+        return values
+    if kind == "i32":
+        values = values.astype(np.int64)
+    # a nullable integer column: the values and which rows lack them
+    return pd.arrays.IntegerArray(values, ~mask)
+
+
+def frame(columns):
+    data = {}
+    for name, kind, values, mask, categories in columns:
+        data[name] = column(kind, values, mask, categories)
+    n = len(columns[0][2]) if columns else 0
+    # copy=False: the arrays become the frame's own, not copied into
+    # consolidated blocks (the frame is its columns' size)
+    return pd.DataFrame(data, index=pd.RangeIndex(n), copy=False)
+
+
+SUMMARY = ["count", "min", "p50", "p90", "p99", "max", "total"]
+
+# The --csv columns of each command: the key naming a row's id and name,
+# and whether slices' self time and depth come along.
+STYLES = {
+    "wakeup": ("pid", "comm"), "preempt": ("pid", "comm"),
+    "irq": ("irq", "name"),
+    "execution": ("id", "function"), "queue_delay": ("id", "function"),
+    "slices": ("tid", "name"), "async": ("pid", "name"),
+    "counters": ("pid", "name"),
+}
+
+
+def _nullable(values):
+    return pd.array(values, dtype="Int64")
+
+
+def rows_frame(parts, self_depth=False):
+    """Analysis parts as the command's --csv table: the overall row first
+    (kind "overall", no id, cpu or name), then the rows. Several parts share
+    one table with a "part" column and generic names (id, name)."""
+    multi = len(parts) > 1
+    out = []
+    for p in parts:
+        id_key, name_key = ("id", "name") if multi else STYLES.get(
+            p["name"], ("id", "name"))
+        recs = [("overall", None, None, None) + tuple(p["overall"]) +
+                (None, None, None)]
+        for kind, name, rid, cpu, summ, max_at, self_ns, depth in p["rows"]:
+            recs.append((kind, rid if rid >= 0 else None,
+                         cpu if cpu >= 0 else None, name) + tuple(summ) +
+                        (max_at, self_ns, depth))
+        cols = ["kind", id_key, "cpu", name_key] + SUMMARY + [
+            "max_at", "self", "depth"]
+        df = pd.DataFrame.from_records(recs, columns=cols)
+        for c in [id_key, "cpu", "max_at", "self", "depth"]:
+            df[c] = _nullable(df[c])
+        for c in SUMMARY:
+            df[c] = df[c].astype("int64")
+        if not self_depth:
+            df = df.drop(columns=["self", "depth"])
+        if multi:
+            df.insert(0, "part", p["name"])
+        out.append(df)
+    return pd.concat(out, ignore_index=True) if len(out) > 1 else out[0]
+
+
+def worst_frame(parts, id_key=None):
+    recs = []
+    for p in parts:
+        for start, end, pid, cpu, iid, name in p["worst"]:
+            recs.append((p["name"], start, end, end - start, pid, cpu, iid,
+                         name))
+    df = pd.DataFrame.from_records(
+        recs, columns=["part", "start", "end", "duration", "pid", "cpu",
+                       id_key or "id", "name"])
+    return df
+
+
+def anomalies_frame(parts):
+    recs = [(p["name"],) + tuple(a) for p in parts for a in p["anomalies"]]
+    return pd.DataFrame.from_records(
+        recs, columns=["part", "what", "count", "first"])
+
+
+SCHED_TASK = ["count", "run", "runnable", "sleep", "switches", "preempted",
+              "migrations"]
+
+
+def sched_frame(r):
+    """trawl sched --csv: the overall row, a row per task, a row per CPU
+    (kind "cpu", id the CPU, busy and idle)."""
+    recs = [("overall", None, None) + tuple(r["overall"][2:]) +
+            (None, None)]
+    for t in r["tasks"]:
+        recs.append(("task", t[0], t[1]) + tuple(t[2:]) + (None, None))
+    for cpu, busy, idle, switches in r["cpus"]:
+        recs.append(("cpu", cpu, None, None, None, None, None, switches,
+                     None, None, busy, idle))
+    df = pd.DataFrame.from_records(
+        recs, columns=["kind", "id", "comm"] + SCHED_TASK + ["busy", "idle"])
+    for c in ["id"] + SCHED_TASK + ["busy", "idle"]:
+        df[c] = _nullable(df[c])
+    return df
+
+
+def _key_columns(key):
+    if key is None:
+        return {}
+    if isinstance(key, list):
+        return {"key%d" % i: k for i, k in enumerate(key)} if len(
+            key) > 1 else {"key": key[0]}
+    return {"key": key}
+
+
+def map_frame(entries):
+    """One map of `trawl run --json`: a row per key (key, or key0, key1...
+    for a tuple key) and its value; stats() values as count, sum, avg,
+    min, max columns; hist() and lhist() as a row per bucket (min, max,
+    count)."""
+    recs = []
+    for e in entries:
+        keys = _key_columns(e.get("key"))
+        v = e.get("value")
+        if isinstance(v, list):
+            for b in v:
+                recs.append(dict(keys, **b))
+        elif isinstance(v, dict):
+            recs.append(dict(keys, **v))
+        else:
+            recs.append(dict(keys, value=v))
+    return pd.DataFrame.from_records(recs) if recs else pd.DataFrame()
+
+
+class ScriptResult(dict):
+    """The maps of a script run by name ("@", "@name") as DataFrames; the
+    text its printf and print() wrote is .output, and runtime faults
+    (division by zero, a full map) are .faults, a list of (message,
+    count)."""
+
+    output = ""
+    faults = ()
+
+
+def script_result(text, faults):
+    doc = json.loads(text) if text.strip() else {}
+    res = ScriptResult()
+    res.output = doc.pop("output", "")
+    res.faults = list(faults)
+    for name, entries in doc.items():
+        res[name] = map_frame(entries)
+    return res
