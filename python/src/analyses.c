@@ -59,10 +59,9 @@ static PyObject *part(const trawl_result *r)
 	}
 	for (size_t i = 0; i < r->nworst; i++) {
 		const trawl_instance *in = &r->worst[i];
-		PyObject *o = Py_BuildValue("(LLiiLN)", (long long)in->start,
-					    (long long)in->end, in->pid,
-					    in->cpu, (long long)in->id,
-					    text(in->name));
+		PyObject *o = Py_BuildValue(
+			"(LLiiLN)", (long long)in->start, (long long)in->end,
+			in->pid, in->cpu, (long long)in->id, text(in->name));
 		if (!o)
 			goto fail;
 		PyList_SET_ITEM(worst, (Py_ssize_t)i, o);
@@ -104,9 +103,9 @@ static PyObject *sched_result(trawl_analysis *a)
 	}
 	for (size_t i = 0; i < r->ncpus; i++) {
 		const trawl_sched_cpu *c = &r->cpus[i];
-		PyObject *o = Py_BuildValue("(iLLK)", c->cpu, (long long)c->busy,
-					    (long long)c->idle,
-					    (unsigned long long)c->switches);
+		PyObject *o = Py_BuildValue(
+			"(iLLK)", c->cpu, (long long)c->busy,
+			(long long)c->idle, (unsigned long long)c->switches);
 		if (!o)
 			goto fail;
 		PyList_SET_ITEM(cpus, (Py_ssize_t)i, o);
@@ -137,19 +136,17 @@ static int on_long(const trawl_event *ev, void *ctx)
 PyObject *pt_analysis(PyObject *self, PyObject *args, PyObject *kw)
 {
 	(void)self;
-	static char *kwlist[] = {"path",  "opts",  "name", "kind",
+	static char *kwlist[] = {"path",      "opts",  "name", "kind",
 				 "threshold", "worst", "pid",  "comm",
-				 "start", "end",   NULL};
-	PyObject *path, *opts, *pid = Py_None, *start = Py_None,
-			       *end = Py_None;
+				 "start",     "end",   NULL};
+	PyObject *path, *opts, *pid = Py_None, *start = Py_None, *end = Py_None;
 	const char *name, *comm = NULL;
 	int kind = 0;
 	long long threshold = 0;
 	unsigned worst = 0;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OOs|iLIOzOO", kwlist,
-					 &path, &opts, &name, &kind,
-					 &threshold, &worst, &pid, &comm,
-					 &start, &end))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OOs|iLIOzOO", kwlist, &path,
+					 &opts, &name, &kind, &threshold,
+					 &worst, &pid, &comm, &start, &end))
 		return NULL;
 	trawl_analysis_opts o = {.worst = worst};
 	if (pid != Py_None) {
@@ -221,8 +218,8 @@ PyObject *pt_analysis(PyObject *self, PyObject *args, PyObject *kw)
 		PyErr_NoMemory();
 	}
 	if (res && !strcmp(name, "irq")) {
-		PyObject *n = PyLong_FromUnsignedLongLong(
-			trawl_irq_long_count(a));
+		PyObject *n =
+			PyLong_FromUnsignedLongLong(trawl_irq_long_count(a));
 		Py_SETREF(res, Py_BuildValue("(NN)", res, n));
 	}
 out:

@@ -136,8 +136,8 @@ static PyObject *event_getattro(PyObject *o, PyObject *key)
 	/* field_pid: a field named like a header attribute, as in df() */
 	if (PyUnicode_Check(key) && PyUnicode_GET_LENGTH(key) > 6 &&
 	    PyUnicode_Tailmatch(key, field_prefix, 0, 6, -1) == 1) {
-		PyObject *rest = PyUnicode_Substring(
-			key, 6, PyUnicode_GET_LENGTH(key));
+		PyObject *rest =
+			PyUnicode_Substring(key, 6, PyUnicode_GET_LENGTH(key));
 		i = rest ? field_index(self, rest) : -1;
 		Py_XDECREF(rest);
 		if (i >= 0)
@@ -239,9 +239,9 @@ int pt_event_type_ready(PyObject *module)
 }
 
 struct apply_ctx {
-	pt_event *obj;	  /* the Event handed to callbacks */
-	PyObject *names;  /* list by type id of {field name: index} dicts */
-	int failed;	  /* a callback raised */
+	pt_event *obj;	 /* the Event handed to callbacks */
+	PyObject *names; /* list by type id of {field name: index} dicts */
+	int failed;	 /* a callback raised */
 };
 
 struct apply_sub {
@@ -307,17 +307,17 @@ PyObject *pt_apply(PyObject *self, PyObject *args)
 	PyObject *key, *fn;
 	Py_ssize_t pos = 0, i = 0;
 	while (PyDict_Next(subs, &pos, &key, &fn)) {
-		const char *p = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key)
-						     : NULL;
+		const char *p =
+			PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
 		if (!p) {
 			PyErr_SetString(PyExc_TypeError,
 					"apply: keys are event patterns (str)");
 			goto out;
 		}
 		if (!PyCallable_Check(fn)) {
-			PyErr_Format(PyExc_TypeError,
-				     "apply: the value for '%s' is not callable",
-				     p);
+			PyErr_Format(
+				PyExc_TypeError,
+				"apply: the value for '%s' is not callable", p);
 			goto out;
 		}
 		s[i].ctx = &c;

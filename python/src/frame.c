@@ -260,9 +260,8 @@ static int kind_of(const trawl_event *ev, size_t i)
 {
 	switch (trawl_event_field_type(ev, i)) {
 	case TRAWL_VALUE_INT:
-		return trawl_event_field_flags(ev, i) &
-				       (TRAWL_VALUE_UNSIGNED |
-					TRAWL_VALUE_POINTER)
+		return trawl_event_field_flags(ev, i) & (TRAWL_VALUE_UNSIGNED |
+							 TRAWL_VALUE_POINTER)
 			       ? COL_U64
 			       : COL_I64;
 	case TRAWL_VALUE_STR:
@@ -299,10 +298,9 @@ static int put_field(struct column *c, size_t row, const trawl_event *ev,
 			return 0;
 		char buf[32];
 		unsigned fl = trawl_event_field_flags(ev, i);
-		size_t n = int_text(buf, sizeof(buf),
-				    fl & TRAWL_VALUE_UNSIGNED ? COL_U64
-							      : COL_I64,
-				    v);
+		size_t n = int_text(
+			buf, sizeof(buf),
+			fl & TRAWL_VALUE_UNSIGNED ? COL_U64 : COL_I64, v);
 		return col_text(c, row, buf, n);
 	}
 	if (type == TRAWL_VALUE_STR || type == TRAWL_VALUE_TEXT) {
@@ -340,8 +338,8 @@ static struct type_map *type_map(struct frame *f, const trawl_event *ev)
 		tm->event_code = -1;
 		if (f->with_event) {
 			const char *name = trawl_event_name(ev);
-			tm->event_code = strdict_code(
-				&f->cols[BASE_EVENT].dict, name, strlen(name));
+			tm->event_code = strdict_code(&f->cols[BASE_EVENT].dict,
+						      name, strlen(name));
 			if (tm->event_code < 0)
 				return NULL;
 		}
@@ -432,8 +430,8 @@ static int frame_init(struct frame *f, int with_event, struct pt_run *run)
 	static const struct {
 		const char *name;
 		int kind;
-	} base[] = {{"seq", COL_I64},  {"time", COL_I64}, {"cpu", COL_I32},
-		    {"pid", COL_I32},  {"comm", COL_STR}, {"event", COL_STR}};
+	} base[] = {{"seq", COL_I64}, {"time", COL_I64}, {"cpu", COL_I32},
+		    {"pid", COL_I32}, {"comm", COL_STR}, {"event", COL_STR}};
 	size_t n = with_event ? 6 : 5;
 	for (size_t i = 0; i < n; i++)
 		if (add_column(f, base[i].name, strlen(base[i].name),
@@ -620,8 +618,8 @@ PyObject *pt_frames(PyObject *self, PyObject *args)
 	if (!PyArg_ParseTuple(args, "OOO!", &path, &opts, &PyList_Type, &specs))
 		return NULL;
 	Py_ssize_t nspec = PyList_GET_SIZE(specs);
-	struct frame *frames = calloc(nspec ? (size_t)nspec : 1,
-				      sizeof(*frames));
+	struct frame *frames =
+		calloc(nspec ? (size_t)nspec : 1, sizeof(*frames));
 	if (!frames)
 		return PyErr_NoMemory();
 	struct pt_run run = {0};
@@ -640,8 +638,8 @@ PyObject *pt_frames(PyObject *self, PyObject *args)
 			goto out;
 		}
 		for (Py_ssize_t i = 0; i < PyList_GET_SIZE(patterns); i++) {
-			const char *p = PyUnicode_AsUTF8(
-				PyList_GET_ITEM(patterns, i));
+			const char *p =
+				PyUnicode_AsUTF8(PyList_GET_ITEM(patterns, i));
 			if (!p)
 				goto out;
 			int rc = trawl_on(t, p, on_event, &frames[s]);

@@ -56,18 +56,18 @@ int pt_opts_parse(PyObject *dict, struct pt_opts *out)
 	if (!dict || dict == Py_None)
 		return 0;
 	if (!PyDict_Check(dict)) {
-		PyErr_SetString(PyExc_TypeError, "trawl: options must be a dict");
+		PyErr_SetString(PyExc_TypeError,
+				"trawl: options must be a dict");
 		return -1;
 	}
-	static const char *const known[] = {"threads",	   "formats",
-					    "tmpdir",	   "sort_memory",
-					    "strict",	   "source_order",
-					    NULL};
+	static const char *const known[] = {
+		"threads", "formats",	   "tmpdir", "sort_memory",
+		"strict",  "source_order", NULL};
 	PyObject *key, *value;
 	Py_ssize_t pos = 0;
 	while (PyDict_Next(dict, &pos, &key, &value)) {
-		const char *k = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key)
-						     : NULL;
+		const char *k =
+			PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
 		int ok = 0;
 		for (size_t i = 0; k && known[i]; i++)
 			ok |= !strcmp(k, known[i]);
@@ -224,7 +224,8 @@ PyObject *pt_stats_dict(trawl_trace *t)
 			goto fail;
 	}
 	for (int c = 0; c < trawl_cpu_count(t); c++) {
-		uint64_t n = trawl_cpu_events(t, c), lost = trawl_cpu_lost(t, c);
+		uint64_t n = trawl_cpu_events(t, c),
+			 lost = trawl_cpu_lost(t, c);
 		if (!n && !lost)
 			continue;
 		PyObject *k = PyLong_FromLong(c);
@@ -313,7 +314,8 @@ static PyObject *pt_check(PyObject *self, PyObject *args)
 	trawl_trace *t = pt_open(path, opts);
 	if (!t)
 		return NULL;
-	PyObject *fmt = PyUnicode_FromString(trawl_format_name(trawl_format(t)));
+	PyObject *fmt =
+		PyUnicode_FromString(trawl_format_name(trawl_format(t)));
 	trawl_close(t);
 	return fmt;
 }
@@ -345,9 +347,15 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-	PyModuleDef_HEAD_INIT, "_trawl",
-	"libtrawl for Python (use the trawl package)", -1, methods,
-	NULL, NULL, NULL, NULL,
+	PyModuleDef_HEAD_INIT,
+	"_trawl",
+	"libtrawl for Python (use the trawl package)",
+	-1,
+	methods,
+	NULL,
+	NULL,
+	NULL,
+	NULL,
 };
 
 PyMODINIT_FUNC PyInit__trawl(void);

@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{"export", cmd_export,
 	 "write the trace as Perfetto JSON or CSV per event type"},
 	{"run", cmd_run, "run a script: probes, maps, aggregates, printf"},
+	{"fleet", cmd_fleet, "run a script over many traces on Dask (Python)"},
 };
 
 static void usage(FILE *f)
