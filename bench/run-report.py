@@ -25,6 +25,8 @@ ap.add_argument("--build", default="build")
 ap.add_argument("--runs", type=int, default=3)
 ap.add_argument("--tc-runs", type=int, default=2)
 ap.add_argument("--old", help="another build dir to time on big.dat too")
+ap.add_argument("--only", action="append",
+                help="time only this command (e.g. 'export csv'); repeat")
 args = ap.parse_args()
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -69,10 +71,10 @@ print()
 def cmd_of(binary, what, path):
     if what == "export perfetto -o /dev/null":
         return [binary, "export", path, "--to", "perfetto", "-o", "/dev/null"]
-    if what == "export csv":
+    if what.startswith("export csv"):
         shutil.rmtree(os.path.join(scratch, "csv"), ignore_errors=True)
         return [binary, "export", path, "--to", "csv", "-o",
-                os.path.join(scratch, "csv")]
+                os.path.join(scratch, "csv")] + what.split()[2:]
     if what == "export perfetto":
         return [binary, "export", path, "--to", "perfetto", "-o",
                 os.path.join(scratch, "p.json")]
@@ -87,9 +89,12 @@ print("| --- | ---: | ---: | ---: | ---: | ---: |" +
       (" ---: |" if args.old else ""))
 print(f"| `trace-cmd report` | {tc:.2f} | {n / tc / 1e6:.1f} | 1.0x | | |" +
       (" |" if args.old else ""))
+csv_bytes = 0
 for what in ("report", "report --threads 1", "report --raw",
-             "report --json", "export csv", "export perfetto",
-             "export perfetto -o /dev/null", "stats"):
+             "report --json", "export csv", "export csv --all",
+             "export perfetto", "export perfetto -o /dev/null", "stats"):
+    if args.only and what not in args.only:
+        continue
     td = wall(cmd_of(trawl, what, dat), args.runs)
     if what == "export csv":
         csv_bytes = sum(os.path.getsize(os.path.join(scratch, "csv", f))
@@ -100,10 +105,13 @@ for what in ("report", "report --threads 1", "report --raw",
     if args.old:
         old = os.path.join(root, args.old, "tools/trawl/trawl")
         w = what if what != "report --raw" else "report"
-        w = w.replace(" --threads 1", "")
+        w = w.replace(" --threads 1", "").replace(" --all", "")
         to = wall(cmd_of(old, w, dat), args.runs)
         row += f" {to:.2f} |"
     print(row)
+if not csv_bytes:
+    shutil.rmtree(scratch, ignore_errors=True)
+    sys.exit(0)
 # What writing the CSV's bytes alone costs on this file system: the floor
 # under `export csv`, whatever trawl does.
 floor = os.path.join(scratch, "floor")
