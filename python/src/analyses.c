@@ -220,7 +220,7 @@ PyObject *pt_analysis(PyObject *self, PyObject *args, PyObject *kw)
 	if (res && !strcmp(name, "irq")) {
 		PyObject *n =
 			PyLong_FromUnsignedLongLong(trawl_irq_long_count(a));
-		Py_SETREF(res, Py_BuildValue("(NN)", res, n));
+		res = Py_BuildValue("(NN)", res, n); /* both stolen */
 	}
 out:
 	trawl_analysis_free(a);

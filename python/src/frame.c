@@ -32,8 +32,10 @@ struct column {
 	size_t src_len;
 	char *name; /* the column's name */
 	int kind;
-	size_t n, cap; /* rows filled, room */
-	void *data;    /* int64_t, uint64_t, int32_t values or int32_t codes */
+	int display_only; /* some value was shown in a form that lost it */
+	int has_neg, has_big; /* signed values < 0, unsigned > INT64_MAX */
+	size_t n, cap;	  /* rows filled, room */
+	void *data; /* int64_t, uint64_t, int32_t values or int32_t codes */
 	uint8_t *present; /* NULL while every row so far has a value */
 	struct strdict dict;
 	int64_t *aoff; /* arrays: row r is avals[aoff[r] .. aoff[r + 1]) */
@@ -291,9 +293,19 @@ static int put_field(struct column *c, size_t row, const trawl_event *ev,
 {
 	int type = trawl_event_field_type(ev, i);
 	int64_t v;
+	if (type == TRAWL_VALUE_TEXT || type == TRAWL_VALUE_NONE)
+		c->display_only = 1; /* as `trawl report --json` says */
 	if (type == TRAWL_VALUE_INT && trawl_event_field_int(ev, i, &v) == 0) {
-		if (c->kind != COL_STR && c->kind != COL_ARRAY)
+		if (c->kind != COL_STR && c->kind != COL_ARRAY) {
+			/* one name, several events: signedness decided at the
+			 * end by the values (see frame_columns) */
+			if (trawl_event_field_flags(ev, i) &
+			    (TRAWL_VALUE_UNSIGNED | TRAWL_VALUE_POINTER))
+				c->has_big |= v < 0;
+			else
+				c->has_neg |= v < 0;
 			return col_int(c, row, v);
+		}
 		if (c->kind == COL_ARRAY)
 			return 0;
 		char buf[32];
@@ -546,7 +558,8 @@ static PyObject *tuples(const struct column *c, size_t nrows)
 	return arr;
 }
 
-/* (name, kind, values, mask or None, categories or None) per column;
+/* (name, kind, values, mask or None, categories or None, display_only)
+ * per column;
  * the frame's buffers move into the arrays. */
 static PyObject *frame_columns(struct frame *f)
 {
@@ -562,6 +575,12 @@ static PyObject *frame_columns(struct frame *f)
 		PyObject *values = NULL, *mask = Py_NewRef(Py_None),
 			 *cats = Py_NewRef(Py_None);
 		const char *kind = "i64";
+		/* a negative signed value makes a column signed, an unsigned
+		 * one past INT64_MAX unsigned (both: signed, bits kept) */
+		if (c->kind == COL_U64 && c->has_neg)
+			c->kind = COL_I64;
+		else if (c->kind == COL_I64 && c->has_big && !c->has_neg)
+			c->kind = COL_U64;
 		switch (c->kind) {
 		case COL_I64:
 			values = owned_array(&c->data, f->nrows, 8, NPY_INT64);
@@ -591,8 +610,9 @@ static PyObject *frame_columns(struct frame *f)
 		}
 		PyObject *item = NULL;
 		if (values && mask && cats)
-			item = Py_BuildValue("(ssOOO)", c->name, kind, values,
-					     mask, cats);
+			item = Py_BuildValue(
+				"(ssOOOO)", c->name, kind, values, mask, cats,
+				c->display_only ? Py_True : Py_False);
 		Py_XDECREF(values);
 		Py_XDECREF(mask);
 		Py_XDECREF(cats);

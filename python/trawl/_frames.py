@@ -24,13 +24,22 @@ def column(kind, values, mask, categories):
 
 
 def frame(columns):
+    """A DataFrame of the columns; .attrs["display_only"] names the
+    fields some event showed in a form that lost the value (a hashed %p
+    pointer, a %pS symbol: text; or not shown: missing), as `trawl report
+    --json` does per event."""
     data = {}
-    for name, kind, values, mask, categories in columns:
+    shown = []
+    for name, kind, values, mask, categories, display_only in columns:
         data[name] = column(kind, values, mask, categories)
+        if display_only:
+            shown.append(name)
     n = len(columns[0][2]) if columns else 0
     # copy=False: the arrays become the frame's own, not copied into
     # consolidated blocks (the frame is its columns' size)
-    return pd.DataFrame(data, index=pd.RangeIndex(n), copy=False)
+    df = pd.DataFrame(data, index=pd.RangeIndex(n), copy=False)
+    df.attrs["display_only"] = shown
+    return df
 
 
 SUMMARY = ["count", "min", "p50", "p90", "p99", "max", "total"]

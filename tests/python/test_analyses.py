@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: MIT
+"""The analyses as DataFrames equal the commands' --csv tables (and their
+--json worst lists and anomalies) on the same fixtures."""
+import unittest
+
+import pandas as pd
+
+import trawl
+from helpers import fixture, cli_csv, cli_json
+
+
+def same(test, got, want):
+    """got (ours) and want (pandas.read_csv of the command's --csv) hold
+    the same columns and cells."""
+    test.assertEqual(list(got.columns), list(want.columns))
+    test.assertEqual(len(got), len(want))
+    for c in got.columns:
+        a = [None if pd.isna(v) else v for v in got[c].astype(object)]
+        b = [None if pd.isna(v) else v for v in want[c].astype(object)]
+        b = [int(v) if isinstance(v, float) and v == int(v) else v
+             for v in b]
+        a = [str(v) if isinstance(v, str) else v for v in a]
+        b = [str(v) if isinstance(v, str) else v for v in b]
+        test.assertEqual(a, b, c)
+
+
+class AnalysesTest(unittest.TestCase):
+    def test_latency(self):
+        for name in ["tc.dat", "pair-broad.dat", "ftrace-irqinfo.txt"]:
+            for kind in ["wakeup", "preempt"]:
+                with self.subTest(name + " " + kind):
+                    path = fixture(name)
+                    tr = trawl.open(path)
+                    same(self, tr.latency(kind),
+                         cli_csv("latency", kind, "--csv", path))
+                    worst = tr.latency(kind, table="worst")
+                    want = cli_json("latency", kind, "--json", path)
+                    self.assertEqual(
+                        worst[["start", "end", "duration", "pid", "cpu",
+                               "from_cpu", "name"]].values.tolist(),
+                        [[w["start"], w["end"], w["duration"], w["pid"],
+                          w["cpu"], w["from_cpu"], w["comm"]]
+                         for w in want["worst"]])
+
+    def test_latency_filters(self):
+        path = fixture("tc.dat")
+        tr = trawl.open(path)
+        same(self, tr.latency("wakeup", comm="Chrome_IOThread", worst=3),
+             cli_csv("latency", "wakeup", "--csv", "--comm",
+                     "Chrome_IOThread", "--worst", "3", path))
+        t0 = tr.span[0] + 5000000
+        same(self, tr.latency("wakeup", start=t0),
+             cli_csv("latency", "wakeup", "--csv", "--from",
+                     "%.9f" % (t0 / 1e9), path))
+
+    def test_irq(self):
+        for name in ["ftrace-irqinfo.txt", "tc.dat", "pair-broad.txt"]:
+            with self.subTest(name):
+                path = fixture(name)
+                df = trawl.open(path).irq(threshold=10000)
+                same(self, df, cli_csv("irq", "--csv", "--threshold",
+                                       "10us", path))
+                want = cli_json("irq", "--json", "--threshold", "10us", path)
+                self.assertEqual(df.attrs["long"], want["long_count"])
+                an = trawl.open(path).irq(table="anomalies")
+                self.assertEqual(an[["what", "count", "first"]].values
+                                 .tolist(),
+                                 [[a["what"], a["count"], a["first"]]
+                                  for a in want["anomalies"]])
+
+    def test_workqueue(self):
+        for name in ["tc.dat", "pair-broad.dat"]:
+            with self.subTest(name):
+                path = fixture(name)
+                same(self, trawl.open(path).workqueue(),
+                     cli_csv("workqueue", "--csv", path))
+
+    def test_slices(self):
+        for name in ["systrace.txt", "pair-broad.dat"]:
+            with self.subTest(name):
+                path = fixture(name)
+                same(self, trawl.open(path).slices(),
+                     cli_csv("slices", "--csv", path))
+
+    def test_sched(self):
+        for name in ["tc.dat", "pair-broad.dat", "ftrace-irqinfo.txt"]:
+            with self.subTest(name):
+                path = fixture(name)
+                df = trawl.open(path).sched()
+                same(self, df, cli_csv("sched", "--csv", path))
+                want = cli_json("sched", "--json", path)
+                self.assertEqual((df.attrs["start"], df.attrs["end"],
+                                  df.attrs["migrations_from"]),
+                                 (want["start"], want["end"],
+                                  want["migrations_from"]))
+
+    def test_bad_arguments(self):
+        tr = trawl.open(fixture("tc.dat"))
+        with self.assertRaises(ValueError):
+            tr.latency("nope")
+        with self.assertRaises(ValueError):
+            tr.irq(table="nope")
+
+
+if __name__ == "__main__":
+    unittest.main()

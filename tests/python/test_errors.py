@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: MIT
+"""Bad input raises trawl.TrawlError with the reader's message, and never
+crashes the interpreter: cut and damaged trace.dat files, random bytes,
+empty files, missing files, strict text, bad patterns and options. The
+damaged files are read in a child interpreter so that a crash is seen as
+one (a signal), not as a dead test run."""
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import trawl
+from helpers import fixture
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+CHILD = r"""
+import sys, trawl
+for path in sys.argv[1:]:
+    try:
+        tr = trawl.open(path)
+        n = len(tr.df("*"))
+        tr.dfs(["sched_switch", "irq:*"])
+        tr.apply({"*": lambda ev: (ev.time, ev.fields())})
+        tr.latency("wakeup"); tr.irq(); tr.sched(); tr.workqueue()
+        tr.slices()
+        tr.run("sched:sched_switch { @[args.prev_comm] = count(); }")
+        print("ok", n, tr.stats["bad_lines"], path)
+    except trawl.TrawlError as e:
+        assert str(e), "empty message"
+        print("error", e.code, path, str(e).replace("\n", " "))
+"""
+
+
+class ErrorsTest(unittest.TestCase):
+    def test_missing_file(self):
+        path = "/nonexistent/trace.dat"
+        with self.assertRaises(trawl.TrawlError) as cm:
+            trawl.open(path)
+        self.assertIn(path, str(cm.exception))
+        self.assertEqual(cm.exception.errno, 2)
+
+    def test_directory_and_empty(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(trawl.TrawlError):
+                trawl.open(d).df("*")
+            empty = os.path.join(d, "empty.txt")
+            open(empty, "w").close()
+            try:
+                tr = trawl.open(empty)
+                self.assertEqual(len(tr.df("*")), 0)
+            except trawl.TrawlError as e:
+                self.assertIn(empty, str(e))
+
+    def test_strict_names_the_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "bad.txt")
+            with open(fixture("ftrace-irqinfo.txt")) as f:
+                lines = f.readlines()
+            body = [i for i, l in enumerate(lines) if not l.startswith("#")]
+            lines.insert(body[10], "this is not an event line\n")
+            with open(p, "w") as f:
+                f.writelines(lines)
+            tr = trawl.open(p)
+            self.assertEqual(tr.stats["bad_lines"], 1)
+            with self.assertRaises(trawl.TrawlError) as cm:
+                trawl.open(p, strict=True).df("*")
+            self.assertEqual(cm.exception.line, body[10] + 1)
+            self.assertIn(p, str(cm.exception))
+
+    def test_bad_pattern_and_options(self):
+        tr = trawl.open(fixture("tc.dat"))
+        with self.assertRaises(trawl.TrawlError):
+            tr.df("sched:")
+        with self.assertRaises(TypeError):
+            trawl.open(fixture("tc.dat"), no_such_option=1)
+        with self.assertRaises(TypeError):
+            tr.df([1, 2])
+
+    def test_damaged_files_do_not_crash(self):
+        rnd = random.Random(13)
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for name in ["tc.dat", "pair-broad.dat"]:
+                data = read(fixture(name))
+                for i, cut in enumerate(sorted(rnd.sample(
+                        range(1, len(data)), 12))):
+                    p = os.path.join(d, "%s.cut%d" % (name, i))
+                    write(p, data[:cut])
+                    paths.append(p)
+                for i in range(8):
+                    b = bytearray(data)
+                    for _ in range(16):
+                        b[rnd.randrange(len(b))] = rnd.randrange(256)
+                    p = os.path.join(d, "%s.flip%d" % (name, i))
+                    write(p, bytes(b))
+                    paths.append(p)
+            p = os.path.join(d, "random.bin")
+            write(p, bytes(rnd.randrange(256) for _ in range(4096)))
+            paths.append(p)
+            gz = read(fixture("ftrace-irqinfo.txt.gz"))
+            p = os.path.join(d, "cut.txt.gz")
+            write(p, gz[:len(gz) // 2])
+            paths.append(p)
+            r = subprocess.run([sys.executable, "-c", CHILD] + paths,
+                               capture_output=True, text=True,
+                               env=os.environ)
+            self.assertEqual(r.returncode, 0, r.stderr[-3000:])
+            out = r.stdout.splitlines()
+            self.assertEqual(len(out), len(paths), r.stderr[-3000:])
+            errors = [l for l in out if l.startswith("error")]
+            # the cut headers raise; a cut in the data reads what is there
+            self.assertTrue(errors)
+            self.assertTrue([l for l in out if l.startswith("ok")])
+            for l in errors:
+                self.assertIn(l.split()[2], l.split(None, 3)[3])
+
+
+class ThreadsTest(unittest.TestCase):
+    def test_frames_from_threads(self):
+        # reading releases the GIL: two threads read at once, same answers
+        import threading
+        tr = trawl.open(fixture("pair-broad.dat"))
+        want = len(tr.df("*"))
+        got = []
+        ts = [threading.Thread(target=lambda: got.append(len(tr.df("*"))))
+              for _ in range(4)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        self.assertEqual(got, [want] * 4)
+
+
+if __name__ == "__main__":
+    unittest.main()
