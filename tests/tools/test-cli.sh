@@ -7,7 +7,7 @@ TRAWL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 FIX=$2
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+trap 'umount "$T/small" 2>/dev/null; rm -rf "$T"' EXIT
 fails=0
 n=0
 
@@ -308,6 +308,19 @@ check "export csv made no all.csv without --all" test ! -e "$T/csv/all.csv"
 check "export csv --all" status 0 "$TRAWL" export "$FIX/ftrace-irqinfo.txt.zst" --to csv --all -o "$T/csv"
 check "export csv --all made all.csv" test -s "$T/csv/all.csv"
 check "export --all is for csv" status 1 "$TRAWL" export "$SAMPLE" --to perfetto --all -o "$T/x.json"
+# a full disk: the CSV export stops with the file it could not write, from
+# the writer thread as from the one thread
+mkdir -p "$T/small"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=256k tmpfs "$T/small" 2>/dev/null; then
+	check "export csv to a full disk" status 2 "$TRAWL" export "$FIX/pair-broad.dat" --to csv -o "$T/small/a"
+	check "export csv to a full disk names a file" grep -q "cannot write $T/small/a/.*\.csv: No space left on device" "$T/err"
+	rm -rf "$T/small/a"
+	check "export csv --threads 1 to a full disk" status 2 "$TRAWL" export "$FIX/pair-broad.dat" --threads 1 --to csv -o "$T/small/a"
+	check "export csv --threads 1 to a full disk names a file" grep -q "cannot write $T/small/a/.*\.csv: No space left on device" "$T/err"
+	umount "$T/small"
+else
+	echo "# SKIP export to a full disk: not root or cannot mount a tmpfs"
+fi
 
 # event formats for text traces: the same fields from the bundled table,
 # from a trace.dat's formats and from none (the text's own names)

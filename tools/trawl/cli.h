@@ -32,7 +32,8 @@ int cmd_run(int argc, char **argv);
 int cmd_fleet(int argc, char **argv);
 
 /* Exports (export-*.c): subscribe, run and write; return the exit status. */
-int export_csv(trawl_trace *t, const char *dir, int with_all);
+int export_csv(trawl_trace *t, const char *dir, int with_all, int threads);
+
 int export_perfetto(trawl_trace *t, const char *path);
 
 /* Print "trawl: <msg>" to stderr. */
@@ -215,5 +216,18 @@ int cli_parse_duration(const char *s, int64_t *ns);
 /* "4119.466128" (seconds) or with a unit */
 int cli_parse_time(const char *s, int64_t *ns);
 void print_duration(FILE *f, int width, int64_t ns);
+
+/* A writer thread (bg-writer.c): full buffers are handed over and written
+ * in the order given; closing a file is queued behind its writes. Each
+ * returns 0 or the errno of the first failed write (bgw_submit also
+ * ENOMEM for a buffer that ran out of memory: not handed over). */
+struct bg_writer;
+struct bg_writer *bgw_start(void); /* NULL: write on your own thread */
+/* Hands b's bytes over and gives b an empty buffer back. */
+int bgw_submit(struct bg_writer *w, int fd, int close_after, struct cli_buf *b,
+	       const char *path);
+int bgw_error(struct bg_writer *w, const char **path);
+/* Waits for everything handed over, stops the thread, frees w. */
+int bgw_finish(struct bg_writer *w, const char **path);
 
 #endif

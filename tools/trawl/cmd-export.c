@@ -110,7 +110,7 @@ int cmd_export(int argc, char **argv)
 	if (!t)
 		return status;
 	if (!strcmp(to, "csv"))
-		status = export_csv(t, out, with_all);
+		status = export_csv(t, out, with_all, input.threads);
 	else
 		status = export_perfetto(t, out);
 	trawl_close(t);

@@ -57,30 +57,49 @@ struct csv_export {
 	size_t nopen;
 	uint64_t clock;
 	int status;
-	struct cli_buf tmp; /* fields as text */
-	struct cli_buf val; /* one typed value, before CSV quoting */
+	struct bg_writer *writer; /* NULL: write on this thread */
+	const char *bad_path;	  /* the file a write failed on */
+	int bad_err;		  /* and its errno */
+	struct cli_buf tmp;	  /* fields as text */
+	struct cli_buf val;	  /* one typed value, before CSV quoting */
 };
 
-/* Writes what s holds. Return: 0, or -1 with errno. */
-static int sink_flush(struct csv_sink *s)
+/* Writes what s holds, on the writer thread when there is one. Return:
+ * 0, or an errno value with x->bad_path set (from the writer: the first
+ * write that failed, maybe of another file). */
+static int sink_flush(struct csv_export *x, struct csv_sink *s, int close_after)
 {
-	if (s->out.oom) {
-		errno = ENOMEM;
-		return -1;
+	int err;
+	if (x->writer) {
+		const char *path = s->path;
+		err = bgw_submit(x->writer, s->fd, close_after, &s->out,
+				 s->path);
+		if (err && err != ENOMEM)
+			bgw_error(x->writer, &path);
+		if (err)
+			x->bad_path = path;
+		return err;
 	}
+	err = s->out.oom ? ENOMEM : 0;
 	const char *p = s->out.p;
-	size_t n = s->out.n;
+	size_t n = err ? 0 : s->out.n;
 	while (n) {
 		ssize_t w = write(s->fd, p, n);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
-			return -1;
+		if (w <= 0) {
+			err = w < 0 ? errno : EIO;
+			break;
+		}
 		p += w;
 		n -= (size_t)w;
 	}
 	s->out.n = 0;
-	return 0;
+	if (close_after && close(s->fd) && !err)
+		err = errno;
+	if (err)
+		x->bad_path = s->path;
+	return err;
 }
 
 static int sink_open(struct csv_sink *s, int flags)
@@ -90,18 +109,14 @@ static int sink_open(struct csv_sink *s, int flags)
 }
 
 /* Flushes and closes s (its buffer goes too: many types, few open). */
-static int sink_close(struct csv_sink *s)
+static int sink_close(struct csv_export *x, struct csv_sink *s)
 {
 	if (s->fd < 0)
 		return 0;
-	int rc = sink_flush(s);
-	int saved = errno;
-	if (close(s->fd) && !rc)
-		rc = -1, saved = errno;
+	int err = sink_flush(x, s, 1);
 	s->fd = -1;
 	buf_free(&s->out);
-	errno = saved;
-	return rc;
+	return err;
 }
 
 /* Field i's typed value (numbers as numbers, whatever the source
@@ -214,12 +229,7 @@ static int close_lru(struct csv_export *x)
 	if (!lru)
 		return 0;
 	x->nopen--;
-	if (sink_close(&lru->sink)) {
-		cli_error("cannot write %s: %s", lru->sink.path,
-			  strerror(errno));
-		return -1;
-	}
-	return 0;
+	return (x->bad_err = sink_close(x, &lru->sink)) ? -1 : 0;
 }
 
 /* Opens ty's file (O_TRUNC the first time, append after). */
@@ -361,10 +371,12 @@ static void all_row(struct csv_export *x, const trawl_event *ev)
 	buf_char(b, '\n');
 }
 
-static int failed(struct csv_export *x, const struct csv_sink *s)
+/* Stops the run; a failed write (x->bad_err) is named with its file. */
+static int failed(struct csv_export *x)
 {
-	if (s)
-		cli_error("cannot write %s: %s", s->path, strerror(errno));
+	if (x->bad_err)
+		cli_error("cannot write %s: %s", x->bad_path,
+			  strerror(x->bad_err));
 	x->status = EXIT_ENV;
 	return EXIT_ENV;
 }
@@ -378,7 +390,7 @@ static int on_event(const trawl_event *ev, void *ctx)
 		struct csv_type *t = realloc(x->types, n * sizeof(*t));
 		if (!t) {
 			cli_error("out of memory");
-			return failed(x, NULL);
+			return failed(x);
 		}
 		memset(t + x->ntypes, 0, (n - x->ntypes) * sizeof(*t));
 		for (size_t i = x->ntypes; i < n; i++)
@@ -389,24 +401,26 @@ static int on_event(const trawl_event *ev, void *ctx)
 	struct csv_type *ty = &x->types[id];
 	if (!ty->sink.path) {
 		if (start_type(x, ty, ev))
-			return failed(x, NULL);
+			return failed(x);
 	} else if (ty->sink.fd < 0 && open_type(x, ty, O_APPEND)) {
-		return failed(x, NULL);
+		return failed(x);
 	}
 	ty->used = ++x->clock;
 	type_row(x, ty, ev);
 	ty->rows++;
-	if (ty->sink.out.n >= FLUSH_AT && sink_flush(&ty->sink))
-		return failed(x, &ty->sink);
+	if (ty->sink.out.n >= FLUSH_AT &&
+	    (x->bad_err = sink_flush(x, &ty->sink, 0)))
+		return failed(x);
 	if (x->all.fd >= 0) {
 		all_row(x, ev);
-		if (x->all.out.n >= FLUSH_AT && sink_flush(&x->all))
-			return failed(x, &x->all);
+		if (x->all.out.n >= FLUSH_AT &&
+		    (x->bad_err = sink_flush(x, &x->all, 0)))
+			return failed(x);
 	}
 	return 0;
 }
 
-int export_csv(trawl_trace *t, const char *dir, int with_all)
+int export_csv(trawl_trace *t, const char *dir, int with_all, int threads)
 {
 	struct csv_export x = {.dir = dir, .all = {.fd = -1}};
 	if (mkdir(dir, 0777) && errno != EEXIST) {
@@ -432,6 +446,9 @@ int export_csv(trawl_trace *t, const char *dir, int with_all)
 	} else {
 		buf_str(&x.all.out, "seq,time,cpu,pid,comm,event,fields\n");
 	}
+	/* without one, the same bytes are written on this thread */
+	if (threads != 1)
+		x.writer = bgw_start();
 	int status = EXIT_OK;
 	if (trawl_on(t, "*", on_event, &x))
 		status = EXIT_ENV;
@@ -439,12 +456,24 @@ int export_csv(trawl_trace *t, const char *dir, int with_all)
 		status = cli_run(t);
 	if (x.status)
 		status = x.status;
-	if (sink_close(&x.all) && !status)
-		status = failed(&x, &x.all);
+	int err = sink_close(&x, &x.all);
+	for (size_t i = 0; i < x.ntypes; i++) {
+		int e = sink_close(&x, &x.types[i].sink);
+		if (!err)
+			err = e;
+	}
+	if (x.writer) {
+		const char *path;
+		int e = bgw_finish(x.writer, &path);
+		if (e && !err)
+			err = e, x.bad_path = path;
+	}
+	if (err && !status) {
+		x.bad_err = err;
+		status = failed(&x);
+	}
 	for (size_t i = 0; i < x.ntypes; i++) {
 		struct csv_type *ty = &x.types[i];
-		if (sink_close(&ty->sink) && !status)
-			status = failed(&x, &ty->sink);
 		for (size_t c = 0; c < ty->ncols; c++)
 			free(ty->cols[c]);
 		free(ty->cols);
