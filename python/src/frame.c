@@ -32,9 +32,9 @@ struct column {
 	size_t src_len;
 	char *name; /* the column's name */
 	int kind;
-	int display_only; /* some value was shown in a form that lost it */
+	int display_only;     /* some value was shown in a form that lost it */
 	int has_neg, has_big; /* signed values < 0, unsigned > INT64_MAX */
-	size_t n, cap;	  /* rows filled, room */
+	size_t n, cap;	      /* rows filled, room */
 	void *data; /* int64_t, uint64_t, int32_t values or int32_t codes */
 	uint8_t *present; /* NULL while every row so far has a value */
 	struct strdict dict;
@@ -48,6 +48,12 @@ struct type_map {
 	int32_t event_code;
 	uint32_t nfields;
 	int32_t *col; /* field index -> column */
+	/* trace.dat: the fields by handle, read straight from the record
+	 * (no decoding of the whole event); nfast of them, or 0 */
+	uint32_t nfast;
+	trawl_field *handle;
+	int32_t *fast_col;
+	uint8_t *fast_uns;
 };
 
 struct frame {
@@ -63,6 +69,8 @@ struct frame {
 	int64_t last_time;
 	uint32_t last_type;
 	struct pt_run *run;
+	trawl_trace *t;
+	int binary; /* a trace.dat: formats fix each type's fields */
 };
 
 enum { BASE_SEQ, BASE_TIME, BASE_CPU, BASE_PID, BASE_COMM, BASE_EVENT };
@@ -375,6 +383,79 @@ static int map_field(struct type_map *tm, size_t i, int32_t col)
 	return 0;
 }
 
+/*
+ * After a type's first event (read by index): handles for its fields when
+ * they are integers and strings of a format (not print, whose marker
+ * fields come and go with its text). 0, or -1 out of memory.
+ */
+static int make_fast(struct frame *f, struct type_map *tm,
+		     const trawl_event *ev)
+{
+	tm->nfast = 0;
+	const char *name = trawl_event_name(ev);
+	size_t n = trawl_event_field_count(ev);
+	if (!f->binary || !n || !strcmp(name, "print"))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		int ty = trawl_event_field_type(ev, i);
+		if ((ty != TRAWL_VALUE_INT && ty != TRAWL_VALUE_STR) ||
+		    i >= tm->nfields || tm->col[i] < 0)
+			return 0;
+		int kind = f->cols[tm->col[i]].kind;
+		if ((ty == TRAWL_VALUE_INT) !=
+		    (kind == COL_I64 || kind == COL_U64))
+			return 0;
+	}
+	tm->handle = calloc(n, sizeof(*tm->handle));
+	tm->fast_col = calloc(n, sizeof(*tm->fast_col));
+	tm->fast_uns = calloc(n, 1);
+	if (!tm->handle || !tm->fast_col || !tm->fast_uns)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		struct column *c = &f->cols[tm->col[i]];
+		tm->handle[i] = trawl_field_lookup(f->t, name, c->src);
+		if (!tm->handle[i])
+			return -1;
+		tm->fast_col[i] = tm->col[i];
+		tm->fast_uns[i] =
+			(trawl_event_field_flags(ev, i) &
+			 (TRAWL_VALUE_UNSIGNED | TRAWL_VALUE_POINTER)) != 0;
+	}
+	tm->nfast = (uint32_t)n;
+	return 0;
+}
+
+/* The fields by handle: 0, 1 when the event needs the general way (a
+ * value of another type than the format's first event had). */
+static int fast_fields(struct frame *f, struct type_map *tm,
+		       const trawl_event *ev, size_t r)
+{
+	for (uint32_t i = 0; i < tm->nfast; i++) {
+		struct column *c = &f->cols[tm->fast_col[i]];
+		if (c->kind == COL_STR) {
+			size_t n;
+			const char *s = trawl_event_raw(ev, tm->handle[i], &n);
+			if (!s)
+				return 1;
+			if (col_text(c, r, s, n))
+				return -1;
+			continue;
+		}
+		if (c->kind != COL_I64 && c->kind != COL_U64)
+			return 1;
+		int64_t v;
+		if (trawl_event_get_int(ev, tm->handle[i], &v))
+			return 1;
+		if (tm->fast_uns[i])
+			c->has_big |= v < 0;
+		else
+			c->has_neg |= v < 0;
+		if (col_int(c, r, v))
+			return -1;
+	}
+	return 0;
+}
+
 static int fill_row(struct frame *f, const trawl_event *ev)
 {
 	struct type_map *tm = type_map(f, ev);
@@ -394,6 +475,16 @@ static int fill_row(struct frame *f, const trawl_event *ev)
 			return -1;
 		((int32_t *)c->data)[r] = tm->event_code;
 	}
+	if (tm->nfast) {
+		int rc = fast_fields(f, tm, ev, r);
+		if (rc < 0)
+			return -1;
+		if (rc == 0) {
+			f->nrows++;
+			return 0;
+		}
+	}
+	int first = tm->seen == 1;
 	size_t n = trawl_event_field_count(ev);
 	for (size_t i = 0; i < n; i++) {
 		size_t kl;
@@ -408,6 +499,11 @@ static int fill_row(struct frame *f, const trawl_event *ev)
 				return -1;
 		}
 		if (put_field(&f->cols[ci], r, ev, i))
+			return -1;
+	}
+	if (first) {
+		tm->seen = 2;
+		if (make_fast(f, tm, ev))
 			return -1;
 	}
 	f->nrows++;
@@ -434,11 +530,14 @@ static int on_event(const trawl_event *ev, void *ctx)
 	return pt_poll(f->run);
 }
 
-static int frame_init(struct frame *f, int with_event, struct pt_run *run)
+static int frame_init(struct frame *f, int with_event, struct pt_run *run,
+		      trawl_trace *t)
 {
 	memset(f, 0, sizeof(*f));
 	f->with_event = with_event;
 	f->run = run;
+	f->t = t;
+	f->binary = trawl_format(t) == TRAWL_FORMAT_TRACE_DAT;
 	static const struct {
 		const char *name;
 		int kind;
@@ -465,8 +564,12 @@ static void frame_free(struct frame *f)
 		free(c->avals);
 		strdict_free(&c->dict);
 	}
-	for (uint32_t i = 0; i < f->ntypes; i++)
+	for (uint32_t i = 0; i < f->ntypes; i++) {
 		free(f->types[i].col);
+		free(f->types[i].handle);
+		free(f->types[i].fast_col);
+		free(f->types[i].fast_uns);
+	}
 	free(f->cols);
 	free(f->types);
 	memset(f, 0, sizeof(*f));
@@ -653,7 +756,7 @@ PyObject *pt_frames(PyObject *self, PyObject *args)
 		if (!PyArg_ParseTuple(PyList_GET_ITEM(specs, s), "O!p",
 				      &PyList_Type, &patterns, &with_event))
 			goto out;
-		if (frame_init(&frames[s], with_event, &run)) {
+		if (frame_init(&frames[s], with_event, &run, t)) {
 			PyErr_NoMemory();
 			goto out;
 		}
