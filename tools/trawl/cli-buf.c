@@ -36,6 +36,8 @@ char *buf_room(struct cli_buf *b, size_t n)
 
 void buf_bytes(struct cli_buf *b, const char *s, size_t n)
 {
+	if (!n) /* s may be NULL then (an empty buffer's) */
+		return;
 	if (reserve(b, n))
 		return;
 	memcpy(b->p + b->n, s, n);
