@@ -84,9 +84,11 @@ static int col_reserve(struct column *c, size_t rows)
 {
 	if (rows <= c->cap)
 		return 0;
+	/* 1.5x: the slack past the last row (given back at the end) is at
+	 * most half the column */
 	size_t cap = c->cap ? c->cap : 1024;
 	while (cap < rows)
-		cap *= 2;
+		cap += cap / 2;
 	if (c->kind == COL_ARRAY) {
 		int64_t *aoff = realloc(c->aoff, (cap + 1) * sizeof(*aoff));
 		if (!aoff)

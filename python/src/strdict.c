@@ -51,7 +51,8 @@ static int append(struct strdict *d, const char *s, size_t len)
 		d->off = off;
 		d->off_cap = cap;
 	}
-	if (d->pool_len + len > d->pool_cap) {
+	/* a pool even for "": memcmp and memcpy never see NULL */
+	if (!d->pool || d->pool_len + len > d->pool_cap) {
 		size_t cap = d->pool_cap ? d->pool_cap * 2 : 1024;
 		while (cap < d->pool_len + len)
 			cap *= 2;

@@ -20,9 +20,17 @@ def fixture(name):
     return os.path.join(FIXTURES, name)
 
 
+def clean_env():
+    """The environment for the trawl command: without the sanitizer runtime
+    an ASan build preloads into Python (the command has its own)."""
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    return env
+
+
 def cli(*args, check=True):
     r = subprocess.run([TRAWL] + [str(a) for a in args], capture_output=True,
-                       text=True)
+                       text=True, env=clean_env())
     if check and r.returncode != 0:
         raise AssertionError("trawl %s: %s" % (" ".join(map(str, args)),
                                                r.stderr))
