@@ -29,6 +29,8 @@ int cmd_slices(int argc, char **argv);
 int cmd_sched(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_view(int argc, char **argv);
+int cmd_chart(int argc, char **argv);
 int cmd_fleet(int argc, char **argv);
 
 /* Exports (export-*.c): subscribe, run and write; return the exit status. */

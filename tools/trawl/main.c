@@ -25,6 +25,9 @@ static const struct command commands[] = {
 	{"export", cmd_export,
 	 "write the trace as Perfetto JSON or CSV per event type"},
 	{"run", cmd_run, "run a script: probes, maps, aggregates, printf"},
+	{"view", cmd_view,
+	 "serve the timeline viewer (web, level of detail) on 127.0.0.1"},
+	{"chart", cmd_chart, "draw the timeline as a static SVG"},
 	{"fleet", cmd_fleet, "run a script over many traces on Dask (Python)"},
 };
 

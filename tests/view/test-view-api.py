@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""trawl view's HTTP API against a real server on real fixtures:
+analyses of the whole window equal trawl sched and trawl latency; windows
+at every level and at the edges add up to the width asked; bad parameters
+are 400 with a message; the token, the Host check, no CORS headers, path
+traversal refused, oversized requests bounded, many concurrent clients;
+SIGINT ends it.
+
+  test-view-api.py TRAWL FIXTURES_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import threading
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from viewserver import Server  # noqa: E402
+
+TRAWL, FIX = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print('FAIL:', what)
+
+
+def trawl_json(*args):
+    return json.loads(subprocess.run([TRAWL, *args, '--json'], check=True,
+                                     capture_output=True, text=True).stdout)
+
+
+def lanes_of(info, kind):
+    return [l for l in info['lanes'] if l['kind'] == kind]
+
+
+def cols_width(cols):
+    return sum(c[0] for c in cols)
+
+
+def analyses_agree(s, trace):
+    """The window analyses of the whole trace are trawl sched's and trawl
+    latency wakeup's numbers."""
+    info = s.api('/api/info')
+    a = s.api('/api/analysis', {'top': 1000})
+    sched = trawl_json('sched', trace)
+    want = {t['pid']: t['run'] for t in sched['tasks'] if t['run']}
+    got = {t['pid']: t['run'] for t in a['top_tasks']}
+    # a task switched in twice without a switch-out between (a lost
+    # event) runs to the end for trawl sched, to the next switch on its
+    # CPU on the lane; instances (two buffers) have CPU lanes each
+    multi = any(l['buffer'] for l in info['lanes'])
+    if multi:
+        bufs = {l['buffer'] for l in info['lanes'] if l['kind'] == 'cpu'}
+        check(len(bufs) > 1, '%s: CPU lanes per instance' % trace)
+    elif not sched['anomalies']:
+        check(got == want, '%s: run time per task %s != trawl sched %s'
+              % (trace, sorted(got.items())[:5], sorted(want.items())[:5]))
+    else:
+        same = sum(got.get(p) == r for p, r in want.items())
+        check(same >= 0.8 * len(want), '%s: run time of most tasks as '
+              'trawl sched (%d of %d)' % (trace, same, len(want)))
+    busy = {c['cpu']: c['busy'] for c in sched['cpus']}
+    gotb = {c['cpu']: c['busy'] for c in a['cpus']}
+    if not multi:
+        check(gotb == busy, '%s: CPU busy %s != %s' % (trace, gotb, busy))
+    lat = trawl_json('latency', 'wakeup', trace)['overall']
+    w = a['wakeup_latency']
+    for k in ('count', 'min', 'max', 'p50', 'p90', 'p99'):
+        check(w[k] == lat[k], '%s: wakeup latency %s %s != %s'
+              % (trace, k, w[k], lat[k]))
+    irq = trawl_json('irq', trace)
+    check(a['irq_over_threshold']['count'] == irq['long_count'] ==
+          info['irq_over_threshold'],
+          '%s: ISR warnings %s vs trawl irq %s' %
+          (trace, a['irq_over_threshold']['count'], irq['long_count']))
+    return info
+
+
+def windows(s, info, trace):
+    first, last = info['first'], info['last']
+    ids = ','.join(str(l['id']) for l in info['lanes'])
+    for width in (1, 7, 300, 1000, 8192):
+        for (f, t) in ((first, last + 1), (first - 10**9, last + 10**9),
+                       (first, first + 1), ((first + last) // 2,
+                                            (first + last) // 2 + 1000),
+                       (last, last + 5)):
+            w = s.api('/api/window', {'lanes': ids, 'from': f, 'to': t,
+                                      'width': width})
+            check(len(w['lanes']) == len(info['lanes']),
+                  '%s: window returns every lane' % trace)
+            for l in w['lanes']:
+                check(cols_width(l['cols']) == width,
+                      '%s lane %d [%d,%d) w %d: columns add up to %d' % (
+                          trace, l['id'], f, t, width,
+                          cols_width(l['cols'])))
+    # every level of every lane, at one pixel per bucket
+    for l in info['lanes']:
+        for k, bw in enumerate(l['levels']):
+            width = max(1, min(8192, (last - first + 1) // bw))
+            w = s.api('/api/window', {'lanes': l['id'], 'width': width,
+                                      'level': k})
+            got = w['lanes'][0]
+            check(got['level'] == k and got['bucket'] == bw,
+                  '%s lane %d level %d is used (%s)' % (trace, l['id'], k,
+                                                        got['level']))
+            check(cols_width(got['cols']) == width, 'level width adds up')
+    # the CPU lanes' busy time from columns agrees with trawl sched's
+    sched = {c['cpu']: c['busy'] for c in trawl_json('sched', trace)['cpus']}
+    if any(l['buffer'] for l in info['lanes']):
+        return
+    for level in ('raw', 'auto', '0'):
+        width = 2000
+        cpus = lanes_of(info, 'cpu')
+        w = s.api('/api/window', {'lanes': ','.join(str(c['id'])
+                                                    for c in cpus),
+                                  'width': width, 'level': level})
+        span = (last + 1 - first) / width
+        for c, l in zip(cpus, w['lanes']):
+            busy = sum(col[0] * col[2] / 65535 * span for col in l['cols'])
+            want = sched.get(c['cpu'], 0)
+            check(abs(busy - want) <= 0.02 * want + 2 * span,
+                  '%s CPU %d busy from %s columns %.0f vs trawl sched %d'
+                  % (trace, c['cpu'], level, busy, want))
+
+
+def details(s, info, trace):
+    cpus = lanes_of(info, 'cpu')
+    w = s.api('/api/window', {'lanes': cpus[0]['id'], 'width': 2000,
+                              'level': 'raw'})
+    span = (info['last'] + 1 - info['first']) / 2000
+    x = 0
+    found = 0
+    for col in w['lanes'][0]['cols']:
+        if col[1] and col[2] > 30000:
+            t = int(info['first'] + (x + 0.5) * span)
+            d = s.api('/api/detail', {'lane': cpus[0]['id'], 't': t,
+                                      'fields': 1})
+            check(d['found'] and d['start'] <= t < d['end'],
+                  '%s: detail covers t' % trace)
+            task = w['tasks'].get(str(col[1]))
+            check(task and d['task']['pid'] == task['pid'],
+                  '%s: detail names the window\'s task' % trace)
+            check(any(e['event'] == 'sched_switch' and
+                      e['fields'].get('next_pid') == d['task']['pid']
+                      for e in d['events']),
+                  '%s: detail fields hold the switch-in' % trace)
+            if 'wakeup' in d:
+                check(0 <= d['wakeup']['latency'] == d['start'] -
+                      d['wakeup']['time'], 'latency is start - wakeup')
+                check('waker' in d['wakeup'] or 'preempted' in d['wakeup'],
+                      'a run says what made it runnable')
+            found += 1
+            if found > 3:
+                break
+        x += col[0]
+    check(found, '%s: some run to click' % trace)
+    tasks = lanes_of(info, 'task')
+    t0 = tasks[0]
+    r = s.api('/api/search', {'q': str(t0['pid'])})
+    check(any(t['pid'] == t0['pid'] for t in r['tasks']), 'search by pid')
+    r = s.api('/api/search', {'q': t0['name'][:4].upper()})
+    check(any(t['pid'] == t0['pid'] for t in r['tasks']),
+          'search by name, any case')
+
+
+def bad_parameters(s, info):
+    n = len(info['lanes'])
+    cases = [
+        ('/api/window', {'lanes': '0', 'width': '0'}, 'width'),
+        ('/api/window', {'lanes': '0', 'width': 'abc'}, 'width'),
+        ('/api/window', {'lanes': '0', 'width': '99999'}, 'width'),
+        ('/api/window', {'lanes': str(n)}, 'lane'),
+        ('/api/window', {'lanes': ''}, 'lanes'),
+        ('/api/window', {'lanes': '0,x'}, 'lanes'),
+        ('/api/window', {'lanes': '3-1'}, 'lanes'),
+        ('/api/window', {'lanes': '0', 'from': '10', 'to': '5'}, 'after'),
+        ('/api/window', {'lanes': '0', 'from': '1e9'}, 'from'),
+        ('/api/window', {'lanes': '0', 'from': '99999999999999999999999'},
+         'from'),
+        ('/api/window', {'lanes': '0', 'level': 'x'}, 'level'),
+        ('/api/window', {'lanes': '0', 'bogus': '1'}, 'unknown'),
+        ('/api/window', {'lanes': '0', 'width': '8192',
+                         'from': str(info['first'])}, None),
+        ('/api/window', {'lanes': '0-%d' % (n - 1) if n > 200 else '0',
+                         'width': '8192'}, None),
+        ('/api/detail', {'lane': '0'}, "'t'"),
+        ('/api/detail', {'lane': '-1', 't': '0'}, 'lane'),
+        ('/api/search', {}, "'q'"),
+        ('/api/search', {'q': 'a', 'limit': '0'}, 'limit'),
+        ('/api/analysis', {'top': '100000'}, 'top'),
+        ('/api/window', {'lanes': '0', 'x': 'y' * 5000}, 'long'),
+        ('/api/window', dict({'lanes': '0'}, **{'k%d' % i: '1'
+                                                 for i in range(20)}),
+         'too many'),
+    ]
+    for path, params, word in cases:
+        status, j = s.json(path, params)
+        if word is None:
+            check(status == 200, '%s %s is fine' % (path, params))
+            continue
+        check(status == 400 and word in j.get('error', ''),
+              '%s %s: 400 naming %s, got %d %s' % (path, params, word,
+                                                   status, j))
+    status, j = s.json('/api/nothing')
+    check(status == 404 and 'error' in j, 'unknown API is 404')
+    # lanes x width bounded
+    many = ','.join(['0'] * 512)
+    status, j = s.json('/api/window', {'lanes': many, 'width': 8192})
+    check(status == 400 and 'lanes x width' in j['error'],
+          'lanes x width is bounded: %d %s' % (status, j))
+
+
+def security(s):
+    port = s.port
+    status, _ = s.json('/api/info', token=False)
+    check(status == 403, 'no token: 403 (%d)' % status)
+    status, _ = s.json('/api/info', {'token': '0' * 32}, token=False)
+    check(status == 403, 'wrong token: 403')
+    status, _ = s.json('/api/info', {'token': s.token[:-1]}, token=False)
+    check(status == 403, 'a prefix of the token: 403')
+    status, _, _ = s.get('/api/info', token=False,
+                         headers=['X-Trawl-Token: ' + s.token])
+    check(status == 200, 'the token as a header: 200')
+    status, _, page = s.get('/', token=False)
+    check(status == 200 and b'<canvas' in page, 'the page needs no token')
+    for host in ('evil.example:%d' % port, 'evil.example',
+                 '127.0.0.1:%d' % (port + 1), '127.0.0.1.evil.example:%d'
+                 % port):
+        status, _, _ = s.get('/api/info', host=host)
+        check(status == 403, 'Host %s refused (%d)' % (host, status))
+        status, _, _ = s.get('/', host=host)
+        check(status == 403, 'Host %s refused for the page too' % host)
+    for host in ('localhost:%d' % port, '127.0.0.1:%d' % port):
+        status, _, _ = s.get('/api/info', host=host)
+        check(status == 200, 'Host %s served' % host)
+    status, _, _ = s.raw(b'GET / HTTP/1.0\r\n\r\n')
+    check(status in (400, 403), 'no Host header refused (%d)' % status)
+    # no CORS, whatever the Origin
+    for path in ('/', '/api/info', '/api/window?lanes=0', '/api/nothing'):
+        status, headers, _ = s.get(path, headers=[
+            'Origin: http://evil.example'])
+        check(not any(k.startswith('access-control') for k in headers),
+              'no CORS header on %s: %s' % (path, headers))
+    # path traversal: only the three built-in assets exist
+    for target in ('/../../../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd',
+                   '/app.js/../../../etc/passwd', '//etc/passwd',
+                   '/index.html%00', '/..%2f..%2fetc%2fpasswd',
+                   '/api/../../etc/passwd'):
+        req = 'GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n' \
+            'Connection: close\r\n\r\n' % (target, port)
+        status, _, body = s.raw(req.encode())
+        # (MHD decodes %00 and the path ends there: the page itself)
+        check((status in (400, 403, 404) or
+               (status == 200 and body == page)) and b'root:' not in body,
+              'traversal %s refused (%d)' % (target, status))
+    # oversized requests
+    status, _, _ = s.get('/api/info', headers=['X-Big: ' + 'a' * 200000])
+    check(status in (0, 413, 431, 400), 'a 200 KB header is refused (%d)'
+          % status)
+    status, _, _ = s.get('/api/window', {'lanes': '0', 'x': 'y' * 3000})
+    check(status in (400, 414, 431), 'a long URL is refused (%d)' % status)
+    req = ('POST /api/info?token=%s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n'
+           'Content-Length: 5\r\nConnection: close\r\n\r\nhello'
+           % (s.token, port)).encode()
+    status, _, _ = s.raw(req)
+    check(status == 405, 'POST refused (%d)' % status)
+    req = ('GET /api/info?token=%s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n'
+           'Content-Length: 5\r\nConnection: close\r\n\r\nhello'
+           % (s.token, port)).encode()
+    status, _, _ = s.raw(req)
+    check(status == 413, 'a GET with a body refused (%d)' % status)
+    # still serving after all that
+    check(s.api('/api/info')['events'] > 0, 'still serving')
+
+
+def concurrent(s, info):
+    ids = ','.join(str(l['id']) for l in info['lanes'][:64])
+    want = s.get('/api/window', {'lanes': ids, 'width': 1500})[2]
+    errors = []
+
+    def client():
+        for i in range(15):
+            status, _, body = s.get('/api/window', {'lanes': ids,
+                                                    'width': 1500})
+            if status != 200 or body != want:
+                errors.append(status)
+            s.get('/api/analysis')
+
+    threads = [threading.Thread(target=client) for _ in range(24)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    check(not errors, '24 concurrent clients all served alike (%s)'
+          % errors[:5])
+
+
+def main():
+    traces = ['tc.dat', 'ftrace-irqinfo.txt', 'same-recording.dat',
+              'systrace.txt', 'tc-instance.dat', 'pair-broad.dat']
+    for name in traces:
+        trace = os.path.join(FIX, name)
+        s = Server(TRAWL, trace)
+        try:
+            info = analyses_agree(s, trace)
+            windows(s, info, trace)
+            if lanes_of(info, 'cpu'):
+                details(s, info, trace)
+            if name == 'tc.dat':
+                bad_parameters(s, info)
+                security(s)
+                concurrent(s, info)
+            kinds = {l['kind'] for l in info['lanes']}
+            if name == 'systrace.txt':
+                check({'slice', 'counter'} <= kinds,
+                      'systrace: slice and counter lanes (%s)' % kinds)
+            if name == 'tc.dat':
+                check({'cpu', 'task', 'softirq', 'marker'} <= kinds,
+                      'tc.dat lanes: %s' % kinds)
+        finally:
+            rc = s.stop()
+        check(rc == 0, '%s: SIGINT ends trawl view with 0 (%s)' % (name, rc))
+    # lost events
+    s = Server(TRAWL, os.path.join(FIX, 'lost-events.txt'))
+    try:
+        info = s.api('/api/info')
+        lost = lanes_of(info, 'lost')
+        check(lost and info['lost_events'] > 0, 'a lost-events lane')
+        if lost:
+            w = s.api('/api/window', {'lanes': lost[0]['id'],
+                                      'width': 500})
+            marks = sum(c[3] for c in w['lanes'][0]['cols'])
+            check(marks >= 1, 'lost-events markers in the window')
+    finally:
+        s.stop()
+    # --no-token, and the threshold option reaches the analyses
+    s = Server(TRAWL, os.path.join(FIX, 'tc.dat'), '--no-token',
+               '--irq-threshold', '1us')
+    try:
+        check(s.token == '' and s.url.endswith('/'),
+              '--no-token prints no token: %r' % s.line)
+        status, j = s.json('/api/info', token=False)
+        check(status == 200 and j['irq_threshold'] == 1000,
+              '--no-token serves the API; --irq-threshold 1us')
+        irq = trawl_json('irq', os.path.join(FIX, 'tc.dat'), '--threshold',
+                         '1us')
+        check(j['irq_over_threshold'] == irq['long_count'] > 0,
+              'ISR warnings at 1us: %d vs trawl irq %d'
+              % (j['irq_over_threshold'], irq['long_count']))
+    finally:
+        s.stop()
+    # usage errors
+    for args in (['view'], ['view', 'nonexistent.dat', '--port', '0'],
+                 ['view', os.path.join(FIX, 'tc.dat'), '--port', '70000'],
+                 ['view', os.path.join(FIX, 'tc.dat'), '--bind', 'x.y']):
+        r = subprocess.run([TRAWL, *args], capture_output=True, text=True,
+                           timeout=30)
+        check(r.returncode in (1, 2) and r.stderr.startswith('trawl:'),
+              '%s fails with a message (%d %r)' % (args, r.returncode,
+                                                   r.stderr[:80]))
+    if failures:
+        print('%d failures' % len(failures))
+        sys.exit(1)
+    print('trawl view API: all checks passed')
+
+
+main()

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trawl view FILE: index the trace (view-index.c, a progress bar on a
+ * terminal), then serve the timeline viewer (view-http.c) until SIGINT or
+ * SIGTERM. The one line on stdout is the URL, with the access token.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/wait.h>
+
+#include "view-http.h"
+
+extern char **environ;
+
+static void help(FILE *f)
+{
+	fprintf(f,
+		"usage: trawl view FILE [--port N] [--bind ADDR] [--open] "
+		"[--no-token]\n"
+		"                  [--irq-threshold D]\n\n"
+		"Index the trace and serve its timeline to a web browser: "
+		"the running task\nper CPU, thread states per task, hardirq "
+		"and softirq per CPU, workqueue\nexecutions, systrace "
+		"slices, async slices and counters, cpu_frequency,\nmarkers "
+		"and lost events; zoom, pan, details, search, and the "
+		"analyses of\nthe visible window. When ready it prints one "
+		"line, `trawl view: serving URL`,\nand serves until Ctrl-C. "
+		"The URL carries a random token every API request\nneeds "
+		"(docs/view-api.md).\n\n"
+		"options:\n"
+		"  --port N       TCP port (default 8000; 0 picks a free "
+		"one)\n"
+		"  --bind ADDR    listen on ADDR instead of 127.0.0.1 (other "
+		"machines can\n"
+		"                 then reach it: a warning is printed)\n"
+		"  --open         open the URL in a browser (xdg-open)\n"
+		"  --no-token     serve the API without the token (scripted "
+		"use)\n"
+		"  --irq-threshold D  handlers longer than D are warnings "
+		"(default 1ms)\n" CLI_INPUT_HELP);
+}
+
+static int make_token(char out[33])
+{
+	unsigned char r[16];
+	size_t got = 0;
+	while (got < sizeof(r)) {
+		ssize_t n = getrandom(r + got, sizeof(r) - got, 0);
+		if (n < 0)
+			return -1;
+		got += (size_t)n;
+	}
+	for (size_t i = 0; i < sizeof(r); i++)
+		snprintf(out + 2 * i, 3, "%02x", r[i]);
+	return 0;
+}
+
+static void open_browser(const char *url)
+{
+	pid_t pid;
+	char *args[] = {"xdg-open", (char *)url, NULL};
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	if (posix_spawnp(&pid, "xdg-open", &fa, NULL, args, environ))
+		cli_error("--open: cannot run xdg-open; open the URL by hand");
+	posix_spawn_file_actions_destroy(&fa);
+}
+
+int cmd_view(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		CLI_INPUT_LONG_OPTIONS,
+		{"port", required_argument, NULL, 'p'},
+		{"bind", required_argument, NULL, 'b'},
+		{"open", no_argument, NULL, 'o'},
+		{"no-token", no_argument, NULL, 'n'},
+		{"irq-threshold", required_argument, NULL, 'i'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct view_build_opts bo = {0};
+	long port = 8000;
+	const char *bind = "127.0.0.1";
+	int open_it = 0, no_token = 0, o;
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		char *end;
+		switch (o) {
+		case 'h':
+			help(stdout);
+			return EXIT_OK;
+		case 'p':
+			port = strtol(optarg, &end, 10);
+			if (*end || !*optarg || port < 0 || port > 65535) {
+				cli_error("--port takes 0 .. 65535, not '%s'",
+					  optarg);
+				return EXIT_INPUT;
+			}
+			break;
+		case 'b':
+			bind = optarg;
+			break;
+		case 'o':
+			open_it = 1;
+			break;
+		case 'n':
+			no_token = 1;
+			break;
+		case 'i':
+			if (cli_parse_duration(optarg, &bo.irq_threshold) ||
+			    bo.irq_threshold <= 0) {
+				cli_error("--irq-threshold takes a duration "
+					  "such as 1ms, not '%s'",
+					  optarg);
+				return EXIT_INPUT;
+			}
+			break;
+		default: {
+			int rc = cli_input_option(&bo.input, o, optarg);
+			if (rc == 1)
+				break;
+			if (rc == 0)
+				help(stderr);
+			return EXIT_INPUT;
+		}
+		}
+	}
+	if (optind + 1 != argc) {
+		cli_error("view takes one FILE");
+		help(stderr);
+		return EXIT_INPUT;
+	}
+	struct view_server s = {0};
+	if (!no_token && make_token(s.guard.token)) {
+		cli_error("cannot make a token: getrandom failed: %m");
+		return EXIT_ENV;
+	}
+	/* SIGINT/SIGTERM are waited for below; the server's threads inherit
+	 * the mask, so the signal comes to this thread */
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	int status = view_index_build(argv[optind], &bo, &s.ix);
+	if (status)
+		return status;
+	s.guard.bind = bind;
+	const char *why = "";
+	if (view_server_start(&s, bind, (int)port, &why)) {
+		cli_error("cannot serve on %s port %ld: %s", bind, port, why);
+		view_index_free(s.ix);
+		return EXIT_ENV;
+	}
+	if (strcmp(bind, "127.0.0.1") && strcmp(bind, "::1"))
+		cli_error("warning: serving on %s: other machines can reach "
+			  "this server%s",
+			  bind,
+			  no_token ? ", and without a token anyone can read "
+				     "the trace"
+				   : "");
+	char url[200];
+	int v6 = strchr(bind, ':') != NULL;
+	snprintf(url, sizeof(url), "http://%s%s%s:%d/%s%s", v6 ? "[" : "", bind,
+		 v6 ? "]" : "", s.guard.port,
+		 no_token ? "" : "?token=", s.guard.token);
+	printf("trawl view: serving %s\n", url);
+	fflush(stdout);
+	if (open_it)
+		open_browser(url);
+	int sig;
+	while (sigwait(&stop, &sig))
+		;
+	view_server_stop(&s);
+	view_index_free(s.ix);
+	return EXIT_OK;
+}

@@ -1,0 +1,968 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The viewer's JSON API (docs/view-api.md): info, window, detail, search,
+ * analysis. Parameters are checked here, strictly (decimal integers in
+ * range, known names only); a bad one is a 400 with a message naming it.
+ * Every answer costs time in proportion to what it returns (columns,
+ * tasks matched), except analysis (the changes of the window) and detail
+ * with fields=1 (the trace read again up to the event).
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "view.h"
+
+#define MAX_LANES	 512
+#define MAX_CELLS	 (1u << 20) /* lanes x width per window request */
+#define MAX_FIELD_EVENTS 16
+
+int view_params_add(struct view_params *p, const char *key, const char *val)
+{
+	if (p->n >= VIEW_MAX_PARAMS) {
+		p->too_many = 1;
+		return -1;
+	}
+	p->key[p->n] = key ? key : "";
+	p->val[p->n] = val ? val : "";
+	p->n++;
+	return 0;
+}
+
+struct req {
+	const struct view_params *p;
+	struct cli_buf *out;
+	char why[200];
+};
+
+static int fail(struct req *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int fail(struct req *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+	return 400;
+}
+
+static const char *param(const struct req *r, const char *key)
+{
+	for (int i = r->p->n - 1; i >= 0; i--)
+		if (!strcmp(r->p->key[i], key))
+			return r->p->val[i];
+	return NULL;
+}
+
+/* Only these names (and token) may come. Return: 0 or 400. */
+static int known(struct req *r, const char *const *names)
+{
+	if (r->p->too_many)
+		return fail(r, "too many parameters (at most %d)",
+			    VIEW_MAX_PARAMS);
+	for (int i = 0; i < r->p->n; i++) {
+		const char *k = r->p->key[i];
+		if (strlen(r->p->val[i]) > VIEW_MAX_VALUE)
+			return fail(r, "parameter '%.40s' is too long", k);
+		int ok = !strcmp(k, "token");
+		for (const char *const *n = names; *n && !ok; n++)
+			ok = !strcmp(k, *n);
+		if (!ok)
+			return fail(r, "unknown parameter '%.40s'", k);
+	}
+	return 0;
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+	if (!s || !*s || strlen(s) > 20)
+		return -1;
+	const char *p = s;
+	if (*p == '-')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	for (const char *q = p; *q; q++)
+		if (!isdigit((unsigned char)*q))
+			return -1;
+	errno = 0;
+	char *end;
+	long long v = strtoll(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* An integer parameter in [lo, hi]; def when absent. Return: 0 or 400. */
+static int int_param(struct req *r, const char *key, int64_t lo, int64_t hi,
+		     int64_t def, int required, int64_t *out)
+{
+	const char *s = param(r, key);
+	if (!s) {
+		if (required)
+			return fail(r, "parameter '%s' is missing", key);
+		*out = def;
+		return 0;
+	}
+	int64_t v;
+	if (parse_i64(s, &v))
+		return fail(r,
+			    "parameter '%s' must be a decimal integer, "
+			    "not '%.40s'",
+			    key, s);
+	if (v < lo || v > hi)
+		return fail(r, "parameter '%s' is out of range [%lld, %lld]",
+			    key, (long long)lo, (long long)hi);
+	*out = v;
+	return 0;
+}
+
+/* from/to: default the whole trace; to > from. */
+static int window_params(struct req *r, const struct view_index *ix,
+			 int64_t *from, int64_t *to)
+{
+	int64_t lo = ix->first - (int64_t)1e15, hi = ix->last + (int64_t)1e15;
+	if (int_param(r, "from", lo, hi, ix->first, 0, from) ||
+	    int_param(r, "to", lo, hi, ix->last + 1, 0, to))
+		return 400;
+	if (*to <= *from)
+		return fail(r, "'to' (%lld) must be after 'from' (%lld)",
+			    (long long)*to, (long long)*from);
+	return 0;
+}
+
+/* "0,3,5-9" into ids (at most MAX_LANES, each < nlanes). */
+static int lane_list(struct req *r, const struct view_index *ix, uint32_t *ids,
+		     size_t *n)
+{
+	const char *s = param(r, "lanes");
+	*n = 0;
+	if (!s || !*s)
+		return fail(r, "parameter 'lanes' is missing");
+	while (*s) {
+		int64_t a, b;
+		char num[24];
+		size_t k = 0;
+		while (isdigit((unsigned char)*s) && k < sizeof(num) - 1)
+			num[k++] = *s++;
+		num[k] = '\0';
+		if (parse_i64(num, &a))
+			goto bad;
+		b = a;
+		if (*s == '-') {
+			s++;
+			k = 0;
+			while (isdigit((unsigned char)*s) &&
+			       k < sizeof(num) - 1)
+				num[k++] = *s++;
+			num[k] = '\0';
+			if (parse_i64(num, &b) || b < a)
+				goto bad;
+		}
+		if (*s == ',')
+			s++;
+		else if (*s)
+			goto bad;
+		if (b >= (int64_t)ix->nlanes)
+			return fail(r, "no lane %lld (there are %zu)",
+				    (long long)b, ix->nlanes);
+		if (b - a + 1 > (int64_t)(MAX_LANES - *n))
+			return fail(r, "at most %d lanes a request", MAX_LANES);
+		for (int64_t i = a; i <= b; i++)
+			ids[(*n)++] = (uint32_t)i;
+	}
+	return 0;
+bad:
+	return fail(r, "parameter 'lanes' must be lane ids such as 0,3,5-9");
+}
+
+static void key_i64(struct cli_buf *b, const char *key, int64_t v)
+{
+	buf_char(b, '"');
+	buf_str(b, key);
+	buf_str(b, "\":");
+	buf_i64(b, v);
+}
+
+static void key_str(struct cli_buf *b, const char *key, const char *s, size_t n)
+{
+	buf_char(b, '"');
+	buf_str(b, key);
+	buf_str(b, "\":");
+	buf_json(b, s, n);
+}
+
+static void key_string_id(struct cli_buf *b, const struct view_index *ix,
+			  const char *key, uint32_t id)
+{
+	size_t n;
+	const char *s = view_string(&ix->str, id, &n);
+	key_str(b, key, s, n);
+}
+
+static void task_json(struct cli_buf *b, const struct view_index *ix,
+		      uint32_t idx)
+{
+	const struct view_task *tk = &ix->tasks[idx];
+	buf_char(b, '{');
+	key_i64(b, "pid", tk->pid);
+	buf_char(b, ',');
+	key_string_id(b, ix, "comm", tk->comm);
+	buf_char(b, ',');
+	key_i64(b, "lane", tk->lane);
+	buf_char(b, '}');
+}
+
+static void lane_json(struct cli_buf *b, const struct view_index *ix, size_t i)
+{
+	const struct view_lane *l = &ix->lanes[i];
+	buf_char(b, '{');
+	key_i64(b, "id", (int64_t)i);
+	buf_str(b, ",\"kind\":\"");
+	buf_str(b, view_lane_kind_name(l->kind));
+	buf_str(b, "\",");
+	key_string_id(b, ix, "name", l->name);
+	buf_char(b, ',');
+	key_i64(b, "cpu", l->cpu);
+	buf_char(b, ',');
+	key_i64(b, "pid", l->pid);
+	buf_char(b, ',');
+	key_i64(b, "depth", l->depth);
+	buf_char(b, ',');
+	key_i64(b, "buffer", l->buffer);
+	buf_char(b, ',');
+	key_i64(b, "changes", (int64_t)l->steps.n);
+	buf_str(b, ",\"levels\":[");
+	for (int k = 0; k < l->nlevels; k++) {
+		if (k)
+			buf_char(b, ',');
+		buf_i64(b, l->levels[k].width);
+	}
+	buf_str(b, "]}");
+}
+
+static int api_info(struct view_index *ix, struct req *r)
+{
+	static const char *const names[] = {NULL};
+	if (known(r, names))
+		return 400;
+	struct cli_buf *b = r->out;
+	buf_char(b, '{');
+	key_str(b, "trace", ix->path, strlen(ix->path));
+	buf_char(b, ',');
+	key_i64(b, "first", ix->first);
+	buf_char(b, ',');
+	key_i64(b, "last", ix->last);
+	buf_char(b, ',');
+	key_i64(b, "events", (int64_t)ix->events);
+	buf_char(b, ',');
+	key_i64(b, "lost_events", (int64_t)ix->lost);
+	buf_char(b, ',');
+	key_i64(b, "cpus", ix->ncpus);
+	buf_char(b, ',');
+	key_i64(b, "tasks", (int64_t)ix->ntasks);
+	buf_char(b, ',');
+	key_i64(b, "irq_threshold", ix->irq_threshold);
+	buf_char(b, ',');
+	key_i64(b, "irq_over_threshold", (int64_t)ix->longs_total);
+	buf_char(b, ',');
+	key_i64(b, "index_bytes", (int64_t)view_index_bytes(ix));
+	buf_char(b, ',');
+	key_i64(b, "max_width", VIEW_MAX_WIDTH);
+	buf_str(b, ",\"lanes\":[");
+	for (size_t i = 0; i < ix->nlanes; i++) {
+		if (i)
+			buf_str(b, ",\n");
+		lane_json(b, ix, i);
+	}
+	buf_str(b, "]}\n");
+	return 200;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Lanes whose values are a string id + 1 (irq, work, slice names,
+ * marker texts). */
+static int label_kind(const struct view_lane *l)
+{
+	return l->kind == VIEW_LANE_HARDIRQ || l->kind == VIEW_LANE_SOFTIRQ ||
+	       l->kind == VIEW_LANE_WORK || l->kind == VIEW_LANE_SLICE ||
+	       l->kind == VIEW_LANE_ASYNC || l->kind == VIEW_LANE_MARKER;
+}
+
+static void push(uint32_t **arr, size_t *n, size_t *cap, uint32_t v,
+		 struct cli_buf *b)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		uint32_t *q = realloc(*arr, nc * sizeof(*q));
+		if (!q) {
+			b->oom = 1;
+			return;
+		}
+		*arr = q;
+		*cap = nc;
+	}
+	(*arr)[(*n)++] = v;
+}
+
+static int api_window(struct view_index *ix, struct req *r)
+{
+	static const char *const names[] = {"lanes", "from",  "to",
+					    "width", "level", NULL};
+	int64_t from, to, width, level = -1;
+	if (known(r, names) || window_params(r, ix, &from, &to) ||
+	    int_param(r, "width", 1, VIEW_MAX_WIDTH, 1000, 0, &width))
+		return 400;
+	const char *lv = param(r, "level");
+	if (lv && !strcmp(lv, "raw"))
+		level = -2;
+	else if (lv && strcmp(lv, "auto") &&
+		 int_param(r, "level", 0, 63, -1, 0, &level))
+		return fail(r, "parameter 'level' must be auto, raw or a "
+			       "level number 0..63");
+	uint32_t ids[MAX_LANES];
+	size_t n;
+	if (lane_list(r, ix, ids, &n))
+		return 400;
+	if ((uint64_t)n * (uint64_t)width > MAX_CELLS)
+		return fail(r, "lanes x width is at most %u (asked %zu x %lld)",
+			    MAX_CELLS, n, (long long)width);
+	struct view_col *cols = malloc((size_t)width * sizeof(*cols));
+	uint32_t *tasks = NULL, *labels = NULL;
+	size_t ntasks = 0, tcap = 0, nlabels = 0, lcap = 0;
+	if (!cols)
+		return 503;
+	struct cli_buf *b = r->out;
+	buf_char(b, '{');
+	key_i64(b, "from", from);
+	buf_char(b, ',');
+	key_i64(b, "to", to);
+	buf_char(b, ',');
+	key_i64(b, "width", width);
+	buf_str(b, ",\"lanes\":[");
+	for (size_t i = 0; i < n; i++) {
+		const struct view_lane *l = &ix->lanes[ids[i]];
+		int used = view_window(ix, l, from, to, (int)width, (int)level,
+				       cols);
+		if (i)
+			buf_str(b, ",\n");
+		buf_char(b, '{');
+		key_i64(b, "id", ids[i]);
+		buf_char(b, ',');
+		key_i64(b, "level", used);
+		buf_char(b, ',');
+		key_i64(b, "bucket", used < 0 ? 0 : l->levels[used].width);
+		buf_str(b, ",\"cols\":[");
+		int counter = l->kind == VIEW_LANE_COUNTER;
+		for (int c = 0; c < width;) {
+			int e = c + 1;
+			uint64_t count = cols[c].count;
+			while (e < width && cols[e].dom == cols[c].dom &&
+			       cols[e].busy == cols[c].busy &&
+			       (counter ? cols[e].min == cols[c].min &&
+						  cols[e].max == cols[c].max
+					: cols[e].share == cols[c].share) &&
+			       (l->points ? !cols[e].count && !count : 1))
+				count += cols[e++].count;
+			if (c)
+				buf_char(b, ',');
+			buf_char(b, '[');
+			buf_i64(b, e - c);
+			buf_char(b, ',');
+			if (counter) {
+				int has = cols[c].min <= cols[c].max;
+				buf_i64(b, has ? cols[c].min : 0);
+				buf_char(b, ',');
+				buf_i64(b, has ? cols[c].max : 0);
+				buf_char(b, ',');
+				buf_i64(b, has);
+			} else {
+				buf_i64(b, cols[c].dom);
+				buf_char(b, ',');
+				buf_i64(b, cols[c].busy);
+				buf_char(b, ',');
+				buf_i64(b, (int64_t)count);
+				buf_char(b, ',');
+				buf_i64(b, cols[c].share);
+			}
+			buf_char(b, ']');
+			/* what the values name, listed once below */
+			if (l->kind == VIEW_LANE_CPU && cols[c].dom > 0 &&
+			    (size_t)cols[c].dom <= ix->ntasks)
+				push(&tasks, &ntasks, &tcap,
+				     (uint32_t)cols[c].dom - 1, b);
+			else if (label_kind(l) && cols[c].dom > 0 &&
+				 (uint64_t)cols[c].dom <= ix->str.n)
+				push(&labels, &nlabels, &lcap,
+				     (uint32_t)cols[c].dom - 1, b);
+			c = e;
+		}
+		buf_str(b, "]}");
+	}
+	buf_str(b, "],\"tasks\":{");
+	if (ntasks)
+		qsort(tasks, ntasks, sizeof(*tasks), cmp_u32);
+	for (size_t i = 0; i < ntasks; i++) {
+		if (i && tasks[i] == tasks[i - 1])
+			continue;
+		if (i)
+			buf_char(b, ',');
+		buf_char(b, '"');
+		buf_u64(b, tasks[i] + 1);
+		buf_str(b, "\":");
+		task_json(b, ix, tasks[i]);
+	}
+	buf_str(b, "},\"labels\":{");
+	if (nlabels)
+		qsort(labels, nlabels, sizeof(*labels), cmp_u32);
+	for (size_t i = 0; i < nlabels; i++) {
+		if (i && labels[i] == labels[i - 1])
+			continue;
+		if (i)
+			buf_char(b, ',');
+		buf_char(b, '"');
+		buf_u64(b, labels[i] + 1);
+		buf_str(b, "\":");
+		size_t len;
+		const char *s = view_string(&ix->str, labels[i], &len);
+		buf_json(b, s, len);
+	}
+	buf_str(b, "}}\n");
+	free(cols);
+	free(tasks);
+	free(labels);
+	return 200;
+}
+
+/* The change holding at t, its end (the next change), and the one before. */
+struct at {
+	int found;
+	struct view_step s, prev, next;
+	int has_prev, has_next;
+};
+
+static void change_at(const struct view_lane *l, int64_t t, struct at *a)
+{
+	memset(a, 0, sizeof(*a));
+	struct view_iter it;
+	struct view_step c, last = {0}, before = {0};
+	if (view_iter_seek(&it, &l->steps, t) || !view_iter_next(&it, &c) ||
+	    c.t > t)
+		return;
+	a->found = 1;
+	a->s = c;
+	a->has_next = view_iter_next(&it, &a->next);
+	/* the change before it, counting changes at the same time */
+	int k = 0;
+	view_iter_seek(&it, &l->steps, c.t - 1);
+	while (view_iter_next(&it, &c) && c.t <= t) {
+		before = last;
+		last = c;
+		k++;
+	}
+	if (k >= 2) {
+		a->prev = before;
+		a->has_prev = 1;
+	}
+}
+
+/* The nearest point to t within tol. */
+static int point_near(const struct view_lane *l, int64_t t, int64_t tol,
+		      struct view_step *out)
+{
+	struct view_iter it;
+	struct view_step st;
+	int found = 0;
+	int64_t best = INT64_MAX;
+	if (view_iter_seek(&it, &l->steps, t - tol))
+		return 0;
+	while (view_iter_next(&it, &st) && st.t <= t + tol) {
+		int64_t d = st.t > t ? st.t - t : t - st.t;
+		if (st.t >= t - tol && d < best) {
+			best = d;
+			*out = st;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+struct reread {
+	int64_t at;
+	int cpu;
+	struct cli_buf *b;
+	int n;
+};
+
+static int on_reread(const trawl_event *ev, void *ctx)
+{
+	struct reread *r = ctx;
+	int64_t ts = trawl_event_time(ev);
+	if (ts < r->at)
+		return 0;
+	if (ts > r->at || r->n >= MAX_FIELD_EVENTS)
+		return 1;
+	if (r->cpu >= 0 && trawl_event_cpu(ev) != r->cpu)
+		return 0;
+	struct cli_buf *b = r->b;
+	if (r->n++)
+		buf_char(b, ',');
+	buf_char(b, '{');
+	key_str(b, "event", trawl_event_name(ev), strlen(trawl_event_name(ev)));
+	buf_char(b, ',');
+	key_i64(b, "time", ts);
+	buf_char(b, ',');
+	key_i64(b, "seq", (int64_t)trawl_event_seq(ev));
+	buf_char(b, ',');
+	key_i64(b, "cpu", trawl_event_cpu(ev));
+	buf_char(b, ',');
+	key_i64(b, "pid", trawl_event_pid(ev));
+	buf_char(b, ',');
+	key_str(b, "comm", trawl_event_comm(ev), strlen(trawl_event_comm(ev)));
+	buf_str(b, ",\"fields\":");
+	buf_json_fields(b, ev);
+	buf_char(b, '}');
+	return 0;
+}
+
+/* ,"events":[...] of the trace read again up to time at. */
+static void fields_at(struct view_index *ix, int64_t at, int cpu,
+		      struct cli_buf *b)
+{
+	if (!strcmp(ix->path, "-")) {
+		buf_str(b, ",\"events\":null,\"events_error\":\"standard "
+			   "input cannot be read again\"");
+		return;
+	}
+	pthread_mutex_lock(&ix->reread);
+	trawl_open_opts o = {.flags = ix->input.flags,
+			     .threads = ix->input.threads,
+			     .formats = ix->input.formats};
+	trawl_error err = {0};
+	trawl_trace *t = trawl_open(ix->path, &o, &err);
+	buf_str(b, ",\"events\":[");
+	struct reread r = {.at = at, .cpu = cpu, .b = b};
+	int rc = t ? trawl_on(t, "*", on_reread, &r) : -1;
+	if (!rc)
+		rc = trawl_run(t, &err);
+	buf_char(b, ']');
+	if (rc < 0) {
+		buf_char(b, ',');
+		key_str(b, "events_error", err.msg, strlen(err.msg));
+	}
+	trawl_close(t);
+	pthread_mutex_unlock(&ix->reread);
+}
+
+static int64_t end_of(const struct view_index *ix, const struct at *a)
+{
+	return a->has_next ? a->next.t : ix->last;
+}
+
+/* Who made the task runnable (aux of a RUNNABLE change, view.h). */
+static void waker_json(const struct view_index *ix, uint32_t aux,
+		       struct cli_buf *b)
+{
+	if (aux >= 2 && aux - 2 < ix->ntasks) {
+		buf_str(b, ",\"waker\":");
+		task_json(b, ix, aux - 2);
+	} else if (aux == 1) {
+		buf_str(b, ",\"waker\":{\"pid\":0,\"comm\":\"(idle or "
+			   "interrupt)\",\"lane\":-1}");
+	} else {
+		buf_str(b, ",\"preempted\":true");
+	}
+}
+
+/* A run of the task (from the task lane): the wakeup that made it
+ * runnable, its latency and the waker; the state it left in. */
+static void run_json(struct view_index *ix, uint32_t task, int64_t start,
+		     struct cli_buf *b)
+{
+	const struct view_lane *tl = &ix->lanes[ix->tasks[task].lane];
+	struct at a;
+	change_at(tl, start, &a);
+	if (!a.found || a.s.v != VIEW_STATE_RUNNING)
+		return;
+	if (a.has_prev && a.prev.v == VIEW_STATE_RUNNABLE) {
+		buf_str(b, ",\"wakeup\":{");
+		key_i64(b, "time", a.prev.t);
+		buf_char(b, ',');
+		key_i64(b, "latency", a.s.t - a.prev.t);
+		waker_json(ix, a.prev.aux, b);
+		buf_char(b, '}');
+	}
+	if (a.has_next) {
+		buf_str(b, ",\"end_state\":\"");
+		buf_str(b, view_state_name((int)a.next.v));
+		buf_char(b, '"');
+	}
+}
+
+static int api_detail(struct view_index *ix, struct req *r)
+{
+	static const char *const names[] = {"lane", "t", "tol", "fields", NULL};
+	int64_t lane, t, tol, fields;
+	if (known(r, names) ||
+	    int_param(r, "lane", 0, (int64_t)ix->nlanes - 1, 0, 1, &lane) ||
+	    int_param(r, "t", ix->first - (int64_t)1e15,
+		      ix->last + (int64_t)1e15, 0, 1, &t) ||
+	    int_param(r, "tol", 0, (int64_t)1e15, 0, 0, &tol) ||
+	    int_param(r, "fields", 0, 1, 0, 0, &fields))
+		return 400;
+	const struct view_lane *l = &ix->lanes[lane];
+	struct cli_buf *b = r->out;
+	struct at a;
+	if (l->points) {
+		memset(&a, 0, sizeof(a));
+		a.found = point_near(l, t, tol, &a.s);
+		a.next = a.s;
+		a.has_next = a.found;
+	} else {
+		change_at(l, t, &a);
+	}
+	buf_char(b, '{');
+	key_i64(b, "lane", lane);
+	buf_str(b, ",\"kind\":\"");
+	buf_str(b, view_lane_kind_name(l->kind));
+	buf_str(b, "\",");
+	key_string_id(b, ix, "lane_name", l->name);
+	buf_char(b, ',');
+	key_i64(b, "cpu", l->cpu);
+	if (!a.found) {
+		buf_str(b, ",\"found\":false}\n");
+		return 200;
+	}
+	buf_str(b, ",\"found\":true,");
+	key_i64(b, "start", a.s.t);
+	buf_char(b, ',');
+	key_i64(b, "end", end_of(ix, &a));
+	buf_char(b, ',');
+	key_i64(b, "duration", end_of(ix, &a) - a.s.t);
+	buf_char(b, ',');
+	key_i64(b, "value", a.s.v);
+	int64_t v = a.s.v;
+	switch (l->kind) {
+	case VIEW_LANE_CPU:
+		if (v > 0 && (uint64_t)v <= ix->ntasks) {
+			buf_str(b, ",\"task\":");
+			task_json(b, ix, (uint32_t)v - 1);
+			run_json(ix, (uint32_t)v - 1, a.s.t, b);
+		} else {
+			buf_str(b, ",\"idle\":true");
+		}
+		break;
+	case VIEW_LANE_TASK: {
+		buf_str(b, ",\"state\":\"");
+		buf_str(b, view_state_name((int)v));
+		buf_char(b, '"');
+		uint32_t idx = UINT32_MAX;
+		for (size_t i = 0; i < ix->ntasks; i++)
+			if (ix->tasks[i].lane == (uint32_t)lane)
+				idx = (uint32_t)i;
+		if (idx != UINT32_MAX) {
+			buf_str(b, ",\"task\":");
+			task_json(b, ix, idx);
+		}
+		if (v == VIEW_STATE_RUNNING) {
+			buf_char(b, ',');
+			key_i64(b, "on_cpu", (int64_t)a.s.aux - 1);
+			if (idx != UINT32_MAX)
+				run_json(ix, idx, a.s.t, b);
+		} else if (v == VIEW_STATE_RUNNABLE) {
+			waker_json(ix, a.s.aux, b);
+			if (a.has_next && a.next.v == VIEW_STATE_RUNNING) {
+				buf_char(b, ',');
+				key_i64(b, "latency", a.next.t - a.s.t);
+			}
+		}
+		break;
+	}
+	case VIEW_LANE_COUNTER:
+		break;
+	case VIEW_LANE_LOST:
+		buf_char(b, ',');
+		key_i64(b, "lost", v);
+		break;
+	default:
+		if (v > 0) {
+			buf_char(b, ',');
+			key_string_id(b, ix, "label", (uint32_t)v - 1);
+		}
+		break;
+	}
+	if (fields)
+		fields_at(ix, a.s.t, l->points ? -1 : l->cpu, b);
+	buf_str(b, "}\n");
+	return 200;
+}
+
+static int contains_ci(const char *hay, size_t n, const char *needle)
+{
+	size_t k = strlen(needle);
+	if (!k)
+		return 1;
+	for (size_t i = 0; i + k <= n; i++)
+		if (!strncasecmp(hay + i, needle, k))
+			return 1;
+	return 0;
+}
+
+static int api_search(struct view_index *ix, struct req *r)
+{
+	static const char *const names[] = {"q", "limit", NULL};
+	int64_t limit;
+	if (known(r, names) || int_param(r, "limit", 1, 1000, 100, 0, &limit))
+		return 400;
+	const char *q = param(r, "q");
+	if (!q || !*q)
+		return fail(r, "parameter 'q' (a task name or pid) is missing");
+	int64_t pid = -1;
+	if (parse_i64(q, &pid))
+		pid = -1;
+	struct cli_buf *b = r->out;
+	buf_str(b, "{\"tasks\":[");
+	int64_t n = 0, total = 0;
+	for (size_t i = 0; i < ix->ntasks; i++) {
+		const struct view_task *tk = &ix->tasks[i];
+		size_t len;
+		const char *comm = view_string(&ix->str, tk->comm, &len);
+		if (tk->pid != pid && !contains_ci(comm, len, q))
+			continue;
+		if (total++ >= limit)
+			continue;
+		if (n++)
+			buf_char(b, ',');
+		buf_str(b, "{\"pid\":");
+		buf_i64(b, tk->pid);
+		buf_char(b, ',');
+		key_str(b, "comm", comm, len);
+		buf_char(b, ',');
+		key_i64(b, "lane", tk->lane);
+		buf_str(b, ",\"slice_lanes\":[");
+		for (int d = 0; d < VIEW_MAX_DEPTH && tk->has_slice[d]; d++) {
+			if (d)
+				buf_char(b, ',');
+			buf_i64(b, tk->slice_lane[d]);
+		}
+		buf_str(b, "]}");
+	}
+	buf_str(b, "],");
+	key_i64(b, "matches", total);
+	buf_str(b, "}\n");
+	return 200;
+}
+
+struct task_time {
+	uint32_t idx;
+	int64_t run;
+};
+
+static int by_run(const void *a, const void *b)
+{
+	const struct task_time *x = a, *y = b;
+	if (x->run != y->run)
+		return x->run > y->run ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void summary_json(struct cli_buf *b, const trawl_summary *s)
+{
+	buf_char(b, '{');
+	key_i64(b, "count", (int64_t)s->count);
+	buf_char(b, ',');
+	key_i64(b, "min", s->min);
+	buf_char(b, ',');
+	key_i64(b, "p50", s->p50);
+	buf_char(b, ',');
+	key_i64(b, "p90", s->p90);
+	buf_char(b, ',');
+	key_i64(b, "p99", s->p99);
+	buf_char(b, ',');
+	key_i64(b, "max", s->max);
+	buf_char(b, '}');
+}
+
+static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
+{
+	int64_t s = a0 > b0 ? a0 : b0, e = a1 < b1 ? a1 : b1;
+	return e > s ? e - s : 0;
+}
+
+static int api_analysis(struct view_index *ix, struct req *r)
+{
+	static const char *const names[] = {"from", "to", "top", NULL};
+	int64_t from, to, top;
+	if (known(r, names) || window_params(r, ix, &from, &to) ||
+	    int_param(r, "top", 1, 1000, 20, 0, &top))
+		return 400;
+	struct task_time *tt = calloc(ix->ntasks + 1, sizeof(*tt));
+	trawl_hist *lat = trawl_hist_new(NULL);
+	if (!tt || !lat) {
+		free(tt);
+		trawl_hist_free(lat);
+		return 503;
+	}
+	for (size_t i = 0; i < ix->ntasks; i++)
+		tt[i].idx = (uint32_t)i;
+	struct cli_buf *b = r->out;
+	buf_char(b, '{');
+	key_i64(b, "from", from);
+	buf_char(b, ',');
+	key_i64(b, "to", to);
+	buf_str(b, ",\"cpus\":[");
+	int ncpu = 0;
+	for (size_t i = 0; i < ix->nlanes; i++) {
+		const struct view_lane *l = &ix->lanes[i];
+		if (l->kind != VIEW_LANE_CPU)
+			continue;
+		struct view_iter it;
+		struct view_step s, next;
+		int64_t busy = 0;
+		if (!view_iter_seek(&it, &l->steps, from) &&
+		    view_iter_next(&it, &s)) {
+			for (;;) {
+				int more = view_iter_next(&it, &next);
+				int64_t e = more ? next.t : ix->last;
+				if (s.v > 0)
+					busy += overlap(s.t, e, from, to);
+				if (!more || next.t >= to)
+					break;
+				s = next;
+			}
+		}
+		if (ncpu++)
+			buf_char(b, ',');
+		buf_char(b, '{');
+		key_i64(b, "cpu", l->cpu);
+		buf_char(b, ',');
+		key_i64(b, "buffer", l->buffer);
+		buf_char(b, ',');
+		key_i64(b, "busy", busy);
+		buf_char(b, '}');
+	}
+	/* wakeup latency: runnable after a wakeup, then running, with the
+	 * switch-in inside the window */
+	for (size_t i = 0; i < ix->ntasks; i++) {
+		const struct view_lane *l = &ix->lanes[ix->tasks[i].lane];
+		struct view_iter it;
+		struct view_step s, next;
+		if (view_iter_seek(&it, &l->steps, from) ||
+		    !view_iter_next(&it, &s))
+			continue;
+		for (;;) {
+			int more = view_iter_next(&it, &next);
+			if (s.v == VIEW_STATE_RUNNING)
+				tt[i].run +=
+					overlap(s.t, more ? next.t : ix->last,
+						from, to);
+			if (!more || next.t >= to)
+				break;
+			if (s.v == VIEW_STATE_RUNNABLE && s.aux &&
+			    next.v == VIEW_STATE_RUNNING && next.t >= from)
+				trawl_hist_add(lat, next.t - s.t);
+			s = next;
+		}
+	}
+	buf_str(b, "],\"top_tasks\":[");
+	qsort(tt, ix->ntasks, sizeof(*tt), by_run);
+	for (int64_t i = 0; i < top && (size_t)i < ix->ntasks && tt[i].run;
+	     i++) {
+		if (i)
+			buf_char(b, ',');
+		const struct view_task *tk = &ix->tasks[tt[i].idx];
+		buf_char(b, '{');
+		key_i64(b, "pid", tk->pid);
+		buf_char(b, ',');
+		key_string_id(b, ix, "comm", tk->comm);
+		buf_char(b, ',');
+		key_i64(b, "lane", tk->lane);
+		buf_char(b, ',');
+		key_i64(b, "run", tt[i].run);
+		buf_char(b, '}');
+	}
+
+	trawl_summary sum;
+	trawl_hist_summary(lat, &sum);
+	buf_str(b, "],\"wakeup_latency\":");
+	summary_json(b, &sum);
+	buf_str(b, ",\"irq_over_threshold\":{");
+	key_i64(b, "threshold", ix->irq_threshold);
+	buf_str(b, ",\"list\":[");
+	int64_t shown = 0, count = 0;
+	for (size_t i = 0; i < ix->nlongs; i++) {
+		const struct view_long_irq *q = &ix->longs[i];
+		if (q->end <= from || q->start >= to)
+			continue;
+		if (count++ >= 200)
+			continue;
+		if (shown++)
+			buf_char(b, ',');
+		buf_char(b, '{');
+		key_i64(b, "start", q->start);
+		buf_char(b, ',');
+		key_i64(b, "end", q->end);
+		buf_char(b, ',');
+		key_i64(b, "duration", q->end - q->start);
+		buf_char(b, ',');
+		key_i64(b, "cpu", q->cpu);
+		buf_str(b, ",\"kind\":\"");
+		buf_str(b, q->soft ? "softirq" : "hardirq");
+		buf_str(b, "\",");
+		key_i64(b, "id", q->id);
+		buf_char(b, ',');
+		key_string_id(b, ix, "name", q->name);
+		buf_char(b, '}');
+	}
+	buf_str(b, "],");
+	key_i64(b, "count", count);
+	buf_str(b, "}}\n");
+	free(tt);
+	trawl_hist_free(lat);
+	return 200;
+}
+
+int view_api(struct view_index *ix, const char *path,
+	     const struct view_params *p, struct cli_buf *out)
+{
+	struct req r = {.p = p, .out = out};
+	static const struct {
+		const char *path;
+		int (*fn)(struct view_index *, struct req *);
+	} routes[] = {
+		{"/api/info", api_info},	 {"/api/window", api_window},
+		{"/api/detail", api_detail},	 {"/api/search", api_search},
+		{"/api/analysis", api_analysis},
+	};
+	int status = 404;
+	snprintf(r.why, sizeof(r.why), "no such API: %.60s", path);
+	for (size_t i = 0; i < sizeof(routes) / sizeof(*routes); i++)
+		if (!strcmp(path, routes[i].path)) {
+			status = routes[i].fn(ix, &r);
+			break;
+		}
+	if (status == 503)
+		snprintf(r.why, sizeof(r.why), "out of memory");
+	if (status == 200 && out->oom) {
+		status = 503;
+		snprintf(r.why, sizeof(r.why), "out of memory");
+	}
+	if (status != 200) {
+		out->n = 0;
+		out->oom = 0;
+		buf_str(out, "{\"error\":");
+		buf_json(out, r.why, strlen(r.why));
+		buf_str(out, "}\n");
+	}
+	return status;
+}

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Summary levels of each lane, and windows read at a pixel width, from the
+ * raw changes or from a level (the scheme is drawn in view.h).
+ *
+ * Both go through one accumulator: segments (a value from a time to the
+ * next change) and points come in time order and are cut at column edges;
+ * a column keeps the time of its non-zero values (busy), the four values
+ * that held longest (dom is the longest; a fifth replaces the shortest, so
+ * dom is approximate only when a column holds more than four values of
+ * similar length), the changes that began in it, and min/max for counters.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view.h"
+
+#define NCAND 4
+
+struct cand {
+	int64_t v, dur;
+};
+
+struct acc {
+	int kind;
+	int64_t from, span; /* column c: [edge(c), edge(c + 1)) */
+	int n;
+	struct view_col *cols;
+	int cur; /* the column being filled, -1: none yet */
+	struct cand cand[NCAND];
+	int ncand;
+	int64_t busy;
+};
+
+static int64_t edge(const struct acc *a, int c)
+{
+	return a->from + (int64_t)((__int128)a->span * c / a->n);
+}
+
+static int col_of(const struct acc *a, int64_t t)
+{
+	if (t <= a->from)
+		return 0;
+	int c = (int)((__int128)(t - a->from) * a->n / a->span);
+	if (c >= a->n)
+		c = a->n - 1;
+	while (c > 0 && edge(a, c) > t)
+		c--;
+	while (c + 1 < a->n && edge(a, c + 1) <= t)
+		c++;
+	return c;
+}
+
+static uint16_t frac(int64_t part, int64_t whole)
+{
+	if (whole <= 0 || part <= 0)
+		return 0;
+	if (part >= whole)
+		return 65535;
+	return (uint16_t)((__int128)part * 65535 / whole);
+}
+
+static void flush(struct acc *a)
+{
+	if (a->cur < 0)
+		return;
+	struct view_col *c = &a->cols[a->cur];
+	int64_t w = edge(a, a->cur + 1) - edge(a, a->cur);
+	int best = -1;
+	for (int i = 0; i < a->ncand; i++)
+		if (best < 0 || a->cand[i].dur > a->cand[best].dur)
+			best = i;
+	if (a->kind != VIEW_LANE_COUNTER && best >= 0) {
+		c->dom = a->cand[best].v;
+		c->share = frac(a->cand[best].dur, w);
+	}
+	c->busy = frac(a->busy, w);
+	a->ncand = 0;
+	a->busy = 0;
+	a->cur = -1;
+}
+
+static void enter(struct acc *a, int c)
+{
+	if (a->cur == c)
+		return;
+	flush(a);
+	a->cur = c;
+}
+
+static void add_cand(struct acc *a, int64_t v, int64_t dur)
+{
+	int low = 0;
+	for (int i = 0; i < a->ncand; i++) {
+		if (a->cand[i].v == v) {
+			a->cand[i].dur += dur;
+			return;
+		}
+		if (a->cand[i].dur < a->cand[low].dur)
+			low = i;
+	}
+	if (a->ncand < NCAND)
+		a->cand[a->ncand++] = (struct cand){v, dur};
+	else if (dur > a->cand[low].dur)
+		a->cand[low] = (struct cand){v, dur};
+}
+
+static int is_busy(int kind, int64_t v)
+{
+	if (kind == VIEW_LANE_TASK)
+		return v == VIEW_STATE_RUNNING;
+	return kind == VIEW_LANE_COUNTER || v != 0;
+}
+
+/* Value v from t0 to t1, counted in the columns it covers. */
+static void acc_segment(struct acc *a, int64_t t0, int64_t t1, int64_t v)
+{
+	int64_t lo = a->from, hi = a->from + a->span;
+	if (t0 < lo)
+		t0 = lo;
+	if (t1 > hi)
+		t1 = hi;
+	if (t1 <= t0)
+		return;
+	if (a->kind != VIEW_LANE_COUNTER && v == 0)
+		return;
+	int busy = is_busy(a->kind, v);
+	for (int c = col_of(a, t0); c < a->n; c++) {
+		int64_t e0 = edge(a, c), e1 = edge(a, c + 1);
+		if (e0 >= t1)
+			break;
+		int64_t s = t0 > e0 ? t0 : e0, e = t1 < e1 ? t1 : e1;
+		if (e <= s)
+			continue;
+		enter(a, c);
+		add_cand(a, v, e - s);
+		if (busy)
+			a->busy += e - s;
+		if (a->kind == VIEW_LANE_COUNTER) {
+			struct view_col *col = &a->cols[c];
+			col->dom = v;
+			if (v < col->min)
+				col->min = v;
+			if (v > col->max)
+				col->max = v;
+		}
+	}
+}
+
+/* A change at t: counted where it begins (points: the first is dom). */
+static void acc_change(struct acc *a, int64_t t, int64_t v, int point)
+{
+	if (t < a->from || t >= a->from + a->span)
+		return;
+	int c = col_of(a, t);
+	struct view_col *col = &a->cols[c];
+	if (point && !col->count)
+		col->dom = v;
+	if (col->count < UINT32_MAX)
+		col->count++;
+}
+
+static void acc_init(struct acc *a, int kind, int64_t from, int64_t span, int n,
+		     struct view_col *cols)
+{
+	memset(a, 0, sizeof(*a));
+	a->kind = kind;
+	a->from = from;
+	a->span = span > 0 ? span : 1;
+	a->n = n;
+	a->cols = cols;
+	a->cur = -1;
+	for (int i = 0; i < n; i++)
+		cols[i] = (struct view_col){.min = INT64_MAX, .max = INT64_MIN};
+}
+
+/* Every change of the lane from the one holding at from up to to. */
+static void feed_raw(struct acc *a, const struct view_index *ix,
+		     const struct view_lane *l, int64_t from, int64_t to)
+{
+	struct view_iter it;
+	struct view_step s, next;
+	if (view_iter_seek(&it, &l->steps, from) || !view_iter_next(&it, &s))
+		return;
+	for (;;) {
+		int more = view_iter_next(&it, &next);
+		if (l->points) {
+			acc_change(a, s.t, s.v, 1);
+		} else {
+			acc_change(a, s.t, s.v, 0);
+			acc_segment(a, s.t, more ? next.t : ix->last + 1, s.v);
+		}
+		if (!more || next.t >= to)
+			break;
+		s = next;
+	}
+	flush(a);
+}
+
+/* Whether the raw changes in [from, to) are at most limit. */
+static int raw_fits(const struct view_lane *l, int64_t from, int64_t to,
+		    uint64_t limit)
+{
+	struct view_iter it;
+	struct view_step s;
+	if (view_iter_seek(&it, &l->steps, from))
+		return 1;
+	uint64_t n = 0;
+	while (view_iter_next(&it, &s) && s.t < to)
+		if (++n > limit)
+			return 0;
+	return 1;
+}
+
+static void feed_level(struct acc *a, const struct view_index *ix,
+		       const struct view_lane *l, int k, int64_t from,
+		       int64_t to)
+{
+	const struct view_level *lv = &l->levels[k];
+	int64_t w = lv->width;
+	if (to <= from)
+		return;
+	int64_t b0 = (from - ix->first) / w, b1 = (to - 1 - ix->first) / w;
+	if (b0 < 0)
+		b0 = 0;
+	if (b1 >= (int64_t)lv->n)
+		b1 = (int64_t)lv->n - 1;
+	for (int64_t i = b0; i <= b1; i++) {
+		const struct view_bucket *bk = &lv->b[i];
+		/* the last bucket's time ends with the trace: its busy time
+		 * is spread over what it covers of the trace */
+		int64_t t0 = ix->first + i * w, t1 = t0 + w;
+		if (t1 > ix->last + 1)
+			t1 = ix->last + 1 > t0 ? ix->last + 1 : t0 + 1;
+		int64_t ext = t1 - t0;
+		if (bk->count && t0 >= from)
+			acc_change(a, t0, bk->dom, l->points);
+		if (t0 >= from && t0 < to && bk->count > 1) {
+			struct view_col *c = &a->cols[col_of(a, t0)];
+			uint64_t sum = (uint64_t)c->count + bk->count - 1;
+			c->count =
+				sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
+		}
+		if (l->points || (!bk->busy && !bk->share && !lv->minmax))
+			continue;
+		/* spread the bucket's busy time and dom over its columns */
+		int64_t s = t0 > from ? t0 : from, e = t1 < to ? t1 : to;
+		for (int c = col_of(a, s); c < a->n && edge(a, c) < e; c++) {
+			int64_t e0 = edge(a, c), e1 = edge(a, c + 1);
+			int64_t os = s > e0 ? s : e0, oe = e < e1 ? e : e1;
+			if (oe <= os)
+				continue;
+			enter(a, c);
+			int64_t part = oe - os;
+			a->busy += (int64_t)((__int128)part * bk->busy * w /
+					     ((__int128)65535 * ext));
+			add_cand(a, bk->dom,
+				 (int64_t)((__int128)part * bk->share * w /
+					   ((__int128)65535 * ext)));
+			if (lv->minmax &&
+			    lv->minmax[i][0] <= lv->minmax[i][1]) {
+				struct view_col *col = &a->cols[c];
+				col->dom = lv->minmax[i][1];
+				if (lv->minmax[i][0] < col->min)
+					col->min = lv->minmax[i][0];
+				if (lv->minmax[i][1] > col->max)
+					col->max = lv->minmax[i][1];
+			}
+		}
+	}
+	flush(a);
+}
+
+int view_window(const struct view_index *ix, const struct view_lane *l,
+		int64_t from, int64_t to, int width, int level,
+		struct view_col *cols)
+{
+	struct acc a;
+	if (to <= from)
+		to = from + 1;
+	acc_init(&a, l->kind, from, to - from, width, cols);
+	int64_t px = (to - from) / width;
+	int k = level;
+	if (k >= l->nlevels)
+		k = l->nlevels - 1;
+	if (k < 0) {
+		uint64_t limit = (uint64_t)VIEW_DETAIL_PER_PX * (uint64_t)width;
+		if (!l->nlevels || ((px < l->levels[0].width || level == -2) &&
+				    raw_fits(l, from, to, limit))) {
+			feed_raw(&a, ix, l, from, to);
+			return -1;
+		}
+		k = 0;
+		while (k + 1 < l->nlevels && l->levels[k + 1].width <= px)
+			k++;
+	}
+	feed_level(&a, ix, l, k, from, to);
+	return k;
+}
+
+static void to_buckets(const struct view_col *cols, size_t n,
+		       struct view_level *lv)
+{
+	for (size_t i = 0; i < n; i++) {
+		lv->b[i] = (struct view_bucket){
+			.dom = (uint32_t)cols[i].dom,
+			.count = cols[i].count,
+			.busy = cols[i].busy,
+			.share = cols[i].share,
+		};
+		if (lv->minmax) {
+			lv->minmax[i][0] = cols[i].min;
+			lv->minmax[i][1] = cols[i].max;
+		}
+	}
+}
+
+/* Level k from level k - 1: four buckets into one. */
+static void merge_level(const struct view_level *lo, struct view_level *hi,
+			int points)
+{
+	for (size_t i = 0; i < hi->n; i++) {
+		struct view_bucket out = {0};
+		uint64_t busy = 0, count = 0;
+		uint32_t best_share = 0;
+		int have = 0;
+		int64_t mn = INT64_MAX, mx = INT64_MIN;
+		for (size_t j = 4 * i; j < 4 * i + 4 && j < lo->n; j++) {
+			const struct view_bucket *b = &lo->b[j];
+			busy += b->busy;
+			count += b->count;
+			if (points ? (b->count && !have)
+				   : b->share > best_share) {
+				best_share = b->share;
+				out.dom = b->dom;
+				have = 1;
+			}
+			if (lo->minmax) {
+				if (lo->minmax[j][0] < mn)
+					mn = lo->minmax[j][0];
+				if (lo->minmax[j][1] > mx)
+					mx = lo->minmax[j][1];
+			}
+		}
+		/* the share of dom: every child where it was dom */
+		uint64_t share = 0;
+		for (size_t j = 4 * i; j < 4 * i + 4 && j < lo->n; j++)
+			if (lo->b[j].dom == out.dom)
+				share += lo->b[j].share;
+		out.busy = (uint16_t)(busy / 4);
+		out.share = (uint16_t)(share / 4);
+		out.count = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
+		hi->b[i] = out;
+		if (hi->minmax) {
+			hi->minmax[i][0] = mn;
+			hi->minmax[i][1] = mx;
+		}
+	}
+}
+
+static int alloc_level(struct view_level *lv, int64_t width, size_t n,
+		       int counter)
+{
+	lv->width = width;
+	lv->n = n;
+	lv->b = calloc(n, sizeof(*lv->b));
+	lv->minmax = counter ? calloc(n, sizeof(*lv->minmax)) : NULL;
+	return !lv->b || (counter && !lv->minmax) ? -1 : 0;
+}
+
+static int lane_levels(struct view_index *ix, struct view_lane *l)
+{
+	uint64_t n = l->steps.n;
+	if (!n)
+		return 0;
+	int64_t span = ix->last - ix->first + 1;
+	if (span < 1)
+		span = 1;
+	/* about 8 changes a bucket at level 0, at least 256 ns */
+	int64_t want = (int64_t)((__int128)span * 8 / (int64_t)n);
+	int64_t w = 256;
+	while (w < want && w < (INT64_MAX >> 3))
+		w <<= 1;
+	int nlev = 1;
+	for (int64_t x = w; (span + x - 1) / x > 64 && nlev < 40; x <<= 2)
+		nlev++;
+	l->levels = calloc((size_t)nlev, sizeof(*l->levels));
+	if (!l->levels)
+		return -1;
+	l->nlevels = nlev;
+	int counter = l->kind == VIEW_LANE_COUNTER;
+	size_t nb = (size_t)((span + w - 1) / w);
+	struct view_col *cols = malloc(nb * sizeof(*cols));
+	if (!cols || alloc_level(&l->levels[0], w, nb, counter)) {
+		free(cols);
+		return -1;
+	}
+	struct acc a;
+	acc_init(&a, l->kind, ix->first, w * (int64_t)nb, (int)nb, cols);
+	/* the accumulator's columns are the buckets: edges first + i * w */
+	feed_raw(&a, ix, l, INT64_MIN, INT64_MAX);
+	to_buckets(cols, nb, &l->levels[0]);
+	free(cols);
+	for (int k = 1; k < nlev; k++) {
+		int64_t wk = l->levels[k - 1].width * 4;
+		size_t nk = (l->levels[k - 1].n + 3) / 4;
+		if (alloc_level(&l->levels[k], wk, nk, counter))
+			return -1;
+		merge_level(&l->levels[k - 1], &l->levels[k], l->points);
+	}
+	return 0;
+}
+
+int view_lod_build(struct view_index *ix)
+{
+	for (size_t i = 0; i < ix->nlanes; i++) {
+		if (ix->lanes[i].steps.oom || lane_levels(ix, &ix->lanes[i]))
+			return -1;
+	}
+	return 0;
+}

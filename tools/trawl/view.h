@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The viewer's level-of-detail index (trawl view, trawl chart), built on the
+ * public API in one streaming pass.
+ *
+ * Every lane is a step function of time: a sequence of (t, v, aux) changes,
+ * each value holding until the next change (points for marker lanes). The
+ * changes are stored delta-encoded in blocks of VIEW_BLOCK (view-steps.c),
+ * about 4 bytes a change, so the full detail stays in memory at a fraction
+ * of the trace's size and a window is read back by a binary search over the
+ * blocks. Above that, per lane, summary levels (view-lod.c):
+ *
+ *   level 0   buckets of w0 = 2^k ns, about 8 changes a bucket on average
+ *   level n   buckets of w0 * 4^n, made from four level n-1 buckets
+ *   (up to the level with at most 64 buckets)
+ *
+ *   bucket: dom (the value that held longest), busy (fraction of the time
+ *           the value was not 0, in 1/65535), count (changes beginning in
+ *           it); counters also min and max
+ *
+ * A window of W pixels (p ns each) is answered from the raw changes when p
+ * is finer than w0 and the window holds at most VIEW_DETAIL_PER_PX * W
+ * changes, else from the coarsest level whose buckets are at most p wide:
+ * under 4 buckets a pixel. Either way the cost is in proportion to W, not to
+ * the events. The answer is W columns (view-lod.c), run-length encoded in
+ * the JSON (view-api.c).
+ */
+#ifndef TRAWL_VIEW_H
+#define TRAWL_VIEW_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+
+#define VIEW_BLOCK	   64
+#define VIEW_DETAIL_PER_PX 16
+#define VIEW_MAX_WIDTH	   8192
+#define VIEW_MAX_DEPTH	   16
+#define VIEW_ASYNC_ROWS	   32
+
+/* One change of a lane. */
+struct view_step {
+	int64_t t;
+	int64_t v;
+	uint32_t aux;
+};
+
+struct view_block {
+	int64_t t0, v0; /* the block's first change, stored whole */
+	uint64_t off;	/* where the rest begins in bytes[] */
+};
+
+/* A lane's changes, in time order (view-steps.c). */
+struct view_steps {
+	uint8_t *bytes;
+	size_t nbytes, cap;
+	struct view_block *blocks;
+	size_t nblocks, bcap;
+	uint64_t n;
+	int64_t last_t, last_v;
+	int oom;
+};
+
+/* Reading changes from a position (view-steps.c). */
+struct view_iter {
+	const struct view_steps *s;
+	size_t block;	  /* current block */
+	unsigned in;	  /* index of the next change inside it */
+	const uint8_t *p; /* its bytes */
+	struct view_step cur;
+};
+
+int view_steps_add(struct view_steps *s, int64_t t, int64_t v, uint32_t aux);
+void view_steps_free(struct view_steps *s);
+/* Position at the last change at or before t (or the first change); the
+ * change is then returned by the first view_iter_next(). Return: 0, or -1
+ * when the lane is empty. */
+int view_iter_seek(struct view_iter *it, const struct view_steps *s, int64_t t);
+/* The next change: 1, or 0 at the end. */
+int view_iter_next(struct view_iter *it, struct view_step *out);
+size_t view_steps_bytes(const struct view_steps *s);
+
+enum view_lane_kind {
+	VIEW_LANE_CPU = 0, /* v: task index + 1, 0 idle or unknown */
+	VIEW_LANE_TASK,	   /* v: enum view_state; aux: see below */
+	VIEW_LANE_HARDIRQ, /* v: name id + 1 ("irq N name") */
+	VIEW_LANE_SOFTIRQ, /* v: name id + 1 (vector name) */
+	VIEW_LANE_WORK,	   /* v: name id + 1 (work function) */
+	VIEW_LANE_SLICE,   /* v: name id + 1; one lane per thread and depth */
+	VIEW_LANE_ASYNC,   /* v: name id + 1; rows given out first free */
+	VIEW_LANE_COUNTER, /* v: the value */
+	VIEW_LANE_MARKER,  /* points; v: name id + 1 (the text) */
+	VIEW_LANE_LOST,	   /* points; v: events lost */
+	VIEW_LANE_KINDS
+};
+
+/*
+ * Thread states (VIEW_LANE_TASK). aux of RUNNING: the CPU + 1; of
+ * RUNNABLE: 0 preempted, 1 woken from idle or an interrupt (pid 0),
+ * else woken by the task of index aux - 2; of the sleeping states: 0.
+ */
+enum view_state {
+	VIEW_STATE_UNKNOWN = 0,
+	VIEW_STATE_RUNNING,
+	VIEW_STATE_RUNNABLE,
+	VIEW_STATE_SLEEPING,
+	VIEW_STATE_UNINTERRUPTIBLE,
+	VIEW_STATE_DEAD,
+};
+
+struct view_bucket {
+	uint32_t dom;
+	uint32_t count;
+	uint16_t busy;
+	uint16_t share; /* of dom, 0..65535 */
+};
+
+struct view_level {
+	int64_t width;
+	size_t n;
+	struct view_bucket *b;
+	int64_t (*minmax)[2]; /* counters only */
+};
+
+struct view_lane {
+	int kind;
+	int cpu;       /* -1 when not per CPU */
+	int pid;       /* task, slice, counter lanes; else -1 */
+	int depth;     /* slice nesting, async row */
+	int buffer;    /* per-CPU lanes: the trace.dat instance, 0 the
+			* first seen (the top level, usually) */
+	uint32_t name; /* string id of its label */
+	int points;    /* marker lanes: changes are instants */
+	struct view_steps steps;
+	struct view_level *levels;
+	int nlevels;
+};
+
+struct view_task {
+	int pid;
+	int tgid;
+	uint32_t comm; /* string id, the last name seen */
+	uint32_t lane; /* its thread-state lane */
+	int state;     /* enum view_state, while indexing */
+	int cpu;       /* while indexing: where it last ran */
+	int depth;     /* open B slices */
+	uint32_t slice_lane[VIEW_MAX_DEPTH];
+	uint8_t has_slice[VIEW_MAX_DEPTH];
+};
+
+/* An interrupt handler over the threshold, from trawl_irq_new(). */
+struct view_long_irq {
+	int64_t start, end;
+	int cpu;
+	int soft;
+	int64_t id;
+	uint32_t name;
+};
+
+/* Interned strings (view-strings.c). */
+struct view_strings {
+	char *pool;
+	size_t used, cap;
+	uint64_t *offs; /* offset << 16 | length, per id */
+	uint32_t n, ncap;
+	uint32_t *table; /* open addressing: id + 1 */
+	size_t tcap;
+	int oom;
+};
+
+#define VIEW_STRINGS_MAX (64u << 20)
+
+uint32_t view_intern(struct view_strings *s, const char *p, size_t n);
+const char *view_string(const struct view_strings *s, uint32_t id, size_t *len);
+void view_strings_free(struct view_strings *s);
+
+/* The whole index. Read-only once built: requests share it freely. */
+struct view_index {
+	char *path;	     /* the trace, for re-reading an event's fields */
+	int64_t first, last; /* time span of the trace */
+	uint64_t events;
+	uint64_t lost;
+	int ncpus;
+	struct view_lane *lanes;
+	size_t nlanes, lcap;
+	struct view_task *tasks;
+	size_t ntasks, tcap;
+	uint32_t *task_map; /* pid -> task index + 1, open addressing */
+	size_t tmcap;
+	struct view_strings str;
+	struct view_long_irq *longs;
+	size_t nlongs, longcap;
+	uint64_t longs_total;
+	int64_t irq_threshold;
+	struct cli_input input;
+	pthread_mutex_t reread; /* one re-read of the trace at a time */
+	int oom;
+};
+
+struct view_build_opts {
+	struct cli_input input;
+	int64_t irq_threshold; /* default 1 ms */
+};
+
+/* Open, index and close the trace (view-index.c). Prints what went wrong.
+ * Return: the exit status; *out the index on success. */
+int view_index_build(const char *path, const struct view_build_opts *o,
+		     struct view_index **out);
+void view_index_free(struct view_index *ix);
+/* Make the summary levels of every lane (view-lod.c). Return: 0 or -1. */
+int view_lod_build(struct view_index *ix);
+size_t view_index_bytes(const struct view_index *ix);
+const char *view_lane_kind_name(int kind);
+int view_lane_kind_of(const char *name, size_t n);
+const char *view_state_name(int state);
+
+/* One column of a window. */
+struct view_col {
+	int64_t dom;	  /* value that held longest (counters: last) */
+	uint32_t count;	  /* changes beginning in it */
+	uint16_t busy;	  /* 0..65535 */
+	uint16_t share;	  /* time dom held, 0..65535 */
+	int64_t min, max; /* counters; min > max: no value */
+};
+
+/*
+ * Columns of lane over [from, to) at width columns (view-lod.c);
+ * level -1: choose (raw changes when fine enough), else that summary level
+ * (clamped). Return: the level used (-1: raw changes).
+ */
+int view_window(const struct view_index *ix, const struct view_lane *lane,
+		int64_t from, int64_t to, int width, int level,
+		struct view_col *cols);
+
+/* HTTP API (view-api.c): a request's parameters, already split. */
+#define VIEW_MAX_PARAMS 16
+#define VIEW_MAX_VALUE	4096
+struct view_params {
+	int n;
+	const char *key[VIEW_MAX_PARAMS];
+	const char *val[VIEW_MAX_PARAMS];
+	int too_many;
+};
+
+/* Add a parameter (borrowed strings). Return: 0, or -1 when too many. */
+int view_params_add(struct view_params *p, const char *key, const char *val);
+
+/*
+ * Answer GET path (an /api/ path) with params: the body goes to out
+ * (JSON; for errors {"error": "..."}). Return: the HTTP status.
+ */
+int view_api(struct view_index *ix, const char *path,
+	     const struct view_params *p, struct cli_buf *out);
+
+/* What the server checks before any answer (view-http.c). */
+struct view_guard {
+	char token[33]; /* "" with --no-token */
+	int port;
+	const char *bind; /* the address bound */
+};
+
+/* Return: 0 when the request may go on, else the HTTP status to refuse
+ * with, *why saying why (static). */
+int view_guard_check(const struct view_guard *g, const char *host,
+		     const char *token, int is_api, const char **why);
+
+/* A static asset by path (view-assets.c): NULL when there is none. */
+const unsigned char *view_asset(const char *path, size_t *len,
+				const char **type);
+
+/* The SVG chart (view-svg.c). Return: the exit status. */
+struct view_chart_opts {
+	int64_t from, to; /* 0, 0: the whole trace */
+	int width;
+	unsigned kinds; /* 1u << VIEW_LANE_* */
+};
+int view_svg(const struct view_index *ix, const struct view_chart_opts *o,
+	     FILE *f);
+/* "cpu,hardirq" (lane kinds, or all) into 1u << kind bits (cmd-chart.c).
+ * Return: 0, or -1 after saying which is unknown. */
+int view_parse_kinds(const char *s, unsigned *out);
+
+#endif

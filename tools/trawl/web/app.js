@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: MIT
+// trawl view: the browser side. Draws the lanes the server's index gives
+// (GET /api/window at the canvas width: one column per pixel, run-length
+// encoded) on one canvas; zoom, pan, hover, details, search, lane filters,
+// the visible window's analyses. The view lives in the URL's #hash.
+'use strict';
+
+const LABEL_W = 180, AXIS_H = 26, LANE_H = 18, COUNTER_H = 30;
+const KIND_ORDER = ['cpu', 'hardirq', 'softirq', 'workqueue', 'counter',
+  'marker', 'lost', 'async', 'task', 'slice'];
+const KIND_DEFAULT = { cpu: 1, hardirq: 1, softirq: 1, workqueue: 1,
+  counter: 1, marker: 1, lost: 1, async: 1, task: 0, slice: 1 };
+const STATE_COLOURS = ['#ffffff', '#2e9a44', '#8fd19e', '#d8d8d8',
+  '#e8a33d', '#555555'];
+const STATE_NAMES = ['unknown', 'running', 'runnable', 'sleeping',
+  'uninterruptible', 'dead'];
+const MAX_TASK_LANES = 200;
+
+const token = new URLSearchParams(location.search).get('token') || '';
+const canvas = document.getElementById('canvas');
+const ctx = canvas.getContext('2d');
+const tip = document.getElementById('tip');
+
+const view = {
+  info: null, lanes: [], byId: new Map(), kinds: { ...KIND_DEFAULT },
+  pinned: new Set(), highlight: -1, from: 0, to: 1,
+  data: null, dataFrom: 0, dataTo: 1, pending: null, seq: 0,
+  longs: [], frames: [], draws: 0, selection: null, layout: [],
+};
+window.trawlView = view;
+
+async function api(path, q) {
+  const p = new URLSearchParams(q || {});
+  if (token) p.set('token', token);
+  const r = await fetch(path + '?' + p.toString());
+  const j = await r.json();
+  if (!r.ok) throw new Error(j.error || r.statusText);
+  return j;
+}
+
+function status(s) { document.getElementById('status').textContent = s; }
+
+// ---- time formatting ---------------------------------------------------
+
+function fmtDur(ns) {
+  const a = Math.abs(ns);
+  if (a >= 1e9) return (ns / 1e9).toFixed(a >= 1e10 ? 2 : 3) + ' s';
+  if (a >= 1e6) return (ns / 1e6).toFixed(a >= 1e7 ? 2 : 3) + ' ms';
+  if (a >= 1e3) return (ns / 1e3).toFixed(a >= 1e4 ? 2 : 3) + ' µs';
+  return Math.round(ns) + ' ns';
+}
+
+function fmtTime(t) { return fmtAbs(t) + ' (+' + fmtDur(t - view.info.first) + ')'; }
+function fmtAbs(t) { return (t / 1e9).toFixed(9) + ' s'; }
+
+function niceStep(span, px) {
+  const want = span / Math.max(2, px / 110);
+  let s = Math.pow(10, Math.floor(Math.log10(Math.max(want, 1))));
+  for (const m of [1, 2, 5, 10]) if (s * m >= want) return s * m;
+  return s * 10;
+}
+
+// ---- colours -------------------------------------------------------------
+
+function hash(x) {
+  let h = (x * 2654435761) >>> 0;
+  h ^= h >>> 15; h = Math.imul(h, 2246822519) >>> 0; h ^= h >>> 13;
+  return h >>> 0;
+}
+function taskColour(pid, alpha) {
+  return 'hsla(' + (hash(pid) % 360) + ',60%,55%,' + (alpha ?? 1) + ')';
+}
+function labelColour(id, kind) {
+  const h = hash(id + 7919) % 360;
+  return kind === 'hardirq' ? 'hsl(' + (h % 60) + ',70%,45%)'
+    : 'hsl(' + h + ',55%,60%)';
+}
+
+// ---- lanes ---------------------------------------------------------------
+
+function laneHeight(l) { return l.kind === 'counter' ? COUNTER_H : LANE_H; }
+
+function visibleLanes() {
+  const out = [];
+  let tasks = 0;
+  for (const l of view.lanes) {
+    if (!l.changes) continue;
+    const pinned = l.pid >= 0 && view.pinned.has(l.pid);
+    if (l.kind === 'task') {
+      if (pinned || (view.kinds.task && tasks++ < MAX_TASK_LANES)) out.push(l);
+      continue;
+    }
+    if (view.kinds[l.kind] || (pinned && l.kind === 'slice')) out.push(l);
+  }
+  // pinned tasks first among tasks, then by how much happens in them
+  return out;
+}
+
+function sortLanes(lanes) {
+  lanes.sort((a, b) => {
+    const ka = KIND_ORDER.indexOf(a.kind), kb = KIND_ORDER.indexOf(b.kind);
+    if (ka !== kb) return ka - kb;
+    if (a.kind === 'task') {
+      const pa = view.pinned.has(a.pid), pb = view.pinned.has(b.pid);
+      if (pa !== pb) return pa ? -1 : 1;
+      if (a.changes !== b.changes) return b.changes - a.changes;
+    }
+    return (a.cpu - b.cpu) || (a.pid - b.pid) || (a.depth - b.depth) || (a.id - b.id);
+  });
+  return lanes;
+}
+
+function layout() {
+  const lanes = sortLanes(visibleLanes());
+  let y = AXIS_H;
+  view.layout = lanes.map(l => { const e = { lane: l, y, h: laneHeight(l) }; y += e.h; return e; });
+  const w = canvas.parentElement.clientWidth;
+  const dpr = window.devicePixelRatio || 1;
+  canvas.style.height = y + 'px';
+  canvas.width = Math.round(w * dpr);
+  canvas.height = Math.round(y * dpr);
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  view.plotW = Math.max(10, w - LABEL_W);
+  view.height = y;
+}
+
+// ---- fetching --------------------------------------------------------
+
+function clampWindow() {
+  const min = view.info.first, max = view.info.last + 1;
+  let span = Math.max(100, view.to - view.from);
+  span = Math.min(span, (max - min) * 1.05 + 100);
+  if (view.from < min - span * 0.02) view.from = min - span * 0.02;
+  view.to = view.from + span;
+  if (view.to > max + span * 0.02) { view.to = max + span * 0.02; view.from = view.to - span; }
+  view.from = Math.floor(view.from); view.to = Math.ceil(view.to);
+}
+
+let fetchTimer = 0;
+function refresh(now) {
+  clampWindow();
+  saveHash();
+  draw();
+  clearTimeout(fetchTimer);
+  fetchTimer = setTimeout(fetchWindow, now ? 0 : 40);
+  scheduleAnalysis();
+}
+
+async function fetchWindow() {
+  const seq = ++view.seq;
+  const width = Math.min(view.info.max_width, Math.floor(view.plotW));
+  const ids = view.layout.map(e => e.lane.id);
+  const from = view.from, to = view.to;
+  const per = Math.max(1, Math.min(512, Math.floor((1 << 20) / width)));
+  const t0 = performance.now();
+  try {
+    const parts = [];
+    for (let i = 0; i < ids.length; i += per)
+      parts.push(api('/api/window', { lanes: ids.slice(i, i + per).join(','), from, to, width }));
+    const got = await Promise.all(parts);
+    if (seq !== view.seq) return;
+    const data = { width, lanes: new Map(), tasks: {}, labels: {} };
+    for (const g of got) {
+      for (const l of g.lanes) data.lanes.set(l.id, l);
+      Object.assign(data.tasks, g.tasks);
+      Object.assign(data.labels, g.labels);
+    }
+    view.data = data; view.dataFrom = from; view.dataTo = to;
+    view.lastFetchMs = performance.now() - t0;
+    draw();
+    view.draws++;
+    document.body.dataset.draws = String(view.draws);
+    status('window ' + fmtDur(to - from) + ' · ' + ids.length + ' lanes · ' +
+      view.lastFetchMs.toFixed(0) + ' ms');
+  } catch (e) {
+    status('error: ' + e.message);
+  }
+}
+
+// ---- drawing ---------------------------------------------------------
+
+function xOf(t) { return LABEL_W + (t - view.from) / (view.to - view.from) * view.plotW; }
+function tOf(x) { return view.from + (x - LABEL_W) / view.plotW * (view.to - view.from); }
+
+function drawAxis() {
+  const span = view.to - view.from;
+  ctx.fillStyle = '#f0f0f0';
+  ctx.fillRect(0, 0, LABEL_W + view.plotW, AXIS_H);
+  ctx.fillStyle = '#333'; ctx.strokeStyle = '#bbb';
+  ctx.font = '11px sans-serif';
+  const step = niceStep(span, view.plotW);
+  const base = view.info.first;
+  let t = base + Math.ceil((view.from - base) / step) * step;
+  for (; t < view.to; t += step) {
+    const x = xOf(t);
+    ctx.beginPath(); ctx.moveTo(x, AXIS_H - 6); ctx.lineTo(x, view.height); ctx.stroke();
+    ctx.fillText('+' + fmtDur(t - base), x + 2, AXIS_H - 9);
+  }
+  ctx.fillText(fmtDur(span) + ' shown', 6, AXIS_H - 9);
+}
+
+function laneLabel(l) {
+  if (l.kind === 'task') return l.pid + ' ' + l.name;
+  if (l.kind === 'slice') return l.pid + ' ' + l.name + ' [' + l.depth + ']';
+  return l.name;
+}
+
+function drawLane(e, d, scale, shift) {
+  const l = e.lane, y = e.y, h = e.h;
+  ctx.fillStyle = (view.layout.indexOf(e) % 2) ? '#ffffff' : '#f7f9fb';
+  ctx.fillRect(LABEL_W, y, view.plotW, h);
+  if (d) {
+    let x = 0;
+    const k = l.kind;
+    let lo = Infinity, hi = -Infinity;
+    if (k === 'counter') for (const c of d.cols) if (c[3]) { lo = Math.min(lo, c[1]); hi = Math.max(hi, c[2]); }
+    const range = hi > lo ? hi - lo : 1;
+    for (const c of d.cols) {
+      const n = c[0];
+      const px = LABEL_W + shift + x * scale, pw = n * scale;
+      x += n;
+      if (px + pw < LABEL_W || px > LABEL_W + view.plotW) continue;
+      if (k === 'counter') {
+        if (!c[3]) continue;
+        const y1 = y + h - 2 - (c[2] - lo) / range * (h - 4);
+        const y0 = y + h - 2 - (c[1] - lo) / range * (h - 4);
+        ctx.fillStyle = '#3366cc';
+        ctx.fillRect(px, y1, Math.max(pw, 1), Math.max(1.5, y0 - y1));
+        continue;
+      }
+      const dom = c[1], busy = c[2] / 65535, count = c[3];
+      if (k === 'marker' || k === 'lost') {
+        if (!count) continue;
+        ctx.fillStyle = k === 'lost' ? '#d00000' : '#7744aa';
+        ctx.fillRect(px, y + 2, Math.max(pw, 1), h - 4);
+        continue;
+      }
+      if (k === 'task') {
+        if (!dom) continue;
+        ctx.fillStyle = STATE_COLOURS[dom] || '#999';
+        ctx.fillRect(px, y + 2, pw, h - 4);
+        continue;
+      }
+      if (!dom || busy <= 0) continue;
+      const bh = Math.max(2, (h - 4) * busy);
+      if (k === 'cpu') {
+        const t = d.tasks[dom];
+        const pid = t ? t.pid : 0;
+        const dim = view.highlight >= 0 && pid !== view.highlight;
+        ctx.fillStyle = taskColour(pid, dim ? 0.18 : 1);
+        ctx.fillRect(px, y + h - 2 - bh, pw, bh);
+        if (pw > 40 && t) label(t.comm + ' ' + t.pid, px, y, pw, h);
+      } else {
+        ctx.fillStyle = labelColour(dom, k);
+        ctx.fillRect(px, y + h - 2 - bh, pw, bh);
+        if (pw > 40 && d.labels[dom]) label(d.labels[dom], px, y, pw, h);
+      }
+    }
+  }
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, y, LABEL_W, h);
+  ctx.fillStyle = l.kind === 'task' && view.pinned.has(l.pid) ? '#06c' : '#333';
+  ctx.font = '11px sans-serif';
+  ctx.fillText(laneLabel(l).slice(0, 30), 4, y + h - 5);
+  ctx.strokeStyle = '#e4e4e4';
+  ctx.beginPath(); ctx.moveTo(0, y + h - 0.5); ctx.lineTo(LABEL_W + view.plotW, y + h - 0.5); ctx.stroke();
+}
+
+function label(s, x, y, w, h) {
+  ctx.save();
+  ctx.beginPath(); ctx.rect(Math.max(x, LABEL_W), y, w, h); ctx.clip();
+  ctx.fillStyle = '#111'; ctx.font = '10px sans-serif';
+  ctx.fillText(s, Math.max(x, LABEL_W) + 2, y + h - 6);
+  ctx.restore();
+}
+
+function drawLongs() {
+  // the handlers over the threshold stand out: a red bar over their lane
+  for (const q of view.longs) {
+    const e = view.layout.find(e => e.lane.cpu === q.cpu && e.lane.kind === q.kind);
+    const x0 = xOf(q.start), x1 = xOf(q.end);
+    if (x1 < LABEL_W || x0 > LABEL_W + view.plotW) continue;
+    const y = e ? e.y : AXIS_H - 6;
+    ctx.fillStyle = 'rgba(220,0,0,0.85)';
+    ctx.fillRect(Math.max(LABEL_W, x0), y, Math.max(3, x1 - x0), 4);
+    ctx.beginPath();
+    ctx.moveTo(x0, y); ctx.lineTo(x0 + 5, y - 5 < 0 ? 0 : y - 5); ctx.lineTo(x0 - 5, y - 5 < 0 ? 0 : y - 5);
+    ctx.fill();
+  }
+}
+
+function draw() {
+  if (!view.info) return;
+  const t0 = performance.now();
+  ctx.clearRect(0, 0, LABEL_W + view.plotW, view.height);
+  const d = view.data;
+  // data of an older window is drawn scaled and shifted until the new
+  // one comes, so panning and zooming move at once
+  let scale = 1, shift = 0;
+  if (d) {
+    const w = d.width;
+    const pxNs = (view.dataTo - view.dataFrom) / w;
+    scale = (view.dataTo - view.dataFrom) / (view.to - view.from) * view.plotW / w;
+    shift = (view.dataFrom - view.from) / (view.to - view.from) * view.plotW;
+    void pxNs;
+  }
+  for (const e of view.layout) drawLane(e, d && d.lanes.get(e.lane.id), scale, shift);
+  drawAxis();
+  drawLongs();
+  if (view.selection) {
+    const [a, b] = view.selection;
+    ctx.fillStyle = 'rgba(60,120,220,0.2)';
+    ctx.fillRect(Math.min(a, b), AXIS_H, Math.abs(b - a), view.height - AXIS_H);
+  }
+  document.getElementById('range').textContent = fmtDur(view.from - view.info.first) + ' … ' + fmtDur(view.to - view.info.first);
+  const dt = performance.now() - t0;
+  view.frames.push(dt);
+  if (view.frames.length > 600) view.frames.shift();
+}
+
+// ---- interaction -----------------------------------------------------
+
+function zoom(factor, atX) {
+  const t = tOf(atX ?? LABEL_W + view.plotW / 2);
+  view.from = t - (t - view.from) * factor;
+  view.to = t + (view.to - t) * factor;
+  refresh();
+}
+
+function pan(fraction) {
+  const d = (view.to - view.from) * fraction;
+  view.from += d; view.to += d;
+  refresh();
+}
+
+function setWindow(from, to) { view.from = from; view.to = to; refresh(true); }
+view.setWindow = setWindow;
+
+function laneAt(y) { return view.layout.find(e => y >= e.y && y < e.y + e.h); }
+
+function colAt(e, x) {
+  const d = view.data && view.data.lanes.get(e.lane.id);
+  if (!d || view.dataFrom !== view.from || view.dataTo !== view.to) return null;
+  let cx = 0;
+  const px = x - LABEL_W;
+  for (const c of d.cols) { if (px < cx + c[0]) return c; cx += c[0]; }
+  return null;
+}
+
+function describe(e, c) {
+  const l = e.lane, k = l.kind;
+  if (!c) return laneLabel(l);
+  const d = view.data;
+  if (k === 'counter') return laneLabel(l) + '\n' + (c[3] ? (c[1] === c[2] ? c[1] : c[1] + ' … ' + c[2]) : 'no value');
+  const dom = c[1], busy = (c[2] / 655.35).toFixed(0) + ' %';
+  if (k === 'cpu') {
+    const t = d.tasks[dom];
+    return laneLabel(l) + '\n' + (t ? t.comm + ' (pid ' + t.pid + ')  busy ' + busy : 'idle');
+  }
+  if (k === 'task') return laneLabel(l) + '\n' + (STATE_NAMES[dom] || '?') + '  running ' + busy;
+  if (k === 'marker' || k === 'lost') return laneLabel(l) + '\n' + (c[3] ? c[3] + ' here' + (d.labels[dom] ? ': ' + d.labels[dom] : '') : '');
+  return laneLabel(l) + '\n' + (d.labels[dom] || '') + (dom ? '  busy ' + busy + '  ' + c[3] + ' starts' : '');
+}
+
+let drag = null;
+canvas.addEventListener('mousedown', ev => {
+  const r = canvas.getBoundingClientRect();
+  drag = { x: ev.clientX - r.left, from: view.from, to: view.to, select: ev.shiftKey, moved: false };
+});
+window.addEventListener('mousemove', ev => {
+  const r = canvas.getBoundingClientRect();
+  const x = ev.clientX - r.left, y = ev.clientY - r.top;
+  if (drag) {
+    if (Math.abs(x - drag.x) > 3) drag.moved = true;
+    if (drag.select) { view.selection = [drag.x, x]; draw(); return; }
+    if (drag.moved) {
+      const dt = (x - drag.x) / view.plotW * (drag.to - drag.from);
+      view.from = drag.from - dt; view.to = drag.to - dt;
+      refresh();
+    }
+    return;
+  }
+  const e = x > LABEL_W && x < LABEL_W + view.plotW ? laneAt(y) : null;
+  if (!e || ev.target !== canvas) { tip.hidden = true; return; }
+  tip.textContent = describe(e, colAt(e, x)) + '\n' + fmtDur(tOf(x) - view.info.first);
+  tip.style.left = (ev.clientX + 14) + 'px';
+  tip.style.top = (ev.clientY + 12) + 'px';
+  tip.hidden = false;
+});
+window.addEventListener('mouseup', ev => {
+  if (!drag) return;
+  const r = canvas.getBoundingClientRect();
+  const x = ev.clientX - r.left, y = ev.clientY - r.top;
+  const d = drag; drag = null;
+  if (d.select && view.selection) {
+    view.selection = null;
+    const a = Math.min(d.x, x), b = Math.max(d.x, x);
+    if (b - a > 3) setWindow(tOf(a), tOf(b)); else draw();
+    return;
+  }
+  if (!d.moved && x > LABEL_W) {
+    const e = laneAt(y);
+    if (e) showDetail(e.lane, tOf(x), (view.to - view.from) / view.plotW * 3);
+  }
+});
+canvas.addEventListener('wheel', ev => {
+  ev.preventDefault();
+  const r = canvas.getBoundingClientRect();
+  if (ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) {
+    pan((ev.deltaX || ev.deltaY) / 1000);
+    return;
+  }
+  zoom(Math.pow(1.0015, ev.deltaY), ev.clientX - r.left);
+}, { passive: false });
+window.addEventListener('keydown', ev => {
+  if (ev.target.tagName === 'INPUT') return;
+  const k = ev.key;
+  if (k === 'w' || k === '+' || k === '=') zoom(0.7);
+  else if (k === 's' || k === '-') zoom(1 / 0.7);
+  else if (k === 'a' || k === 'ArrowLeft') pan(-0.2);
+  else if (k === 'd' || k === 'ArrowRight') pan(0.2);
+  else if (k === '0') setWindow(view.info.first, view.info.last + 1);
+  else return;
+  ev.preventDefault();
+});
+document.getElementById('zoom-in').onclick = () => zoom(0.5);
+document.getElementById('zoom-out').onclick = () => zoom(2);
+document.getElementById('reset').onclick = () => setWindow(view.info.first, view.info.last + 1);
+window.addEventListener('resize', () => { layout(); refresh(true); });
+
+// ---- details ---------------------------------------------------------
+
+function esc(s) {
+  return String(s).replace(/[&<>"]/g, c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+}
+
+function row(k, v) { return '<tr><th>' + esc(k) + '</th><td>' + v + '</td></tr>'; }
+
+function taskLink(t) {
+  return '<a class="jump" data-pid="' + t.pid + '">' + esc(t.comm) + ' (' + t.pid + ')</a>';
+}
+
+async function showDetail(lane, t, tol) {
+  const body = document.getElementById('detail-body');
+  body.textContent = 'loading…';
+  let j;
+  try {
+    j = await api('/api/detail', { lane: lane.id, t: Math.round(t), tol: Math.round(tol), fields: 1 });
+  } catch (e) { body.textContent = e.message; return; }
+  let h = '<table>' + row('lane', esc(j.lane_name) + ' (' + esc(j.kind) + ')');
+  if (!j.found) { body.innerHTML = h + row('', 'nothing here') + '</table>'; return; }
+  h += row('start', esc(fmtTime(j.start))) + row('end', esc(fmtAbs(j.end))) + row('duration', esc(fmtDur(j.duration)));
+  if (j.task) h += row('task', taskLink(j.task));
+  if (j.idle) h += row('task', 'idle');
+  if (j.state) h += row('state', esc(j.state));
+  if (j.on_cpu !== undefined) h += row('CPU', j.on_cpu);
+  if (j.label !== undefined) h += row('name', esc(j.label));
+  if (j.kind === 'counter') h += row('value', j.value);
+  if (j.lost !== undefined) h += row('lost events', j.lost);
+  if (j.wakeup) {
+    h += row('woken at', '<a class="jump" data-t="' + j.wakeup.time + '">' + esc(fmtAbs(j.wakeup.time)) + '</a>');
+    h += row('wakeup latency', esc(fmtDur(j.wakeup.latency)));
+    if (j.wakeup.waker) h += row('waker', taskLink(j.wakeup.waker) + ' <a class="jump" data-pid="' + j.wakeup.waker.pid + '" data-t="' + j.wakeup.time + '">jump to waker</a>');
+    if (j.wakeup.preempted) h += row('waker', 'preempted (no wakeup)');
+  }
+  if (j.waker) h += row('waker', taskLink(j.waker));
+  if (j.latency !== undefined) h += row('latency', esc(fmtDur(j.latency)));
+  if (j.end_state) h += row('left as', esc(j.end_state));
+  h += '</table>';
+  if (j.events && j.events.length) {
+    h += '<h3>events at ' + esc(fmtAbs(j.start)) + '</h3>';
+    for (const ev of j.events)
+      h += '<div><b>' + esc(ev.event) + '</b> cpu ' + ev.cpu + ' ' + esc(ev.comm) + ' (' + ev.pid + ')<pre class="fields">' + esc(JSON.stringify(ev.fields, null, 1)) + '</pre></div>';
+  }
+  if (j.events_error) h += '<p class="hint">' + esc(j.events_error) + '</p>';
+  body.innerHTML = h;
+  document.body.dataset.detail = String(j.start);
+}
+
+document.getElementById('side').addEventListener('click', ev => {
+  const a = ev.target.closest('a.jump');
+  if (!a) return;
+  if (a.dataset.pid) pinTask(+a.dataset.pid);
+  if (a.dataset.t) {
+    const t = +a.dataset.t, span = view.to - view.from;
+    setWindow(t - span / 2, t + span / 2);
+  }
+  if (a.dataset.from) {
+    const f = +a.dataset.from, to = +a.dataset.to, pad = Math.max(1000, (to - f));
+    setWindow(f - pad, to + pad);
+  }
+});
+
+function pinTask(pid) {
+  view.pinned.add(pid);
+  view.highlight = pid;
+  layout();
+  refresh(true);
+}
+view.pinTask = pinTask;
+
+// ---- search ------------------------------------------------------------
+
+const search = document.getElementById('search'), results = document.getElementById('results');
+let searchTimer = 0;
+search.addEventListener('input', () => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(async () => {
+    const q = search.value.trim();
+    if (!q) { results.hidden = true; return; }
+    try {
+      const j = await api('/api/search', { q, limit: 50 });
+      results.innerHTML = j.tasks.map(t => '<div data-pid="' + t.pid + '">' + esc(t.comm) + ' <small>pid ' + t.pid + '</small></div>').join('') ||
+        '<div>no task matches</div>';
+      results.hidden = false;
+    } catch (e) { status(e.message); }
+  }, 150);
+});
+results.addEventListener('click', ev => {
+  const d = ev.target.closest('div[data-pid]');
+  if (!d) return;
+  results.hidden = true;
+  pinTask(+d.dataset.pid);
+});
+
+// ---- lane filters --------------------------------------------------------
+
+function buildKinds() {
+  const present = new Set(view.lanes.filter(l => l.changes).map(l => l.kind));
+  const box = document.getElementById('kinds');
+  box.innerHTML = '';
+  for (const k of KIND_ORDER) {
+    if (!present.has(k)) continue;
+    const lab = document.createElement('label');
+    const cb = document.createElement('input');
+    cb.type = 'checkbox'; cb.checked = !!view.kinds[k]; cb.dataset.kind = k;
+    cb.onchange = () => { view.kinds[k] = cb.checked ? 1 : 0; layout(); refresh(true); };
+    lab.append(cb, ' ' + k);
+    box.append(lab);
+  }
+}
+
+// ---- analyses of the visible window ------------------------------------
+
+let analysisTimer = 0;
+function scheduleAnalysis() {
+  clearTimeout(analysisTimer);
+  analysisTimer = setTimeout(runAnalysis, 300);
+}
+
+async function runAnalysis() {
+  const from = view.from, to = view.to;
+  let j;
+  try { j = await api('/api/analysis', { from, to, top: 15 }); } catch (e) { status(e.message); return; }
+  if (from !== view.from || to !== view.to) return;
+  const span = to - from;
+  let h = '<table><tr><th>task</th><th>CPU time</th></tr>';
+  for (const t of j.top_tasks)
+    h += '<tr><td>' + taskLink(t) + '</td><td class="n">' + esc(fmtDur(t.run)) + ' · ' + (100 * t.run / span).toFixed(1) + ' %</td></tr>';
+  h += '</table><table>';
+  for (const c of j.cpus) h += row('CPU ' + c.cpu + ' busy', (100 * c.busy / span).toFixed(1) + ' %');
+  const w = j.wakeup_latency;
+  h += row('wakeups', w.count);
+  if (w.count) h += row('latency p50 / p90 / p99', esc(fmtDur(w.p50) + ' / ' + fmtDur(w.p90) + ' / ' + fmtDur(w.p99))) + row('latency max', esc(fmtDur(w.max)));
+  h += '</table>';
+  document.getElementById('analysis-body').innerHTML = h;
+  const q = j.irq_over_threshold;
+  view.longs = q.list;
+  let s = '<p class="' + (q.count ? 'warn' : 'hint') + '">' + q.count + ' handler run(s) over ' + esc(fmtDur(q.threshold)) + ' in view (' + view.info.irq_over_threshold + ' in the trace)</p><table>';
+  for (const x of q.list)
+    s += '<tr><td><a class="jump" data-from="' + x.start + '" data-to="' + x.end + '">' + esc(x.kind + ' ' + x.name) + '</a> CPU ' + x.cpu + '</td><td class="n warn">' + esc(fmtDur(x.duration)) + '</td></tr>';
+  document.getElementById('isr-body').innerHTML = s + '</table>';
+  document.body.dataset.analysis = String(++view.analyses || (view.analyses = 1));
+  draw();
+}
+
+// ---- the URL -------------------------------------------------------------
+
+function saveHash() {
+  const p = new URLSearchParams();
+  p.set('from', String(view.from)); p.set('to', String(view.to));
+  p.set('kinds', KIND_ORDER.filter(k => view.kinds[k]).join(','));
+  if (view.pinned.size) p.set('pin', [...view.pinned].join(','));
+  if (view.highlight >= 0) p.set('hl', String(view.highlight));
+  history.replaceState(null, '', location.pathname + location.search + '#' + p.toString());
+}
+
+function loadHash() {
+  const p = new URLSearchParams(location.hash.slice(1));
+  const f = +p.get('from'), t = +p.get('to');
+  if (p.has('from') && p.has('to') && t > f) { view.from = f; view.to = t; }
+  if (p.has('kinds')) {
+    const ks = new Set(p.get('kinds').split(','));
+    for (const k of KIND_ORDER) view.kinds[k] = ks.has(k) ? 1 : 0;
+  }
+  if (p.get('pin')) for (const x of p.get('pin').split(',')) if (x) view.pinned.add(+x);
+  if (p.has('hl')) view.highlight = +p.get('hl');
+}
+
+// ---- start ---------------------------------------------------------------
+
+async function start() {
+  try {
+    view.info = await api('/api/info');
+  } catch (e) {
+    status('cannot load the trace: ' + e.message);
+    document.body.dataset.error = e.message;
+    return;
+  }
+  view.lanes = view.info.lanes;
+  for (const l of view.lanes) view.byId.set(l.id, l);
+  document.getElementById('trace').textContent = view.info.trace + ' · ' + view.info.events + ' events';
+  view.from = view.info.first; view.to = view.info.last + 1;
+  loadHash();
+  buildKinds();
+  layout();
+  refresh(true);
+}
+start();
