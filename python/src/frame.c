@@ -663,8 +663,8 @@ static PyObject *tuples(const struct column *c, size_t nrows)
 	return arr;
 }
 
-/* (name, kind, values, mask or None, categories or None, display_only)
- * per column;
+/* (name, kind, values, missing mask or None, categories or None,
+ * display_only) per column;
  * the frame's buffers move into the arrays. */
 static PyObject *frame_columns(struct frame *f)
 {
@@ -709,6 +709,9 @@ static PyObject *frame_columns(struct frame *f)
 			break;
 		}
 		if (c->present && c->kind != COL_ARRAY && c->kind != COL_STR) {
+			/* pandas wants where values are missing */
+			for (size_t r = 0; r < f->nrows; r++)
+				c->present[r] = !c->present[r];
 			void *p = c->present;
 			c->present = NULL;
 			Py_SETREF(mask, owned_array(&p, f->nrows, 1, NPY_BOOL));

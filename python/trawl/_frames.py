@@ -9,7 +9,7 @@ import pandas as pd
 
 
 def column(kind, values, mask, categories):
-    """One column: numpy values with a mask of present rows (or None), or
+    """One column: numpy values with a mask of missing rows (or None), or
     codes into categories."""
     if kind == "cat":
         return pd.Categorical.from_codes(values, categories=categories)
@@ -20,7 +20,7 @@ def column(kind, values, mask, categories):
     if kind == "i32":
         values = values.astype(np.int64)
     # a nullable integer column: the values and which rows lack them
-    return pd.arrays.IntegerArray(values, ~mask)
+    return pd.arrays.IntegerArray(values, mask)
 
 
 def frame(columns):
