@@ -40,6 +40,18 @@ deps:
 			echo "run as root, or: sudo apt-get install$$missing"; exit 2; \
 		fi; \
 	fi
+	@# node and npm for the viewer's browser test (playwright-core, npm ci in
+	@# the build dir); nodesource's nodejs brings its own npm, and Debian's npm
+	@# conflicts with it, so ask for npm itself, not for the package
+	@if ! command -v npm >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "installing: nodejs npm"; \
+			DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
+		else \
+			echo "npm is missing: the browser test of trawl view is skipped (sudo apt-get install nodejs npm)"; \
+		fi; \
+	fi
 
 $(BUILD)/build.ninja:
 	meson setup $(BUILD) --buildtype=release

@@ -150,7 +150,7 @@ async function fetchWindow() {
   const seq = ++view.seq;
   const width = Math.min(view.info.max_width, Math.floor(view.plotW));
   const ids = view.layout.map(e => e.lane.id);
-  const from = view.from, to = view.to;
+  const from = Math.floor(view.from), to = Math.max(from + 1, Math.ceil(view.to));
   const per = Math.max(1, Math.min(512, Math.floor((1 << 20) / width)));
   const t0 = performance.now();
   try {
@@ -211,7 +211,7 @@ function drawLane(e, d, scale, shift) {
   ctx.fillRect(LABEL_W, y, view.plotW, h);
   if (d) {
     let x = 0;
-    const k = l.kind;
+    const k = l.kind, all = view.data;
     let lo = Infinity, hi = -Infinity;
     if (k === 'counter') for (const c of d.cols) if (c[3]) { lo = Math.min(lo, c[1]); hi = Math.max(hi, c[2]); }
     const range = hi > lo ? hi - lo : 1;
@@ -244,7 +244,7 @@ function drawLane(e, d, scale, shift) {
       if (!dom || busy <= 0) continue;
       const bh = Math.max(2, (h - 4) * busy);
       if (k === 'cpu') {
-        const t = d.tasks[dom];
+        const t = all.tasks[dom];
         const pid = t ? t.pid : 0;
         const dim = view.highlight >= 0 && pid !== view.highlight;
         ctx.fillStyle = taskColour(pid, dim ? 0.18 : 1);
@@ -253,7 +253,7 @@ function drawLane(e, d, scale, shift) {
       } else {
         ctx.fillStyle = labelColour(dom, k);
         ctx.fillRect(px, y + h - 2 - bh, pw, bh);
-        if (pw > 40 && d.labels[dom]) label(d.labels[dom], px, y, pw, h);
+        if (pw > 40 && all.labels[dom]) label(all.labels[dom], px, y, pw, h);
       }
     }
   }
@@ -520,6 +520,7 @@ results.addEventListener('click', ev => {
   const d = ev.target.closest('div[data-pid]');
   if (!d) return;
   results.hidden = true;
+  search.blur();
   pinTask(+d.dataset.pid);
 });
 
@@ -534,7 +535,7 @@ function buildKinds() {
     const lab = document.createElement('label');
     const cb = document.createElement('input');
     cb.type = 'checkbox'; cb.checked = !!view.kinds[k]; cb.dataset.kind = k;
-    cb.onchange = () => { view.kinds[k] = cb.checked ? 1 : 0; layout(); refresh(true); };
+    cb.onchange = () => { view.kinds[k] = cb.checked ? 1 : 0; cb.blur(); layout(); refresh(true); };
     lab.append(cb, ' ' + k);
     box.append(lab);
   }
@@ -549,10 +550,10 @@ function scheduleAnalysis() {
 }
 
 async function runAnalysis() {
-  const from = view.from, to = view.to;
+  const from = Math.floor(view.from), to = Math.max(from + 1, Math.ceil(view.to));
   let j;
   try { j = await api('/api/analysis', { from, to, top: 15 }); } catch (e) { status(e.message); return; }
-  if (from !== view.from || to !== view.to) return;
+  if (from !== Math.floor(view.from) || to !== Math.max(from + 1, Math.ceil(view.to))) return;
   const span = to - from;
   let h = '<table><tr><th>task</th><th>CPU time</th></tr>';
   for (const t of j.top_tasks)
@@ -570,7 +571,9 @@ async function runAnalysis() {
   for (const x of q.list)
     s += '<tr><td><a class="jump" data-from="' + x.start + '" data-to="' + x.end + '">' + esc(x.kind + ' ' + x.name) + '</a> CPU ' + x.cpu + '</td><td class="n warn">' + esc(fmtDur(x.duration)) + '</td></tr>';
   document.getElementById('isr-body').innerHTML = s + '</table>';
-  document.body.dataset.analysis = String(++view.analyses || (view.analyses = 1));
+  view.analyses = (view.analyses || 0) + 1;
+  view.analysisFor = [from, to];
+  document.body.dataset.analysis = String(view.analyses);
   draw();
 }
 

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+// trawl view in a real browser: Debian's chromium, driven by playwright-core.
+// Loads a real trace, checks that lanes are drawn (canvas pixels), zooms
+// (keys, wheel, drag-select), pans (keys, drag), clicks a run and reads the
+// details panel, searches a task, filters lanes, reloads the URL, and sees
+// the ISR warnings. Screenshots go to OUTDIR.
+//
+//   node test-browser.js TRAWL TRACE OUTDIR
+'use strict';
+const { chromium } = require('playwright-core');
+const { spawn } = require('child_process');
+const path = require('path');
+const readline = require('readline');
+
+const [trawl, trace, outdir] = process.argv.slice(2);
+const failures = [];
+function check(cond, what) {
+  if (!cond) { failures.push(what); console.log('FAIL: ' + what); }
+  else console.log('ok: ' + what);
+}
+
+function startServer() {
+  return new Promise((resolve, reject) => {
+    const p = spawn(trawl, ['view', trace, '--port', '0', '--irq-threshold', '20us'],
+      { stdio: ['ignore', 'pipe', 'inherit'] });
+    const rl = readline.createInterface({ input: p.stdout });
+    rl.once('line', line => {
+      const m = /^trawl view: serving (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{32})$/.exec(line);
+      if (!m) reject(new Error('bad first line: ' + line)); else resolve({ p, url: m[1] });
+    });
+    p.once('exit', c => reject(new Error('trawl view exited ' + c)));
+  });
+}
+
+async function draws(page) { return +(await page.evaluate(() => document.body.dataset.draws || 0)); }
+async function waitDraw(page, after) {
+  await page.waitForFunction(n => +(document.body.dataset.draws || 0) > n, after, { timeout: 15000 });
+}
+async function win(page) { return page.evaluate(() => [window.trawlView.from, window.trawlView.to]); }
+
+// Pixels of the CPU lanes that are not the lanes' background.
+async function cpuInk(page) {
+  return page.evaluate(() => {
+    const v = window.trawlView, c = document.getElementById('canvas');
+    const ctx = c.getContext('2d'), dpr = window.devicePixelRatio || 1;
+    let ink = 0;
+    for (const e of v.layout) {
+      if (e.lane.kind !== 'cpu') continue;
+      const img = ctx.getImageData(180 * dpr, e.y * dpr, Math.floor(v.plotW * dpr), e.h * dpr).data;
+      for (let i = 0; i < img.length; i += 4) {
+        const r = img[i], g = img[i + 1], b = img[i + 2];
+        const bg = (r === 255 && g === 255 && b === 255) || (r === 247 && g === 249 && b === 251) ||
+          (r === 228 && g === 228 && b === 228) || (r === 187 && g === 187 && b === 187);
+        if (!bg && img[i + 3] > 0) ink++;
+      }
+    }
+    return ink;
+  });
+}
+
+async function main() {
+  const { p, url } = await startServer();
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    // the page's CSP forbids eval, which playwright's waitForFunction uses
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, bypassCSP: true });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', e => errors.push(String(e)));
+    page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
+    await page.goto(url);
+    await waitDraw(page, 0);
+    await page.screenshot({ path: path.join(outdir, '01-loaded.png') });
+    const info = await page.evaluate(() => window.trawlView.info);
+    check(info.events > 0, 'the page loaded the trace (' + info.events + ' events)');
+    const ink0 = await cpuInk(page);
+    check(ink0 > 2000, 'CPU lanes are drawn: ' + ink0 + ' pixels of task colour');
+    const lanes = await page.evaluate(() => window.trawlView.layout.map(e => e.lane.kind));
+    for (const k of ['cpu', 'softirq']) check(lanes.includes(k), 'a ' + k + ' lane is shown');
+
+    // zoom with keys
+    let [f0, t0] = await win(page);
+    let n = await draws(page);
+    await page.keyboard.press('w'); await page.keyboard.press('w');
+    await waitDraw(page, n);
+    let [f1, t1] = await win(page);
+    check((t1 - f1) < 0.6 * (t0 - f0), 'w zooms in: ' + (t0 - f0) + ' -> ' + (t1 - f1));
+    check(await cpuInk(page) > 500, 'still drawn zoomed in');
+    await page.screenshot({ path: path.join(outdir, '02-zoomed.png') });
+    // pan with keys
+    n = await draws(page);
+    await page.keyboard.press('d');
+    await waitDraw(page, n);
+    let [f2, t2] = await win(page);
+    check(f2 > f1 && Math.abs((t2 - f2) - (t1 - f1)) < 2, 'd pans right, same span');
+    // pan by dragging
+    const box = await page.locator('#canvas').boundingBox();
+    const y = box.y + 40;
+    n = await draws(page);
+    await page.mouse.move(box.x + 700, y); await page.mouse.down();
+    await page.mouse.move(box.x + 500, y, { steps: 5 }); await page.mouse.up();
+    await waitDraw(page, n);
+    let [f3] = await win(page);
+    check(f3 > f2, 'dragging left pans right');
+    // wheel zoom out
+    n = await draws(page);
+    await page.mouse.move(box.x + 700, y);
+    await page.mouse.wheel(0, 600);
+    await waitDraw(page, n);
+    let [f4, t4] = await win(page);
+    check(t4 - f4 > t2 - f2, 'the wheel zooms out');
+    // drag-select (shift) zooms to the selection
+    await page.keyboard.press('0');
+    await waitDraw(page, await draws(page) - 1);
+    [f0, t0] = await win(page);
+    n = await draws(page);
+    await page.keyboard.down('Shift');
+    await page.mouse.move(box.x + 400, y); await page.mouse.down();
+    await page.mouse.move(box.x + 600, y, { steps: 4 }); await page.mouse.up();
+    await page.keyboard.up('Shift');
+    await waitDraw(page, n);
+    [f1, t1] = await win(page);
+    const plotW = await page.evaluate(() => window.trawlView.plotW);
+    const want = (t0 - f0) * 200 / plotW;
+    check(Math.abs((t1 - f1) - want) < 0.05 * want, 'shift-drag zooms to the selection');
+    await page.screenshot({ path: path.join(outdir, '03-selected.png') });
+
+    // click a run on a CPU lane: the details panel names its task
+    await page.keyboard.press('0');
+    await page.waitForTimeout(300);
+    const target = await page.evaluate(() => {
+      const v = window.trawlView;
+      for (const e of v.layout) {
+        if (e.lane.kind !== 'cpu') continue;
+        const d = v.data.lanes.get(e.lane.id);
+        let x = 0;
+        for (const c of d.cols) {
+          if (c[1] && c[2] === 65535 && c[0] >= 3) {
+            const t = v.data.tasks[c[1]];
+            return { x: 180 + x + c[0] / 2, y: e.y + e.h / 2, pid: t.pid, comm: t.comm };
+          }
+          x += c[0];
+        }
+      }
+      return null;
+    });
+    check(target, 'a run to click');
+    if (target) {
+      await page.mouse.click(box.x + target.x, box.y + target.y);
+      await page.waitForFunction(() => document.body.dataset.detail, null, { timeout: 15000 });
+      const text = await page.locator('#detail-body').innerText();
+      check(text.includes(String(target.pid)) && text.includes(target.comm),
+        'details name the task clicked (' + target.comm + ' ' + target.pid + '): ' + text.slice(0, 200));
+      check(/sched_switch/.test(text), 'details show the event fields');
+      await page.screenshot({ path: path.join(outdir, '04-details.png') });
+    }
+
+    // search a task and pin it
+    const someone = target ? target.comm : 'a';
+    await page.fill('#search', someone.slice(0, 5));
+    await page.waitForSelector('#results div[data-pid]', { timeout: 10000 });
+    n = await draws(page);
+    await page.click('#results div[data-pid]');
+    await waitDraw(page, n);
+    const pinned = await page.evaluate(() => window.trawlView.layout.filter(e => e.lane.kind === 'task').map(e => e.lane.pid));
+    check(pinned.length >= 1, 'search pins the task lane (' + pinned + ')');
+    check(/pin=/.test(await page.evaluate(() => location.hash)), 'the pin is in the URL');
+    await page.screenshot({ path: path.join(outdir, '05-search.png') });
+
+    // the URL reproduces the view
+    await page.keyboard.press('w');
+    await page.waitForTimeout(400);
+    const href = await page.evaluate(() => location.href);
+    const [wf, wt] = await win(page);
+    const page2 = await context.newPage();
+    await page2.goto(href);
+    await waitDraw(page2, 0);
+    const [rf, rt] = await win(page2);
+    check(Math.abs(rf - wf) <= 1 && Math.abs(rt - wt) <= 1, 'the URL reproduces the window');
+    const pinned2 = await page2.evaluate(() => window.trawlView.layout.filter(e => e.lane.kind === 'task').length);
+    check(pinned2 === pinned.length, 'and the pinned lanes');
+    await page2.close();
+
+    // lane filters
+    n = await draws(page);
+    await page.click('#kinds input[data-kind=cpu]');
+    await waitDraw(page, n);
+    const kinds = await page.evaluate(() => window.trawlView.layout.map(e => e.lane.kind));
+    check(!kinds.includes('cpu'), 'unticking cpu hides the CPU lanes');
+    await page.click('#kinds input[data-kind=cpu]');
+
+    // the visible window's analyses and the ISR warnings
+    await page.keyboard.press('0');
+    await page.waitForFunction(() => {
+      const v = window.trawlView;
+      return v.analysisFor && v.analysisFor[0] === Math.floor(v.from) && v.analysisFor[1] >= Math.ceil(v.to);
+    }, null, { timeout: 15000 });
+    const side = await page.locator('#analysis-body').innerText();
+    check(/latency p50/.test(side) && /CPU 0 busy/.test(side), 'the side panel has the analyses');
+    const isr = await page.locator('#isr-body').innerText();
+    check(/handler run\(s\) over/.test(isr), 'the ISR list is there: ' + isr.split('\n')[0]);
+    if (info.irq_over_threshold) {
+      check(await page.locator('#isr-body td.warn').count() > 0, 'ISR warnings are listed: ' + isr);
+      await page.screenshot({ path: path.join(outdir, '06-isr.png') });
+    }
+
+    // panning frame time (the CPU lanes redrawn from what the browser has)
+    const frames = await page.evaluate(async () => {
+      const v = window.trawlView;
+      v.frames.length = 0;
+      for (let i = 0; i < 120; i++) {
+        const d = (v.to - v.from) * 0.01;
+        v.from += d; v.to += d;
+        await new Promise(r => requestAnimationFrame(r));
+        v.setWindow(v.from, v.to);
+      }
+      const f = [...v.frames].sort((a, b) => a - b);
+      return { median: f[f.length >> 1], p90: f[Math.floor(f.length * 0.9)], n: f.length };
+    });
+    console.log('frame time while panning: median ' + frames.median.toFixed(2) + ' ms, p90 ' + frames.p90.toFixed(2) + ' ms over ' + frames.n + ' frames');
+    check(errors.length === 0, 'no errors in the page: ' + errors.slice(0, 3).join(' | '));
+  } finally {
+    await browser.close();
+    p.kill('SIGINT');
+  }
+  if (failures.length) { console.log(failures.length + ' failures'); process.exit(1); }
+  console.log('trawl view in chromium: all checks passed');
+}
+
+main().catch(e => { console.log('FAIL: ' + e.stack); process.exit(1); });
