@@ -15,6 +15,7 @@
 #include "event.h"
 #include "field.h"
 #include "record.h"
+#include "live.h"
 #include "trace.h"
 #include "analysis.h"
 #include "script.h"

@@ -180,7 +180,18 @@ typedef struct tw_rec {
 enum tw_next {
 	TW_NEXT_EOF = 0,
 	TW_NEXT_EVENT = 1,
+	/* Streaming sources only: no event, but none before rec->ts is still
+	 * to come (time passes while nothing happens: a live session). */
+	TW_NEXT_TIME = 2,
 };
+
+/* Told the time a streaming source vouches for (TW_NEXT_TIME): 0 to go
+ * on, nonzero to stop the run, as event callbacks. */
+typedef int (*tw_time_callback)(int64_t ts, void *ctx);
+typedef struct tw_time_sub {
+	tw_time_callback cb;
+	void *ctx;
+} tw_time_sub;
 
 typedef struct tw_reader_ops {
 	/*
@@ -281,6 +292,11 @@ struct trawl_trace {
 
 	tw_sub *subs;
 	size_t nsubs, subs_cap;
+	tw_time_sub *time_subs;
+	size_t ntime_subs;
+	/* The source streams in time order as it comes (a live session): no
+	 * pre-scan, no sort; what comes too late is counted as late_events. */
+	int streaming;
 	struct trawl_field_def *fields;
 
 	struct tw_textfmt *textfmt; /* text: where formats come from */
@@ -309,6 +325,10 @@ tw_type *tw_type_new(trawl_trace *t, const char *name, const char *system);
 const char *tw_event_system_of(const char *name);
 int tw_sub_matches(const tw_sub *s, const tw_type *type);
 void tw_types_free(trawl_trace *t);
+
+/* run.c: a callback for the time a streaming source vouches for, before
+ * trawl_run(); -TRAWL_EMISUSE after, -TRAWL_ENOMEM. */
+int tw_on_time(trawl_trace *t, tw_time_callback cb, void *ctx);
 
 /* run.c: counters the readers update */
 int tw_note_cpu(trawl_trace *t, int cpu);
@@ -382,5 +402,17 @@ int tw_trace_format_at(trawl_trace *t, size_t i, const char **system,
 struct tw_input;
 int tw_text_open(trawl_trace *t, struct tw_input *in, trawl_error *err);
 int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err);
+/*
+ * A trace.dat that is still being made (lib/dat/dat-feed.h): the trace.dat
+ * reader over a feed's metadata and pages. tw_open_feed() is how a live
+ * source opens a trace (lib/live): the core makes the trace and hands the
+ * feed to the reader, as trawl_open() hands a file. The feed is borrowed
+ * until trawl_close(). Return: the trace (caller closes it), or NULL.
+ */
+struct tw_feed;
+int tw_dat_open_feed(trawl_trace *t, const struct tw_feed *feed,
+		     trawl_error *err);
+trawl_trace *tw_open_feed(const trawl_open_opts *opts, const char *name,
+			  const struct tw_feed *feed, trawl_error *err);
 
 #endif

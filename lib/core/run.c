@@ -72,6 +72,20 @@ static trawl_trace *open_any(const char *path, int fd, const char *name,
 	return t;
 }
 
+trawl_trace *tw_open_feed(const trawl_open_opts *opts, const char *name,
+			  const struct tw_feed *feed, trawl_error *err)
+{
+	trawl_trace *t = new_trace(opts, err);
+	if (!t)
+		return NULL;
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	if (tw_dat_open_feed(t, feed, err)) {
+		trawl_close(t);
+		return NULL;
+	}
+	return t;
+}
+
 TRAWL_API trawl_trace *trawl_open(const char *path, const trawl_open_opts *opts,
 				  trawl_error *err)
 {
@@ -108,6 +122,7 @@ TRAWL_API void trawl_close(trawl_trace *t)
 		tw_free(&t->mem, t->subs[i].name_pat);
 	}
 	tw_free(&t->mem, t->subs);
+	tw_free(&t->mem, t->time_subs);
 	for (struct trawl_field_def *f = t->fields, *n; f; f = n) {
 		n = f->next;
 		tw_free(&t->mem, f->event);
@@ -163,6 +178,19 @@ TRAWL_API int trawl_on(trawl_trace *t, const char *pattern, trawl_callback cb,
 	s->cb = cb;
 	s->ctx = ctx;
 	t->nsubs++;
+	return 0;
+}
+
+int tw_on_time(trawl_trace *t, tw_time_callback cb, void *ctx)
+{
+	if (!t || !cb || t->ran)
+		return -TRAWL_EMISUSE;
+	tw_time_sub *p = tw_realloc(&t->mem, t->time_subs,
+				    (t->ntime_subs + 1) * sizeof(*p));
+	if (!p)
+		return -TRAWL_ENOMEM;
+	t->time_subs = p;
+	p[t->ntime_subs++] = (tw_time_sub){cb, ctx};
 	return 0;
 }
 
@@ -351,11 +379,20 @@ static int run_direct(trawl_trace *t, int pass, int passes, trawl_error *err)
 	int64_t last = INT64_MIN;
 	uint64_t seq = 0;
 	int rc;
-	while ((rc = t->ops->next(t, &r, 0, err)) == TW_NEXT_EVENT) {
-		if (r.ts < last)
-			t->stats.reordered++; /* only in source order mode */
-		else
+	while ((rc = t->ops->next(t, &r, 0, err)) > 0) {
+		if (rc == TW_NEXT_TIME) {
+			for (size_t i = 0; i < t->ntime_subs; i++)
+				if ((rc = t->time_subs[i].cb(
+					     r.ts, t->time_subs[i].ctx)))
+					return rc;
+			continue;
+		}
+		if (r.ts >= last)
 			last = r.ts;
+		else if (t->streaming)
+			t->stats.late_events++; /* it came after its time */
+		else
+			t->stats.reordered++; /* only in source order mode */
 		rc = deliver(t, &r, seq++, err);
 		if (rc)
 			return rc;
@@ -480,7 +517,7 @@ TRAWL_API int trawl_run(trawl_trace *t, trawl_error *err)
 				   "trawl_run: a trace runs only once");
 	t->ran = 1;
 	int rc;
-	if (t->opts.flags & TRAWL_OPEN_SOURCE_ORDER)
+	if ((t->opts.flags & TRAWL_OPEN_SOURCE_ORDER) || t->streaming)
 		return run_direct(t, 0, 1, err);
 	if (t->opts.window)
 		return run_window(t, err);
@@ -514,6 +551,8 @@ TRAWL_API const char *trawl_format_name(int format)
 		return "trace-cmd-report";
 	case TRAWL_FORMAT_TRACE_DAT:
 		return "trace-dat";
+	case TRAWL_FORMAT_LIVE:
+		return "live";
 	default:
 		return "unknown";
 	}

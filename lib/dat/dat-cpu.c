@@ -157,7 +157,7 @@ static int load_chunk(tw_dat_cursor *c)
  */
 static void drop_behind(tw_dat_cursor *c)
 {
-	if (c->compressed)
+	if (c->compressed || c->memory)
 		return;
 	/*
 	 * Map the next stretch in one call rather than a fault every few
@@ -448,4 +448,17 @@ void tw_dat_cursor_fini(tw_dat_cursor *c)
 	c->walk.dctx = NULL;
 	c->chunk = c->walk.buf = NULL;
 	c->chunk_cap = c->walk.cap = 0;
+}
+
+void tw_dat_cursor_pages(tw_dat_cursor *c, const tw_dat_file *f,
+			 const unsigned char *pages, size_t len)
+{
+	memset(c, 0, sizeof(*c));
+	c->f = f;
+	c->fast = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !f->big_endian &&
+		  !f->has_tsc2nsec && f->ts_offset == 0;
+	c->page_size = f->page_size;
+	c->memory = 1;
+	c->data = pages;
+	c->data_len = len;
 }

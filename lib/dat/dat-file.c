@@ -242,6 +242,29 @@ static long format_id(const char *p, size_t n)
 	return -1;
 }
 
+/* One format text into the index (by the ID it gives; one without an ID
+ * is left out: its events stay unknown, still delivered). */
+static int add_format(tw_dat_file *f, const char *system, const char *p,
+		      size_t n, uint64_t at, trawl_error *err)
+{
+	long id = format_id(p, n);
+	if (id < 0 || id > TW_DAT_MAX_EVENT_ID)
+		return 0;
+	if (f->nformats == f->formats_cap) {
+		size_t ncap = f->formats_cap ? 2 * f->formats_cap : 256;
+		tw_dat_format *a =
+			tw_realloc(f->mem, f->formats, ncap * sizeof(*a));
+		if (!a)
+			return tw_error_at(err, TRAWL_ENOMEM, 0, f->name, 0, 0,
+					   0, "out of memory");
+		f->formats = a;
+		f->formats_cap = ncap;
+	}
+	f->formats[f->nformats++] =
+		(tw_dat_format){(uint32_t)id, system, p, n, 0, at};
+	return 0;
+}
+
 /*
  * count4, then count times: size8 format-text. The texts are indexed by
  * their ID and parsed only when an event of that ID turns up: a file keeps
@@ -260,27 +283,13 @@ static int read_formats(tw_dat_file *f, span_reader *r, const char *system,
 		if ((rc = get_u64(r, &n, err, "an event format size")) ||
 		    (rc = get_bytes(r, n, &p, err, "an event format")))
 			return rc;
-		long id = format_id(p, (size_t)n);
-		if (id < 0 || id > TW_DAT_MAX_EVENT_ID)
-			continue; /* its events stay unknown, still delivered */
-		if (f->nformats == f->formats_cap) {
-			size_t ncap = f->formats_cap ? 2 * f->formats_cap : 256;
-			tw_dat_format *a = tw_realloc(f->mem, f->formats,
-						      ncap * sizeof(*a));
-			if (!a)
-				return tw_error_at(err, TRAWL_ENOMEM, 0,
-						   f->name, 0, 0, 0,
-						   "out of memory");
-			f->formats = a;
-			f->formats_cap = ncap;
-		}
 		uint64_t at =
 			r->base ? r->base +
 					  (uint64_t)((const unsigned char *)p -
 						     r->p)
 				: f->section_off;
-		f->formats[f->nformats++] = (tw_dat_format){
-			(uint32_t)id, system, p, (size_t)n, 0, at};
+		if ((rc = add_format(f, system, p, (size_t)n, at, err)))
+			return rc;
 	}
 	return 0;
 }
@@ -407,7 +416,7 @@ static int cmp_cmdline(const void *a, const void *b)
  * learns comms while printing (the sched_switch plugin registers them),
  * and an event's comm must not depend on what was printed before it.
  */
-static int parse_cmdlines(tw_dat_file *f, const char *s)
+int tw_dat_set_comms(tw_dat_file *f, const char *s)
 {
 	size_t n = 0;
 	for (const char *p = s; *p; p++)
@@ -437,6 +446,13 @@ static int parse_cmdlines(tw_dat_file *f, const char *s)
 	f->ncmdlines = k;
 	if (k > 1)
 		qsort(f->cmdlines, k, sizeof(*f->cmdlines), cmp_cmdline);
+	return 0;
+}
+
+static int parse_cmdlines(tw_dat_file *f, const char *s)
+{
+	if (tw_dat_set_comms(f, s))
+		return -1;
 	return tep_parse_saved_cmdlines(f->tep, s);
 }
 
@@ -1077,6 +1093,78 @@ static int read_v6(tw_dat_file *f, span_reader *r, trawl_error *err)
 	return read_v6_flyrecord(f, r, top, cpus, err);
 }
 
+/* libtraceevent's handle, for the file's byte order and sizes. */
+static int tep_init(tw_dat_file *f, trawl_error *err)
+{
+	f->tep = tep_alloc();
+	if (!f->tep)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, f->name, 0, 0, 0,
+				   "out of memory");
+	tep_set_file_bigendian(f->tep, f->big_endian ? TEP_BIG_ENDIAN
+						     : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(f->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+						? TEP_BIG_ENDIAN
+						: TEP_LITTLE_ENDIAN);
+	tep_set_long_size(f->tep, f->long_size);
+	tep_set_page_size(f->tep, (int)f->page_size);
+	return 0;
+}
+
+int tw_dat_file_from_meta(tw_dat_file *f, const tw_mem *mem, const char *name,
+			  const tw_dat_meta *m, const char *clock,
+			  trawl_error *err)
+{
+	memset(f, 0, sizeof(*f));
+	f->mem = mem;
+	f->name = name;
+	f->version = 7;
+	f->big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+	f->long_size = (int)sizeof(long);
+	f->page_size = m->page_size;
+	int rc;
+	uint32_t top;
+	if ((rc = tep_init(f, err)) ||
+	    (rc = parse_header_page(f, m->header_page.data, m->header_page.len,
+				    0, err)))
+		return rc;
+	for (size_t i = 0; i < m->nftrace; i++)
+		if ((rc = add_format(f, "ftrace", m->ftrace[i].data,
+				     m->ftrace[i].len, 0, err)))
+			return rc;
+	for (size_t s = 0; s < m->nsystems; s++)
+		for (size_t i = 0; i < m->systems[s].nformats; i++)
+			if ((rc = add_format(f, m->systems[s].name,
+					     m->systems[s].formats[i].data,
+					     m->systems[s].formats[i].len, 0,
+					     err)))
+				return rc;
+	/* kallsyms are parsed when first needed (tw_dat_load_kallsyms) */
+	f->kallsyms_text = m->kallsyms.data;
+	f->kallsyms_len = m->kallsyms.len;
+	char *text = NULL;
+	/* as read_text_block(): what libtraceevent refuses is left out */
+	if (m->printk.len &&
+	    !(text = text_copy(f, m->printk.data, m->printk.len)))
+		rc = -1;
+	if (text)
+		parse_printk(f, text);
+	tw_free(mem, text);
+	text = NULL;
+	if (!rc && m->cmdlines.len &&
+	    (!(text = text_copy(f, m->cmdlines.data, m->cmdlines.len)) ||
+	     tw_dat_set_comms(f, text) < 0))
+		rc = -1;
+	tw_free(mem, text);
+	if (!rc)
+		rc = add_buffer(f, "", clock, f->page_size, &top, err);
+	if (!rc && !(f->comp_name = tw_strndup(mem, "none", 4)))
+		rc = -1;
+	if (rc == -1)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, name, 0, 0, 0,
+				   "out of memory");
+	return rc;
+}
+
 int tw_dat_file_open(tw_dat_file *f, const tw_mem *mem, const char *name,
 		     const unsigned char *map, size_t size, trawl_error *err)
 {
@@ -1112,18 +1200,8 @@ int tw_dat_file_open(tw_dat_file *f, const tw_mem *mem, const char *name,
 			   "a long size or page size that "
 			   "cannot be");
 
-	f->tep = tep_alloc();
-	if (!f->tep)
-		return tw_error_at(err, TRAWL_ENOMEM, 0, name, 0, 0, 0,
-				   "out of memory");
-	tep_set_file_bigendian(f->tep, f->big_endian ? TEP_BIG_ENDIAN
-						     : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(f->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-						? TEP_BIG_ENDIAN
-						: TEP_LITTLE_ENDIAN);
-	tep_set_long_size(f->tep, f->long_size);
-	tep_set_page_size(f->tep, (int)f->page_size);
-
+	if ((rc = tep_init(f, err)))
+		return rc;
 	rc = f->version >= 7 ? read_v7(f, &r, err) : read_v6(f, &r, err);
 	if (rc)
 		return rc;

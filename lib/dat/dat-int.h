@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "../core/core.h"
+#include "dat-write.h"
 
 struct tep_handle;
 struct tep_event;
@@ -159,6 +160,15 @@ static inline uint64_t tw_dat_u64(const tw_dat_file *f, const void *p)
 int tw_dat_file_open(tw_dat_file *f, const tw_mem *mem, const char *name,
 		     const unsigned char *map, size_t size, trawl_error *err);
 void tw_dat_file_close(tw_dat_file *f);
+/* The layout of a trace.dat that is not a file: its metadata in memory
+ * (a live session's, lib/live), one buffer with the given clock, no CPU
+ * data. The blobs stay the caller's until tw_dat_file_close(). */
+int tw_dat_file_from_meta(tw_dat_file *f, const tw_mem *mem, const char *name,
+			  const tw_dat_meta *m, const char *clock,
+			  trawl_error *err);
+/* Replace the comms (saved_cmdlines' "pid comm" lines); -1 out of memory.
+ * Earlier tw_dat_comm() strings are freed. */
+int tw_dat_set_comms(tw_dat_file *f, const char *text);
 /* The comm of pid from the saved cmdlines: "<idle>" for 0, "<...>" when
  * the file does not say. */
 const char *tw_dat_comm(const tw_dat_file *f, int32_t pid);
@@ -225,6 +235,7 @@ typedef struct tw_dat_cursor {
 				 * the chunk (compressed) */
 	/* compressed: the current chunk, and the walk to the next one */
 	int compressed;
+	int memory;    /* data is the caller's memory (nothing to give back) */
 	uint32_t part; /* index + 1 of the piece at hand, or 0 */
 	unsigned char *chunk;
 	size_t chunk_cap;
@@ -253,6 +264,10 @@ int tw_dat_cursor_init(tw_dat_cursor *c, const tw_dat_file *f,
 		       const tw_dat_span *span);
 
 int tw_dat_cursor_next_slow(tw_dat_cursor *c);
+/* A cursor over pages in memory (a live session's), from their first
+ * record; the memory stays the caller's. Damage offsets are into them. */
+void tw_dat_cursor_pages(tw_dat_cursor *c, const tw_dat_file *f,
+			 const unsigned char *pages, size_t len);
 
 /*
  * Move to the next data record: 1 with cur_* set, 0 at the end. The
@@ -340,5 +355,24 @@ int tw_dat_ahead_next(tw_dat_ahead *a, tw_dat_ahead_rec *rec,
 uint64_t tw_dat_ahead_done(const tw_dat_ahead *a);
 /* Stop the thread and free everything. */
 void tw_dat_ahead_stop(tw_dat_ahead *a);
+
+/*
+ * dat-feed.c: the merge of a feed's CPUs (a trace.dat still being made,
+ * dat-feed.h) into one time order.
+ */
+struct tw_feed;
+typedef struct tw_dat_merge tw_dat_merge;
+tw_dat_merge *tw_dat_merge_new(const tw_mem *mem, const tw_dat_file *f,
+			       const struct tw_feed *feed, int ncpu);
+/*
+ * The next record: TW_NEXT_EVENT with *out (its data valid until the next
+ * call); TW_NEXT_TIME with out->ts when no event before that time is still
+ * to come (handed out once per time, only while the merge waits);
+ * TW_NEXT_EOF when every CPU ended; or a negative TRAWL_E* from the feed.
+ */
+int tw_dat_merge_next(tw_dat_merge *m, tw_dat_pulled *out);
+/* Pages that could not be read, and where the first one was. */
+uint64_t tw_dat_merge_damaged(const tw_dat_merge *m, uint64_t *first_off);
+void tw_dat_merge_free(tw_dat_merge *m);
 
 #endif

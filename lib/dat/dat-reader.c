@@ -19,18 +19,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 #include <unistd.h>
 
 #include "../pfmt/pfmt.h"
 #include "../input/input.h"
+#include "dat-feed.h"
 #include "dat-int.h"
 
-#define COMM_CACHE  1024
-#define SYM_CACHE   256
-#define MAX_THREADS 16
-#define NO_FIELD    ((const void *)&no_field)
+#define COMM_CACHE     1024
+#define COMMS_EVERY_NS (50 * 1000 * 1000)
+#define SYM_CACHE      256
+#define MAX_THREADS    16
+#define NO_FIELD       ((const void *)&no_field)
 
 static const char no_field;
 
@@ -57,6 +60,7 @@ struct comm_slot {
 	int32_t pid;
 	uint32_t len;
 	const char *comm;
+	char own[20]; /* a feed's name for a task the comms lack */
 };
 
 struct heap_ent {
@@ -124,6 +128,12 @@ typedef struct dat_reader {
 	const char *cur_json; /* and as JSON (NULL: not made) */
 	uint32_t cur_json_len;
 	int strict;
+	/* A trace.dat still being made (tw_dat_open_feed): its pages come
+	 * from the feed, merged as they come; comms are asked for again
+	 * (every COMMS_EVERY_NS at most) when a pid has none. */
+	const tw_feed *feed;
+	tw_dat_merge *merge;
+	int64_t comms_at;
 } dat_reader;
 
 /* What a record kept by the sorter carries before its data. */
@@ -222,12 +232,41 @@ static dat_type *type_of(trawl_trace *t, dat_reader *r, uint32_t id)
 	return dt->type ? dt : NULL;
 }
 
+/* A feed's comms, asked for again when a pid has none (new tasks). */
+static void fresh_comms(dat_reader *r)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	int64_t ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	if (ns < r->comms_at)
+		return;
+	r->comms_at = ns + COMMS_EVERY_NS;
+	const char *text = r->feed->comms(r->feed->ctx);
+	/* out of memory: no comms, the events still go out */
+	if (text && tw_dat_set_comms(&r->f, text) == 0)
+		memset(r->comms, 0, sizeof(r->comms));
+}
+
 static const char *comm_of(dat_reader *r, int32_t pid, uint32_t *len)
 {
 	struct comm_slot *s = &r->comms[(uint32_t)pid % COMM_CACHE];
-	if (!s->comm || s->pid != pid) {
+	if (!s->comm || s->pid != pid ||
+	    (TW_UNLIKELY(r->feed != NULL) && s->comm[0] == '<' && pid)) {
 		s->pid = pid;
 		s->comm = tw_dat_comm(&r->f, pid);
+		if (r->feed && pid && s->comm[0] == '<') {
+			fresh_comms(r); /* may empty the cache */
+			s->pid = pid;
+			s->comm = tw_dat_comm(&r->f, pid);
+			const char *c =
+				s->comm[0] == '<'
+					? r->feed->comm(r->feed->ctx, pid)
+					: NULL;
+			if (c) {
+				snprintf(s->own, sizeof(s->own), "%s", c);
+				s->comm = s->own;
+			}
+		}
 		s->len = (uint32_t)strlen(s->comm);
 	}
 	*len = s->len;
@@ -333,6 +372,16 @@ static int finish(trawl_trace *t, dat_reader *r, trawl_error *err)
 	if (r->finished)
 		return TW_NEXT_EOF;
 	r->finished = 1;
+	if (r->merge) {
+		uint64_t off, damaged = tw_dat_merge_damaged(r->merge, &off);
+		if (damaged) {
+			tw_note_bad_line(t, off);
+			t->stats.bad_lines += damaged - 1;
+		}
+		/* as a trace.dat's CPU stats say it */
+		t->stats.overwritten = r->feed->overrun(r->feed->ctx);
+		return TW_NEXT_EOF;
+	}
 	const tw_dat_cursor *first = NULL;
 	uint64_t damaged = 0;
 	if (r->f.meta_damaged) {
@@ -418,6 +467,31 @@ static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 	dat_reader *r = rd(t);
 	if (!scan && !r->ahead_tried)
 		ahead_start(t, r);
+	if (r->merge) {
+		for (;;) {
+			tw_dat_pulled p;
+			int rc = tw_dat_merge_next(r->merge, &p);
+			if (rc == TW_NEXT_TIME) {
+				rec->ts = p.ts;
+				return rc;
+			}
+			if (rc < 0)
+				return tw_error_at(err, -rc, 0, t->name, 0, 0,
+						   0,
+						   "the live source failed: "
+						   "%s",
+						   trawl_strerror(rc));
+			if (rc == TW_NEXT_EOF)
+				return finish(t, r, err);
+			if (p.lost)
+				tw_note_lost(t, p.cpu, p.lost);
+			if (fill_rec(t, r, rec, p.ts, 0, p.cpu, p.data,
+				     p.len) == 0)
+				return TW_NEXT_EVENT;
+			if ((rc = short_record(t, r, p.len, p.cpu, err)))
+				return rc;
+		}
+	}
 	if (r->ahead) {
 		for (;;) {
 			tw_dat_ahead_rec a;
@@ -498,6 +572,8 @@ static int rewind_dat(trawl_trace *t, trawl_error *err)
 {
 	(void)err;
 	dat_reader *r = rd(t);
+	if (r->merge)
+		return -TRAWL_EUNSUPPORTED; /* what came is gone */
 	ahead_stop(r);
 	r->ahead_tried = 0;
 	for (size_t i = 0; i < r->ncur; i++)
@@ -1580,6 +1656,7 @@ static void close_reader(trawl_trace *t)
 	if (!r)
 		return;
 	ahead_stop(r);
+	tw_dat_merge_free(r->merge);
 	for (size_t i = 0; i < r->ncur; i++)
 		tw_dat_cursor_fini(&r->cur[i]);
 	if (r->plugins)
@@ -1794,4 +1871,40 @@ int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err)
 			return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0,
 					   0, "out of memory");
 	return rewind_dat(t, err);
+}
+
+int tw_dat_open_feed(trawl_trace *t, const tw_feed *feed, trawl_error *err)
+{
+	dat_reader *r = tw_calloc(&t->mem, 1, sizeof(*r));
+	if (!r)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
+				   "out of memory");
+	t->reader = r;
+	t->ops = &dat_ops;
+	t->format = TRAWL_FORMAT_LIVE;
+	t->streaming = 1;
+	r->feed = feed;
+	r->ahead_tried = 1; /* the merge waits for the kernel: no thread */
+	r->strict = (t->opts.flags & TRAWL_OPEN_STRICT) != 0;
+	for (unsigned k = 0; k < 256; k++)
+		r->flag_map[k] = map_flags(k);
+	trace_seq_init(&r->seq);
+	tep_set_loglevel(TEP_LOG_NONE);
+	r->syms.r = r;
+	r->resolve = (tw_pf_resolve){symbol, kernel_string, &r->syms};
+	int rc = tw_dat_file_from_meta(&r->f, &t->mem, t->name, feed->meta,
+				       NULL, err);
+	if (rc)
+		return rc;
+	tw_dat_index_formats(&r->f);
+	int ncpu = feed->meta->ncpus;
+	if (common_layout(r) ||
+	    !(r->merge = tw_dat_merge_new(&t->mem, &r->f, feed, ncpu)))
+		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
+				   "out of memory");
+	for (int c = 0; c < ncpu; c++)
+		if (tw_note_cpu(t, c) < 0)
+			return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0,
+					   0, "out of memory");
+	return 0;
 }

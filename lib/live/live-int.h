@@ -69,6 +69,8 @@ char *tw_tracefs_read_mem(const tw_mem *mem, const char *dir, const char *rel,
  * number of settings that could not be restored. */
 int tw_tracefs_restore(tw_tracefs *tf);
 int tw_tracefs_cpus(const tw_tracefs *tf);
+/* The size of the kernel's ring-buffer pages (sub-buffers). */
+size_t tw_tracefs_page_size(const tw_tracefs *tf);
 
 /* One concrete event. */
 typedef struct tw_event_sel {
@@ -87,6 +89,31 @@ int tw_events_resolve(const tw_mem *mem, const char *top,
 		      const trawl_record_event *sel, size_t nsel,
 		      tw_event_list *out, trawl_error *err);
 void tw_events_free(tw_event_list *l);
+
+/*
+ * A recording whose pages also go to a consumer as they come (the live
+ * session, live.c): the readers hand every batch of pages to emit() (after
+ * the output, if there is one), wake at least every tick_ms, and each time
+ * also take the page the kernel is writing, then say when they last saw
+ * their CPU empty (caught_up: the CLOCK_MONOTONIC time just before the
+ * drain; the trace clock is "mono"). A reader told to stop takes what is
+ * left (tracing is off by then) and calls ended(). Called from the reader
+ * threads.
+ */
+typedef struct tw_record_hooks {
+	int (*emit)(void *ctx, int cpu, const void *pages, size_t n);
+	void (*caught_up)(void *ctx, int cpu, int64_t before_ns);
+	void (*ended)(void *ctx, int cpu, int error);
+	void *ctx;
+	int tick_ms;
+} tw_record_hooks;
+
+/* tw_reader_drain(): what to take of the page the kernel is writing */
+enum tw_drain {
+	TW_DRAIN_FULL = 0, /* full pages only (splice) */
+	TW_DRAIN_ONE = 1,  /* and one read of the page being written */
+	TW_DRAIN_ALL = 2,  /* everything: tracing is off */
+};
 
 /* One CPU's reader: trace_pipe_raw -> pipe -> temporary file. */
 typedef struct tw_reader {
@@ -108,15 +135,38 @@ typedef struct tw_reader {
 	char *buf;	       /* for pages out of the pipe */
 	uint64_t events;       /* counted on their way to the sink */
 	uint64_t saved;	       /* bytes of pages given to the sink */
+	const tw_record_hooks *hooks; /* live: pages also go there */
+	int poke_fd; /* live: eventfd, the consumer wants a drain now */
 } tw_reader;
 
 int tw_reader_init(tw_reader *r, const char *dir, int cpu, int out_fd,
 		   int stop_fd, size_t page_size, trawl_error *err);
-/* Move what can be moved now; final also takes the last partial page. */
-int tw_reader_drain(tw_reader *r, int final);
+/* Move what can be moved now (enum tw_drain). */
+int tw_reader_drain(tw_reader *r, int partial);
 int tw_reader_start(tw_reader *r, trawl_error *err);
 void tw_reader_join(tw_reader *r);
 void tw_reader_fini(tw_reader *r);
+
+/*
+ * session.c for the live session: trawl_record_start() with hooks (NULL:
+ * the recorder as it is). With hooks, opts->output NULL means no file. A
+ * live recording ends in two steps: tw_record_quiesce() turns tracing off
+ * and tells the readers to take what is left and end (they call ended()),
+ * then trawl_record_stop() joins them, writes the file and restores
+ * tracefs as for any recording.
+ */
+trawl_record *tw_record_start(const trawl_record_opts *o,
+			      const tw_record_hooks *hooks, trawl_error *err);
+int tw_record_quiesce(trawl_record *r, trawl_error *err);
+/* Wake CPU cpu's reader now (live: the consumer waits for that CPU). */
+void tw_record_poke(trawl_record *r, int cpu);
+/* Events the kernel overwrote or dropped since the start, all CPUs. */
+uint64_t tw_record_lost(const trawl_record *r);
+/* Live: "pid comm" lines (borrowed until the stop) the file's comms get
+ * besides saved_cmdlines, which names a pid it has itself. */
+void tw_record_more_comms(trawl_record *r, const char *text);
+/* Live: filters the kernel refused (left to the script's predicate). */
+unsigned tw_record_filters_refused(const trawl_record *r);
 
 /* Count the events in size bytes of ring-buffer pages in fd at off (page
  * aligned). */

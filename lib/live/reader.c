@@ -28,6 +28,7 @@ int tw_reader_init(tw_reader *r, const char *dir, int cpu, int out_fd,
 {
 	char path[4096];
 	memset(r, 0, sizeof(*r));
+	r->poke_fd = -1;
 	r->cpu = cpu;
 	r->out_fd = out_fd;
 	r->stop_fd = stop_fd;
@@ -61,15 +62,21 @@ static void fail(tw_reader *r, int e)
 	__atomic_store_n(&r->error, e, __ATOMIC_RELEASE);
 }
 
-/* Pages to the version 7 writer, counted first. */
+/* Pages to the version 7 writer, counted first, then to the live
+ * consumer. */
 static int to_sink(tw_reader *r, const char *p, size_t n)
 {
-	uint64_t ev = 0;
-	tw_pages_count_mem(p, n, r->page_size, &ev);
-	r->events += ev;
-	int rc = tw_dat7_add(r->sink, r->cpu, p, n);
-	if (rc == 0)
-		r->saved += n;
+	int rc = 0;
+	if (r->sink) {
+		uint64_t ev = 0;
+		tw_pages_count_mem(p, n, r->page_size, &ev);
+		r->events += ev;
+		rc = tw_dat7_add(r->sink, r->cpu, p, n);
+		if (rc == 0)
+			r->saved += n;
+	}
+	if (rc == 0 && r->hooks)
+		rc = r->hooks->emit(r->hooks->ctx, r->cpu, p, n);
 	if (rc == 0)
 		__atomic_add_fetch(&r->bytes, (uint64_t)n, __ATOMIC_RELAXED);
 	return rc;
@@ -103,7 +110,7 @@ static int pipe_to_sink(tw_reader *r, size_t n)
 /* Pipe to file: everything that is in the pipe. */
 static int flush_pipe(tw_reader *r, size_t n)
 {
-	if (r->sink)
+	if (r->sink || r->hooks)
 		return pipe_to_sink(r, n);
 	while (n) {
 		ssize_t k = splice(r->pipe_fd[0], NULL, r->out_fd, NULL, n,
@@ -120,7 +127,7 @@ static int flush_pipe(tw_reader *r, size_t n)
 
 static int write_page(tw_reader *r, const char *page, size_t n)
 {
-	if (r->sink)
+	if (r->sink || r->hooks)
 		return to_sink(r, page, n);
 	while (n) {
 		ssize_t k = write(r->out_fd, page, n);
@@ -135,7 +142,7 @@ static int write_page(tw_reader *r, const char *page, size_t n)
 	return 0;
 }
 
-int tw_reader_drain(tw_reader *r, int final)
+int tw_reader_drain(tw_reader *r, int partial)
 {
 	int rc = 0;
 	for (;;) {
@@ -151,12 +158,14 @@ int tw_reader_drain(tw_reader *r, int final)
 		if ((rc = flush_pipe(r, (size_t)k)) < 0)
 			break;
 	}
-	if (rc < 0 || !final)
+	if (rc < 0 || partial == TW_DRAIN_FULL)
 		goto out;
 	char *page = tw_malloc(r->mem, r->page_size);
 	if (!page)
 		return -ENOMEM;
-	for (;;) {
+	/* While tracing, one read: each read gives what came since the
+	 * last, and the reader's own system calls may be traced. */
+	for (int reads = 0; partial == TW_DRAIN_ALL || reads < 1; reads++) {
 		ssize_t k = read(r->raw_fd, page, r->page_size);
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -223,9 +232,69 @@ static void *run(void *arg)
 	return NULL;
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * Live: the consumer wants pages as they come. Woken by the kernel
+ * (buffer_percent), by the consumer (poke_fd: it waits for this CPU), or
+ * every tick; each time everything the buffer holds is taken, the page
+ * being written too, and the time just before is told: the buffer held
+ * every event older than that. When told to stop (tracing is off by
+ * then), the rest is taken and the CPU ends.
+ */
+static void *run_live(void *arg)
+{
+	tw_reader *r = arg;
+	const tw_record_hooks *h = r->hooks;
+	struct pollfd p[3] = {{.fd = r->stop_fd, .events = POLLIN},
+			      {.fd = r->raw_fd, .events = POLLIN},
+			      {.fd = r->poke_fd, .events = POLLIN}};
+	int e = 0;
+	for (int first = 1;; first = 0) {
+		int k = first ? 0
+			      : poll(p, r->poke_fd >= 0 ? 3 : 2, h->tick_ms);
+		if (k < 0 && errno != EINTR) {
+			fail(r, e = errno);
+			break;
+		}
+		if (p[0].revents & POLLIN) {
+			if (tw_reader_drain(r, TW_DRAIN_ALL) < 0)
+				e = __atomic_load_n(&r->error,
+						    __ATOMIC_ACQUIRE);
+			break;
+		}
+		if (p[2].revents & POLLIN) {
+			uint64_t n;
+			if (read(r->poke_fd, &n, sizeof(n)) < 0) {
+				/* taken by the next poll */
+			}
+		}
+		int64_t before = mono_ns();
+		if (tw_reader_drain(r, TW_DRAIN_ONE) < 0) {
+			e = __atomic_load_n(&r->error, __ATOMIC_ACQUIRE);
+			break;
+		}
+		int rc = r->sink ? tw_dat7_sync(r->sink, r->cpu, 0) : 0;
+		if (rc == 0 && r->sink && r->comms_dir)
+			rc = comms(r);
+		if (rc < 0) {
+			fail(r, e = -rc);
+			break;
+		}
+		h->caught_up(h->ctx, r->cpu, before);
+	}
+	h->ended(h->ctx, r->cpu, e);
+	return NULL;
+}
+
 int tw_reader_start(tw_reader *r, trawl_error *err)
 {
-	int rc = pthread_create(&r->thread, NULL, run, r);
+	int rc = pthread_create(&r->thread, NULL, r->hooks ? run_live : run, r);
 	if (rc)
 		return tw_error_at(err, TRAWL_EENV, rc, NULL, 0, 0, 0,
 				   "cannot start the reader thread of CPU "

@@ -42,6 +42,10 @@ struct trawl_record {
 	int version; /* of the file: 6 or 7 */
 	int comp;    /* enum tw_dat_comp, version 7 */
 	tw_dat7 *w;  /* version 7, streaming: the output as it is written */
+	const tw_record_hooks *hooks; /* live (tw_record_start): no output
+				       * when output is NULL */
+	unsigned filters_refused;     /* live: filters the kernel refused */
+	const char *more_comms;	      /* live: names besides saved_cmdlines */
 };
 
 static int open_output(const char *path, trawl_error *err)
@@ -71,16 +75,6 @@ static int open_tmp(const char *dir, trawl_error *err)
 				   strerror(errno));
 	unlink(path);
 	return fd;
-}
-
-/* The size of the kernel's ring-buffer pages (sub-buffers). */
-static size_t subbuf_size(const tw_tracefs *tf)
-{
-	char *s = tw_tracefs_read_mem(&tf->mem, tf->dir,
-				      "buffer_subbuf_size_kb", NULL);
-	long kb = s ? strtol(s, NULL, 10) : 0;
-	tw_free(&tf->mem, s);
-	return kb > 0 ? (size_t)kb * 1024 : (size_t)sysconf(_SC_PAGESIZE);
 }
 
 static int set_clock(trawl_record *r, const char *clock, trawl_error *err)
@@ -122,6 +116,11 @@ static int set_events(trawl_record *r, trawl_error *err)
 				 e->system, e->event);
 			int rc = tw_tracefs_set(&r->tf, rel, e->filter,
 						TW_SET_FILTER, err);
+			/* live: the script runs its predicate anyway */
+			if (rc == -TRAWL_EINVAL && r->hooks) {
+				r->filters_refused++;
+				rc = 0;
+			}
 			if (rc < 0)
 				return tw_error_at(
 					err, TRAWL_EINVAL,
@@ -222,6 +221,7 @@ static int alloc_state(trawl_record *r)
 	for (size_t i = 0; i < n; i++) {
 		r->tmp_fd[i] = -1;
 		r->readers[i].raw_fd = -1;
+		r->readers[i].poke_fd = -1;
 		r->readers[i].pipe_fd[0] = r->readers[i].pipe_fd[1] = -1;
 	}
 	return 0;
@@ -235,8 +235,12 @@ static void release(trawl_record *r)
 			/* the readers also wake within a second */
 		}
 	}
-	for (int c = 0; r->readers && c < r->ncpus; c++)
+	for (int c = 0; r->readers && c < r->ncpus; c++) {
+		int poke = r->readers[c].poke_fd;
 		tw_reader_fini(&r->readers[c]);
+		if (poke >= 0)
+			close(poke);
+	}
 	tw_tracefs_restore(&r->tf);
 	for (int c = 0; r->tmp_fd && c < r->ncpus; c++)
 		if (r->tmp_fd[c] >= 0)
@@ -302,6 +306,12 @@ static int tracing(trawl_record *r, int on, trawl_error *err)
 TRAWL_API trawl_record *trawl_record_start(const trawl_record_opts *o,
 					   trawl_error *err)
 {
+	return tw_record_start(o, NULL, err);
+}
+
+trawl_record *tw_record_start(const trawl_record_opts *o,
+			      const tw_record_hooks *hooks, trawl_error *err)
+{
 	if (!o) {
 		tw_error_at(err, TRAWL_EMISUSE, 0, NULL, 0, 0, 0,
 			    "no options given");
@@ -353,6 +363,17 @@ TRAWL_API trawl_record *trawl_record_start(const trawl_record_opts *o,
 	r->version = version;
 	r->comp = version == 7 ? comp : TW_DAT_COMP_NONE;
 	r->out_fd = r->stop_fd = -1;
+	r->hooks = hooks;
+	/* live: no output unless one is named, and only version 7 (its
+	 * pages go to the file as they go to the consumer) */
+	int no_output = hooks && !o->output;
+	if (hooks && (version != 7 || (o->flags & TRAWL_RECORD_FLIGHT))) {
+		tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
+			    "a live session writes trace.dat version 7 and "
+			    "is no flight recorder");
+		tw_free(&mem, r);
+		return NULL;
+	}
 	const char *out = o->output ? o->output : "trace.dat";
 	r->output = tw_strndup(&mem, out, strlen(out));
 	char *dir_copy = r->output ? tw_strndup(&mem, out, strlen(out)) : NULL;
@@ -372,7 +393,7 @@ TRAWL_API trawl_record *trawl_record_start(const trawl_record_opts *o,
 			      &r->events, err) < 0)
 		goto fail;
 	r->ncpus = tw_tracefs_cpus(&r->tf);
-	r->page_size = subbuf_size(&r->tf);
+	r->page_size = tw_tracefs_page_size(&r->tf);
 	if (r->ncpus <= 0) {
 		tw_error_at(err, TRAWL_EENV, 0, NULL, 0, 0, 0,
 			    "no per_cpu directories in %s", r->tf.dir);
@@ -383,11 +404,12 @@ TRAWL_API trawl_record *trawl_record_start(const trawl_record_opts *o,
 			    "out of memory");
 		goto fail;
 	}
-	if ((r->out_fd = open_output(r->output, err)) < 0 ||
-	    (r->version == 6 && reserve_header(r, err) < 0))
+	if (!no_output && ((r->out_fd = open_output(r->output, err)) < 0 ||
+			   (r->version == 6 && reserve_header(r, err) < 0)))
 		goto fail;
 	/* Version 7 streams: header and formats are on disk from now on. */
-	if (r->version == 7 && !(o->flags & TRAWL_RECORD_FLIGHT) &&
+	if (!no_output && r->version == 7 &&
+	    !(o->flags & TRAWL_RECORD_FLIGHT) &&
 	    !(r->w = open_writer(r, r->out_fd, r->output, err)))
 		goto fail;
 
@@ -445,6 +467,14 @@ TRAWL_API trawl_record *trawl_record_start(const trawl_record_opts *o,
 		r->readers[c].sink = r->w;
 		r->readers[c].mem = &r->mem;
 		r->readers[c].comms_dir = c == 0 ? r->tf.top : NULL;
+		r->readers[c].hooks = hooks;
+		if (hooks &&
+		    (r->readers[c].poke_fd = eventfd(0, EFD_CLOEXEC)) < 0) {
+			tw_error_at(err, TRAWL_EENV, errno, NULL, 0, 0, 0,
+				    "cannot create an eventfd: %s",
+				    strerror(errno));
+			goto fail;
+		}
 		stat_counts(r, c, &r->base_overrun[c], &r->base_dropped[c]);
 	}
 	if (!(o->flags & TRAWL_RECORD_FLIGHT))
@@ -503,7 +533,7 @@ static int drain_all(trawl_record *r, trawl_error *err)
 	for (int c = 0; c < r->ncpus; c++) {
 		tw_reader *rd = &r->readers[c];
 		int e = __atomic_load_n(&rd->error, __ATOMIC_ACQUIRE);
-		if (!e && tw_reader_drain(rd, 1) < 0)
+		if (!e && tw_reader_drain(rd, TW_DRAIN_ALL) < 0)
 			e = __atomic_load_n(&rd->error, __ATOMIC_ACQUIRE);
 		if (e && !rc)
 			rc = tw_error_at(
@@ -525,10 +555,22 @@ static int save7(trawl_record *r, tw_dat7 *w, trawl_error *err)
 	int rc = tw_meta_collect(&meta, &r->tf, &r->events, r->ncpus,
 				 r->page_size,
 				 !(r->flags & TRAWL_RECORD_NO_KALLSYMS), err);
+	tw_buf names = {0};
+	if (rc == 0 && r->more_comms) {
+		/* theirs first: a pid saved_cmdlines names keeps that name */
+		if (tw_buf_append(&r->mem, &names, r->more_comms,
+				  strlen(r->more_comms)) == 0 &&
+		    tw_buf_append(&r->mem, &names, meta.m.cmdlines.data,
+				  meta.m.cmdlines.len) == 0) {
+			meta.m.cmdlines.data = names.data;
+			meta.m.cmdlines.len = names.len;
+		}
+	}
 	if (rc == 0) {
 		rc = tw_dat7_finish(w, &meta.m, &r->file_size, err);
 		tw_meta_fini(&meta);
 	}
+	tw_buf_fini(&r->mem, &names);
 	for (int c = 0; c < r->ncpus; c++) {
 		trawl_record_cpu *x = &r->cpu[c];
 		tw_reader *rd = &r->readers[c];
@@ -663,7 +705,7 @@ TRAWL_API int trawl_record_stop(trawl_record *r, trawl_error *err)
 	for (int c = 0; c < r->ncpus; c++)
 		tw_reader_join(&r->readers[c]);
 	/* Whatever failed, what was saved goes into the file. */
-	if (r->version == 7 && !r->w) {
+	if (r->version == 7 && !r->w && !(r->hooks && r->out_fd < 0)) {
 		/* the flight recorder's file: written from the buffer now */
 		r->w = open_writer(r, r->out_fd, r->output, rc < 0 ? &e2 : err);
 		for (int c = 0; c < r->ncpus; c++)
@@ -679,8 +721,57 @@ TRAWL_API int trawl_record_stop(trawl_record *r, trawl_error *err)
 			  : save(r, r->out_fd, r->output, rc < 0 ? &e2 : err);
 	if (rc == 0)
 		rc = src;
+	if (r->hooks && !r->w) /* live without output: the losses */
+		for (int c = 0; c < r->ncpus; c++) {
+			uint64_t ov, dr;
+			stat_counts(r, c, &ov, &dr);
+			memset(&r->cpu[c], 0, sizeof(r->cpu[c]));
+			r->cpu[c].overrun = ov - r->base_overrun[c];
+			r->cpu[c].dropped = dr - r->base_dropped[c];
+			r->cpu[c].bytes = r->readers[c].bytes;
+		}
 	release(r);
 	return rc;
+}
+
+int tw_record_quiesce(trawl_record *r, trawl_error *err)
+{
+	int rc = tracing(r, 0, err);
+	uint64_t one = 1;
+	if (write(r->stop_fd, &one, sizeof(one)) < 0) {
+		/* the readers also wake within a tick */
+	}
+	return rc;
+}
+
+void tw_record_poke(trawl_record *r, int cpu)
+{
+	uint64_t one = 1;
+	if (cpu >= 0 && cpu < r->ncpus && r->readers[cpu].poke_fd >= 0 &&
+	    write(r->readers[cpu].poke_fd, &one, sizeof(one)) < 0) {
+		/* it wakes within a tick anyway */
+	}
+}
+
+void tw_record_more_comms(trawl_record *r, const char *text)
+{
+	r->more_comms = text;
+}
+
+unsigned tw_record_filters_refused(const trawl_record *r)
+{
+	return r->filters_refused;
+}
+
+uint64_t tw_record_lost(const trawl_record *r)
+{
+	uint64_t n = 0;
+	for (int c = 0; !r->stopped && c < r->ncpus; c++) {
+		uint64_t ov, dr;
+		stat_counts(r, c, &ov, &dr);
+		n += ov - r->base_overrun[c] + dr - r->base_dropped[c];
+	}
+	return n;
 }
 
 TRAWL_API int trawl_record_cpu_count(const trawl_record *r)

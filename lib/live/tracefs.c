@@ -311,3 +311,12 @@ int tw_tracefs_cpus(const tw_tracefs *tf)
 	}
 	return n;
 }
+
+size_t tw_tracefs_page_size(const tw_tracefs *tf)
+{
+	char *s = tw_tracefs_read_mem(&tf->mem, tf->dir,
+				      "buffer_subbuf_size_kb", NULL);
+	long kb = s ? strtol(s, NULL, 10) : 0;
+	tw_free(&tf->mem, s);
+	return kb > 0 ? (size_t)kb * 1024 : (size_t)sysconf(_SC_PAGESIZE);
+}

@@ -469,5 +469,17 @@ void tw_print_json_maps(trawl_script *s)
 		}
 		rawz(s, "]");
 	}
+	const trawl_stats *st = trawl_trace_stats(s->t);
+	if (trawl_format(s->t) == TRAWL_FORMAT_LIVE && st) {
+		/* the kernel's count (as trawl record --json's), or the
+		 * pages' when the run stopped before the end */
+		uint64_t lost = st->overwritten > st->lost_events
+					? st->overwritten
+					: st->lost_events;
+		rawf(s,
+		     ",\n\"events\":%" PRIu64 ",\"lost_events\":%" PRIu64
+		     ",\"late_events\":%" PRIu64,
+		     st->events, lost, st->late_events);
+	}
 	rawz(s, "}\n");
 }

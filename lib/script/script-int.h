@@ -527,6 +527,7 @@ struct trawl_script {
 	tw_buf out;
 	int json_open; /* the "output" string has begun */
 	int oom;
+	int live; /* a live trace: output goes out after each probe run */
 };
 
 /* Run a probe's code for ev (NULL for BEGIN, END, interval). Return: 1

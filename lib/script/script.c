@@ -18,7 +18,8 @@
  *   |   interval probes: every period boundary passed       |
  *   |   since the last event fires once, at that time       |
  *   |   (trace time; the first boundary is one period       |
- *   |   after the first event)                              |
+ *   |   after the first event; a live trace also tells      |
+ *   |   the time while no event comes, and it fires them)   |
  *   |              |                                        |
  *   |   each probe subscribed to this event, in source      |
  *   |   order: predicate, then actions (a fault ends just   |
@@ -43,17 +44,19 @@ static int on_event(const trawl_event *ev, void *ctx)
 	if (s->exited)
 		return 1;
 	s->last_ts = trawl_event_time(ev);
-	return tw_vm_exec(s, b->probe, ev, b, 0);
+	int rc = tw_vm_exec(s, b->probe, ev, b, 0);
+	if (TW_UNLIKELY(s->live) && s->out.len)
+		tw_out_flush(s);
+	return rc;
 }
 
 /* Interval probes, fired from a "*" subscription made before the others,
  * so they run before the event that passed their time. */
 #define MAX_CATCH_UP 100000
 
-static int on_any(const trawl_event *ev, void *ctx)
+/* Fire the interval probes whose boundaries ts has passed. */
+static int intervals_to(trawl_script *s, int64_t ts)
 {
-	trawl_script *s = ctx;
-	int64_t ts = trawl_event_time(ev);
 	if (s->exited)
 		return 1;
 	if (!s->started_intervals) {
@@ -88,10 +91,24 @@ static int on_any(const trawl_event *ev, void *ctx)
 			due->period = 0; /* the last one the clock can hold */
 		else
 			due->next = at + due->period;
-		if (tw_vm_exec(s, due->probe, NULL, NULL, at))
+		int rc = tw_vm_exec(s, due->probe, NULL, NULL, at);
+		if (s->live && s->out.len)
+			tw_out_flush(s);
+		if (rc)
 			return 1;
 	}
 	return 0;
+}
+
+static int on_any(const trawl_event *ev, void *ctx)
+{
+	return intervals_to(ctx, trawl_event_time(ev));
+}
+
+/* A live trace's time passing while no event comes (lib/core). */
+static int on_time(int64_t ts, void *ctx)
+{
+	return intervals_to(ctx, ts);
 }
 
 static int compile(tw_compiler *c)
@@ -185,7 +202,8 @@ static int subscribe(trawl_script *s, tw_compiler *c, trawl_error *err)
 				iv->probe = i;
 				iv->period = c->probes[i].specs[k].period;
 			}
-	if (s->nintervals && trawl_on(s->t, "*", on_any, s) < 0)
+	if (s->nintervals && (trawl_on(s->t, "*", on_any, s) < 0 ||
+			      tw_on_time(s->t, on_time, s) < 0))
 		goto oom;
 	for (size_t i = 0; i < c->nprobes; i++) {
 		const tw_probe *p = &c->probes[i];
@@ -251,6 +269,7 @@ TRAWL_API trawl_script *trawl_script_compile(trawl_trace *t, const char *src,
 	}
 	s->t = t;
 	s->mem = mem;
+	s->live = trawl_format(t) == TRAWL_FORMAT_LIVE;
 	if (opts)
 		s->opts = *opts;
 	if (!s->opts.map_size)
@@ -301,7 +320,10 @@ TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err)
 	int rc = 0;
 	if (s->opts.flags & TRAWL_SCRIPT_JSON)
 		tw_out(s, "", 0); /* opens the object */
-	if (!run_kind(s, PK_BEGIN, 0)) {
+	int exited = run_kind(s, PK_BEGIN, 0);
+	if (s->live)
+		tw_out_flush(s); /* before the first event */
+	if (!exited) {
 		rc = trawl_run(s->t, err);
 		if (rc > 0)
 			rc = 0; /* exit() stopped the run */

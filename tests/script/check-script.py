@@ -351,8 +351,10 @@ cases = [
     ('bad --map-size', [TRAWL, 'run', '--map-size', '0', '-e', prog, irq],
      None, 1, ''),
     ('no FILE', [TRAWL, 'run', '-e', prog], None, 1, ''),
-    ('--live (not yet)', [TRAWL, 'run', '--live', '-e', prog, irq], None, 1,
-     ''),
+    ('--live with a FILE', [TRAWL, 'run', '--live', '-e', prog, irq], None,
+     1, ''),
+    ('-d without --live', [TRAWL, 'run', '-d', '1', '-e', prog, irq], None,
+     1, ''),
     ('--help', [TRAWL, 'run', '--help'], None, 0, None),
 ]
 for what, argv, stdin, rc, out in cases:

@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Helpers shared by the subcommands: opening a trace with a progress bar,
- * mapping library errors to exit codes, and escaping for JSON and CSV (trace
- * text may hold NUL bytes and invalid UTF-8; the output stays valid).
+ * mapping library errors to exit codes, escaping for JSON and CSV (trace
+ * text may hold NUL bytes and invalid UTF-8; the output stays valid), and
+ * the command a recording traces (cli-child.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cli-child.h"
 #include "cli.h"
 
 void cli_error(const char *fmt, ...)
@@ -252,4 +256,83 @@ void flags_string(const trawl_event *ev, char out[6])
 	int d = trawl_event_preempt_depth(ev);
 	out[3] = d <= 0 ? '.' : "0123456789abcdef"[d & 15];
 	out[4] = '\0';
+}
+
+/*
+ * Start CMD with the signal mask and dispositions it would have had. A
+ * close-on-exec pipe tells whether exec worked: EOF when it did, the errno
+ * when it did not.
+ */
+int cli_spawn(struct cli_child *ch, char **cmd, const sigset_t *old,
+	      int stdout_to_stderr)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(p[0]);
+		close(p[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		sigprocmask(SIG_SETMASK, old, NULL);
+		/* --json on stdout: the JSON is all that goes there */
+		if (stdout_to_stderr && dup2(2, 1) < 0)
+			_exit(127);
+		execvp(cmd[0], cmd);
+		int e = errno;
+		if (write(p[1], &e, sizeof(e)) < 0) {
+			/* the parent sees EOF and a 127 exit */
+		}
+		_exit(127);
+	}
+	close(p[1]);
+	ch->argv0 = cmd[0];
+	ch->pid = pid;
+	ch->exec_fd = p[0];
+	return 0;
+}
+
+int cli_exec_error(struct cli_child *ch)
+{
+	int e = 0;
+	ssize_t k;
+	do
+		k = read(ch->exec_fd, &e, sizeof(e));
+	while (k < 0 && errno == EINTR);
+	close(ch->exec_fd);
+	ch->exec_fd = -1;
+	return k == sizeof(e) ? e : 0;
+}
+
+void cli_reap(struct cli_child *ch, int block)
+{
+	if (!ch->pid || ch->done)
+		return;
+	pid_t p;
+	do
+		p = waitpid(ch->pid, &ch->status, block ? 0 : WNOHANG);
+	while (p < 0 && errno == EINTR);
+	if (p == ch->pid || (p < 0 && errno == ECHILD))
+		ch->done = 1;
+}
+
+void cli_stop_child(struct cli_child *ch, const char *why)
+{
+	if (!ch->pid || ch->done)
+		return;
+	kill(ch->pid, SIGTERM);
+	for (int i = 0; i < 40 && !ch->done; i++) {
+		struct timespec t = {0, 50 * 1000 * 1000};
+		nanosleep(&t, NULL);
+		cli_reap(ch, 0);
+	}
+	if (!ch->done) {
+		kill(ch->pid, SIGKILL);
+		cli_reap(ch, 1);
+	}
+	fprintf(stderr, "trawl: stopped %s: %s\n", ch->argv0, why);
 }

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli-child.h"
 #include "cli.h"
 
 static void help(FILE *f)
@@ -230,63 +231,6 @@ static int parse(int argc, char **argv, struct options *o)
 	return EXIT_OK;
 }
 
-struct child {
-	const char *argv0;
-	pid_t pid;
-	int exec_fd; /* read end: errno of a failed exec, or EOF */
-	int status;
-	int done;
-};
-
-/*
- * Start CMD with the signal mask and dispositions it would have had. A
- * close-on-exec pipe tells whether exec worked: EOF when it did, the errno
- * when it did not.
- */
-static int spawn(struct child *ch, char **cmd, const sigset_t *old,
-		 int stdout_to_stderr)
-{
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return -errno;
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(p[0]);
-		close(p[1]);
-		return -e;
-	}
-	if (pid == 0) {
-		close(p[0]);
-		sigprocmask(SIG_SETMASK, old, NULL);
-		/* --json on stdout: the JSON is all that goes there */
-		if (stdout_to_stderr && dup2(2, 1) < 0)
-			_exit(127);
-		execvp(cmd[0], cmd);
-		int e = errno;
-		if (write(p[1], &e, sizeof(e)) < 0) {
-			/* the parent sees EOF and a 127 exit */
-		}
-		_exit(127);
-	}
-	close(p[1]);
-	ch->pid = pid;
-	ch->exec_fd = p[0];
-	return 0;
-}
-
-static int exec_error(struct child *ch)
-{
-	int e = 0;
-	ssize_t k;
-	do
-		k = read(ch->exec_fd, &e, sizeof(e));
-	while (k < 0 && errno == EINTR);
-	close(ch->exec_fd);
-	ch->exec_fd = -1;
-	return k == sizeof(e) ? e : 0;
-}
-
 static double now(void)
 {
 	struct timespec t;
@@ -337,7 +281,8 @@ static void summary_text(trawl_record *r, const struct options *o,
 }
 
 static void summary_json(FILE *f, trawl_record *r, const struct options *o,
-			 const char *path, double secs, const struct child *ch)
+			 const char *path, double secs,
+			 const struct cli_child *ch)
 {
 	uint64_t ev = 0, lost = 0;
 	fputs("{\n  \"output\": ", f);
@@ -371,36 +316,6 @@ static void summary_json(FILE *f, trawl_record *r, const struct options *o,
 		fprintf(f, "%d\n}\n", 128 + WTERMSIG(ch->status));
 	else
 		fputs("null\n}\n", f);
-}
-
-static void reap(struct child *ch, int block)
-{
-	if (!ch->pid || ch->done)
-		return;
-	pid_t p;
-	do
-		p = waitpid(ch->pid, &ch->status, block ? 0 : WNOHANG);
-	while (p < 0 && errno == EINTR);
-	if (p == ch->pid || (p < 0 && errno == ECHILD))
-		ch->done = 1;
-}
-
-/* Recording failed: CMD goes too, asked first, then made to. */
-static void stop_child(struct child *ch)
-{
-	if (!ch->pid || ch->done)
-		return;
-	kill(ch->pid, SIGTERM);
-	for (int i = 0; i < 40 && !ch->done; i++) {
-		struct timespec t = {0, 50 * 1000 * 1000};
-		nanosleep(&t, NULL);
-		reap(ch, 0);
-	}
-	if (!ch->done) {
-		kill(ch->pid, SIGKILL);
-		reap(ch, 1);
-	}
-	fprintf(stderr, "trawl: stopped %s: the recording failed\n", ch->argv0);
 }
 
 /* Numbers for the status line: 1234 -> "1234", 12345678 -> "12.3 M". */
@@ -470,7 +385,7 @@ static int record(struct options *o)
 	sigprocmask(SIG_BLOCK, &set, &old);
 
 	trawl_error err = {0};
-	struct child ch = {.pid = 0, .exec_fd = -1};
+	struct cli_child ch = {.pid = 0, .exec_fd = -1};
 	int status = EXIT_OK, tty = isatty(2),
 	    flight = o->rec.flags & TRAWL_RECORD_FLIGHT;
 	trawl_record *r = trawl_record_start(&o->rec, &err);
@@ -497,14 +412,14 @@ static int record(struct options *o)
 	struct status_line line = {0};
 	if (o->cmd) {
 		ch.argv0 = o->cmd[0];
-		int rc = spawn(&ch, o->cmd, &old, o->json && !o->json_file);
-		int e = rc < 0 ? -rc : exec_error(&ch);
+		int rc = cli_spawn(&ch, o->cmd, &old, o->json && !o->json_file);
+		int e = rc < 0 ? -rc : cli_exec_error(&ch);
 		if (e) {
 			cli_error("cannot run %s: %s; the recording so far is "
 				  "saved",
 				  o->cmd[0], strerror(e));
 			status = EXIT_INPUT;
-			reap(&ch, 1);
+			cli_reap(&ch, 1);
 			goto stop;
 		}
 	}
@@ -514,7 +429,7 @@ static int record(struct options *o)
 		siginfo_t si;
 		int sig = sigtimedwait(&set, &si, &wait);
 		if (sig == SIGCHLD) {
-			reap(&ch, 0);
+			cli_reap(&ch, 0);
 			if (ch.pid && ch.done)
 				break;
 		} else if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
@@ -557,7 +472,7 @@ stop:;
 		fprintf(stderr, "\r%*s\r", line.width > 60 ? line.width : 60,
 			"");
 	if (st.failed)
-		stop_child(&ch);
+		cli_stop_child(&ch, "the recording failed");
 	if (st.triggered)
 		fprintf(stderr,
 			"trawl: the trigger fired; saving the buffer\n");
@@ -567,7 +482,7 @@ stop:;
 		cli_error("%s", err.msg);
 		/* A full disk is the machine's state, not bad input. */
 		status = err.sys_errno == ENOSPC ? EXIT_ENV : cli_status(rc);
-		stop_child(&ch);
+		cli_stop_child(&ch, "the recording failed");
 	}
 	if (trawl_record_file_size(r)) {
 		if (o->json)
@@ -584,9 +499,9 @@ stop:;
 		if (st.triggered && !o->seconds) {
 			fprintf(stderr, "trawl: waiting for %s to exit\n",
 				o->cmd[0]);
-			reap(&ch, 1);
+			cli_reap(&ch, 1);
 		} else {
-			reap(&ch, 0);
+			cli_reap(&ch, 0);
 		}
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);

@@ -1,14 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trawl run: the script language (docs/script.md) over a trace file. The
- * library compiles and runs the script (include/trawl/script.h); this file
- * reads the program, opens the trace and reports faults.
+ * trawl run: the script language (docs/script.md) over a trace file, or
+ * live (--live) over the kernel's events as they happen. The library
+ * compiles and runs the script (include/trawl/script.h) on a trace; live,
+ * that trace is a live session's (include/trawl/live.h), which enables
+ * the script's events with their predicates as kernel filters. This file
+ * reads the program, runs CMD, turns Ctrl-C, -d and CMD's exit into a
+ * stop (one thread takes the signals through a signalfd, so there are no
+ * handlers to race with) and reports faults and losses.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "cli-child.h"
 #include "cli.h"
 
 #define MAX_SCRIPT (1u << 20)
@@ -17,7 +31,10 @@ static void help(FILE *f)
 {
 	fprintf(f,
 		"usage: trawl run SCRIPT.tw FILE [options]\n"
-		"       trawl run -e 'PROGRAM' FILE [options]\n\n"
+		"       trawl run -e 'PROGRAM' FILE [options]\n"
+		"       trawl run SCRIPT.tw --live [-d SECONDS] [--record "
+		"FILE] [-- CMD ARGS...]\n"
+		"       trawl run -e 'PROGRAM' --live [...]\n\n"
 		"Runs a script over every event of a trace, in time order: "
 		"probes on events\nwith predicates, variables, maps and "
 		"aggregates (count, sum, avg, min, max,\nstats, hist, lhist), "
@@ -32,13 +49,38 @@ static void help(FILE *f)
 		"under \"output\"\n"
 		"  --map-size N   keys per map (default 4096); updates beyond "
 		"it are dropped\n"
-		"                 and reported\n"
-		"  --live         (not yet: record with trawl record, then run "
-		"the file)\n" CLI_INPUT_HELP
+		"                 and reported\n" CLI_INPUT_HELP
 		"  -h, --help     this text\n\n"
+		"Live (root, tracefs): the kernel's events as they happen, "
+		"until CMD exits,\nSECONDS pass, the script calls exit(), or "
+		"Ctrl-C / SIGTERM; then END runs.\nOnly the script's events "
+		"are enabled, in a private tracefs instance that is\nremoved "
+		"at the end; predicates the kernel's filter language can say "
+		"are set as\nthe events' filters, so what they reject never "
+		"leaves the kernel. Events come\nin time order across CPUs "
+		"(about 10 ms behind); interval probes fire on wall\ntime "
+		"(the monotonic clock). With --json, CMD's standard output "
+		"goes to\nstandard error, and the object also has \"events\", "
+		"\"lost_events\" and\n\"late_events\".\n\n"
+		"  --live         trace live instead of reading FILE\n"
+		"  -d SECONDS     stop after SECONDS (fractions allowed)\n"
+		"  --record FILE  also keep the events the filters passed, as "
+		"a trace.dat\n"
+		"                 (version 7): `trawl run SCRIPT FILE` then "
+		"gives the same\n"
+		"                 answer\n"
+		"  --no-pushdown  set no kernel filters: every event of the "
+		"script's events\n"
+		"                 comes to the script (to measure what "
+		"pushdown saves)\n"
+		"  -b KB          kernel buffer per CPU in KiB (default: a new "
+		"instance's)\n"
+		"  --no-kallsyms  leave /proc/kallsyms out (of --record too)\n"
+		"  -- CMD ARGS    run CMD while tracing, stop when it exits\n\n"
 		"Exit status: 0 (also after runtime faults, which are "
-		"reported on stderr),\n1 a script that does not compile or a "
-		"trace that cannot be read.\n");
+		"reported on stderr),\n1 a script that does not compile, a "
+		"trace that cannot be read or a CMD that\ncannot start, 2 no "
+		"tracefs or not root, or live tracing failed.\n");
 }
 
 static char *read_script(const char *path, size_t *len)
@@ -67,8 +109,283 @@ static char *read_script(const char *path, size_t *len)
 
 static void write_out(void *ctx, const char *buf, size_t len)
 {
-	(void)ctx;
 	fwrite(buf, 1, len, stdout);
+	if (ctx) /* live: output as it is made */
+		fflush(stdout);
+}
+
+static void report_faults(const trawl_script *s)
+{
+	uint64_t n;
+	const char *msg;
+	for (size_t i = 0; (msg = trawl_script_fault(s, i, &n)); i++)
+		fprintf(stderr, "trawl: warning: %s (%llu time%s)\n", msg,
+			(unsigned long long)n, n == 1 ? "" : "s");
+}
+
+struct live_args {
+	double seconds;
+	const char *record;
+	int no_pushdown;
+	unsigned buffer_kb;
+	int no_kallsyms;
+	char **cmd;
+};
+
+/* The thread that turns signals, -d and CMD's exit into a stop. */
+struct watcher {
+	trawl_live *lv;
+	struct cli_child *ch;
+	int sig_fd;  /* signalfd of the blocked signals */
+	int quit_fd; /* eventfd: the run ended by itself */
+	double end;  /* CLOCK_MONOTONIC seconds, 0: none */
+	const char *why;
+};
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void *watch(void *arg)
+{
+	struct watcher *w = arg;
+	struct pollfd p[2] = {{.fd = w->sig_fd, .events = POLLIN},
+			      {.fd = w->quit_fd, .events = POLLIN}};
+	for (;;) {
+		int ms = -1;
+		if (w->end) {
+			double left = w->end - now();
+			ms = left > 0 ? (int)ceil(left * 1000) : 0;
+		}
+		int k = poll(p, 2, ms);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (p[1].revents & POLLIN)
+			return NULL;
+		if (k == 0) {
+			w->why = "time is up";
+			break;
+		}
+		struct signalfd_siginfo si;
+		if (read(w->sig_fd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo == SIGCHLD) {
+			cli_reap(w->ch, 0);
+			if (w->ch->pid && w->ch->done) {
+				/* its last context switch may be just
+				 * behind its exit: a moment for it */
+				struct timespec t = {0, 20 * 1000 * 1000};
+				nanosleep(&t, NULL);
+				w->why = "the command exited";
+				break;
+			}
+			continue;
+		}
+		/* Ctrl-C reaches CMD from the terminal; a kill aimed at us
+		 * is passed on. */
+		if (w->ch->pid && !w->ch->done && si.ssi_code == SI_USER)
+			kill(w->ch->pid, (int)si.ssi_signo);
+		w->why = "stopped by a signal";
+		break;
+	}
+	trawl_live_stop(w->lv);
+	return NULL;
+}
+
+/* Each event of the script, enabled with its predicate as its filter. */
+static int enable_events(trawl_live *lv, const trawl_script *s, int pushdown)
+{
+	const char *ev, *filter, *skipped = NULL;
+	size_t nskipped = 0;
+	trawl_error err = {0};
+	for (size_t i = 0; (ev = trawl_script_event(s, i, &filter)); i++) {
+		int rc = trawl_live_enable(lv, ev, pushdown ? filter : NULL,
+					   &err);
+		if (rc < 0) {
+			cli_error("%s", err.msg);
+			return EXIT_INPUT;
+		}
+		if (rc == 1 && !nskipped++)
+			skipped = ev;
+	}
+	if (nskipped)
+		fprintf(stderr,
+			"trawl: warning: %s%s cannot be traced live (ftrace's "
+			"own events are the top-level buffer's); left out\n",
+			skipped,
+			nskipped > 1 ? " and other ftrace events" : "");
+	return EXIT_OK;
+}
+
+static void summary(trawl_live *lv, const struct live_args *a)
+{
+	const trawl_stats *st = trawl_trace_stats(trawl_live_trace(lv));
+	const trawl_live_totals *x = trawl_live_stats(lv);
+	uint64_t lost = x->overrun + x->dropped;
+	fprintf(stderr,
+		"trawl: live %.2f s: %llu events (%.1f MB of pages read), "
+		"%llu lost",
+		(double)x->duration / 1e9, (unsigned long long)st->events,
+		(double)x->bytes / 1e6, (unsigned long long)lost);
+	if (st->late_events)
+		fprintf(stderr, ", %llu late",
+			(unsigned long long)st->late_events);
+	if (x->filters_refused)
+		fprintf(stderr, "; %u kernel filter%s refused",
+			x->filters_refused, x->filters_refused == 1 ? "" : "s");
+	fputc('\n', stderr);
+	if (lost)
+		fprintf(stderr,
+			"trawl: %llu events were lost (the kernel overwrote "
+			"them before they were read); a bigger buffer (-b), "
+			"fewer events or a predicate the kernel can filter "
+			"helps\n",
+			(unsigned long long)lost);
+	if (a->record && x->record_size)
+		fprintf(stderr, "trawl: saved %s (%.1f MB): %llu events\n",
+			a->record, (double)x->record_size / 1e6,
+			(unsigned long long)x->record_events);
+}
+
+static int run_live(const char *program, size_t len, trawl_script_opts *so,
+		    const struct live_args *a)
+{
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	/* before any thread starts, so they all have them blocked */
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	int status = EXIT_OK;
+	trawl_error err = {0};
+	trawl_script *s = NULL;
+	struct cli_child ch = {.pid = 0, .exec_fd = -1};
+	struct watcher w = {.sig_fd = -1, .quit_fd = -1, .ch = &ch};
+	pthread_t tid;
+	int watching = 0;
+	trawl_live_opts lo = {0};
+	lo.buffer_kb = a->buffer_kb;
+	lo.record = a->record;
+	lo.flags = a->no_kallsyms ? TRAWL_LIVE_NO_KALLSYMS : 0;
+	trawl_live *lv = trawl_live_open(&lo, &err);
+	if (!lv) {
+		cli_error("%s", err.msg);
+		status = err.code == TRAWL_EENV ? EXIT_ENV : EXIT_INPUT;
+		goto out;
+	}
+	so->write_ctx = lv; /* flush as it goes */
+	s = trawl_script_compile(trawl_live_trace(lv), program, len, so, &err);
+	if (!s) {
+		cli_error("%s", err.msg);
+		status = EXIT_INPUT;
+		goto out;
+	}
+	if ((status = enable_events(lv, s, !a->no_pushdown)))
+		goto out;
+	w.lv = lv;
+	w.sig_fd = signalfd(-1, &set, SFD_CLOEXEC);
+	w.quit_fd = eventfd(0, EFD_CLOEXEC);
+	if (w.sig_fd < 0 || w.quit_fd < 0) {
+		cli_error("cannot create a signalfd or eventfd: %s",
+			  strerror(errno));
+		status = EXIT_ENV;
+		goto out;
+	}
+	if (trawl_live_start(lv, &err) < 0) {
+		cli_error("%s", err.msg);
+		status = err.code == TRAWL_EENV ? EXIT_ENV : EXIT_INPUT;
+		goto out;
+	}
+	if (a->cmd) {
+		int rc = cli_spawn(&ch, a->cmd, &old,
+				   (so->flags & TRAWL_SCRIPT_JSON) != 0);
+		int e = rc < 0 ? -rc : cli_exec_error(&ch);
+		if (e) {
+			cli_error("cannot run %s: %s", a->cmd[0], strerror(e));
+			status = EXIT_INPUT;
+			cli_reap(&ch, 1);
+			trawl_live_stop(lv);
+		}
+	}
+	w.end = a->seconds ? now() + a->seconds : 0;
+	if (status == EXIT_OK) {
+		int e = pthread_create(&tid, NULL, watch, &w);
+		if (e) {
+			cli_error("cannot start a thread: %s", strerror(e));
+			status = EXIT_ENV;
+			trawl_live_stop(lv);
+		}
+		watching = !e;
+	}
+	if (trawl_script_run(s, &err) < 0) {
+		cli_error("%s", err.msg);
+		status = cli_status(-err.code);
+	}
+	fflush(stdout);
+	if (watching) {
+		uint64_t one = 1;
+		if (write(w.quit_fd, &one, sizeof(one)) < 0) {
+			/* it also ends with the stop it made */
+		}
+		pthread_join(tid, NULL);
+	}
+	if (trawl_live_finish(lv, &err) < 0) {
+		cli_error("%s", err.msg);
+		status = EXIT_ENV;
+		cli_stop_child(&ch, "live tracing failed");
+	}
+	summary(lv, a);
+	report_faults(s);
+	cli_reap(&ch, 0);
+out:
+	trawl_script_free(s);
+	trawl_live_free(lv);
+	if (w.sig_fd >= 0)
+		close(w.sig_fd);
+	if (w.quit_fd >= 0)
+		close(w.quit_fd);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return status;
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	*out = strtod(s, &end);
+	if (errno || end == s || *end || !(*out > 0) || !isfinite(*out)) {
+		cli_error("-d takes seconds > 0, not '%s'", s);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * How many arguments follow the "--" that starts CMD (0: none), found
+ * before getopt moves the operands: an argument of an option that takes
+ * one is not it.
+ */
+static int cmd_args(int argc, char **argv)
+{
+	static const char *const with_arg[] = {
+		"-e",	    "-d",	 "-b",	     "--map-size",
+		"--record", "--threads", "--window", "--formats"};
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return argc - i - 1;
+		for (size_t k = 0; k < sizeof(with_arg) / sizeof(*with_arg);
+		     k++)
+			if (!strcmp(argv[i], with_arg[k])) {
+				i++;
+				break;
+			}
+	}
+	return 0;
 }
 
 int cmd_run(int argc, char **argv)
@@ -77,15 +394,19 @@ int cmd_run(int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},
 		{"map-size", required_argument, NULL, 'm'},
 		{"live", no_argument, NULL, 'L'},
+		{"record", required_argument, NULL, 'R'},
+		{"no-pushdown", no_argument, NULL, 'P'},
+		{"no-kallsyms", no_argument, NULL, 'K'},
 		CLI_INPUT_LONG_OPTIONS,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct cli_input input = {0};
+	struct live_args la = {0};
 	trawl_script_opts so = {0};
 	const char *program = NULL;
-	int c;
-	while ((c = getopt_long(argc, argv, "he:", opts, NULL)) != -1) {
+	int c, live = 0, live_only = 0;
+	while ((c = getopt_long(argc, argv, "he:d:b:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			program = optarg;
@@ -106,10 +427,38 @@ int cmd_run(int argc, char **argv)
 			break;
 		}
 		case 'L':
-			cli_error("--live is not available yet: record with "
-				  "`trawl record -o x.dat`, then `trawl run "
-				  "SCRIPT x.dat`");
-			return EXIT_INPUT;
+			live = 1;
+			break;
+		case 'd':
+			if (parse_seconds(optarg, &la.seconds) < 0)
+				return EXIT_INPUT;
+			live_only = 'd';
+			break;
+		case 'b': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !v || v > (1ul << 30) || optarg[0] == '-') {
+				cli_error("-b takes KiB per CPU, a whole "
+					  "number > 0, not '%s'",
+					  optarg);
+				return EXIT_INPUT;
+			}
+			la.buffer_kb = (unsigned)v;
+			live_only = 'b';
+			break;
+		}
+		case 'R':
+			la.record = optarg;
+			live_only = 'R';
+			break;
+		case 'P':
+			la.no_pushdown = 1;
+			live_only = 'P';
+			break;
+		case 'K':
+			la.no_kallsyms = 1;
+			live_only = 'K';
+			break;
 		case 'h':
 			help(stdout);
 			return EXIT_OK;
@@ -123,17 +472,32 @@ int cmd_run(int argc, char **argv)
 			return EXIT_INPUT;
 		}
 	}
-	int need = program ? 1 : 2;
-	if (argc - optind != need) {
-		cli_error(
-			program ? "run -e PROGRAM needs exactly one FILE; see "
-				  "`trawl run --help`"
-				: "run needs a SCRIPT and a FILE (or -e "
-				  "PROGRAM FILE); see `trawl run --help`");
+	if (live_only && !live) {
+		cli_error("-d, -b, --record, --no-pushdown and --no-kallsyms "
+			  "are for --live");
 		return EXIT_INPUT;
 	}
 	char *text = NULL;
 	size_t len;
+	int ncmd = live ? cmd_args(argc, argv) : 0;
+	int need = (program ? 0 : 1) + (live ? ncmd : 1);
+	if (live && argc - optind != need) {
+		cli_error(
+			argc - optind < need
+				? "run --live needs a SCRIPT (or -e PROGRAM); "
+				  "see `trawl run --help`"
+				: "run --live reads no FILE (the kernel's "
+				  "events); a command to trace goes after "
+				  "--: trawl run --live SCRIPT -- CMD ARGS");
+		return EXIT_INPUT;
+	}
+	if (!live && argc - optind != need) {
+		cli_error(program ? "run -e PROGRAM needs exactly one FILE; "
+				    "see `trawl run --help`"
+				  : "run needs a SCRIPT and a FILE (or -e "
+				    "PROGRAM FILE); see `trawl run --help`");
+		return EXIT_INPUT;
+	}
 	if (program) {
 		len = strlen(program);
 		so.name = "-e";
@@ -143,6 +507,14 @@ int cmd_run(int argc, char **argv)
 			return EXIT_INPUT;
 		program = text;
 		so.name = argv[optind++];
+	}
+	so.write = write_out;
+	int status = EXIT_OK;
+	if (live) {
+		la.cmd = ncmd ? argv + optind : NULL;
+		status = run_live(program, len, &so, &la);
+		free(text);
+		return status;
 	}
 	const char *path = argv[optind];
 	if (!strcmp(path, "-") && !strcmp(so.name, "-")) {
@@ -163,8 +535,6 @@ int cmd_run(int argc, char **argv)
 		free(text);
 		return EXIT_INPUT;
 	}
-	so.write = write_out;
-	int status = EXIT_OK;
 	trawl_script *s = trawl_script_compile(t, program, len, &so, &err);
 	if (!s) {
 		cli_error("%s", err.msg);
@@ -176,11 +546,7 @@ int cmd_run(int argc, char **argv)
 		status = EXIT_INPUT;
 	}
 	fflush(stdout);
-	uint64_t n;
-	const char *msg;
-	for (size_t i = 0; (msg = trawl_script_fault(s, i, &n)); i++)
-		fprintf(stderr, "trawl: warning: %s (%llu time%s)\n", msg,
-			(unsigned long long)n, n == 1 ? "" : "s");
+	report_faults(s);
 out:
 	trawl_script_free(s);
 	trawl_close(t);
