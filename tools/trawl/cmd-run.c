@@ -406,6 +406,7 @@ int cmd_run(int argc, char **argv)
 	trawl_script_opts so = {0};
 	const char *program = NULL;
 	int c, live = 0, live_only = 0;
+	int ncmd = cmd_args(argc, argv); /* before getopt moves them */
 	while ((c = getopt_long(argc, argv, "he:d:b:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -479,7 +480,8 @@ int cmd_run(int argc, char **argv)
 	}
 	char *text = NULL;
 	size_t len;
-	int ncmd = live ? cmd_args(argc, argv) : 0;
+	if (!live)
+		ncmd = 0;
 	int need = (program ? 0 : 1) + (live ? ncmd : 1);
 	if (live && argc - optind != need) {
 		cli_error(
