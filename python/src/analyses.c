@@ -122,6 +122,21 @@ fail:
 	return NULL;
 }
 
+static const char *const *polled(const char *name)
+{
+	static const char *const sched[] = {"sched_switch", "sched_wak*", NULL};
+	static const char *const irq[] = {"irq_handler_*", "softirq_*", NULL};
+	static const char *const wq[] = {"workqueue_*", NULL};
+	static const char *const slices[] = {"print", NULL};
+	if (!strcmp(name, "irq"))
+		return irq;
+	if (!strcmp(name, "workqueue"))
+		return wq;
+	if (!strcmp(name, "slices"))
+		return slices;
+	return sched;
+}
+
 static int on_long(const trawl_event *ev, void *ctx)
 {
 	(void)ev;
@@ -193,11 +208,14 @@ PyObject *pt_analysis(PyObject *self, PyObject *args, PyObject *kw)
 		pt_raise(&err, err.code ? err.code : TRAWL_ENOMEM);
 		goto out;
 	}
-	/* Ctrl-C: a no-op subscriber on every event polls for signals */
-	if (trawl_on(t, "*", on_long, &run)) {
-		PyErr_NoMemory();
-		goto out;
-	}
+	/* Ctrl-C: a no-op subscriber polls for signals, on the events the
+	 * analysis reads anyway (on every event, the readers could no longer
+	 * pass over the others cheaply) */
+	for (const char *const *p = polled(name); *p; p++)
+		if (trawl_on(t, *p, on_long, &run)) {
+			PyErr_NoMemory();
+			goto out;
+		}
 	int rc = pt_run_nogil(t, &run);
 	if (rc < 0 || rc == PT_STOPPED)
 		goto out;

@@ -156,8 +156,10 @@ trawl_trace *pt_open(PyObject *path, PyObject *opts)
 	trawl_error err = {0};
 	trawl_trace *t;
 	const char *p = PyBytes_AS_STRING(bytes);
-	Py_BEGIN_ALLOW_THREADS t = trawl_open(p, &o.o, &err);
-	Py_END_ALLOW_THREADS pt_opts_clear(&o);
+	PyThreadState *ts = PyEval_SaveThread(); /* a trace.dat's header */
+	t = trawl_open(p, &o.o, &err);
+	PyEval_RestoreThread(ts);
+	pt_opts_clear(&o);
 	Py_DECREF(bytes);
 	if (!t)
 		pt_raise(&err, err.code ? err.code : TRAWL_EIO);

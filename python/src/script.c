@@ -37,6 +37,12 @@ static void write_out(void *ctx, const char *buf, size_t len)
 	b->n += len;
 }
 
+static int poll_signals(const trawl_event *ev, void *ctx)
+{
+	(void)ev;
+	return pt_poll(ctx);
+}
+
 /* _trawl.script(path, opts, source, name, map_size) -> (json, faults) */
 PyObject *pt_script(PyObject *self, PyObject *args)
 {
@@ -66,10 +72,22 @@ PyObject *pt_script(PyObject *self, PyObject *args)
 		pt_raise(&err, err.code ? err.code : TRAWL_EPARSE);
 		goto out;
 	}
-	int rc;
-	Py_BEGIN_ALLOW_THREADS rc = trawl_script_run(s, &err);
-	Py_END_ALLOW_THREADS if (rc < 0)
-	{
+	/* Ctrl-C: a no-op subscriber polls for signals on the script's own
+	 * events (on every event, the readers could no longer pass over the
+	 * others cheaply) */
+	struct pt_run run = {.countdown = 1u << 16};
+	const char *ev;
+	for (size_t i = 0; (ev = trawl_script_event(s, i, NULL)); i++)
+		if (trawl_on(t, ev, poll_signals, &run)) {
+			PyErr_NoMemory();
+			goto out;
+		}
+	run.ts = PyEval_SaveThread();
+	int rc = trawl_script_run(s, &err);
+	PyEval_RestoreThread(run.ts);
+	if (run.interrupted)
+		goto out; /* the signal handler's exception is set */
+	if (rc < 0) {
 		pt_raise(&err, rc);
 		goto out;
 	}
