@@ -417,6 +417,7 @@ int view_lod_build(struct view_index *ix)
 	for (size_t i = 0; i < ix->nlanes; i++) {
 		if (ix->lanes[i].steps.oom || lane_levels(ix, &ix->lanes[i]))
 			return -1;
+		view_steps_shrink(&ix->lanes[i].steps);
 	}
 	return 0;
 }

@@ -99,6 +99,25 @@ void view_steps_free(struct view_steps *s)
 	memset(s, 0, sizeof(*s));
 }
 
+void view_steps_shrink(struct view_steps *s)
+{
+	if (s->nbytes && s->nbytes < s->cap) {
+		uint8_t *b = realloc(s->bytes, s->nbytes);
+		if (b) {
+			s->bytes = b;
+			s->cap = s->nbytes;
+		}
+	}
+	if (s->nblocks && s->nblocks < s->bcap) {
+		struct view_block *k =
+			realloc(s->blocks, s->nblocks * sizeof(*k));
+		if (k) {
+			s->blocks = k;
+			s->bcap = s->nblocks;
+		}
+	}
+}
+
 size_t view_steps_bytes(const struct view_steps *s)
 {
 	return s->cap + s->bcap * sizeof(*s->blocks);

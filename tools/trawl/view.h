@@ -74,6 +74,8 @@ struct view_iter {
 
 int view_steps_add(struct view_steps *s, int64_t t, int64_t v, uint32_t aux);
 void view_steps_free(struct view_steps *s);
+/* Give back the room grown for more changes (the lane is complete). */
+void view_steps_shrink(struct view_steps *s);
 /* Position at the last change at or before t (or the first change); the
  * change is then returned by the first view_iter_next(). Return: 0, or -1
  * when the lane is empty. */

@@ -335,6 +335,7 @@ function pan(fraction) {
 
 function setWindow(from, to) { view.from = from; view.to = to; refresh(true); }
 view.setWindow = setWindow;
+view.pan = pan;
 
 function laneAt(y) { return view.layout.find(e => y >= e.y && y < e.y + e.h); }
 

@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Issue 12: trawl view on big traces (bench/RESULTS.md, "Issue 12: viewer").
+
+  bench/bench-view.py [--trawl build/trawl] [--runs 3] [FILE...]
+
+Per input (default bench/out/big.dat and bench/out/big.txt when present):
+  - index build: `trawl view FILE --port 0` from start to its serving line,
+    against `trawl stats FILE` in the same run (median of --runs each)
+  - server RSS (VmRSS, VmHWM) and the index's own bytes (/api/info), as a
+    share of the file's size
+  - server time of a window request at every level of the CPU lanes at one
+    pixel per bucket (2000 px), and of raw detail, and of every lane over
+    the whole trace (median of 9 client round trips, loopback)
+  - time to the first full draw and frame time while panning in chromium
+    (bench/view-browser.js; needs playwright-core from the browser test's
+    npm ci: BUILD/tests/view/browser/npm)
+  - KernelShark's load time and memory on the same trace.dat, under
+    xvfb-run, when both are installed: the time until its CPU time stops
+    growing, and its peak RSS
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'tests', 'view'))
+from viewserver import Server  # noqa: E402
+
+
+def median_time(cmd, runs):
+    ts = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts)
+
+
+def status(pid, key):
+    with open('/proc/%d/status' % pid) as f:
+        for line in f:
+            if line.startswith(key + ':'):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def index_runs(trawl, path, runs):
+    ts = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        s = Server(trawl, path)
+        ts.append(time.perf_counter() - t)
+        s.stop()
+    return statistics.median(ts)
+
+
+def request_ms(s, params, n=9):
+    ts = []
+    for i in range(n):
+        t = time.perf_counter()
+        s.api('/api/window', params(i))
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts) * 1000
+
+
+def windows(s, info):
+    first, last = info['first'], info['last']
+    span = last + 1 - first
+    cpus = [l for l in info['lanes'] if l['kind'] == 'cpu']
+    ids = ','.join(str(l['id']) for l in cpus)
+    out = []
+    W = 2000
+    busiest = max(cpus, key=lambda l: l['changes'])
+    for k, bw in enumerate(busiest['levels']):
+        wspan = bw * W
+        def params(i, wspan=wspan):
+            room = max(0, span - wspan)
+            f = first + (i * 7919 * 104729) % room if room else first
+            return {'lanes': ids, 'from': f, 'to': f + wspan, 'width': W}
+        out.append(('level %d (%s ns/bucket)' % (k, bw), request_ms(s, params)))
+    # raw detail: a window whose pixels are finer than level 0
+    wspan = busiest['levels'][0] * W // 8
+    out.append(('raw changes (%d ns/px)' % (wspan // W), request_ms(
+        s, lambda i: {'lanes': ids, 'from': first + span // 3 + i * wspan,
+                      'to': first + span // 3 + (i + 1) * wspan,
+                      'width': W})))
+    all_ids = ','.join(str(l['id']) for l in info['lanes'][:512])
+    out.append(('all %d lanes, whole trace, 2000 px' % min(512, len(
+        info['lanes'])), request_ms(s, lambda i: {'lanes': all_ids,
+                                                  'width': W}, 5)))
+    return out
+
+
+def browser(trawl, path, build):
+    npm = os.path.join(build, 'tests', 'view', 'browser', 'npm',
+                       'node_modules')
+    if not os.path.isdir(os.path.join(npm, 'playwright-core')):
+        return None
+    r = subprocess.run(['node', os.path.join(HERE, 'view-browser.js'), trawl,
+                        path], env=dict(os.environ, NODE_PATH=npm),
+                       capture_output=True, text=True, timeout=600)
+    if r.returncode:
+        return {'error': r.stdout[-300:] + r.stderr[-300:]}
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def kernelshark(path):
+    if not path.endswith('.dat'):
+        return None
+    for tool in ('kernelshark', 'xvfb-run'):
+        if subprocess.run(['sh', '-c', 'command -v ' + tool],
+                          capture_output=True).returncode:
+            return {'error': tool + ' is not installed'}
+    # as root KernelShark 2.2.1 sits in its event loop without opening the
+    # file (a dialog under Xvfb, seen: no file descriptor on it), so it runs
+    # as nobody, which must be able to read the file
+    cmd = ['xvfb-run', '-a', 'kernelshark', '-i', os.path.abspath(path)]
+    if os.getuid() == 0:
+        cmd = ['runuser', '-u', 'nobody', '--', 'env', 'HOME=/tmp'] + cmd
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+    ks = None
+    try:
+        # its pid: the kernelshark child of xvfb-run
+        while ks is None and time.perf_counter() - t0 < 30:
+            for d in os.listdir('/proc'):
+                if d.isdigit():
+                    try:
+                        with open('/proc/%s/stat' % d) as f:
+                            st = f.read().split()
+                        if st[1] == '(kernelshark)' and int(st[4]) == \
+                                p.pid:
+                            ks = int(d)
+                    except (OSError, IndexError):
+                        pass
+            time.sleep(0.05)
+        if ks is None:
+            return {'error': 'kernelshark did not start'}
+        last, still, done = -1, 0, None
+        while time.perf_counter() - t0 < 600:
+            with open('/proc/%d/stat' % ks) as f:
+                st = f.read().split()
+            cpu = int(st[13]) + int(st[14])
+            if cpu == last:
+                still += 1
+                if still >= 20:  # 2 s without CPU time: loaded and idle
+                    break
+            else:
+                still, last, done = 0, cpu, time.perf_counter() - t0
+            time.sleep(0.1)
+        return {'load_s': done, 'peak_rss': status(ks, 'VmHWM'),
+                'rss': status(ks, 'VmRSS')}
+    finally:
+        os.killpg(os.getpgid(p.pid), 15)
+        p.wait()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--trawl', default=os.path.join(HERE, '..', 'build',
+                                                    'trawl'))
+    ap.add_argument('--build', default=None,
+                    help='build dir holding the browser test\'s npm install')
+    ap.add_argument('--runs', type=int, default=3)
+    ap.add_argument('files', nargs='*')
+    a = ap.parse_args()
+    build = a.build or os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.realpath(a.trawl))))
+    files = a.files or [f for f in (os.path.join(HERE, 'out', 'big.dat'),
+                                    os.path.join(HERE, 'out', 'big.txt'))
+                        if os.path.exists(f)]
+    for path in files:
+        size = os.path.getsize(path)
+        print('## %s (%.1f MB)' % (path, size / 1e6))
+        stats = median_time([a.trawl, 'stats', path], a.runs)
+        index = index_runs(a.trawl, path, a.runs)
+        print('index build %.2f s, trawl stats %.2f s: %.2fx' % (
+            index, stats, index / stats))
+        s = Server(a.trawl, path)
+        try:
+            info = s.api('/api/info')
+            rss, hwm = status(s.proc.pid, 'VmRSS'), status(s.proc.pid,
+                                                          'VmHWM')
+            print('index %.1f MB (%.1f %% of the file), server RSS %.1f MB '
+                  '(%.1f %%), peak %.1f MB (%.1f %%); %d lanes, %d tasks, '
+                  '%d events' % (info['index_bytes'] / 1e6,
+                                 100 * info['index_bytes'] / size, rss / 1e6,
+                                 100 * rss / size, hwm / 1e6, 100 * hwm / size,
+                                 len(info['lanes']), info['tasks'],
+                                 info['events']))
+            for what, ms in windows(s, info):
+                print('  window %-40s %6.2f ms' % (what, ms))
+            t = time.perf_counter()
+            s.api('/api/analysis')
+            print('  analysis of the whole trace %.0f ms' % (
+                (time.perf_counter() - t) * 1000))
+            print('server RSS after the requests %.1f MB' % (
+                status(s.proc.pid, 'VmRSS') / 1e6))
+        finally:
+            s.stop()
+        b = browser(a.trawl, path, build)
+        if b:
+            print('browser: %s' % json.dumps(b))
+        k = kernelshark(path)
+        if k:
+            print('kernelshark: %s' % json.dumps(k))
+        sys.stdout.flush()
+
+
+if __name__ == '__main__':
+    main()
