@@ -297,7 +297,6 @@ static const char *comms(void *ctx)
 {
 	trawl_live *lv = ctx;
 	tw_free(&lv->mem, lv->comms);
-	tw_free(&lv->mem, lv->learned);
 	lv->comms =
 		tw_tracefs_read_mem(&lv->mem, lv->top, "saved_cmdlines", NULL);
 	return lv->comms;
