@@ -20,7 +20,6 @@ static void help(FILE *f)
 		"events; handlers over the irq threshold are marked red.\n"
 		"The file's size depends on the width and the lanes, not on "
 		"the events.\n\n"
-		"options:\n"
 		"  -o, --output F   where to write the SVG (- for standard "
 		"output)\n"
 		"  --from T         start of the window (trace time in "
@@ -34,7 +33,7 @@ static void help(FILE *f)
 		"marker, lost, all\n"
 		"                   (default: all but task)\n"
 		"  --irq-threshold D  mark handlers longer than D (default "
-		"1ms)\n" CLI_INPUT_HELP,
+		"1ms)\n" CLI_INPUT_HELP "  -h, --help     this text\n",
 		VIEW_MAX_WIDTH);
 }
 

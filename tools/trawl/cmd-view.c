@@ -32,7 +32,6 @@ static void help(FILE *f)
 		"line, `trawl view: serving URL`,\nand serves until Ctrl-C. "
 		"The URL carries a random token every API request\nneeds "
 		"(docs/view-api.md).\n\n"
-		"options:\n"
 		"  --port N       TCP port (default 8000; 0 picks a free "
 		"one)\n"
 		"  --bind ADDR    listen on ADDR instead of 127.0.0.1 (other "
@@ -42,7 +41,8 @@ static void help(FILE *f)
 		"  --no-token     serve the API without the token (scripted "
 		"use)\n"
 		"  --irq-threshold D  handlers longer than D are warnings "
-		"(default 1ms)\n" CLI_INPUT_HELP);
+		"(default 1ms)\n" CLI_INPUT_HELP
+		"  -h, --help     this text\n");
 }
 
 static int make_token(char out[33])
