@@ -253,11 +253,11 @@ static void feed_level(struct acc *a, const struct view_index *ix,
 				continue;
 			enter(a, c);
 			int64_t part = oe - os;
-			a->busy += (int64_t)((__int128)part * bk->busy * w /
-					     ((__int128)65535 * ext));
-			add_cand(a, bk->dom,
-				 (int64_t)((__int128)part * bk->share * w /
-					   ((__int128)65535 * ext)));
+			/* (in double: w / ext may be huge on a short trace) */
+			double scale = (double)part / 65535.0 * (double)w /
+				       (double)ext;
+			a->busy += (int64_t)(scale * bk->busy);
+			add_cand(a, bk->dom, (int64_t)(scale * bk->share));
 			if (lv->minmax &&
 			    lv->minmax[i][0] <= lv->minmax[i][1]) {
 				struct view_col *col = &a->cols[c];
