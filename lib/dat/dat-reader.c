@@ -252,20 +252,20 @@ static const char *comm_of(dat_reader *r, int32_t pid, uint32_t *len)
 	struct comm_slot *s = &r->comms[(uint32_t)pid % COMM_CACHE];
 	if (!s->comm || s->pid != pid ||
 	    (TW_UNLIKELY(r->feed != NULL) && s->comm[0] == '<' && pid)) {
-		s->pid = pid;
-		s->comm = tw_dat_comm(&r->f, pid);
-		if (r->feed && pid && s->comm[0] == '<') {
-			fresh_comms(r); /* may empty the cache */
-			s->pid = pid;
-			s->comm = tw_dat_comm(&r->f, pid);
-			const char *c =
-				s->comm[0] == '<'
+		/* Live, the task's name now comes first: saved_cmdlines
+		 * may still hold an older task's name for a pid used again
+		 * (or the name before an exec). */
+		const char *c = r->feed && pid
 					? r->feed->comm(r->feed->ctx, pid)
 					: NULL;
-			if (c) {
-				snprintf(s->own, sizeof(s->own), "%s", c);
-				s->comm = s->own;
-			}
+		if (r->feed && pid && !c)
+			fresh_comms(r); /* may empty the cache */
+		s->pid = pid;
+		if (c) {
+			snprintf(s->own, sizeof(s->own), "%s", c);
+			s->comm = s->own;
+		} else {
+			s->comm = tw_dat_comm(&r->f, pid);
 		}
 		s->len = (uint32_t)strlen(s->comm);
 	}

@@ -163,7 +163,7 @@ void tw_record_poke(trawl_record *r, int cpu);
 /* Events the kernel overwrote or dropped since the start, all CPUs. */
 uint64_t tw_record_lost(const trawl_record *r);
 /* Live: "pid comm" lines (borrowed until the stop) the file's comms get
- * besides saved_cmdlines, which names a pid it has itself. */
+ * after saved_cmdlines' (a pid in both gets these names). */
 void tw_record_more_comms(trawl_record *r, const char *text);
 /* Live: filters the kernel refused (left to the script's predicate). */
 unsigned tw_record_filters_refused(const trawl_record *r);

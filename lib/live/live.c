@@ -303,10 +303,13 @@ static const char *comms(void *ctx)
 }
 
 /*
- * The kernel saves a task's name (saved_cmdlines) at a context switch after
- * an event was written on its CPU, so a task whose events a filter mostly
- * drops may not be there; the name a COMM filter compared is the task's
- * now. /proc has it while the task runs; --record gets these names too.
+ * A task's name now, from /proc, while it runs. saved_cmdlines is not
+ * enough live: the kernel saves a name only at a context switch after an
+ * event was written on that CPU (a task whose events a filter mostly
+ * drops may never be saved), and the entry of a pid used again (or of a
+ * task before its exec) names the task before; a COMM filter compared
+ * the task's name at the event. --record gets these names too. Misses
+ * are kept a second, names until the entry is needed for another pid.
  */
 static const char *comm(void *ctx, int32_t pid)
 {

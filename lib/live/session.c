@@ -557,11 +557,11 @@ static int save7(trawl_record *r, tw_dat7 *w, trawl_error *err)
 				 !(r->flags & TRAWL_RECORD_NO_KALLSYMS), err);
 	tw_buf names = {0};
 	if (rc == 0 && r->more_comms) {
-		/* theirs first: a pid saved_cmdlines names keeps that name */
-		if (tw_buf_append(&r->mem, &names, r->more_comms,
-				  strlen(r->more_comms)) == 0 &&
-		    tw_buf_append(&r->mem, &names, meta.m.cmdlines.data,
-				  meta.m.cmdlines.len) == 0) {
+		/* the later line wins: the names the live session used */
+		if (tw_buf_append(&r->mem, &names, meta.m.cmdlines.data,
+				  meta.m.cmdlines.len) == 0 &&
+		    tw_buf_append(&r->mem, &names, r->more_comms,
+				  strlen(r->more_comms)) == 0) {
 			meta.m.cmdlines.data = names.data;
 			meta.m.cmdlines.len = names.len;
 		}

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,9 +60,11 @@ static void help(FILE *f)
 		"are set as\nthe events' filters, so what they reject never "
 		"leaves the kernel. Events come\nin time order across CPUs "
 		"(about 10 ms behind); interval probes fire on wall\ntime "
-		"(the monotonic clock). With --json, CMD's standard output "
-		"goes to\nstandard error, and the object also has \"events\", "
-		"\"lost_events\" and\n\"late_events\".\n\n"
+		"(the monotonic clock). Events the kernel lost (it overwrote "
+		"them before\nthey were read) are reported on standard error. "
+		"With --json, CMD's standard\noutput goes to standard error, "
+		"and the object also has \"events\",\n\"lost_events\" and "
+		"\"late_events\".\n\n"
 		"  --live         trace live instead of reading FILE\n"
 		"  -d SECONDS     stop after SECONDS (fractions allowed)\n"
 		"  --record FILE  also keep the events the filters passed, as "
@@ -173,8 +176,13 @@ static void *watch(void *arg)
 		if (read(w->sig_fd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		if (si.ssi_signo == SIGCHLD) {
-			cli_reap(w->ch, 0);
-			if (w->ch->pid && w->ch->done) {
+			/* Exited, but not reaped (WNOWAIT) until the session
+			 * is over: its /proc/PID/comm names its last events. */
+			siginfo_t info = {0};
+			if (w->ch->pid &&
+			    waitid(P_PID, (id_t)w->ch->pid, &info,
+				   WEXITED | WNOHANG | WNOWAIT) == 0 &&
+			    info.si_pid == w->ch->pid) {
 				/* its last context switch may be just
 				 * behind its exit: a moment for it */
 				struct timespec t = {0, 20 * 1000 * 1000};
@@ -225,6 +233,9 @@ static void summary(trawl_live *lv, const struct live_args *a)
 	const trawl_stats *st = trawl_trace_stats(trawl_live_trace(lv));
 	const trawl_live_totals *x = trawl_live_stats(lv);
 	uint64_t lost = x->overrun + x->dropped;
+	/* quiet when all went well, as a script over a file is */
+	if (!lost && !st->late_events && !x->filters_refused && !a->record)
+		return;
 	fprintf(stderr,
 		"trawl: live %.2f s: %llu events (%.1f MB of pages read), "
 		"%llu lost",
@@ -341,7 +352,7 @@ static int run_live(const char *program, size_t len, trawl_script_opts *so,
 	}
 	summary(lv, a);
 	report_faults(s);
-	cli_reap(&ch, 0);
+	cli_reap(&ch, 0); /* an exited CMD waited for its reaping */
 out:
 	trawl_script_free(s);
 	trawl_live_free(lv);
