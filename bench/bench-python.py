@@ -101,26 +101,37 @@ def bench_file(path, runs, trawl, env, table):
     name = os.path.basename(path)
     res = {}
 
-    def rec(key, f):
-        vals = [f() for _ in range(runs)]
-        res[key] = vals
-
-    rec("stats", lambda: timed([trawl, "stats", path])[:2])
-    for what in ["import", "df", "df2", "latency", "apply"]:
-        rec(what, lambda w=what: py_op(w, path, env))
-    rec("cli_latency", lambda: timed([trawl, "latency", "wakeup", path])[:2])
     tmp = tempfile.mkdtemp(dir=OUT, prefix="py-csv-")
+    csv = os.path.join(tmp, "sched_switch.csv")
+    steps = [("stats", lambda: timed([trawl, "stats", path])[:2])]
+    for what in ["import", "df", "df2", "latency", "apply"]:
+        steps.append((what, lambda w=what: py_op(w, path, env)))
+    steps += [
+        ("cli_latency", lambda: timed([trawl, "latency", "wakeup",
+                                       path])[:2]),
+        ("export", lambda: timed([trawl, "export", path, "--to", "csv",
+                                  "-o", tmp])[:2]),
+        ("read_csv", lambda: py_op("read_csv", csv, env)),
+    ]
+    # interleaved: each round runs every step once, so that the load of a
+    # shared machine falls on all of them alike
     try:
-        rec("export", lambda: timed([trawl, "export", path, "--to", "csv",
-                                     "-o", tmp])[:2])
-        csv = os.path.join(tmp, "sched_switch.csv")
-        rec("read_csv", lambda: py_op("read_csv", csv, env))
+        for _ in range(runs):
+            for key, f in steps:
+                res.setdefault(key, []).append(f())
     finally:
         shutil.rmtree(tmp)
-    stats = med([w for w, _ in res["stats"]])
     base_rss = med([r for _, r, _ in res["import"]])
 
+    stats_runs = [w for w, _ in res["stats"]]
+
     def row(label, key, py=True):
+        # the ratio of each round's call to that round's trawl stats, then
+        # the median: steadier than a ratio of medians on a loaded machine
+        calls = [d["op"] if py else d for d in
+                 ([x[2] for x in res[key]] if py else
+                  [x[0] for x in res[key]])]
+        ratio = med([c / s for c, s in zip(calls, stats_runs)])
         if py:
             op = med([d["op"] for _, _, d in res[key]])
             wall = med([w for w, _, _ in res[key]])
@@ -131,7 +142,7 @@ def bench_file(path, runs, trawl, env, table):
             op = wall = med([w for w, _ in res[key]])
             rss = med([r for _, r in res[key]])
             fm = n = None
-        table.append((name, label, op, wall, op / stats, rss,
+        table.append((name, label, op, wall, ratio, rss,
                       rss - base_rss if py else None, fm, n))
 
     row("trawl stats (reference)", "stats", py=False)
@@ -188,14 +199,17 @@ def bench_fleet(runs, env, ntraces, table):
             p = os.path.join(tmp, "t%02d.dat" % i)
             os.symlink(src, p)
             paths.append(p)
-        for mode in ["serial", "1", "2"]:
-            vals = []
-            for _ in range(runs):
+        modes = ["serial", "1", "2"]
+        vals = {m: [] for m in modes}
+        for _ in range(runs):  # interleaved, as above
+            for mode in modes:
                 _, rss, out = timed([PY, "-c", FLEET, mode] + paths, env)
-                vals.append(json.loads(out))
-            table.append((mode, med([v["startup"] for v in vals]),
-                          med([v["work"] for v in vals]),
-                          med([v["total"] for v in vals])))
+                vals[mode].append(json.loads(out))
+        for mode in modes:
+            v = vals[mode]
+            table.append((mode, med([x["startup"] for x in v]),
+                          med([x["work"] for x in v]),
+                          med([x["total"] for x in v])))
     finally:
         shutil.rmtree(tmp)
 
@@ -212,7 +226,8 @@ def main():
     table = []
     for p in [os.path.join(OUT, "big.dat"), text_input()]:
         bench_file(p, a.runs, trawl, env, table)
-    print("| input | what | call s | process s | call / stats | max RSS MiB "
+    print("| input | what | call s | process s | call / stats (per round) "
+          "| max RSS MiB "
           "| RSS over import MiB | frame MiB | rows / n |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, label, op, wall, ratio, rss, over, fm, n in table:
