@@ -12,7 +12,9 @@
  * Integers are int64 (uint64 for the format's unsigned fields and
  * pointers), text is a code into a dictionary (a Categorical), arrays are
  * tuples; a field an event lacks is missing (a mask, or code -1). A column
- * of integers that meets text becomes text (its numbers in decimal).
+ * of integers that meets text becomes text (its numbers in decimal). On
+ * request, the names the print format shows integers by (prev_state 1 is
+ * "S") go into a "<name>_label" column beside.
  */
 #include "pytrawl.h"
 #include "strdict.h"
@@ -34,6 +36,7 @@ struct column {
 	int kind;
 	int display_only;     /* some value was shown in a form that lost it */
 	int has_neg, has_big; /* signed values < 0, unsigned > INT64_MAX */
+	long label_col;	      /* its "<name>_label" column, or -1 */
 	size_t n, cap;	      /* rows filled, room */
 	void *data; /* int64_t, uint64_t, int32_t values or int32_t codes */
 	uint8_t *present; /* NULL while every row so far has a value */
@@ -62,6 +65,7 @@ struct frame {
 	size_t nbase;
 	size_t nrows;
 	int with_event;
+	int labels; /* "<name>_label" columns of symbolic values */
 	struct type_map *types;
 	uint32_t ntypes;
 	int failed; /* out of memory */
@@ -245,6 +249,7 @@ static int add_column(struct frame *f, const char *src, size_t len, int kind)
 	struct column *c = &f->cols[f->ncols];
 	memset(c, 0, sizeof(*c));
 	c->kind = kind;
+	c->label_col = -1;
 	c->src = strndup(src, len);
 	c->src_len = len;
 	static const char *const base[] = {"seq", "time", "cpu",
@@ -266,6 +271,41 @@ static int add_column(struct frame *f, const char *src, size_t len, int kind)
 	}
 	f->ncols++;
 	return 0;
+}
+
+/*
+ * The label of column ci's value in row r (prev_state 1: "S"), into its
+ * "<name>_label" column, made at the first label. Its source name ends in
+ * a byte no field name has, so no field is ever matched to it.
+ */
+static int put_label(struct frame *f, long ci, size_t r, const char *l,
+		     size_t len)
+{
+	if (!l)
+		return 0;
+	if (f->cols[ci].label_col < 0) {
+		struct column *c = &f->cols[ci];
+		size_t n = c->src_len + 1;
+		char *src = malloc(n + 1);
+		if (!src)
+			return -1;
+		memcpy(src, c->src, c->src_len);
+		src[c->src_len] = '\x01';
+		src[n] = '\0';
+		int rc = add_column(f, src, n, COL_STR);
+		free(src);
+		if (rc)
+			return -1;
+		struct column *lc = &f->cols[f->ncols - 1];
+		size_t nl = strlen(f->cols[ci].name) + 7;
+		free(lc->name);
+		lc->name = malloc(nl);
+		if (!lc->name)
+			return -1;
+		snprintf(lc->name, nl, "%s_label", f->cols[ci].name);
+		f->cols[ci].label_col = (long)f->ncols - 1;
+	}
+	return col_text(&f->cols[f->cols[ci].label_col], r, l, len);
 }
 
 static int kind_of(const trawl_event *ev, size_t i)
@@ -454,6 +494,13 @@ static int fast_fields(struct frame *f, struct type_map *tm,
 			c->has_neg |= v < 0;
 		if (col_int(c, r, v))
 			return -1;
+		if (f->labels) {
+			size_t n;
+			const char *l =
+				trawl_event_label(ev, tm->handle[i], &n);
+			if (put_label(f, tm->fast_col[i], r, l, n))
+				return -1;
+		}
 	}
 	return 0;
 }
@@ -502,6 +549,12 @@ static int fill_row(struct frame *f, const trawl_event *ev)
 		}
 		if (put_field(&f->cols[ci], r, ev, i))
 			return -1;
+		if (f->labels) {
+			size_t n;
+			const char *l = trawl_event_field_label(ev, i, &n);
+			if (put_label(f, ci, r, l, n))
+				return -1;
+		}
 	}
 	if (first) {
 		tm->seen = 2;
@@ -532,11 +585,12 @@ static int on_event(const trawl_event *ev, void *ctx)
 	return pt_poll(f->run);
 }
 
-static int frame_init(struct frame *f, int with_event, struct pt_run *run,
-		      trawl_trace *t)
+static int frame_init(struct frame *f, int with_event, int labels,
+		      struct pt_run *run, trawl_trace *t)
 {
 	memset(f, 0, sizeof(*f));
 	f->with_event = with_event;
+	f->labels = labels;
 	f->run = run;
 	f->t = t;
 	f->binary = trawl_format(t) == TRAWL_FORMAT_TRACE_DAT;
@@ -736,8 +790,8 @@ static PyObject *frame_columns(struct frame *f)
 
 /*
  * _trawl.frames(path, opts, specs): specs is a list of (patterns,
- * with_event); one pass fills one frame per spec. Returns (list of column
- * lists, stats).
+ * with_event[, labels]); one pass fills one frame per spec. Returns (list of
+ * column lists, stats).
  */
 PyObject *pt_frames(PyObject *self, PyObject *args)
 {
@@ -757,11 +811,12 @@ PyObject *pt_frames(PyObject *self, PyObject *args)
 		goto out;
 	for (Py_ssize_t s = 0; s < nspec; s++) {
 		PyObject *patterns;
-		int with_event;
-		if (!PyArg_ParseTuple(PyList_GET_ITEM(specs, s), "O!p",
-				      &PyList_Type, &patterns, &with_event))
+		int with_event, labels = 0;
+		if (!PyArg_ParseTuple(PyList_GET_ITEM(specs, s), "O!p|p",
+				      &PyList_Type, &patterns, &with_event,
+				      &labels))
 			goto out;
-		if (frame_init(&frames[s], with_event, &run, t)) {
+		if (frame_init(&frames[s], with_event, labels, &run, t)) {
 			PyErr_NoMemory();
 			goto out;
 		}

@@ -94,22 +94,27 @@ class Trace:
             many = len(pats) > 1 or any(c in p for p in pats for c in "*?[")
         return (pats, many)
 
-    def df(self, events):
+    def df(self, events, labels=False):
         """The events of one name (or a glob, or a list of names and globs)
         as one DataFrame in the delivered order: seq, time (int64 ns), cpu,
         pid, comm, then "event" when the frame can hold several, then each
         field by the kernel's name (a field named like one of those is
         field_<name>). Text is categorical; a field an event lacks is
-        missing (nullable Int64 / UInt64, NaN in a categorical)."""
-        cols, stats = _trawl.frames(self.path, self.opts, [self._spec(events)])
+        missing (nullable Int64 / UInt64, NaN in a categorical).
+
+        labels=True: beside each integer field its print format shows by
+        name, a categorical "<field>_label" (sched_switch's prev_state 1 is
+        "S", softirq_entry's vec 1 "TIMER"), missing where it has none."""
+        cols, stats = _trawl.frames(self.path, self.opts,
+                                    [self._spec(events) + (labels,)])
         if self._stats is None and events == "*":
             self._stats = stats
         return frame(cols[0])
 
-    def dfs(self, events):
+    def dfs(self, events, labels=False):
         """{name: DataFrame} for each name or glob, in one pass."""
         events = [events] if isinstance(events, str) else list(events)
-        specs = [self._spec(e) for e in events]
+        specs = [self._spec(e) + (labels,) for e in events]
         cols, _ = _trawl.frames(self.path, self.opts, specs)
         return {e: frame(c) for e, c in zip(events, cols)}
 

@@ -34,6 +34,13 @@ def frame(columns):
         data[name] = column(kind, values, mask, categories)
         if display_only:
             shown.append(name)
+    # a "<name>_label" column right after its field
+    order = [k for k in data if not (k.endswith("_label") and
+                                     k[:-6] in data)]
+    for k in list(data):
+        if k not in order:
+            order.insert(order.index(k[:-6]) + 1, k)
+    data = {k: data[k] for k in order}
     n = len(columns[0][2]) if columns else 0
     # copy=False: the arrays become the frame's own, not copied into
     # consolidated blocks (the frame is its columns' size)

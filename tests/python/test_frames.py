@@ -113,6 +113,30 @@ class FrameTest(unittest.TestCase):
         for n in names:
             pd.testing.assert_frame_equal(got[n], tr.df(n))
 
+    def test_labels_as_report(self):
+        for name in ["tc.dat", "ftrace-irqinfo.txt", "pair-broad.dat"]:
+            with self.subTest(name):
+                path = fixture(name)
+                df = trawl.open(path).df("*", labels=True)
+                want = report(path, "*")
+                self.assertEqual(len(df), len(want))
+                labelled = [c for c in df.columns if c.endswith("_label")]
+                self.assertTrue(labelled)
+                for c in labelled:  # right after its field
+                    i = list(df.columns).index(c)
+                    self.assertEqual(df.columns[i - 1] + "_label", c)
+                n = 0
+                for row, ev in zip(df[labelled].to_dict("records"), want):
+                    got = {c[:-6]: v for c, v in row.items()
+                           if cell(v) is not None}
+                    exp = {rename(k): v for k, v in
+                           ev.get("labels", {}).items()}
+                    self.assertEqual(got, exp, ev)
+                    n += len(got)
+                self.assertGreater(n, 50)
+        plain = trawl.open(fixture("tc.dat")).df("sched_switch")
+        self.assertNotIn("prev_state_label", plain.columns)
+
     def test_unknown_event_is_empty(self):
         df = trawl.open(fixture("tc.dat")).df("no_such_event")
         self.assertEqual(len(df), 0)
