@@ -49,14 +49,25 @@ def status(pid, key):
     return 0
 
 
-def index_runs(trawl, path, runs):
+def index_runs(trawl, path, runs, *extra, env=None):
     ts = []
     for _ in range(runs):
         t = time.perf_counter()
-        s = Server(trawl, path)
+        s = Server(trawl, path, *extra, env=env)
         ts.append(time.perf_counter() - t)
         s.stop()
     return statistics.median(ts)
+
+
+def cached_start(trawl, path, runs):
+    """Start time with the index in a scratch cache directory."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, XDG_CACHE_HOME=d)
+        Server(trawl, path, env=env).stop()  # writes it
+        size = sum(os.path.getsize(os.path.join(r, f))
+                   for r, _, fs in os.walk(d) for f in fs)
+        return index_runs(trawl, path, runs, env=env), size
 
 
 def request_ms(s, params, n=9):
@@ -180,10 +191,13 @@ def main():
         size = os.path.getsize(path)
         print('## %s (%.1f MB)' % (path, size / 1e6))
         stats = median_time([a.trawl, 'stats', path], a.runs)
-        index = index_runs(a.trawl, path, a.runs)
+        index = index_runs(a.trawl, path, a.runs, '--no-cache')
         print('index build %.2f s, trawl stats %.2f s: %.2fx' % (
             index, stats, index / stats))
-        s = Server(a.trawl, path)
+        cached, csize = cached_start(a.trawl, path, a.runs)
+        print('start from the cache %.2f s (%.2fx trawl stats), cache file '
+              '%.1f MB' % (cached, cached / stats, csize / 1e6))
+        s = Server(a.trawl, path, '--no-cache')
         try:
             info = s.api('/api/info')
             rss, hwm = status(s.proc.pid, 'VmRSS'), status(s.proc.pid,

@@ -13,7 +13,7 @@ const [trawl, trace] = process.argv.slice(2);
 
 (async () => {
   const t0 = Date.now();
-  const p = spawn(trawl, ['view', trace, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const p = spawn(trawl, ['view', trace, '--port', '0', '--no-cache'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise(r => readline.createInterface({ input: p.stdout })
     .once('line', l => r(l.replace('trawl view: serving ', ''))));
   const tServing = Date.now() - t0;

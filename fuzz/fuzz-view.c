@@ -2,11 +2,13 @@
 /*
  * trawl view's request handling and index, on arbitrary input.
  *
- * Input, first byte < 0x80: a request against an index of a small built-in
+ * Input, first byte < 0x40: a request against an index of a small built-in
  * trace: byte 0 picks the API path, then a Host line, a token line, and the
  * rest is the query split at '&' and '=' as libmicrohttpd hands it over
  * (already decoded). The guard and the API run; the answer must be JSON
  * with a status that fits, and an error always says why.
+ * First byte 0x40..0x7f: the rest is an index cache file (view-cache.c);
+ * when it loads, it is read as below.
  * First byte >= 0x80: the rest is a trace text; the index is built from it
  * and every lane is read through windows at several widths and levels,
  * detail, search and analysis requests, checking that the columns add up
@@ -70,7 +72,8 @@ static struct view_index *index_of(const char *text, size_t n, int *fd)
 	}
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", *fd);
-	struct view_build_opts o = {.input = {.threads = 1, .formats = "none"}};
+	struct view_build_opts o = {.input = {.threads = 1, .formats = "none"},
+				    .no_cache = 1};
 	struct view_index *ix = NULL;
 	view_index_build(path, &o, &ix);
 	if (!ix)
@@ -175,8 +178,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!size)
 		return 0;
-	if (data[0] < 0x80) {
+	if (data[0] < 0x40) {
 		request(data, size);
+		return 0;
+	}
+	if (data[0] < 0x80) {
+		int fd = memfd_create("fuzz-view-cache", 0);
+		if (fd < 0)
+			return 0;
+		if (write(fd, data + 1, size - 1) == (ssize_t)(size - 1)) {
+			char path[64];
+			snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+			struct view_index *ix = view_cache_load(path, path);
+			if (ix) {
+				whole(ix);
+				view_index_free(ix);
+			}
+		}
+		close(fd);
 		return 0;
 	}
 	int fd;

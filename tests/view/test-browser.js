@@ -21,7 +21,7 @@ function check(cond, what) {
 
 function startServer() {
   return new Promise((resolve, reject) => {
-    const p = spawn(trawl, ['view', trace, '--port', '0', '--irq-threshold', '20us'],
+    const p = spawn(trawl, ['view', trace, '--port', '0', '--irq-threshold', '20us', '--no-cache'],
       { stdio: ['ignore', 'pipe', 'inherit'] });
     const rl = readline.createInterface({ input: p.stdout });
     rl.once('line', line => {

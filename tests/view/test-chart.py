@@ -27,7 +27,8 @@ def check(cond, what):
 
 def chart(trace, name, *args):
     out = os.path.join(OUT, name)
-    r = subprocess.run([TRAWL, 'chart', trace, '-o', out, *args],
+    r = subprocess.run([TRAWL, 'chart', trace, '-o', out, '--no-cache',
+                        *args],
                        capture_output=True, text=True, timeout=120)
     check(r.returncode == 0, 'chart %s %s: %s' % (trace, args, r.stderr))
     root = ET.parse(out).getroot()

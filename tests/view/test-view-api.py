@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -299,7 +300,57 @@ def concurrent(s, info):
           % errors[:5])
 
 
+def cache(trace):
+    """The index in $XDG_CACHE_HOME/trawl: written by the first start, read
+    by the next (the same answers), a damaged one refused and made again,
+    none with --no-cache."""
+    d = os.path.join(os.environ['XDG_CACHE_HOME'], 'trawl')
+    for f in os.listdir(d) if os.path.isdir(d) else []:
+        os.unlink(os.path.join(d, f))
+
+    def start(*extra):
+        s = Server(TRAWL, trace, *extra)
+        try:
+            info = s.api('/api/info')
+            ids = '0-%d' % (len(info['lanes']) - 1)
+            body = s.get('/api/window', {'lanes': ids, 'width': 777})[2]
+            body += s.get('/api/analysis')[2]
+            body += s.get('/api/detail', {'lane': 1, 't': info['first'] +
+                                          12345, 'fields': 1})[2]
+        finally:
+            check(s.stop() == 0, 'cache: server ends cleanly')
+        return info['cached'], body
+
+    cached, want = start()
+    files = os.listdir(d)
+    check(not cached and len(files) == 1, 'the first start writes the '
+          'cache (%s)' % files)
+    cached, got = start()
+    check(cached and got == want, 'the second start reads it, same answers')
+    path = os.path.join(d, files[0])
+    data = open(path, 'rb').read()
+    for damage in (data[:len(data) // 2], data[:-1], data + b'x',
+                   b'TRAWLVIX' + b'\xff' * 64, data[:200] +
+                   bytes(b ^ 0x5a for b in data[200:400]) + data[400:]):
+        with open(path, 'wb') as f:
+            f.write(damage)
+        cached, got = start()
+        if not cached:
+            check(got == want, 'a damaged cache is built again')
+    with open(path, 'wb') as f:
+        f.write(data[:100])
+    cached, _ = start()
+    check(not cached and open(path, 'rb').read() == data,
+          'a cut cache is refused and written again')
+    os.unlink(path)
+    start('--no-cache')
+    check(not os.listdir(d), '--no-cache writes none')
+
+
 def main():
+    # the caches of this test, not the user's
+    os.environ['XDG_CACHE_HOME'] = tempfile.mkdtemp(prefix='trawl-view-')
+    cache(os.path.join(FIX, 'tc.dat'))
     traces = ['tc.dat', 'ftrace-irqinfo.txt', 'same-recording.dat',
               'systrace.txt', 'tc-instance.dat', 'pair-broad.dat']
     for name in traces:

@@ -12,11 +12,12 @@ LINE = re.compile(r'^trawl view: serving (http://127\.0\.0\.1:(\d+)/'
 
 
 class Server:
-    def __init__(self, trawl, trace, *extra):
+    def __init__(self, trawl, trace, *extra, env=None):
         self.proc = subprocess.Popen([trawl, 'view', trace, '--port', '0',
                                       *extra],
                                      stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+                                     stderr=subprocess.PIPE, text=True,
+                                     env=env)
         self.line = self.proc.stdout.readline()
         m = LINE.match(self.line)
         if not m:

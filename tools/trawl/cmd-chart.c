@@ -33,7 +33,12 @@ static void help(FILE *f)
 		"marker, lost, all\n"
 		"                   (default: all but task)\n"
 		"  --irq-threshold D  mark handlers longer than D (default "
-		"1ms)\n" CLI_INPUT_HELP "  -h, --help     this text\n",
+		"1ms)\n" CLI_INPUT_HELP
+		"  --no-cache     neither read nor write the index cache "
+		"($XDG_CACHE_HOME/trawl,\n"
+		"                 else ~/.cache/trawl; a trace indexed before "
+		"opens at once)\n"
+		"  -h, --help     this text\n",
 		VIEW_MAX_WIDTH);
 }
 
@@ -75,6 +80,7 @@ int cmd_chart(int argc, char **argv)
 		{"width", required_argument, NULL, 'w'},
 		{"lanes", required_argument, NULL, 'l'},
 		{"irq-threshold", required_argument, NULL, 'i'},
+		{"no-cache", no_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -121,6 +127,9 @@ int cmd_chart(int argc, char **argv)
 		case 'l':
 			if (view_parse_kinds(optarg, &co.kinds))
 				return EXIT_INPUT;
+			break;
+		case 'C':
+			bo.no_cache = 1;
 			break;
 		case 'i':
 			if (cli_parse_duration(optarg, &bo.irq_threshold) ||

@@ -42,6 +42,10 @@ static void help(FILE *f)
 		"use)\n"
 		"  --irq-threshold D  handlers longer than D are warnings "
 		"(default 1ms)\n" CLI_INPUT_HELP
+		"  --no-cache     neither read nor write the index cache "
+		"($XDG_CACHE_HOME/trawl,\n"
+		"                 else ~/.cache/trawl; a trace indexed before "
+		"opens at once)\n"
 		"  -h, --help     this text\n");
 }
 
@@ -81,6 +85,7 @@ int cmd_view(int argc, char **argv)
 		{"open", no_argument, NULL, 'o'},
 		{"no-token", no_argument, NULL, 'n'},
 		{"irq-threshold", required_argument, NULL, 'i'},
+		{"no-cache", no_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -111,6 +116,9 @@ int cmd_view(int argc, char **argv)
 			break;
 		case 'n':
 			no_token = 1;
+			break;
+		case 'C':
+			bo.no_cache = 1;
 			break;
 		case 'i':
 			if (cli_parse_duration(optarg, &bo.irq_threshold) ||

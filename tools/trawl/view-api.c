@@ -272,6 +272,7 @@ static int api_info(struct view_index *ix, struct req *r)
 	key_i64(b, "irq_over_threshold", (int64_t)ix->longs_total);
 	buf_char(b, ',');
 	key_i64(b, "index_bytes", (int64_t)view_index_bytes(ix));
+	buf_str(b, ix->cached ? ",\"cached\":true" : ",\"cached\":false");
 	buf_char(b, ',');
 	key_i64(b, "max_width", VIEW_MAX_WIDTH);
 	buf_str(b, ",\"lanes\":[");

@@ -704,6 +704,9 @@ static void on_long(const trawl_instance *in, const char *kind, void *ctx)
 	};
 }
 
+static int index_trace(const char *path, const struct view_build_opts *o,
+		       struct view_index **out);
+
 static const char *const subscriptions[] = {
 	"sched_switch",
 	"sched_waking",
@@ -723,6 +726,28 @@ static const char *const subscriptions[] = {
 
 int view_index_build(const char *path, const struct view_build_opts *o,
 		     struct view_index **out)
+{
+	char cache[4096];
+	int use_cache = !o->no_cache && strcmp(path, "-") &&
+			!view_cache_path(path, o, cache, sizeof(cache));
+	if (use_cache) {
+		struct view_index *ix = view_cache_load(cache, path);
+		if (ix) {
+			ix->input = o->input;
+			ix->cached = 1;
+			*out = ix;
+			return EXIT_OK;
+		}
+	}
+	int status = index_trace(path, o, out);
+	/* a cache that cannot be written is no error: next time indexes */
+	if (!status && use_cache)
+		view_cache_save(*out, cache);
+	return status;
+}
+
+static int index_trace(const char *path, const struct view_build_opts *o,
+		       struct view_index **out)
 {
 	int status = EXIT_ENV;
 	struct view_index *ix = calloc(1, sizeof(*ix));

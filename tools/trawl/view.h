@@ -199,11 +199,13 @@ struct view_index {
 	struct cli_input input;
 	pthread_mutex_t reread; /* one re-read of the trace at a time */
 	int oom;
+	int cached; /* read from the cache (view-cache.c) */
 };
 
 struct view_build_opts {
 	struct cli_input input;
 	int64_t irq_threshold; /* default 1 ms */
+	int no_cache;	       /* neither read nor write the cache */
 };
 
 /* Open, index and close the trace (view-index.c). Prints what went wrong.
@@ -211,6 +213,14 @@ struct view_build_opts {
 int view_index_build(const char *path, const struct view_build_opts *o,
 		     struct view_index **out);
 void view_index_free(struct view_index *ix);
+/* The index in the user's cache directory (view-cache.c): its file name
+ * for a trace and options (-1: no cache for it: not a regular file, no
+ * cache directory); reading (NULL: none, or damaged) and writing it
+ * (-1: failed, nothing left behind). */
+int view_cache_path(const char *trace, const struct view_build_opts *o,
+		    char *out, size_t len);
+struct view_index *view_cache_load(const char *path, const char *trace);
+int view_cache_save(const struct view_index *ix, const char *path);
 /* Make the summary levels of every lane (view-lod.c). Return: 0 or -1. */
 int view_lod_build(struct view_index *ix);
 size_t view_index_bytes(const struct view_index *ix);
