@@ -43,9 +43,10 @@ static void help(FILE *f)
 		"`trawl run`)\n"
 		"  -h, --help         this text\n\n"
 		"Needs the trawl Python package and python3-dask, "
-		"python3-distributed\n(docs/python.md). Exit status: 0, 1 when "
-		"a trace failed or bad usage,\n2 when Python or the package "
-		"cannot be run.\n");
+		"python3-distributed\n(docs/python.md); TRAWL_PYTHON names "
+		"another interpreter. Exit status: 0,\n1 when a trace failed "
+		"or bad usage, 2 when Python or the package cannot\nbe "
+		"run.\n");
 }
 
 /* Whether this program is the build tree's trawl. */
@@ -75,18 +76,21 @@ int cmd_fleet(int argc, char **argv)
 	if (!python || !*python)
 		python = TRAWL_PYTHON;
 	if (!*python) {
-		cli_error("fleet: this trawl was built without its Python "
-			  "module (meson -Dpython=enabled needs python3-dev "
-			  "and python3-numpy)");
+		cli_error("fleet: this trawl was built where no Python was "
+			  "found; set TRAWL_PYTHON to an interpreter with the "
+			  "trawl package");
 		return EXIT_ENV;
 	}
-	const char *dir = in_build_tree() ? TRAWL_PYTHON_BUILD_DIR
-					  : TRAWL_PYTHON_INSTALL_DIR;
+	/* built without the module: the package comes from the
+	 * interpreter's own path (pip install .) */
+	const char *dir = !*TRAWL_PYTHON_INSTALL_DIR ? ""
+			  : in_build_tree()	     ? TRAWL_PYTHON_BUILD_DIR
+						     : TRAWL_PYTHON_INSTALL_DIR;
 	const char *old = getenv("PYTHONPATH");
 	char *path = NULL;
-	if (asprintf(&path, "%s%s%s", dir, old && *old ? ":" : "",
-		     old ? old : "") < 0 ||
-	    setenv("PYTHONPATH", path, 1)) {
+	if (*dir && (asprintf(&path, "%s%s%s", dir, old && *old ? ":" : "",
+			      old ? old : "") < 0 ||
+		     setenv("PYTHONPATH", path, 1))) {
 		cli_error("fleet: out of memory");
 		return EXIT_ENV;
 	}
