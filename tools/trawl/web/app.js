@@ -461,10 +461,12 @@ async function showDetail(lane, t, tol) {
   if (j.wakeup) {
     h += row('woken at', '<a class="jump" data-t="' + j.wakeup.time + '">' + esc(fmtAbs(j.wakeup.time)) + '</a>');
     h += row('wakeup latency', esc(fmtDur(j.wakeup.latency)));
-    if (j.wakeup.waker) h += row('waker', taskLink(j.wakeup.waker) + ' <a class="jump" data-pid="' + j.wakeup.waker.pid + '" data-t="' + j.wakeup.time + '">jump to waker</a>');
+    const wk = j.wakeup.waker;
+    if (wk && wk.pid > 0) h += row('waker', taskLink(wk) + ' <a class="jump" data-pid="' + wk.pid + '" data-t="' + j.wakeup.time + '">jump to waker</a>');
+    else if (wk) h += row('waker', esc(wk.comm));
     if (j.wakeup.preempted) h += row('waker', 'preempted (no wakeup)');
   }
-  if (j.waker) h += row('waker', taskLink(j.waker));
+  if (j.waker) h += row('waker', j.waker.pid > 0 ? taskLink(j.waker) : esc(j.waker.comm));
   if (j.latency !== undefined) h += row('latency', esc(fmtDur(j.latency)));
   if (j.end_state) h += row('left as', esc(j.end_state));
   h += '</table>';
