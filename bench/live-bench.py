@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """On-line against off-line: the same one-liners (a) live with `trawl run
 --live`, with and without pushing the predicate into the kernel's filter,
-(b) recorded with `trawl record` then run on the file with `trawl run`,
+(b) recorded with `trawl record --clock mono` (the clock live mode uses)
+then run on the file with `trawl run`,
 (c) with bpftrace (Debian's 0.17), under the same generated load
 (bench/pingpong: a pair of threads per CPU passing a byte through pipes,
 every hop a wakeup and two switches).
@@ -47,11 +48,12 @@ SCRIPTS = {
         'tracepoint:sched:sched_switch { @[args->prev_comm] = count(); }',
         ["sched:sched_switch"]),
     "wakeup latency hist": (
-        'sched:sched_wakeup { @ts[args.pid] = ts; } '
+        'sched:sched_wakeup /args.comm == "pingpong"/ { @ts[args.pid] = ts; } '
         'sched:sched_switch /@ts[args.next_pid]/ { '
         '@us = hist((ts - @ts[args.next_pid]) / 1000); '
         'delete(@ts[args.next_pid]); } END { clear(@ts); }',
-        'tracepoint:sched:sched_wakeup { @ts[args->pid] = nsecs; } '
+        'tracepoint:sched:sched_wakeup /args->comm == "pingpong"/ '
+        '{ @ts[args->pid] = nsecs; } '
         'tracepoint:sched:sched_switch /@ts[args->next_pid]/ { '
         '@us = hist((nsecs - @ts[args->next_pid]) / 1000); '
         'delete(@ts[args->next_pid]); } END { clear(@ts); }',
@@ -71,9 +73,15 @@ def load(seconds):
 
 
 def stop(p):
-    # (Popen.send_signal() would poll, and reap it if it ended already)
-    os.kill(p.pid, signal.SIGINT)
-    _, status, ru = os.wait4(p.pid, 0)
+    # (Popen.send_signal() would poll, and reap it if it ended already);
+    # again every 2 s: bpftrace misses a SIGINT that comes while it attaches
+    for i in range(100):
+        if i % 20 == 0:
+            os.kill(p.pid, signal.SIGINT)
+        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        time.sleep(0.1)
     p.returncode = os.waitstatus_to_exitcode(status)  # reaped: not again
     out = p.stdout.read().decode(errors="replace") if p.stdout else ""
     err = p.stderr.read().decode(errors="replace") if p.stderr else ""
@@ -106,7 +114,7 @@ def run_trawl_live(prog, seconds, pushdown):
 
 def run_trawl_record(prog, events, seconds, d):
     f = os.path.join(d, "rec.dat")
-    cmd = [TRAWL, "record", "-o", f, "--json"]
+    cmd = [TRAWL, "record", "-o", f, "--json", "--clock", "mono"]
     for e in events:
         cmd += ["-e", e]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -160,7 +168,7 @@ def counts(out):
 def agreement(name, trawl_prog, bt_prog, events, seconds, d):
     """All three tracers on one load; the load's counts compared."""
     f = os.path.join(d, "agree.dat")
-    rec = [TRAWL, "record", "-o", f]
+    rec = [TRAWL, "record", "-o", f, "--clock", "mono"]
     for e in events:
         rec += ["-e", e]
     ps = {
@@ -200,37 +208,43 @@ def main():
     d = tempfile.mkdtemp(prefix="live-bench.")
     print("trawl: %s\nload: %s %g s, %d runs each, interleaved\n" %
           (TRAWL, PINGPONG, a.seconds, a.runs))
-    base = [load(a.seconds) for _ in range(a.runs)]
-    print("no tracing: load %d trips (median)\n" % statistics.median(base))
+
     for name, (tp, bp, events) in SCRIPTS.items():
         if a.only and a.only not in name:
             continue
         print("== %s\n   trawl:    %s\n   bpftrace: %s" % (name, tp, bp))
-        res = {k: [] for k in ("live", "live no pushdown", "record + run", "bpftrace")}
+        res = {k: [] for k in ("untraced", "live", "live no pushdown",
+                               "record + run", "bpftrace")}
         for _ in range(a.runs):
+            res["untraced"].append({"cpu": 0.0, "trips": load(a.seconds),
+                                    "events": None, "lost": 0})
             res["live"].append(run_trawl_live(tp, a.seconds, True))
             res["live no pushdown"].append(run_trawl_live(tp, a.seconds, False))
             res["record + run"].append(run_trawl_record(tp, events, a.seconds, d))
             res["bpftrace"].append(run_bpftrace(bp, a.seconds))
+        base = statistics.median(r["trips"] for r in res["untraced"])
         for k, rs in res.items():
             med = lambda f: statistics.median(r[f] for r in rs)
             ev = ("%9d events %8.0f/s" % (med("events"), med("events") / a.seconds)
-                  if rs[0]["events"] is not None else "%26s" % "(in-kernel maps)")
+                  if rs[0]["events"] is not None else "%26s" % (
+                      "(in-kernel maps)" if k == "bpftrace" else ""))
             extra = ""
             if k == "record + run":
                 extra = "  (record %.3f s + run %.3f s)" % (med("cpu_record"), med("cpu_run"))
             print("   %-17s cpu %6.3f s  lost %7d  %s  load %7d trips (%.2f of untraced)%s" %
                   (k, med("cpu"), med("lost"), ev, med("trips"),
-                   med("trips") / statistics.median(base), extra))
+                   med("trips") / base, extra))
         outs = agreement(name, tp, bp, events, a.seconds, d)
-        c = {k: counts(v) for k, v in outs.items() if isinstance(v, str)}
+        c = {k: counts(v) for k, v in outs.items()
+             if isinstance(v, str) and k != "record"}
         key = "pingpong" if "comm" in name else None
         print("   agreement on one load (all at once):")
         for k, v in c.items():
             if key:
                 print("     %-24s @[pingpong] = %s" % (k, v.get(key)))
             else:
-                print("     %-24s %s" % (k, sorted(v.items())))
+                print("     %-24s %d in all: %s" % (k, sum(v.values()),
+                                                    sorted(v.items())))
         print("     live summary: %s\n" % outs["live-summary"], flush=True)
 
 
