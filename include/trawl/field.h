@@ -200,6 +200,33 @@ TRAWL_API unsigned trawl_event_field_flags(const trawl_event *ev, size_t i);
 TRAWL_API int trawl_event_field_int(const trawl_event *ev, size_t i,
 				    int64_t *out);
 
+/* A field's typed value in one piece (trawl_event_field_get()). */
+typedef struct trawl_value {
+	int type;	/* enum trawl_value_type */
+	unsigned flags; /* enum trawl_value_flag bits */
+	int64_t i;	/* INT: the value (its bits as uint64_t if UNSIGNED) */
+	const char *s;	/* STR, TEXT: the text, not NUL-terminated; else NULL */
+	size_t len;	/* STR, TEXT: its length */
+} trawl_value;
+
+/**
+ * trawl_event_field_get() - the i-th field's type, flags and value at once
+ * @ev:  the event
+ * @i:   the field's index
+ * @out: OUT: what trawl_event_field_type(), trawl_event_field_flags(),
+ *       trawl_event_field_int() and, for a string, trawl_event_field_value()
+ *       would say; an array's elements come from trawl_event_field_array()
+ *
+ * For a writer that takes every field of every event (an export, a column
+ * store): one call instead of three or four.
+ *
+ * Return: 0, or -TRAWL_ENOENT when i is out of range (out->type is then
+ * TRAWL_VALUE_NONE).
+ * Lifetime: out->s is borrowed, valid until the callback returns.
+ */
+TRAWL_API int trawl_event_field_get(const trawl_event *ev, size_t i,
+				    trawl_value *out);
+
 /**
  * trawl_event_field_label() - the symbolic label of the i-th field
  * @ev:  the event

@@ -479,6 +479,40 @@ TRAWL_API int trawl_event_field_int(const trawl_event *ev, size_t i,
 		       : -TRAWL_ETYPE;
 }
 
+TRAWL_API int trawl_event_field_get(const trawl_event *ev, size_t i,
+				    trawl_value *out)
+{
+	decode(ev);
+	*out = (trawl_value){0};
+	if (i >= (size_t)ev->nfields)
+		return -TRAWL_ENOENT;
+	if (!ev->typed) {
+		const tw_kv *kv = &ev->fields[i];
+		if (written_number(kv->val, kv->vlen, &out->i)) {
+			out->type = TRAWL_VALUE_INT;
+		} else {
+			out->type = TRAWL_VALUE_STR;
+			out->s = kv->val;
+			out->len = kv->vlen;
+		}
+		return 0;
+	}
+	const tw_pf_value *v = &ev->tv[i];
+	out->type = v->type; /* the same numbers as the public enum */
+	out->flags =
+		(v->uns ? TRAWL_VALUE_UNSIGNED : 0) |
+		(v->type == TW_PFV_INT && !v->exact ? TRAWL_VALUE_INEXACT : 0) |
+		(v->ptr ? TRAWL_VALUE_POINTER : 0);
+	if (v->type == TW_PFV_INT) {
+		out->i = v->i;
+	} else if (v->type == TW_PFV_STR || v->type == TW_PFV_TEXT) {
+		/* a string's text is there already (no integer texts made) */
+		out->s = ev->fields[i].val;
+		out->len = ev->fields[i].vlen;
+	}
+	return 0;
+}
+
 TRAWL_API const char *trawl_event_field_label(const trawl_event *ev, size_t i,
 					      size_t *len)
 {

@@ -190,3 +190,68 @@ Test(fields, labels_by_handle_are_the_enumerated_ones_on_both_sources)
 	free(bin);
 	free(txt);
 }
+
+/* trawl_event_field_get() says what the accessors one by one say, for
+ * every field of every event: binary, text with formats, text without. */
+struct agree {
+	long fields, ints, strs;
+};
+
+static int check_field_get(const trawl_event *ev, void *ctx)
+{
+	struct agree *a = ctx;
+	size_t n = trawl_event_field_count(ev);
+	for (size_t i = 0; i <= n; i++) {
+		trawl_value v;
+		int rc = trawl_event_field_get(ev, i, &v);
+		if (i == n) {
+			cr_assert_eq(rc, -TRAWL_ENOENT);
+			cr_assert_eq(v.type, TRAWL_VALUE_NONE);
+			break;
+		}
+		a->fields++;
+		cr_assert_eq(rc, 0);
+		cr_assert_eq(v.type, trawl_event_field_type(ev, i),
+			     "%s field %zu", trawl_event_name(ev), i);
+		cr_assert_eq(v.flags, trawl_event_field_flags(ev, i));
+		int64_t x;
+		if (v.type == TRAWL_VALUE_INT) {
+			a->ints++;
+			cr_assert_eq(trawl_event_field_int(ev, i, &x), 0);
+			cr_assert_eq(v.i, x);
+			cr_assert_null(v.s);
+		} else if (v.type == TRAWL_VALUE_STR ||
+			   v.type == TRAWL_VALUE_TEXT) {
+			a->strs++;
+			size_t len;
+			const char *s = trawl_event_field_value(ev, i, &len);
+			cr_assert_eq(v.len, len);
+			cr_assert(len == 0 || !memcmp(v.s, s, len), "%s %.*s",
+				  trawl_event_name(ev), (int)len, s);
+		}
+	}
+	return 0;
+}
+
+static void field_get_agrees(const char *file, const char *formats)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", getenv("TRAWL_FIXTURES"), file);
+	trawl_open_opts o = {.formats = formats};
+	trawl_error err;
+	trawl_trace *t = trawl_open(path, &o, &err);
+	cr_assert(t, "%s", err.msg);
+	struct agree a = {0};
+	cr_assert_eq(trawl_on(t, "*", check_field_get, &a), 0);
+	cr_assert_eq(trawl_run(t, &err), 0, "%s", err.msg);
+	trawl_close(t);
+	cr_assert_gt(a.ints, 1000, "%s: %ld integers", file, a.ints);
+	cr_assert_gt(a.strs, 100, "%s: %ld strings", file, a.strs);
+}
+
+Test(fields, field_get_is_the_accessors_in_one_call)
+{
+	field_get_agrees("pair-broad.dat", NULL);
+	field_get_agrees("pair-broad.txt", NULL);
+	field_get_agrees("pair-broad.txt", "none");
+}

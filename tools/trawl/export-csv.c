@@ -124,21 +124,25 @@ static int sink_close(struct csv_export *x, struct csv_sink *s)
 static void csv_value(struct csv_export *x, struct cli_buf *b,
 		      const trawl_event *ev, size_t i)
 {
-	int64_t v;
-	if (trawl_event_field_type(ev, i) == TRAWL_VALUE_INT &&
-	    trawl_event_field_int(ev, i, &v) == 0) {
+	trawl_value v;
+	if (trawl_event_field_get(ev, i, &v))
+		return;
+	if (v.type == TRAWL_VALUE_INT) {
 		/* digits (or 0x and hex digits) never need quotes */
-		unsigned fl = trawl_event_field_flags(ev, i);
 		char *o = buf_room(b, 21);
 		if (!o)
 			return;
-		if (fl & TRAWL_VALUE_POINTER)
-			o = put_hex(o, (uint64_t)v);
-		else if (fl & TRAWL_VALUE_UNSIGNED)
-			o = put_u64(o, (uint64_t)v);
+		if (v.flags & TRAWL_VALUE_POINTER)
+			o = put_hex(o, (uint64_t)v.i);
+		else if (v.flags & TRAWL_VALUE_UNSIGNED)
+			o = put_u64(o, (uint64_t)v.i);
 		else
-			o = put_i64(o, v);
+			o = put_i64(o, v.i);
 		buf_commit(b, o);
+		return;
+	}
+	if (v.type == TRAWL_VALUE_STR || v.type == TRAWL_VALUE_TEXT) {
+		buf_csv(b, v.s, v.len);
 		return;
 	}
 	x->val.n = 0;
