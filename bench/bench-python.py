@@ -87,6 +87,13 @@ print(json.dumps(dict(extra, op=time.perf_counter() - t, n=n)))
 """
 
 
+# what tr.df("sched_switch") reads, in the script language: the cost of
+# decoding those fields in libtrawl itself, without Python
+FIELDS = ("sched:sched_switch { @a = sum(args.prev_pid + args.prev_prio + "
+          "args.prev_state + args.next_pid + args.next_prio); "
+          "@b[args.prev_comm, args.next_comm] = count(); }")
+
+
 def py_op(what, path, env):
     wall, rss, out = timed([PY, "-c", CHILD, what, path], env)
     d = json.loads(out)
@@ -109,6 +116,8 @@ def bench_file(path, runs, trawl, env, table):
     steps += [
         ("cli_latency", lambda: timed([trawl, "latency", "wakeup",
                                        path])[:2]),
+        ("cli_fields", lambda: timed([trawl, "run", "-e", FIELDS,
+                                      path])[:2]),
         ("export", lambda: timed([trawl, "export", path, "--to", "csv",
                                   "-o", tmp])[:2]),
         ("read_csv", lambda: py_op("read_csv", csv, env)),
@@ -151,6 +160,8 @@ def bench_file(path, runs, trawl, env, table):
     row("tr.df([switch, waking, wakeup])", "df2")
     row("tr.latency('wakeup')", "latency")
     row("trawl latency wakeup (CLI)", "cli_latency", py=False)
+    row("trawl run: every field of sched_switch (libtrawl's decoding)",
+        "cli_fields", py=False)
     row("tr.apply({'sched_switch': f})", "apply")
     row("trawl export --to csv", "export", py=False)
     row("pd.read_csv(sched_switch.csv)", "read_csv")
