@@ -49,7 +49,7 @@ void buf_str(struct cli_buf *b, const char *s)
 	buf_bytes(b, s, strlen(s));
 }
 
-void buf_char(struct cli_buf *b, char c)
+void buf_char_grow(struct cli_buf *b, char c)
 {
 	if (reserve(b, 1))
 		return;
@@ -250,11 +250,15 @@ void buf_us(struct cli_buf *b, int64_t ns)
 		buf_commit(b, put_us(o, ns));
 }
 
+/* What makes a CSV field need quotes (and NUL, written as a space). */
+static const unsigned char csv_special[256] = {
+	[0] = 1, ['\n'] = 1, ['\r'] = 1, [' '] = 1, ['"'] = 1, [','] = 1,
+};
+
 void buf_csv(struct cli_buf *b, const char *s, size_t n)
 {
 	size_t i = 0;
-	while (i < n && s[i] != ',' && s[i] != '"' && s[i] != '\n' &&
-	       s[i] != '\r' && s[i] != ' ')
+	while (i < n && !csv_special[(unsigned char)s[i]])
 		i++;
 	if (i == n) {
 		buf_bytes(b, s, n);

@@ -106,7 +106,15 @@ struct cli_buf {
 };
 void buf_bytes(struct cli_buf *b, const char *s, size_t n);
 void buf_str(struct cli_buf *b, const char *s);
-void buf_char(struct cli_buf *b, char c);
+void buf_char_grow(struct cli_buf *b, char c);
+/* one byte: inline, the exports write one between every two values */
+static inline void buf_char(struct cli_buf *b, char c)
+{
+	if (b->n < b->cap)
+		b->p[b->n++] = c;
+	else
+		buf_char_grow(b, c);
+}
 void buf_u64(struct cli_buf *b, uint64_t v);
 void buf_hex(struct cli_buf *b, uint64_t v); /* 0x... */
 void buf_i64(struct cli_buf *b, int64_t v);
