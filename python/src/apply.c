@@ -30,15 +30,13 @@ static PyObject *detached(void)
 
 static PyObject *field_value(const trawl_event *ev, size_t i)
 {
-	int64_t v;
-	switch (trawl_event_field_type(ev, i)) {
+	trawl_value v;
+	trawl_event_field_get(ev, i, &v); /* type, flags, value at once */
+	switch (v.type) {
 	case TRAWL_VALUE_INT:
-		if (trawl_event_field_int(ev, i, &v))
-			break;
-		if (trawl_event_field_flags(ev, i) &
-		    (TRAWL_VALUE_UNSIGNED | TRAWL_VALUE_POINTER))
-			return PyLong_FromUnsignedLongLong((uint64_t)v);
-		return PyLong_FromLongLong(v);
+		if (v.flags & (TRAWL_VALUE_UNSIGNED | TRAWL_VALUE_POINTER))
+			return PyLong_FromUnsignedLongLong((uint64_t)v.i);
+		return PyLong_FromLongLong(v.i);
 	case TRAWL_VALUE_ARRAY: {
 		const int64_t *e = NULL;
 		size_t n = trawl_event_field_array(ev, i, &e);
@@ -58,11 +56,9 @@ static PyObject *field_value(const trawl_event *ev, size_t i)
 	default:
 		break;
 	}
-	size_t n;
-	const char *s = trawl_event_field_value(ev, i, &n);
-	if (!s)
+	if (!v.s)
 		Py_RETURN_NONE;
-	return pt_str(s, n);
+	return pt_str(v.s, v.len);
 }
 
 /* The index of the field named like the str key, or -1. */

@@ -308,12 +308,11 @@ static int put_label(struct frame *f, long ci, size_t r, const char *l,
 	return col_text(&f->cols[f->cols[ci].label_col], r, l, len);
 }
 
-static int kind_of(const trawl_event *ev, size_t i)
+static int kind_of(const trawl_value *v)
 {
-	switch (trawl_event_field_type(ev, i)) {
+	switch (v->type) {
 	case TRAWL_VALUE_INT:
-		return trawl_event_field_flags(ev, i) & (TRAWL_VALUE_UNSIGNED |
-							 TRAWL_VALUE_POINTER)
+		return v->flags & (TRAWL_VALUE_UNSIGNED | TRAWL_VALUE_POINTER)
 			       ? COL_U64
 			       : COL_I64;
 	case TRAWL_VALUE_STR:
@@ -326,55 +325,52 @@ static int kind_of(const trawl_event *ev, size_t i)
 	}
 }
 
-/* The column of field i (named k), found or made. */
-static long column_for(struct frame *f, const trawl_event *ev, size_t i,
-		       const char *k, size_t kl)
+/* The column of a field named k (its first value v), found or made. */
+static long column_for(struct frame *f, const trawl_value *v, const char *k,
+		       size_t kl)
 {
 	for (size_t c = f->nbase; c < f->ncols; c++)
 		if (f->cols[c].src_len == kl && !memcmp(f->cols[c].src, k, kl))
 			return (long)c;
-	if (add_column(f, k, kl, kind_of(ev, i)))
+	if (add_column(f, k, kl, kind_of(v)))
 		return -1;
 	return (long)f->ncols - 1;
 }
 
+/* Field i of ev, whose value is v, into row r of column c. */
 static int put_field(struct column *c, size_t row, const trawl_event *ev,
-		     size_t i)
+		     size_t i, const trawl_value *v)
 {
-	int type = trawl_event_field_type(ev, i);
-	int64_t v;
-	if (type == TRAWL_VALUE_TEXT || type == TRAWL_VALUE_NONE)
+	if (v->type == TRAWL_VALUE_TEXT || v->type == TRAWL_VALUE_NONE)
 		c->display_only = 1; /* as `trawl report --json` says */
-	if (type == TRAWL_VALUE_INT && trawl_event_field_int(ev, i, &v) == 0) {
+	if (v->type == TRAWL_VALUE_INT) {
 		if (c->kind != COL_STR && c->kind != COL_ARRAY) {
 			/* one name, several events: signedness decided at the
 			 * end by the values (see frame_columns) */
-			if (trawl_event_field_flags(ev, i) &
+			if (v->flags &
 			    (TRAWL_VALUE_UNSIGNED | TRAWL_VALUE_POINTER))
-				c->has_big |= v < 0;
+				c->has_big |= v->i < 0;
 			else
-				c->has_neg |= v < 0;
-			return col_int(c, row, v);
+				c->has_neg |= v->i < 0;
+			return col_int(c, row, v->i);
 		}
 		if (c->kind == COL_ARRAY)
 			return 0;
 		char buf[32];
-		unsigned fl = trawl_event_field_flags(ev, i);
-		size_t n = int_text(
-			buf, sizeof(buf),
-			fl & TRAWL_VALUE_UNSIGNED ? COL_U64 : COL_I64, v);
+		size_t n = int_text(buf, sizeof(buf),
+				    v->flags & TRAWL_VALUE_UNSIGNED ? COL_U64
+								    : COL_I64,
+				    v->i);
 		return col_text(c, row, buf, n);
 	}
-	if (type == TRAWL_VALUE_STR || type == TRAWL_VALUE_TEXT) {
+	if (v->type == TRAWL_VALUE_STR || v->type == TRAWL_VALUE_TEXT) {
 		if (c->kind == COL_ARRAY)
 			return 0;
 		if (c->kind != COL_STR && col_to_text(c))
 			return -1;
-		size_t n;
-		const char *s = trawl_event_field_value(ev, i, &n);
-		return s ? col_text(c, row, s, n) : 0;
+		return v->s ? col_text(c, row, v->s, v->len) : 0;
 	}
-	if (type == TRAWL_VALUE_ARRAY && c->kind == COL_ARRAY) {
+	if (v->type == TRAWL_VALUE_ARRAY && c->kind == COL_ARRAY) {
 		const int64_t *elems = NULL;
 		size_t n = trawl_event_field_array(ev, i, &elems);
 		return col_array(c, row, elems, n);
@@ -540,14 +536,16 @@ static int fill_row(struct frame *f, const trawl_event *ev)
 		const char *k = trawl_event_field_name(ev, i, &kl);
 		if (!k)
 			continue;
+		trawl_value v;
+		trawl_event_field_get(ev, i, &v); /* one call, not four */
 		long ci = i < tm->nfields ? tm->col[i] : -1;
 		if (ci < 0 || f->cols[ci].src_len != kl ||
 		    memcmp(f->cols[ci].src, k, kl)) {
-			ci = column_for(f, ev, i, k, kl);
+			ci = column_for(f, &v, k, kl);
 			if (ci < 0 || map_field(tm, i, (int32_t)ci))
 				return -1;
 		}
-		if (put_field(&f->cols[ci], r, ev, i))
+		if (put_field(&f->cols[ci], r, ev, i, &v))
 			return -1;
 		if (f->labels) {
 			size_t n;
