@@ -194,8 +194,10 @@ s0=$(date +%s%N)
 check "CMD's exit ends it" status 0 "$TRAWL" run --live -e 'BEGIN { printf("begin\n"); }' -- sleep 0.3
 s1=$(date +%s%N)
 check "soon after CMD" test $(((s1 - s0) / 1000000)) -lt 10000
-"$TRAWL" run --live -e 'interval:100ms { @ticks = count(); } END { printf("end\n"); }' >"$T/out" 2>"$T/err" &
+"$TRAWL" run --live -e 'BEGIN { printf("begin\n"); } interval:100ms { @ticks = count(); } END { printf("end\n"); }' >"$T/out" 2>"$T/err" &
 pid=$!
+# BEGIN runs once tracing is on (later under ASan, which reads the formats slowly)
+for _ in $(seq 100); do grep -q begin "$T/out" && break; sleep 0.05; done
 sleep 0.6
 kill -INT $pid
 wait $pid
