@@ -49,6 +49,7 @@ void tw_smap_clear(tw_smap *m)
 		m->buckets[i] = NULL;
 	}
 	m->n = 0;
+	m->last = NULL;
 }
 
 void tw_smap_fini(tw_smap *m)
@@ -145,12 +146,14 @@ tw_mentry *tw_smap_get(tw_smap *m, const char *key, size_t klen, int create,
 		       int *full)
 {
 	uint64_t h = hash(key, klen);
+	tw_mentry *e = m->last;
+	if (e && e->hash == h && tw_eq(tw_mentry_key(m, e), e->klen, key, klen))
+		return e;
 	if (m->nbuckets) {
-		for (tw_mentry *e = m->buckets[h & (m->nbuckets - 1)]; e;
-		     e = e->next)
+		for (e = m->buckets[h & (m->nbuckets - 1)]; e; e = e->next)
 			if (e->hash == h &&
 			    tw_eq(tw_mentry_key(m, e), e->klen, key, klen))
-				return e;
+				return m->last = e;
 	}
 	if (!create)
 		return NULL;
@@ -163,7 +166,7 @@ tw_mentry *tw_smap_get(tw_smap *m, const char *key, size_t klen, int create,
 		*full = -2;
 		return NULL;
 	}
-	tw_mentry *e = tw_malloc(m->mem, sizeof(*e) + m->vsize + klen);
+	e = tw_malloc(m->mem, sizeof(*e) + m->vsize + klen);
 	if (!e) {
 		*full = -2;
 		return NULL;
@@ -188,7 +191,7 @@ tw_mentry *tw_smap_get(tw_smap *m, const char *key, size_t klen, int create,
 	e->next = m->buckets[b];
 	m->buckets[b] = e;
 	m->n++;
-	return e;
+	return m->last = e;
 }
 
 void tw_smap_delete(tw_smap *m, const char *key, size_t klen)
@@ -202,6 +205,8 @@ void tw_smap_delete(tw_smap *m, const char *key, size_t klen)
 		if (e->hash == h && e->klen == klen &&
 		    memcmp(tw_mentry_key(m, e), key, klen) == 0) {
 			*pp = e->next;
+			if (m->last == e)
+				m->last = NULL;
 			tw_free(m->mem, e);
 			m->n--;
 			return;

@@ -440,6 +440,10 @@ typedef struct tw_smap {
 	size_t limit;
 	size_t vsize; /* bytes, a multiple of 8 */
 	uint64_t dropped;
+	/* the entry found or made last: a probe often names one key several
+	 * times (read, then set), and this skips the bucket walk, whose
+	 * loads miss the cache on big maps */
+	tw_mentry *last;
 } tw_smap;
 
 void tw_smap_init(tw_smap *m, const tw_map_decl *d, const tw_mem *mem,
