@@ -64,6 +64,9 @@ def analyses_agree(s, trace):
         same = sum(got.get(p) == r for p, r in want.items())
         check(same >= 0.8 * len(want), '%s: run time of most tasks as '
               'trawl sched (%d of %d)' % (trace, same, len(want)))
+    names = {t['pid']: t['comm'] for t in sched['tasks']}
+    check(all(names.get(t['pid']) == t['comm'] for t in a['top_tasks']),
+          '%s: each task by its last comm, as trawl sched names it' % trace)
     busy = {c['cpu']: c['busy'] for c in sched['cpus']}
     gotb = {c['cpu']: c['busy'] for c in a['cpus']}
     if not multi:

@@ -65,7 +65,7 @@ struct counter_key {
 
 struct builder {
 	struct view_index *ix;
-	trawl_field prev_pid, prev_comm, prev_state, next_pid, next_comm;
+	trawl_field prev_comm, prev_state, next_pid, next_comm;
 	trawl_field woken_pid, woken_comm;
 	trawl_field irq, irq_name, vec, action, function, freq, freq_cpu;
 	trawl_field buf;
@@ -336,9 +336,11 @@ static void on_switch(struct builder *b, const trawl_event *ev, int64_t ts)
 {
 	struct view_index *ix = b->ix;
 	int cpu = trawl_event_cpu(ev);
-	int64_t prev, next;
-	if (trawl_event_get_int(ev, b->prev_pid, &prev))
-		prev = trawl_event_pid(ev);
+	/* the switch runs in prev's context: its pid and comm are the
+	 * header's, which costs no field read (on text each read is a
+	 * seek in the line); the next task's comm is read only for a task
+	 * not named yet, and follows renames when it is switched out */
+	int64_t prev = trawl_event_pid(ev), next;
 	if (trawl_event_get_int(ev, b->next_pid, &next))
 		return;
 	size_t n;
@@ -349,7 +351,11 @@ static void on_switch(struct builder *b, const trawl_event *ev, int64_t ts)
 	if (prev > 0 && states) {
 		struct view_task *tk = task_of(ix, (int)prev);
 		if (tk) {
-			s = trawl_event_raw(ev, b->prev_comm, &n);
+			s = trawl_event_comm(ev);
+			if (s[0] == '<' && !strcmp(s, "<...>"))
+				s = trawl_event_raw(ev, b->prev_comm, &n);
+			else
+				n = strlen(s);
 			set_comm(ix, tk, s, n);
 			set_state(ix, tk, ts, state_after(ev, b->prev_state),
 				  0);
@@ -359,8 +365,10 @@ static void on_switch(struct builder *b, const trawl_event *ev, int64_t ts)
 	if (next > 0) {
 		struct view_task *tk = task_of(ix, (int)next);
 		if (tk) {
-			s = trawl_event_raw(ev, b->next_comm, &n);
-			set_comm(ix, tk, s, n);
+			if (!tk->comm) {
+				s = trawl_event_raw(ev, b->next_comm, &n);
+				set_comm(ix, tk, s, n);
+			}
 			tk->cpu = cpu;
 			if (states)
 				set_state(ix, tk, ts, VIEW_STATE_RUNNING,
@@ -382,9 +390,11 @@ static void on_wake(struct builder *b, const trawl_event *ev, int64_t ts)
 	struct view_task *tk = task_of(ix, (int)pid);
 	if (!tk)
 		return;
-	size_t n;
-	const char *s = trawl_event_raw(ev, b->woken_comm, &n);
-	set_comm(ix, tk, s, n);
+	if (!tk->comm) {
+		size_t n;
+		const char *s = trawl_event_raw(ev, b->woken_comm, &n);
+		set_comm(ix, tk, s, n);
+	}
 	if (tk->state == VIEW_STATE_RUNNING || tk->state == VIEW_STATE_RUNNABLE)
 		return;
 	uint32_t waker = 1;
@@ -774,7 +784,6 @@ static int index_trace(const char *path, const struct view_build_opts *o,
 	if (!t)
 		goto out;
 	b.t = t;
-	b.prev_pid = trawl_field_lookup(t, "sched_switch", "prev_pid");
 	b.prev_comm = trawl_field_lookup(t, "sched_switch", "prev_comm");
 	b.prev_state = trawl_field_lookup(t, "sched_switch", "prev_state");
 	b.next_pid = trawl_field_lookup(t, "sched_switch", "next_pid");
@@ -789,10 +798,9 @@ static int index_trace(const char *path, const struct view_build_opts *o,
 	b.freq = trawl_field_lookup(t, "cpu_frequency", "state");
 	b.freq_cpu = trawl_field_lookup(t, "cpu_frequency", "cpu_id");
 	b.buf = trawl_field_lookup(t, "print", "buf");
-	if (!b.prev_pid || !b.prev_comm || !b.prev_state || !b.next_pid ||
-	    !b.next_comm || !b.woken_pid || !b.woken_comm || !b.irq ||
-	    !b.irq_name || !b.vec || !b.action || !b.function || !b.freq ||
-	    !b.freq_cpu || !b.buf)
+	if (!b.prev_comm || !b.prev_state || !b.next_pid || !b.next_comm ||
+	    !b.woken_pid || !b.woken_comm || !b.irq || !b.irq_name || !b.vec ||
+	    !b.action || !b.function || !b.freq || !b.freq_cpu || !b.buf)
 		goto oom;
 	for (size_t i = 0; i < sizeof(subscriptions) / sizeof(*subscriptions);
 	     i++)
