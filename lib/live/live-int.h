@@ -144,6 +144,8 @@ int tw_reader_init(tw_reader *r, const char *dir, int cpu, int out_fd,
 /* Move what can be moved now (enum tw_drain). */
 int tw_reader_drain(tw_reader *r, int partial);
 int tw_reader_start(tw_reader *r, trawl_error *err);
+/* CLOCK_MONOTONIC in ns: the trace clock of a live session ("mono"). */
+int64_t tw_mono_ns(void);
 void tw_reader_join(tw_reader *r);
 void tw_reader_fini(tw_reader *r);
 

@@ -103,13 +103,6 @@ struct trawl_live {
 	trawl_live_totals totals;
 };
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void news(trawl_live *lv)
 {
 	uint64_t one = 1;
@@ -207,7 +200,7 @@ static void quiesce(trawl_live *lv)
 	if (lv->quiesced || !__atomic_load_n(&lv->stop, __ATOMIC_ACQUIRE))
 		return;
 	lv->quiesced = 1;
-	lv->stop_ns = mono_ns();
+	lv->stop_ns = tw_mono_ns();
 	if (lv->rec) {
 		trawl_error ignored;
 		tw_record_quiesce(lv->rec, &ignored);
@@ -267,7 +260,7 @@ static void wait_news(void *ctx, int64_t timeout_ns, int held)
 	/* Events held for a CPU whose reader has not looked lately: wake
 	 * it, so they wait about the window, not a tick (and the queues
 	 * behind them do not fill). */
-	int64_t now = mono_ns();
+	int64_t now = tw_mono_ns();
 	pthread_mutex_lock(&lv->lock);
 	for (int i = 0; held && lv->rec && !lv->quiesced && i < lv->ncpus;
 	     i++) {
@@ -290,7 +283,7 @@ static void wait_news(void *ctx, int64_t timeout_ns, int held)
 			/* another wait takes it */
 		}
 	}
-	lv->idle_horizon = mono_ns();
+	lv->idle_horizon = tw_mono_ns();
 }
 
 static const char *comms(void *ctx)
@@ -318,7 +311,7 @@ static const char *comm(void *ctx, int32_t pid)
 	    !(lv->learned = tw_calloc(&lv->mem, LEARNED, sizeof(learned))))
 		return NULL;
 	learned *e = &lv->learned[(uint32_t)pid % LEARNED];
-	int64_t now = mono_ns();
+	int64_t now = tw_mono_ns();
 	if (e->pid == pid && (e->found || now - e->at < 1000000000))
 		return e->found ? e->comm : NULL;
 	char path[64];
@@ -509,7 +502,7 @@ TRAWL_API int trawl_live_start(trawl_live *lv, trawl_error *err)
 				   strerror(errno));
 	lv->hooks = (tw_record_hooks){emit, caught_up, ended, lv, TICK_MS};
 	lv->started = 1;
-	lv->start_ns = lv->idle_horizon = mono_ns();
+	lv->start_ns = lv->idle_horizon = tw_mono_ns();
 	for (size_t i = 0; i < lv->nsel; i++)
 		lv->totals.filters += lv->sel[i].filter != NULL;
 	if (!lv->nsel)
@@ -550,7 +543,7 @@ TRAWL_API int trawl_live_finish(trawl_live *lv, trawl_error *err)
 				   "trawl_live_finish: not running");
 	lv->finished = 1;
 	if (!lv->stop_ns)
-		lv->stop_ns = mono_ns();
+		lv->stop_ns = tw_mono_ns();
 	pthread_mutex_lock(&lv->lock);
 	lv->discard = 1;
 	pthread_cond_broadcast(&lv->room);

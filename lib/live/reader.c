@@ -232,7 +232,7 @@ static void *run(void *arg)
 	return NULL;
 }
 
-static int64_t mono_ns(void)
+int64_t tw_mono_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -274,7 +274,7 @@ static void *run_live(void *arg)
 				/* taken by the next poll */
 			}
 		}
-		int64_t before = mono_ns();
+		int64_t before = tw_mono_ns();
 		if (tw_reader_drain(r, TW_DRAIN_ONE) < 0) {
 			e = __atomic_load_n(&r->error, __ATOMIC_ACQUIRE);
 			break;

@@ -37,65 +37,7 @@ trap 'mountpoint -q "$SMALL" && umount "$SMALL"; rm -rf "$T"' EXIT
 fails=0
 n=0
 
-check() { # check NAME CONDITION-COMMAND...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		fails=$((fails + 1))
-	fi
-}
-
-# Every setting trawl record may touch, top level and per CPU, every event's
-# enable, filter and trigger that is not the default, and the instances.
-# Buffer sizes in pages: a buffer never allocated since boot ("7
-# (expanded: 1408)") cannot be put back as it was; trawl record gives it
-# the size of its first use (1408), which reads 1410 (whole pages).
-snapshot() {
-	(
-		cd $TFS || exit 1
-		for f in tracing_on current_tracer trace_clock buffer_size_kb \
-			buffer_percent options/overwrite events/enable set_event \
-			saved_cmdlines_size; do
-			[ -e "$f" ] && printf '%s: %s\n' "$f" "$(cat "$f")"
-		done
-		for c in per_cpu/cpu*; do
-			printf '%s: %s\n' "$c" "$(cat "$c/buffer_size_kb")"
-		done
-		grep -H -v '^none$' events/*/*/filter
-		grep -H -v '^#' events/*/*/trigger
-		grep -H -v '^0$' events/*/*/enable
-		ls instances
-	) 2>/dev/null | awk '
-		# a buffer size as the pages it takes (the kernel rounds the kB
-		# it is given up to 4080-byte pages); "N (expanded: M)", never
-		# allocated since boot, as M, the size trawl puts back
-		/buffer_size_kb: |^per_cpu[^:]*: / && $2 ~ /^[0-9]+$/ {
-			kb = $2
-			if ($3 == "(expanded:") { kb = $4; sub(/\)/, "", kb) }
-			print $1 " " int((kb * 1024 + 4079) / 4080) " pages"; next
-		}
-		{ print }'
-}
-
-# Taken again before each group of tests, so the window in which someone
-# else changing tracefs could show up here stays short.
-begin() { snapshot >"$T/state.before"; }
-same_state() {
-	snapshot >"$T/state.after"
-	diff -u "$T/state.before" "$T/state.after" >&2
-}
-
-status() { # status WANT CMD... : run, keep stdout/stderr in $T/out $T/err
-	local want=$1
-	shift
-	"$@" >"$T/out" 2>"$T/err"
-	local got=$?
-	[ "$got" = "$want" ] || { echo "  exit $got, wanted $want: $*" >&2; cat "$T/err" >&2; return 1; }
-}
+. "$(dirname "$0")/live-lib.sh"
 
 # Events per CPU as trace-cmd report shows them, as JSON {"0": n, ...}.
 report_counts() {

@@ -34,58 +34,7 @@ trap 'rm -rf "$T"' EXIT
 fails=0
 n=0
 
-check() { # check NAME CONDITION-COMMAND...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		fails=$((fails + 1))
-	fi
-}
-
-# What a session may touch: top-level settings, per-CPU buffer sizes, every
-# event's enable, filter and trigger that is not the default, instances. A
-# buffer never allocated since boot reads "7 (expanded: 1408)": counted as
-# the pages of its expanded size (a session never writes it).
-snapshot() {
-	(
-		cd $TFS || exit 1
-		for f in tracing_on current_tracer trace_clock buffer_size_kb \
-			buffer_percent options/overwrite events/enable set_event \
-			saved_cmdlines_size; do
-			[ -e "$f" ] && printf '%s: %s\n' "$f" "$(cat "$f")"
-		done
-		for c in per_cpu/cpu*; do
-			printf '%s: %s\n' "$c" "$(cat "$c/buffer_size_kb")"
-		done
-		grep -H -v '^none$' events/*/*/filter
-		grep -H -v '^#' events/*/*/trigger
-		grep -H -v '^0$' events/*/*/enable
-		ls instances
-	) 2>/dev/null | awk '
-		/buffer_size_kb: |^per_cpu[^:]*: / && $2 ~ /^[0-9]+$/ {
-			kb = $2
-			if ($3 == "(expanded:") { kb = $4; sub(/\)/, "", kb) }
-			print $1 " " int((kb * 1024 + 4079) / 4080) " pages"; next
-		}
-		{ print }'
-}
-begin() { snapshot >"$T/state.before"; }
-same_state() {
-	snapshot >"$T/state.after"
-	diff -u "$T/state.before" "$T/state.after" >&2
-}
-
-status() { # status WANT CMD... : run, keep stdout/stderr in $T/out $T/err
-	local want=$1
-	shift
-	"$@" >"$T/out" 2>"$T/err"
-	local got=$?
-	[ "$got" = "$want" ] || { echo "  exit $got, wanted $want: $*" >&2; cat "$T/err" >&2; return 1; }
-}
+. "$(dirname "$0")/live-lib.sh"
 same_file() { cmp -s "$1" "$2" || { diff -u "$1" "$2" | head -20 >&2; return 1; }; }
 
 # --- refusals, before tracefs is touched --------------------------------------
