@@ -355,6 +355,8 @@ cases = [
      1, ''),
     ('-d without --live', [TRAWL, 'run', '-d', '1', '-e', prog, irq], None,
      1, ''),
+    ('--window with --live', [TRAWL, 'run', '--live', '--window', '10',
+                              '-e', prog], None, 1, ''),
     ('--help', [TRAWL, 'run', '--help'], None, 0, None),
 ]
 for what, argv, stdin, rc, out in cases:

@@ -416,7 +416,7 @@ int cmd_run(int argc, char **argv)
 	struct live_args la = {0};
 	trawl_script_opts so = {0};
 	const char *program = NULL;
-	int c, live = 0, live_only = 0;
+	int c, live = 0, live_only = 0, file_only = 0;
 	int ncmd = cmd_args(argc, argv); /* before getopt moves them */
 	while ((c = getopt_long(argc, argv, "he:d:b:", opts, NULL)) != -1) {
 		switch (c) {
@@ -477,6 +477,7 @@ int cmd_run(int argc, char **argv)
 		default:
 			switch (cli_input_option(&input, c, optarg)) {
 			case 1:
+				file_only = 1;
 				continue;
 			case 0:
 				help(stderr);
@@ -487,6 +488,11 @@ int cmd_run(int argc, char **argv)
 	if (live_only && !live) {
 		cli_error("-d, -b, --record, --no-pushdown and --no-kallsyms "
 			  "are for --live");
+		return EXIT_INPUT;
+	}
+	if (file_only && live) {
+		cli_error("--strict, --threads, --window and --formats are for "
+			  "reading a FILE, not --live");
 		return EXIT_INPUT;
 	}
 	char *text = NULL;
