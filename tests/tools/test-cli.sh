@@ -317,10 +317,17 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=256k tmpfs "$T/small" 2>/dev/nul
 	rm -rf "$T/small/a"
 	check "export csv --threads 1 to a full disk" status 2 "$TRAWL" export "$FIX/pair-broad.dat" --threads 1 --to csv -o "$T/small/a"
 	check "export csv --threads 1 to a full disk names a file" grep -q "cannot write $T/small/a/.*\.csv: No space left on device" "$T/err"
+	check "export perfetto to a full disk" status 2 "$TRAWL" export "$FIX/pair-broad.dat" --to perfetto -o "$T/small/p.json"
+	check "export perfetto to a full disk names the file" grep -q "cannot write $T/small/p.json: No space left on device" "$T/err"
+	rm -f "$T/small/p.json"
+	check "export perfetto --threads 1 to a full disk" status 2 "$TRAWL" export "$FIX/pair-broad.dat" --threads 1 --to perfetto -o "$T/small/p.json"
+	check "export perfetto --threads 1 to a full disk names the file" grep -q "cannot write $T/small/p.json: No space left on device" "$T/err"
 	umount "$T/small"
 else
 	echo "# SKIP export to a full disk: not root or cannot mount a tmpfs"
 fi
+check "export perfetto to a full standard output" status 2 sh -c "'$TRAWL' export '$FIX/pair-broad.dat' --to perfetto -o - >/dev/full"
+check "export perfetto to a full standard output says so" grep -q "cannot write standard output: No space left on device" "$T/err"
 
 # event formats for text traces: the same fields from the bundled table,
 # from a trace.dat's formats and from none (the text's own names)

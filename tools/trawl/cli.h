@@ -36,7 +36,7 @@ int cmd_fleet(int argc, char **argv);
 /* Exports (export-*.c): subscribe, run and write; return the exit status. */
 int export_csv(trawl_trace *t, const char *dir, int with_all, int threads);
 
-int export_perfetto(trawl_trace *t, const char *path);
+int export_perfetto(trawl_trace *t, const char *path, int threads);
 
 /* Print "trawl: <msg>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

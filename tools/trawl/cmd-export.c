@@ -112,7 +112,7 @@ int cmd_export(int argc, char **argv)
 	if (!strcmp(to, "csv"))
 		status = export_csv(t, out, with_all, input.threads);
 	else
-		status = export_perfetto(t, out);
+		status = export_perfetto(t, out, input.threads);
 	trawl_close(t);
 	return status;
 }

@@ -90,17 +90,32 @@ struct perfetto {
 	uint8_t *kind; /* enum kind by event type id, KIND_UNKNOWN until seen */
 	size_t nkind;
 	int oom;
-	int werr;   /* a write failed */
-	int status; /* why a callback stopped the run */
+	int werr;		  /* a write failed: its errno */
+	struct bg_writer *writer; /* NULL: write on this thread */
+	int fd;			  /* where the writer writes */
+	const char *path;	  /* for messages */
+	int status;		  /* why a callback stopped the run */
 };
+
+/* Hands what is built to the writer thread (or writes it here). */
+static void flush_out(struct perfetto *p)
+{
+	int err;
+	if (p->writer)
+		err = bgw_submit(p->writer, p->fd, 0, &p->b, NULL);
+	else
+		err = buf_write(&p->b, p->f) ? (p->b.oom ? ENOMEM : errno) : 0;
+	if (err && !p->werr)
+		p->werr = err;
+}
 
 /* Start one event object: {"ph":..,"ts":..,"pid":..,"tid":.. */
 static void begin(struct perfetto *p, char ph, int64_t ts, int64_t pid,
 		  int64_t tid)
 {
 	struct cli_buf *b = &p->b;
-	if (b->n >= 1 << 16 && buf_write(b, p->f))
-		p->werr = 1;
+	if (b->n >= 1 << 16)
+		flush_out(p);
 	char *o = buf_room(b, 128);
 	if (!o)
 		return;
@@ -513,7 +528,7 @@ static int on_event(const trawl_event *ev, void *ctx)
 		cli_error("out of memory");
 		p->status = EXIT_ENV;
 	} else if (p->werr) {
-		cli_error("cannot write: %s", strerror(errno));
+		cli_error("cannot write %s: %s", p->path, strerror(p->werr));
 		p->status = EXIT_ENV;
 	}
 	return p->status;
@@ -584,7 +599,7 @@ static void finish(struct perfetto *p)
 	p->nasync = 0;
 }
 
-int export_perfetto(trawl_trace *t, const char *path)
+int export_perfetto(trawl_trace *t, const char *path, int threads)
 {
 	struct perfetto p = {0};
 	p.prev_state = trawl_field_lookup(t, "sched_switch", "prev_state");
@@ -613,23 +628,36 @@ int export_perfetto(trawl_trace *t, const char *path)
 		free(p.async);
 		return EXIT_ENV;
 	}
-	static char obuf[1 << 16];
-	setvbuf(p.f, obuf, _IOFBF, sizeof(obuf));
-	fputs("{\"traceEvents\":[\n", p.f);
+	/* every byte goes through p.b, so the writer thread (when there is
+	 * one) writes them all, in order, and stdio never holds any */
+	p.fd = fileno(p.f);
+	p.path = to_stdout ? "standard output" : path;
+	if (threads != 1)
+		p.writer = bgw_start();
+	buf_str(&p.b, "{\"traceEvents\":[\n");
 	int status = trawl_on(t, "*", on_event, &p) ? EXIT_ENV : cli_run(t);
 	if (p.status)
 		status = p.status;
 	if (!status) {
 		finish(&p);
-		if (buf_write(&p.b, p.f))
-			status = EXIT_ENV;
-		uint64_t written = p.n;
-		fprintf(p.f,
-			"\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{"
-			"\"source\":\"trawl export\",\"written\":%llu,"
-			"\"unmatched_ends\":%llu}}\n",
-			(unsigned long long)written,
-			(unsigned long long)p.dropped_ends);
+		char tail[192];
+		snprintf(tail, sizeof(tail),
+			 "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{"
+			 "\"source\":\"trawl export\",\"written\":%llu,"
+			 "\"unmatched_ends\":%llu}}\n",
+			 (unsigned long long)p.n,
+			 (unsigned long long)p.dropped_ends);
+		buf_str(&p.b, tail);
+		flush_out(&p);
+	}
+	if (p.writer) {
+		int err = bgw_finish(p.writer, NULL);
+		if (err && !p.werr)
+			p.werr = err;
+	}
+	if (p.werr && !status) {
+		cli_error("cannot write %s: %s", p.path, strerror(p.werr));
+		status = EXIT_ENV;
 	}
 	for (size_t i = 0; i < p.nasync; i++)
 		free(p.async[i].name);
