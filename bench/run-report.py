@@ -82,12 +82,24 @@ def cmd_of(binary, what, path):
 
 
 tc = wall(["trace-cmd", "report", dat], args.tc_runs)
+# The commands that write files are compared with trace-cmd report writing
+# its text to a file on the same file system too (the same kind of work:
+# the page cache's copy of the output is in both).
+tc_file_out = os.path.join(scratch, "trace-cmd-report.txt")
+tc_file = wall(["sh", "-c", 'trace-cmd report "$0" > "$1"', dat, tc_file_out],
+               args.tc_runs)
+tc_file_bytes = os.path.getsize(tc_file_out)
+os.unlink(tc_file_out)
+TO_FILE = ("export csv", "export csv --all", "export perfetto")
 print("| command | big.dat s | M events/s | vs trace-cmd report | "
       "same on big.txt s | big.dat / big.txt |" +
       (" before (--old) big.dat s |" if args.old else ""))
 print("| --- | ---: | ---: | ---: | ---: | ---: |" +
       (" ---: |" if args.old else ""))
 print(f"| `trace-cmd report` | {tc:.2f} | {n / tc / 1e6:.1f} | 1.0x | | |" +
+      (" |" if args.old else ""))
+print(f"| `trace-cmd report > file` ({tc_file_bytes / 1e9:.2f} GB) | "
+      f"{tc_file:.2f} | {n / tc_file / 1e6:.1f} | {tc / tc_file:.2f}x | | |" +
       (" |" if args.old else ""))
 csv_bytes = 0
 for what in ("report", "report --threads 1", "report --raw",
@@ -100,8 +112,11 @@ for what in ("report", "report --threads 1", "report --raw",
         csv_bytes = sum(os.path.getsize(os.path.join(scratch, "csv", f))
                         for f in os.listdir(os.path.join(scratch, "csv")))
     tt = wall(cmd_of(trawl, what, txt), args.runs)
+    vs = f"{tc / td:.1f}x"
+    if what in TO_FILE:
+        vs += f" ({tc_file / td:.1f}x vs `> file`)"
     row = (f"| `trawl {what}` | {td:.2f} | {n / td / 1e6:.1f} | "
-           f"{tc / td:.1f}x | {tt:.2f} | {td / tt:.2f} |")
+           f"{vs} | {tt:.2f} | {td / tt:.2f} |")
     if args.old:
         old = os.path.join(root, args.old, "tools/trawl/trawl")
         w = what if what != "report --raw" else "report"
