@@ -42,9 +42,22 @@ if not os.path.exists(txt):
                         trawl, dat], stdout=f, check=True)
 
 
+def clear_outputs():
+    """What the exports wrote before goes before each run (outside the
+    time): each run writes new files, as trace-cmd report > file does,
+    instead of truncating the last run's first."""
+    for name in os.listdir(scratch):
+        path = os.path.join(scratch, name)
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+
+
 def wall(cmd, runs):
     times = []
     for _ in range(runs):
+        clear_outputs()
         t0 = time.perf_counter()
         subprocess.run(cmd, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, check=True)
@@ -89,7 +102,7 @@ tc_file_out = os.path.join(scratch, "trace-cmd-report.txt")
 tc_file = wall(["sh", "-c", 'trace-cmd report "$0" > "$1"', dat, tc_file_out],
                args.tc_runs)
 tc_file_bytes = os.path.getsize(tc_file_out)
-os.unlink(tc_file_out)
+clear_outputs()
 TO_FILE = ("export csv", "export csv --all", "export perfetto")
 print("| command | big.dat s | M events/s | vs trace-cmd report | "
       "same on big.txt s | big.dat / big.txt |" +
@@ -108,7 +121,7 @@ for what in ("report", "report --threads 1", "report --raw",
     if args.only and what not in args.only:
         continue
     td = wall(cmd_of(trawl, what, dat), args.runs)
-    if what == "export csv":
+    if what == "export csv" and not csv_bytes:
         csv_bytes = sum(os.path.getsize(os.path.join(scratch, "csv", f))
                         for f in os.listdir(os.path.join(scratch, "csv")))
     tt = wall(cmd_of(trawl, what, txt), args.runs)
