@@ -117,20 +117,8 @@ int cmd_view(int argc, char **argv)
 		case 'n':
 			no_token = 1;
 			break;
-		case 'C':
-			bo.no_cache = 1;
-			break;
-		case 'i':
-			if (cli_parse_duration(optarg, &bo.irq_threshold) ||
-			    bo.irq_threshold <= 0) {
-				cli_error("--irq-threshold takes a duration "
-					  "such as 1ms, not '%s'",
-					  optarg);
-				return EXIT_INPUT;
-			}
-			break;
 		default: {
-			int rc = cli_input_option(&bo.input, o, optarg);
+			int rc = view_build_option(&bo, o, optarg);
 			if (rc == 1)
 				break;
 			if (rc == 0)

@@ -208,6 +208,11 @@ struct view_build_opts {
 	int no_cache;	       /* neither read nor write the cache */
 };
 
+/* An option both trawl view and trawl chart take (--no-cache,
+ * --irq-threshold and the reading options; view-index.c). Return: 1 it
+ * was one and is set, 0 it is none of them, -1 a bad value (said). */
+int view_build_option(struct view_build_opts *o, int opt, const char *arg);
+
 /* Open, index and close the trace (view-index.c). Prints what went wrong.
  * Return: the exit status; *out the index on success. */
 int view_index_build(const char *path, const struct view_build_opts *o,
