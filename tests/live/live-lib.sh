@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# Shared by the tests that trace for real (test-record.sh, test-run-live.sh):
+# Shared by the tests that trace for real (test-record.sh, test-run-live.sh,
+# test-record-v7.sh, test-pair.sh):
 # TAP checks, a snapshot of every tracefs setting a recording or a live
 # session could change, and running a command with its output kept.
 # Sourced; the caller sets TFS (the tracefs mount), T (a scratch

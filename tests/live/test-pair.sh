@@ -57,17 +57,9 @@ T=$(mktemp -d /tmp/trawl-test-pair.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 fails=0
 n=0
-check() { # check NAME CONDITION-COMMAND...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		fails=$((fails + 1))
-	fi
-}
+# check (and the other helpers; snapshot is this test's own, below: it
+# takes more, as trace-cmd may touch more than trawl)
+. "$HERE/live-lib.sh"
 
 # trace-cmd 3.1.6 needs the ftshim preload here (../shared/tools/README.md).
 SHIM=${FTSHIM_DIR:-}

@@ -45,45 +45,9 @@ trap cleanup EXIT
 fails=0
 n=0
 
-check() { # check NAME CONDITION-COMMAND...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		fails=$((fails + 1))
-	fi
-}
-
-# The settings a recorder may touch (as test-record.sh takes them, in kB).
-snapshot() {
-	(
-		cd $TFS || exit 1
-		for f in tracing_on current_tracer trace_clock buffer_size_kb \
-			buffer_percent options/overwrite events/enable; do
-			[ -e "$f" ] && printf '%s: %s\n' "$f" "$(cat "$f")"
-		done
-		grep -H -v '^none$' events/*/*/filter
-		grep -H -v '^#' events/*/*/trigger
-		grep -H -v '^0$' events/*/*/enable
-		ls instances
-	) 2>/dev/null
-}
-begin() { snapshot >"$T/state.before"; }
-same_state() {
-	snapshot >"$T/state.after"
-	diff -u "$T/state.before" "$T/state.after" >&2
-}
-
-status() { # status WANT CMD... : run, keep stdout/stderr in $T/out $T/err
-	local want=$1
-	shift
-	"$@" >"$T/out" 2>"$T/err"
-	local got=$?
-	[ "$got" = "$want" ] || { echo "  exit $got, wanted $want: $*" >&2; cat "$T/err" >&2; return 1; }
-}
+# check, snapshot (every setting a recorder may touch), begin, same_state,
+# status
+. "$(dirname "$0")/live-lib.sh"
 
 version_is() { # version_is FILE V: the version string after the magic
 	[ "$(head -c 12 "$1" | tail -c 2 | tr -d '\0')" = "$2" ]
