@@ -17,7 +17,9 @@
 
 #include "dat-int.h"
 
-#define AHEAD_BATCHES 4
+/* 8 rather than 4: the exports, whose consumer stalls now and then on
+ * writing, went 3-5 % faster on big.dat (report the same), for ~3 MB. */
+#define AHEAD_BATCHES 8
 #define AHEAD_RECORDS 4096
 #define AHEAD_BYTES   (1u << 20) /* a batch is cut when its arena is full */
 
