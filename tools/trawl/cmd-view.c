@@ -76,6 +76,25 @@ static void open_browser(const char *url)
 	posix_spawn_file_actions_destroy(&fa);
 }
 
+int view_build_option(struct view_build_opts *o, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'C':
+		o->no_cache = 1;
+		return 1;
+	case 'i':
+		if (cli_parse_duration(arg, &o->irq_threshold) ||
+		    o->irq_threshold <= 0) {
+			cli_error("--irq-threshold takes a duration such as "
+				  "1ms, not '%s'",
+				  arg);
+			return -1;
+		}
+		return 1;
+	}
+	return cli_input_option(&o->input, opt, arg);
+}
+
 int cmd_view(int argc, char **argv)
 {
 	static const struct option opts[] = {

@@ -734,25 +734,6 @@ static const char *const subscriptions[] = {
 	"cpu_frequency",
 };
 
-int view_build_option(struct view_build_opts *o, int opt, const char *arg)
-{
-	switch (opt) {
-	case 'C':
-		o->no_cache = 1;
-		return 1;
-	case 'i':
-		if (cli_parse_duration(arg, &o->irq_threshold) ||
-		    o->irq_threshold <= 0) {
-			cli_error("--irq-threshold takes a duration such as "
-				  "1ms, not '%s'",
-				  arg);
-			return -1;
-		}
-		return 1;
-	}
-	return cli_input_option(&o->input, opt, arg);
-}
-
 int view_index_build(const char *path, const struct view_build_opts *o,
 		     struct view_index **out)
 {

@@ -209,7 +209,7 @@ struct view_build_opts {
 };
 
 /* An option both trawl view and trawl chart take (--no-cache,
- * --irq-threshold and the reading options; view-index.c). Return: 1 it
+ * --irq-threshold and the reading options; cmd-view.c). Return: 1 it
  * was one and is set, 0 it is none of them, -1 a bad value (said). */
 int view_build_option(struct view_build_opts *o, int opt, const char *arg);
 
