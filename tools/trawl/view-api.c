@@ -316,6 +316,36 @@ static void push(uint32_t **arr, size_t *n, size_t *cap, uint32_t v,
 	(*arr)[(*n)++] = v;
 }
 
+static void label_json(struct cli_buf *b, const struct view_index *ix,
+		       uint32_t id)
+{
+	size_t len;
+	const char *s = view_string(&ix->str, id, &len);
+	buf_json(b, s, len);
+}
+
+/* {"id+1": value, ...} of the ids named in a window, each once. */
+static void id_object(struct cli_buf *b, const struct view_index *ix,
+		      uint32_t *ids, size_t n,
+		      void (*value)(struct cli_buf *, const struct view_index *,
+				    uint32_t))
+{
+	if (n)
+		qsort(ids, n, sizeof(*ids), cmp_u32);
+	buf_char(b, '{');
+	for (size_t i = 0; i < n; i++) {
+		if (i && ids[i] == ids[i - 1])
+			continue;
+		if (i)
+			buf_char(b, ',');
+		buf_char(b, '"');
+		buf_u64(b, ids[i] + 1);
+		buf_str(b, "\":");
+		value(b, ix, ids[i]);
+	}
+	buf_char(b, '}');
+}
+
 static int api_window(struct view_index *ix, struct req *r)
 {
 	static const char *const names[] = {"lanes", "from",  "to",
@@ -410,35 +440,11 @@ static int api_window(struct view_index *ix, struct req *r)
 		}
 		buf_str(b, "]}");
 	}
-	buf_str(b, "],\"tasks\":{");
-	if (ntasks)
-		qsort(tasks, ntasks, sizeof(*tasks), cmp_u32);
-	for (size_t i = 0; i < ntasks; i++) {
-		if (i && tasks[i] == tasks[i - 1])
-			continue;
-		if (i)
-			buf_char(b, ',');
-		buf_char(b, '"');
-		buf_u64(b, tasks[i] + 1);
-		buf_str(b, "\":");
-		task_json(b, ix, tasks[i]);
-	}
-	buf_str(b, "},\"labels\":{");
-	if (nlabels)
-		qsort(labels, nlabels, sizeof(*labels), cmp_u32);
-	for (size_t i = 0; i < nlabels; i++) {
-		if (i && labels[i] == labels[i - 1])
-			continue;
-		if (i)
-			buf_char(b, ',');
-		buf_char(b, '"');
-		buf_u64(b, labels[i] + 1);
-		buf_str(b, "\":");
-		size_t len;
-		const char *s = view_string(&ix->str, labels[i], &len);
-		buf_json(b, s, len);
-	}
-	buf_str(b, "}}\n");
+	buf_str(b, "],\"tasks\":");
+	id_object(b, ix, tasks, ntasks, task_json);
+	buf_str(b, ",\"labels\":");
+	id_object(b, ix, labels, nlabels, label_json);
+	buf_str(b, "}\n");
 	free(cols);
 	free(tasks);
 	free(labels);
