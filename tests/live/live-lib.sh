@@ -3,8 +3,34 @@
 # test-record-v7.sh, test-pair.sh):
 # TAP checks, a snapshot of every tracefs setting a recording or a live
 # session could change, and running a command with its output kept.
-# Sourced; the caller sets TFS (the tracefs mount), T (a scratch
-# directory), n=0 and fails=0.
+# Sourced; the caller sets TFS (the tracefs mount), and before the checks
+# T (a scratch directory), n=0 and fails=0.
+
+# need_tracing WHAT [TOOL...]: exit 77 (skip) unless root, tracefs at $TFS
+# (mounted if it can be) and the tools are there; then take the lock that
+# keeps one test tracing at a time, across the release and ASan builds.
+need_tracing() {
+	local what=$1
+	shift
+	if [ "$(id -u)" != 0 ]; then
+		echo "SKIP: $what need root (tracefs control files are root's)"
+		exit 77
+	fi
+	[ -e $TFS/trace ] || mount -t tracefs nodev $TFS 2>/dev/null
+	if [ ! -e $TFS/trace ]; then
+		echo "SKIP: no tracefs at $TFS and it cannot be mounted"
+		exit 77
+	fi
+	local tool
+	for tool in "$@"; do
+		if ! command -v "$tool" >/dev/null; then
+			echo "SKIP: $tool is needed (apt-get install $tool)"
+			exit 77
+		fi
+	done
+	exec 9>/tmp/trawl-record-tests.lock
+	flock 9
+}
 
 check() { # check NAME CONDITION-COMMAND...
 	local name=$1

@@ -16,24 +16,10 @@ LOAD=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 TFS=/sys/kernel/tracing
 export LC_ALL=C
 
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: recording tests need root (tracefs control files are root's)"
-	exit 77
-fi
-if [ ! -e $TFS/trace ]; then
-	mount -t tracefs nodev $TFS 2>/dev/null
-fi
-if [ ! -e $TFS/trace ]; then
-	echo "SKIP: no tracefs at $TFS and it cannot be mounted"
-	exit 77
-fi
-if ! command -v trace-cmd >/dev/null; then
-	echo "SKIP: trace-cmd is needed to check the files (apt-get install trace-cmd)"
-	exit 77
-fi
-# One recording at a time, also across the release and ASan builds.
-exec 9>/tmp/trawl-record-tests.lock
-flock 9
+# need_tracing, check, snapshot (every setting a recorder may touch),
+# begin, same_state, status
+. "$(dirname "$0")/live-lib.sh"
+need_tracing "recording tests" trace-cmd
 
 T=$(mktemp -d)
 BUSY=
@@ -44,10 +30,6 @@ cleanup() {
 trap cleanup EXIT
 fails=0
 n=0
-
-# check, snapshot (every setting a recorder may touch), begin, same_state,
-# status
-. "$(dirname "$0")/live-lib.sh"
 
 version_is() { # version_is FILE V: the version string after the magic
 	[ "$(head -c 12 "$1" | tail -c 2 | tr -d '\0')" = "$2" ]

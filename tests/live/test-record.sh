@@ -12,32 +12,16 @@ LOAD=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 TFS=/sys/kernel/tracing
 export LC_ALL=C
 
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: recording tests need root (tracefs control files are root's)"
-	exit 77
-fi
-if [ ! -e $TFS/trace ]; then
-	mount -t tracefs nodev $TFS 2>/dev/null
-fi
-if [ ! -e $TFS/trace ]; then
-	echo "SKIP: no tracefs at $TFS and it cannot be mounted"
-	exit 77
-fi
-if ! command -v trace-cmd >/dev/null; then
-	echo "SKIP: trace-cmd is needed to check the files (apt-get install trace-cmd)"
-	exit 77
-fi
-# One recording at a time, also across the release and ASan builds.
-exec 9>/tmp/trawl-record-tests.lock
-flock 9
+# need_tracing, check, snapshot (every setting a recorder may touch),
+# begin, same_state, status
+. "$(dirname "$0")/live-lib.sh"
+need_tracing "recording tests" trace-cmd
 
 T=$(mktemp -d)
 SMALL=$T/small
 trap 'mountpoint -q "$SMALL" && umount "$SMALL"; rm -rf "$T"' EXIT
 fails=0
 n=0
-
-. "$(dirname "$0")/live-lib.sh"
 
 # Events per CPU as trace-cmd report shows them, as JSON {"0": n, ...}.
 report_counts() {

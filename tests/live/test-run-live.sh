@@ -15,26 +15,18 @@ EXAMPLES=${3:-$(dirname "$0")/../../examples}
 TFS=/sys/kernel/tracing
 export LC_ALL=C
 
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: live tests need root (tracefs control files are root's)"
+. "$(dirname "$0")/live-lib.sh"
+need_tracing "live tests"
+if [ ! -d $TFS/events/syscalls/sys_enter_write ]; then
+	echo "SKIP: no syscall events in $TFS"
 	exit 77
 fi
-[ -e $TFS/trace ] || mount -t tracefs nodev $TFS 2>/dev/null
-if [ ! -e $TFS/trace ] || [ ! -d $TFS/events/syscalls/sys_enter_write ]; then
-	echo "SKIP: no tracefs at $TFS (with syscall events) and it cannot be mounted"
-	exit 77
-fi
-# One session at a time, also across the release and ASan builds and the
-# recorder's tests.
-exec 9>/tmp/trawl-record-tests.lock
-flock 9
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fails=0
 n=0
 
-. "$(dirname "$0")/live-lib.sh"
 same_file() { cmp -s "$1" "$2" || { diff -u "$1" "$2" | head -20 >&2; return 1; }; }
 
 # --- refusals, before tracefs is touched --------------------------------------
