@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -138,4 +139,25 @@ void *fault_realloc(void *ctx, void *ptr, size_t size)
 	if (p && !ptr)
 		__atomic_fetch_add(&f->live, 1, __ATOMIC_RELAXED);
 	return p;
+}
+
+const char *tracing_unavailable(void)
+{
+	if (geteuid() != 0)
+		return "tracing needs root (tracefs control files are root's)";
+	if (access("/sys/kernel/tracing/trace", F_OK) != 0)
+		return "no tracefs at /sys/kernel/tracing (mount -t tracefs "
+		       "nodev /sys/kernel/tracing)";
+	int lock = open("/tmp/trawl-record-tests.lock", O_CREAT | O_RDWR, 0644);
+	if (lock < 0 || flock(lock, LOCK_EX))
+		return "cannot take /tmp/trawl-record-tests.lock";
+	return NULL; /* lock stays open: released at exit */
+}
+
+int own_instance_left(void)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/instances/trawl-%ld",
+		 (long)getpid());
+	return access(path, F_OK) == 0;
 }

@@ -61,4 +61,12 @@ struct fault {
 };
 void *fault_realloc(void *ctx, void *ptr, size_t size);
 
+/* For the tests that trace for real: NULL when this is root and tracefs is
+ * at /sys/kernel/tracing (then the lock that keeps one test tracing at a
+ * time, as tests/live/live-lib.sh takes it, is held until exit), else why
+ * the test is skipped. */
+const char *tracing_unavailable(void);
+/* Whether this process's private tracefs instance (trawl-PID) is left. */
+int own_instance_left(void);
+
 #endif

@@ -22,14 +22,6 @@
 
 #include "../helpers/helpers.h"
 
-static int own_instance_left(void)
-{
-	char path[128];
-	snprintf(path, sizeof(path), "/sys/kernel/tracing/instances/trawl-%ld",
-		 (long)getpid());
-	return access(path, F_OK) == 0;
-}
-
 static int count_event(const trawl_event *ev, void *ctx)
 {
 	(void)ev;
@@ -40,14 +32,9 @@ static int count_event(const trawl_event *ev, void *ctx)
 Test(live_oom, every_failed_allocation_of_a_session_is_a_clean_error,
      .timeout = 600)
 {
-	if (geteuid() != 0)
-		cr_skip_test("a live session needs root");
-	if (access("/sys/kernel/tracing/trace", F_OK) != 0)
-		cr_skip_test("no tracefs at /sys/kernel/tracing (mount -t "
-			     "tracefs nodev /sys/kernel/tracing)");
-	int lock = open("/tmp/trawl-record-tests.lock", O_CREAT | O_RDWR, 0644);
-	cr_assert(lock >= 0);
-	flock(lock, LOCK_EX);
+	const char *why = tracing_unavailable();
+	if (why)
+		cr_skip_test("%s", why);
 	/* how many allocations opening takes: past them, every one fails */
 	struct fault probe = {.countdown = LONG_MAX};
 	trawl_live_opts po = {.flags = TRAWL_LIVE_NO_KALLSYMS,
@@ -101,5 +88,4 @@ Test(live_oom, every_failed_allocation_of_a_session_is_a_clean_error,
 		    "sessions",
 		    n, opened, tries, failures);
 	cr_assert_gt(n, 150, "the session allocates through the hook");
-	close(lock);
 }

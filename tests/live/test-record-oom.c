@@ -22,26 +22,13 @@
 
 /* The reader threads allocate too: the countdown is shared. */
 /* instances/trawl-<our pid> exists */
-static int own_instance_left(void)
-{
-	char path[128];
-	snprintf(path, sizeof(path), "/sys/kernel/tracing/instances/trawl-%ld",
-		 (long)getpid());
-	return access(path, F_OK) == 0;
-}
 
 Test(record_oom, every_failed_allocation_of_a_recording_is_a_clean_error,
      .timeout = 600)
 {
-	if (geteuid() != 0)
-		cr_skip_test("the recorder needs root");
-	if (access("/sys/kernel/tracing/trace", F_OK) != 0)
-		cr_skip_test("no tracefs at /sys/kernel/tracing (mount -t "
-			     "tracefs nodev /sys/kernel/tracing)");
-	/* one recording at a time, as tests/live/test-record*.sh */
-	int lock = open("/tmp/trawl-record-tests.lock", O_CREAT | O_RDWR, 0644);
-	cr_assert(lock >= 0);
-	flock(lock, LOCK_EX);
+	const char *why = tracing_unavailable();
+	if (why)
+		cr_skip_test("%s", why);
 	char dir[] = "/tmp/trawl-record-oom-XXXXXX";
 	cr_assert(mkdtemp(dir));
 	char out[128];
@@ -87,5 +74,4 @@ Test(record_oom, every_failed_allocation_of_a_recording_is_a_clean_error,
 	cr_assert_gt(n, 10, "the recorder allocates through the hook");
 	unlink(out);
 	rmdir(dir);
-	close(lock);
 }
