@@ -29,7 +29,16 @@ enum trawl_open_flag {
 	TRAWL_OPEN_STRICT = 1u << 0,
 	/* Deliver in source order without checking or sorting by time. */
 	TRAWL_OPEN_SOURCE_ORDER = 1u << 1,
+	/* Deliver only the events of a time range: trawl_open_opts.from
+	 * and .to (see there). */
+	TRAWL_OPEN_RANGE = 1u << 2,
 };
+
+/*
+ * Text traces are entered this far (ns) before a range's start and read
+ * this far past its end, for lines a little out of time order.
+ */
+#define TRAWL_RANGE_TEXT_MARGIN 10000000
 
 /**
  * struct trawl_open_opts - options of trawl_open(); zero means the default
@@ -56,6 +65,28 @@ enum trawl_open_flag {
  *                machine's tracefs when readable, then the table bundled in
  *                libtrawl; "none": no formats (fields as the text names
  *                them). trace.dat files carry their own.
+ * @from:         with TRAWL_OPEN_RANGE: the first time (ns) delivered
+ * @to:           with TRAWL_OPEN_RANGE: the last time (ns) delivered
+ *                (INT64_MAX: to the end)
+ *
+ * A range (TRAWL_OPEN_RANGE) makes trawl_run() deliver the events with
+ * @from <= time <= @to, in the order a whole run delivers them (equal
+ * times in record order), without reading the trace from its start where
+ * the format allows it: a trace.dat (v6, v7) is entered by a binary search
+ * of each CPU's pages or compressed chunks (only the chunks the search
+ * looks at are decompressed, and only their first page); a plain text
+ * file by a binary search of its lines' timestamps, reading from
+ * TRAWL_RANGE_TEXT_MARGIN before @from to as far after @to (exact unless
+ * a line is further out of order than that). Other inputs (compressed
+ * text, systrace HTML, pipes) are read from the start, the events outside
+ * the range skipped. In a ranged run seq numbers the range's events from
+ * 0 as a whole run numbers a trace's: in record order, which is the order
+ * of delivery unless the input had to be sorted (ties keep the order a
+ * whole run gives them, but the numbers are not a whole run's, and with
+ * TRAWL_OPEN_SOURCE_ORDER the range is the events read from where the
+ * reading began that fall into it); line numbers and the counters
+ * of trawl_stats (lost events, bad lines, bytes) cover what was read,
+ * which may begin before @from.
  */
 typedef struct trawl_open_opts {
 	unsigned flags;
@@ -68,6 +99,8 @@ typedef struct trawl_open_opts {
 	void *(*realloc)(void *ctx, void *ptr, size_t size);
 	void *alloc_ctx;
 	const char *formats;
+	int64_t from;
+	int64_t to;
 } trawl_open_opts;
 
 /* Input formats, recognised from content. */

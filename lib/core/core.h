@@ -209,6 +209,15 @@ typedef struct tw_reader_ops {
 		       trawl_error *err);
 	/* Back to the start, or -TRAWL_EUNSUPPORTED. */
 	int (*rewind)(trawl_trace *t, trawl_error *err);
+	/*
+	 * Optional: read only as much as a range [from, to] needs
+	 * (TRAWL_OPEN_RANGE), once, before the run: next() and rewind()
+	 * then give at least every event of the range, maybe more around
+	 * it (the run skips those). Return: 0, -TRAWL_EUNSUPPORTED (the
+	 * run reads everything and skips), or an error.
+	 */
+	int (*seek_range)(trawl_trace *t, int64_t from, int64_t to,
+			  trawl_error *err);
 	/* Parse one record's raw bytes again (records kept by the sorter). */
 	int (*reparse)(trawl_trace *t, const char *raw, size_t len,
 		       tw_rec *rec);
@@ -280,6 +289,7 @@ struct trawl_trace {
 	const char *compression;
 	int ran;
 	int need_raw; /* the run keeps records: readers must fill rec->raw */
+	int ranged;   /* TRAWL_OPEN_RANGE: only opts.from..opts.to */
 
 	const tw_reader_ops *ops;
 	void *reader;

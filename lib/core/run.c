@@ -258,9 +258,17 @@ static void report_progress(trawl_trace *t, int pass, int passes, uint64_t n,
 	t->opts.progress(t->opts.progress_ctx, done, total);
 }
 
+/* Outside the range of a ranged run (TRAWL_OPEN_RANGE)? */
+static inline int out_of_range(const trawl_trace *t, int64_t ts)
+{
+	return t->ranged && (ts < t->opts.from || ts > t->opts.to);
+}
+
 static int deliver(trawl_trace *t, const tw_rec *r, uint64_t seq,
 		   trawl_error *err)
 {
+	if (TW_UNLIKELY(out_of_range(t, r->ts)))
+		return 0; /* the loops skip them first; this never counts */
 	int typed = (r->bits & TW_EV_TYPED) != 0;
 	tw_type *ty = typed ? r->type : tw_type_get(t, r->name, r->name_len);
 	if (ty && !typed && t->ops->type_seen)
@@ -387,6 +395,13 @@ static int run_direct(trawl_trace *t, int pass, int passes, trawl_error *err)
 					return rc;
 			continue;
 		}
+		if (TW_UNLIKELY(out_of_range(t, r.ts))) {
+			/* in time order past the end: nothing more to come */
+			if (r.ts > t->opts.to && !t->streaming &&
+			    !(t->opts.flags & TRAWL_OPEN_SOURCE_ORDER))
+				return 0;
+			continue;
+		}
 		if (r.ts >= last)
 			last = r.ts;
 		else if (t->streaming)
@@ -415,6 +430,8 @@ static int run_sorted(trawl_trace *t, trawl_error *err)
 	uint64_t seq = 0;
 	int rc;
 	while ((rc = t->ops->next(t, &r, 0, err)) == TW_NEXT_EVENT) {
+		if (out_of_range(t, r.ts))
+			continue; /* not kept: the sort is of the range only */
 		if (r.ts < max)
 			t->stats.reordered++;
 		else
@@ -465,6 +482,8 @@ static int run_window(trawl_trace *t, trawl_error *err)
 		if (rc < 0)
 			goto out;
 		more = rc == TW_NEXT_EVENT;
+		if (more && out_of_range(t, r.ts))
+			continue;
 		if (more) {
 			if (r.ts < max_in)
 				t->stats.reordered++;
@@ -517,6 +536,17 @@ TRAWL_API int trawl_run(trawl_trace *t, trawl_error *err)
 				   "trawl_run: a trace runs only once");
 	t->ran = 1;
 	int rc;
+	if (t->opts.flags & TRAWL_OPEN_RANGE) {
+		t->ranged = 1;
+		if (t->opts.from > t->opts.to)
+			return 0; /* an empty range: nothing to deliver */
+		if (t->ops->seek_range) {
+			rc = t->ops->seek_range(t, t->opts.from, t->opts.to,
+						err);
+			if (rc && rc != -TRAWL_EUNSUPPORTED)
+				return rc;
+		}
+	}
 	if ((t->opts.flags & TRAWL_OPEN_SOURCE_ORDER) || t->streaming)
 		return run_direct(t, 0, 1, err);
 	if (t->opts.window)

@@ -226,6 +226,7 @@ static int load_page(tw_dat_cursor *c)
 }
 
 static int next_piece(tw_dat_cursor *c);
+static int64_t to_ns(const tw_dat_file *f, uint64_t ts);
 
 static int next_page(tw_dat_cursor *c)
 {
@@ -237,6 +238,11 @@ static int next_page(tw_dat_cursor *c)
 		if (!next_piece(c))
 			return 0;
 	}
+}
+
+int64_t tw_dat_ts_ns(const tw_dat_file *f, uint64_t ts)
+{
+	return to_ns(f, ts);
 }
 
 static int64_t to_ns(const tw_dat_file *f, uint64_t ts)
@@ -436,6 +442,23 @@ int tw_dat_cursor_init(tw_dat_cursor *c, const tw_dat_file *f,
 	start_piece(c, off, size);
 	c->rec = c->rec_end = NULL;
 	return 0;
+}
+
+void tw_dat_cursor_place(tw_dat_cursor *c, const tw_dat_place *at)
+{
+	if (at->part && at->part != c->part) {
+		const tw_dat_part *p = &c->f->parts[at->part - 1];
+		c->part = at->part;
+		start_piece(c, p->offset, p->size);
+	}
+	if (c->compressed) {
+		if (at->skip <= c->walk.chunks_left) {
+			c->walk.chunks_left -= (uint32_t)at->skip;
+			c->walk.next = at->at;
+		}
+	} else if (at->skip <= c->data_len) {
+		c->page_at = c->dropped = c->populated = (size_t)at->skip;
+	}
 }
 
 void tw_dat_cursor_fini(tw_dat_cursor *c)

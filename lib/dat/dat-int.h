@@ -297,6 +297,32 @@ static inline int tw_dat_cursor_next(tw_dat_cursor *c)
 	return tw_dat_cursor_next_slow(c);
 }
 void tw_dat_cursor_fini(tw_dat_cursor *c);
+/* A page's (raw) timestamp in ns, with the file's time corrections. */
+int64_t tw_dat_ts_ns(const tw_dat_file *f, uint64_t ts);
+
+/*
+ * dat-seek.c: where a cursor starts so that it reads every record from a
+ * time on (TRAWL_OPEN_RANGE): in piece `part` (index + 1, 0: the span's
+ * only one), `skip` chunks in with the next chunk header at file offset
+ * `at` (compressed), or from byte `skip` of the piece's data (mapped).
+ */
+typedef struct tw_dat_place {
+	uint32_t part;
+	uint64_t skip;
+	uint64_t at;
+} tw_dat_place;
+
+/*
+ * The place of span's last page or chunk that begins before `from` (its
+ * first when none does): a binary search of the pages' timestamps, or of
+ * the compressed chunks' (each chunk looked at decompressed only as far as
+ * its first page's timestamp). Damage makes it start earlier, never later.
+ * Return: 0, or -1 out of memory.
+ */
+int tw_dat_seek_place(const tw_dat_file *f, const tw_dat_span *span,
+		      int64_t from, tw_dat_place *out);
+/* Start a cursor just made (tw_dat_cursor_init) at a place. */
+void tw_dat_cursor_place(tw_dat_cursor *c, const tw_dat_place *at);
 
 /*
  * dat-ahead.c: the merge run a few batches ahead on a second thread, with

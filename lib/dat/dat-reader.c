@@ -134,6 +134,11 @@ typedef struct dat_reader {
 	const tw_feed *feed;
 	tw_dat_merge *merge;
 	int64_t comms_at;
+	/* A ranged run (seek_range): where each stream starts, and the
+	 * range; streams skip what is before it, the merge ends after it. */
+	tw_dat_place *places;
+	int ranged;
+	int64_t from, to;
 } dat_reader;
 
 /* What a record kept by the sorter carries before its data. */
@@ -178,10 +183,15 @@ static void sift_down(dat_reader *r, size_t i)
 static void heap_build(dat_reader *r)
 {
 	r->nheap = 0;
-	for (size_t i = 0; i < r->ncur; i++)
-		if (tw_dat_cursor_next(&r->cur[i]))
-			r->heap[r->nheap++] = (struct heap_ent){
-				r->cur[i].cur_ts, (uint32_t)i};
+	for (size_t i = 0; i < r->ncur; i++) {
+		tw_dat_cursor *c = &r->cur[i];
+		int more = tw_dat_cursor_next(c);
+		while (more && r->ranged && c->cur_ts < r->from)
+			more = tw_dat_cursor_next(c);
+		if (more)
+			r->heap[r->nheap++] =
+				(struct heap_ent){c->cur_ts, (uint32_t)i};
+	}
 	for (size_t i = r->nheap / 2; i-- > 0;)
 		sift_down(r, i);
 	r->started = 1;
@@ -441,7 +451,7 @@ static tw_dat_cursor *merge_next(dat_reader *r)
 		r->pending = 0;
 		heap_advance(r);
 	}
-	if (r->nheap == 0)
+	if (r->nheap == 0 || (r->ranged && r->heap[0].ts > r->to))
 		return NULL;
 	r->pending = 1;
 	return &r->cur[r->heap[0].idx];
@@ -576,10 +586,13 @@ static int rewind_dat(trawl_trace *t, trawl_error *err)
 		return -TRAWL_EUNSUPPORTED; /* what came is gone */
 	ahead_stop(r);
 	r->ahead_tried = 0;
-	for (size_t i = 0; i < r->ncur; i++)
+	for (size_t i = 0; i < r->ncur; i++) {
 		if (tw_dat_cursor_init(&r->cur[i], &r->f, &r->f.spans[i]))
 			return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0,
 					   0, "out of memory");
+		if (r->places)
+			tw_dat_cursor_place(&r->cur[i], &r->places[i]);
+	}
 	r->started = 0;
 	r->pending = 0;
 	r->finished = 0;
@@ -604,8 +617,14 @@ static void *scan_streams(void *arg)
 			j->failed = 1;
 			break;
 		}
+		if (r->places)
+			tw_dat_cursor_place(&c, &r->places[i]);
 		int64_t last = INT64_MIN;
 		while (tw_dat_cursor_next(&c)) {
+			if (r->ranged && c.cur_ts < r->from)
+				continue;
+			if (r->ranged && c.cur_ts > r->to)
+				break; /* the merge ends here */
 			if (c.cur_ts < last) {
 				j->sorted = 0;
 				break;
@@ -615,6 +634,31 @@ static void *scan_streams(void *arg)
 		tw_dat_cursor_fini(&c);
 	}
 	return NULL;
+}
+
+/* A ranged run: each stream starts at the last page or chunk that
+ * begins before `from` (dat-seek.c). */
+static int seek_range(trawl_trace *t, int64_t from, int64_t to,
+		      trawl_error *err)
+{
+	dat_reader *r = rd(t);
+	if (r->merge)
+		return -TRAWL_EUNSUPPORTED;
+	r->ranged = 1;
+	r->from = from;
+	r->to = to;
+	tw_free(&t->mem, r->places);
+	r->places =
+		tw_calloc(&t->mem, r->ncur ? r->ncur : 1, sizeof(*r->places));
+	if (!r->places)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
+				   "out of memory");
+	for (size_t i = 0; i < r->ncur; i++)
+		if (tw_dat_seek_place(&r->f, &r->f.spans[i], from,
+				      &r->places[i]))
+			return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0,
+					   0, "out of memory");
+	return rewind_dat(t, err);
 }
 
 static int prescan(trawl_trace *t, int threads, int *sorted, trawl_error *err)
@@ -1668,6 +1712,7 @@ static void close_reader(trawl_trace *t)
 	trace_seq_destroy(&r->seq);
 	tw_free(&t->mem, r->cur);
 	tw_free(&t->mem, r->heap);
+	tw_free(&t->mem, r->places);
 	for (size_t i = 0; r->types && i < r->ntypes; i++)
 		tw_pfmt_free(r->types[i].pf);
 	tw_free(&t->mem, r->types);
@@ -1681,6 +1726,7 @@ static const tw_reader_ops dat_ops = {
 	.next = next,
 	.prescan = prescan,
 	.rewind = rewind_dat,
+	.seek_range = seek_range,
 	.reparse = reparse,
 	.decode = decode,
 	.get_int = get_int,

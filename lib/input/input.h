@@ -75,6 +75,13 @@ int tw_input_read(tw_input *in, const char **p, size_t *n, trawl_error *err);
 /* The whole mapped file for plain regular files; NULL for streams. */
 const char *tw_input_map(const tw_input *in, size_t *len);
 
+/*
+ * A mapped file from now on holds only its bytes [start, end) of the map
+ * (before reading it): lines, offsets, rewinds and tw_input_map() are of
+ * that part. Return: 0, or -TRAWL_EUNSUPPORTED for streams.
+ */
+int tw_input_narrow(tw_input *in, uint64_t start, uint64_t end);
+
 /* detect.c: whether the first bytes are a trace.dat's magic. */
 int tw_is_trace_dat(const char *p, size_t n);
 

@@ -30,9 +30,12 @@ struct tw_input {
 	uint64_t size;
 	int comp;
 
-	/* Plain regular files: the whole map. */
+	/* Plain regular files: the whole map (or the part of it
+	 * tw_input_narrow() left; map_base, map_base_len: the mapping). */
 	const char *map;
 	size_t map_len;
+	const char *map_base;
+	size_t map_base_len;
 	size_t pos;
 	size_t dropped; /* map pages before this were given back */
 
@@ -282,8 +285,8 @@ tw_input *tw_input_open(const tw_mem *mem, const char *path, int fd,
 			mmap(NULL, in->size, PROT_READ, MAP_PRIVATE, in->fd, 0);
 		if (m != MAP_FAILED) {
 			madvise(m, in->size, MADV_SEQUENTIAL);
-			in->map = m;
-			in->map_len = in->size;
+			in->map = in->map_base = m;
+			in->map_len = in->map_base_len = in->size;
 			return in;
 		}
 	}
@@ -304,8 +307,8 @@ void tw_input_close(tw_input *in)
 {
 	if (!in)
 		return;
-	if (in->map)
-		munmap((void *)in->map, in->map_len);
+	if (in->map_base)
+		munmap((void *)in->map_base, in->map_base_len);
 	if (in->z_ready)
 		inflateEnd(&in->z);
 	if (in->zs)
@@ -504,6 +507,18 @@ const char *tw_input_map(const tw_input *in, size_t *len)
 {
 	*len = in->map_len;
 	return in->map;
+}
+
+int tw_input_narrow(tw_input *in, uint64_t start, uint64_t end)
+{
+	if (!in->map || start > end || end > in->map_len)
+		return -TRAWL_EUNSUPPORTED;
+	in->map += start;
+	in->map_len = (size_t)(end - start);
+	in->pos = in->dropped = 0;
+	in->offset = 0;
+	in->line_no = 0;
+	return 0;
 }
 
 void tw_input_consumed(tw_input *in, uint64_t end, uint64_t line)

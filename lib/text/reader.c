@@ -313,6 +313,16 @@ static int rewind_input(trawl_trace *t, trawl_error *err)
 	return rc;
 }
 
+static int seek_range(trawl_trace *t, int64_t from, int64_t to,
+		      trawl_error *err)
+{
+	(void)err;
+	text_reader *r = rd(t);
+	if (r->html) /* its block state is sequential */
+		return -TRAWL_EUNSUPPORTED;
+	return tw_text_seek_range(r->in, from, to);
+}
+
 static int reparse(trawl_trace *t, const char *raw, size_t len, tw_rec *rec)
 {
 	(void)t;
@@ -352,6 +362,7 @@ static const tw_reader_ops text_ops = {
 	.next = next,
 	.prescan = prescan,
 	.rewind = rewind_input,
+	.seek_range = seek_range,
 	.reparse = reparse,
 	.decode = tw_text_decode,
 	.seek = tw_text_seek,

@@ -100,6 +100,10 @@ int tw_text_prescan_map(const char *map, size_t len, int threads, int *sorted,
 			void (*progress)(void *, uint64_t, uint64_t),
 			void *ctx);
 
+/* seek.c: a mapped file narrowed to what the range [from, to] needs
+ * (reader seek_range op); -TRAWL_EUNSUPPORTED for streams. */
+int tw_text_seek_range(tw_input *in, int64_t from, int64_t to);
+
 /* Decode the payload of ev into ev->fields (reader decode op). */
 void tw_text_decode(const trawl_trace *t, trawl_event *ev, const char *key,
 		    size_t klen);
