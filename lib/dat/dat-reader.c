@@ -1005,29 +1005,32 @@ static int decode_fields(const tw_mem *mem, const tw_pfmt *pf, int is_print,
 		size_t nb;
 		if (tw_pfmt_field_bytes(pf, i, data, data_len, &bytes, &nb))
 			continue; /* a damaged record: leave it out */
-		tw_pf_value v = {0};
-		v.uns = !(f->flags & TW_PFF_SIGNED);
-		v.ptr = (f->flags & TW_PFF_POINTER) != 0;
-		v.hex = v.ptr || (f->flags & TW_PFF_LONG);
-		v.index = (uint16_t)i;
-		v.exact = 1;
+		/* built in place: a copy from the stack would stall on
+		 * loads wider than the stores that made it */
+		tw_pf_value *v = &d->tv[k];
+		*v = (tw_pf_value){0};
+		v->uns = !(f->flags & TW_PFF_SIGNED);
+		v->ptr = (f->flags & TW_PFF_POINTER) != 0;
+		v->hex = v->ptr || (f->flags & TW_PFF_LONG);
+		v->index = (uint16_t)i;
+		v->exact = 1;
 		char num[24];
 		size_t nl = 0;
 		const char *txt = NULL;
 		d->at[k] = AT_NONE;
 		if (f->flags & TW_PFF_STRING) {
 			const unsigned char *z = memchr(bytes, '\0', nb);
-			v.type = TW_PFV_STR;
-			v.s = (const char *)bytes;
-			v.slen = (uint32_t)(z ? (size_t)(z - bytes) : nb);
+			v->type = TW_PFV_STR;
+			v->s = (const char *)bytes;
+			v->slen = (uint32_t)(z ? (size_t)(z - bytes) : nb);
 			/* a print's text ends its line: the newline a marker
 			 * write may carry is not in the kernel's text */
-			while (is_print && v.slen && v.s[v.slen - 1] == '\n')
-				v.slen--;
+			while (is_print && v->slen && v->s[v->slen - 1] == '\n')
+				v->slen--;
 		} else if (f->flags & (TW_PFF_ARRAY | TW_PFF_DYNAMIC)) {
 			size_t ne = tw_pfmt_field_elems(pf, i, data, data_len);
-			v.type = TW_PFV_ARRAY;
-			v.elem0 = (uint32_t)(d->ez->len / sizeof(int64_t));
+			v->type = TW_PFV_ARRAY;
+			v->elem0 = (uint32_t)(d->ez->len / sizeof(int64_t));
 			size_t start = d->fz->len;
 			int fail = 0;
 			fail |= tw_buf_append(mem, d->fz, "{", 1);
@@ -1038,46 +1041,44 @@ static int decode_fields(const tw_mem *mem, const tw_pfmt *pf, int is_print,
 				fail |= tw_buf_append(mem, d->ez, &e,
 						      sizeof(e));
 				char eb[24];
-				size_t el = int_text(eb, e, v.uns, 1);
+				size_t el = int_text(eb, e, v->uns, 1);
 				if (j)
 					fail |= tw_buf_append(mem, d->fz, ",",
 							      1);
 				fail |= tw_buf_append(mem, d->fz, eb, el);
-				v.nelem++;
+				v->nelem++;
 			}
 			fail |= tw_buf_append(mem, d->fz, "}", 1);
 			if (fail)
 				break;
 			d->at[k] = start;
-			v.slen = (uint32_t)(d->fz->len - start);
-		} else if (tw_pfmt_field_int(pf, i, data, data_len, &v.i) ==
-				   0 &&
-			   (f->flags & TW_PFF_CHARPTR) &&
-			   (txt = rs->string(rs->ctx, (uint64_t)v.i)) != NULL) {
+			v->slen = (uint32_t)(d->fz->len - start);
+		} else if (tw_pfmt_field_int(pf, i, data, data_len, &v->i)) {
+			continue; /* an integer of an odd size */
+		} else if ((f->flags & TW_PFF_CHARPTR) &&
+			   (txt = rs->string(rs->ctx, (uint64_t)v->i)) !=
+				   NULL) {
 			/* a string the kernel keeps: the text, not where */
-			v.type = TW_PFV_STR;
-			v.s = txt;
-			v.slen = (uint32_t)strlen(txt);
+			v->type = TW_PFV_STR;
+			v->s = txt;
+			v->slen = (uint32_t)strlen(txt);
 			txt = NULL;
-		} else if (tw_pfmt_field_int(pf, i, data, data_len, &v.i) ==
-			   0) {
-			v.type = TW_PFV_INT;
+		} else {
+			v->type = TW_PFV_INT;
 			if (!lazy) {
-				nl = int_text(num, v.i, v.uns, v.hex);
+				nl = int_text(num, v->i, v->uns, v->hex);
 				txt = num;
 			}
-		} else {
-			continue; /* an integer of an odd size */
 		}
 		if (txt) {
 			d->at[k] = d->fz->len;
 			if (tw_buf_append(mem, d->fz, txt, nl))
 				break;
-			v.slen = (uint32_t)nl;
+			v->slen = (uint32_t)nl;
 		}
 		/* the label, where the print format shows one */
 		d->lab[k] = AT_NONE;
-		if (v.type == TW_PFV_INT && !lazy) {
+		if (v->type == TW_PFV_INT && !lazy) {
 			size_t l0 = d->lz->len;
 			int has =
 				tw_pfmt_label(pf, i, data, data_len, rs, d->lz);
@@ -1085,11 +1086,10 @@ static int decode_fields(const tw_mem *mem, const tw_pfmt *pf, int is_print,
 				break;
 			if (has) {
 				d->lab[k] = l0;
-				v.label_len = (uint32_t)(d->lz->len - l0);
+				v->label_len = (uint32_t)(d->lz->len - l0);
 			}
 		}
-		d->fields[k] = (tw_kv){f->name, v.s, f->name_len, v.slen};
-		d->tv[k] = v;
+		d->fields[k] = (tw_kv){f->name, v->s, f->name_len, v->slen};
 		k++;
 	}
 	return k;
