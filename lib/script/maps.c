@@ -1,10 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Script maps: a chained hash table per map, from a serialised key (each
- * part an 8-byte integer or a length byte and at most TW_SC_STRMAX bytes)
- * to a fixed-size value whose layout depends on what the map holds. One
- * allocation per entry; at most opts.map_size entries, so memory is
- * bounded by the map limit and never by the trace.
+ * Script maps, from a key to a fixed-size value whose layout depends on
+ * what the map holds; at most opts.map_size entries, so memory is bounded
+ * by the map limit and never by the trace. Two representations:
+ *
+ *  - flat: a map of one integer key (a pid, a cpu) and a small value is an
+ *    open-addressing table (linear probing, at most 3/4 full) whose slots
+ *    are the entries themselves, so a lookup is a multiply, a shift and
+ *    one slot's compare, with no key serialised and no pointer followed;
+ *    delete shifts the probe run back (no tombstones);
+ *  - chained: any other key (strings, several parts) is serialised (each
+ *    part an 8-byte integer or a length byte and at most TW_SC_STRMAX
+ *    bytes) and hashed into a chained table, one allocation per entry.
+ *
+ * Both hand out tw_mentry pointers with the same layout (value, then the
+ * key), so printing and sorting do not know which one a map uses; a flat
+ * entry's pointer is valid until the next insert or delete of its map.
  */
 #include <stdlib.h>
 
@@ -27,6 +38,11 @@ static size_t value_size(const tw_map_decl *d)
 	}
 }
 
+/* The largest value a flat map keeps in its slots: count, sum, min, max,
+ * avg, stats and integers; strings and histograms are chained (a slot is
+ * allocated whether used or not, and those values are large). */
+#define FLAT_VMAX 32
+
 void tw_smap_init(tw_smap *m, const tw_map_decl *d, const tw_mem *mem,
 		  size_t limit)
 {
@@ -35,10 +51,158 @@ void tw_smap_init(tw_smap *m, const tw_map_decl *d, const tw_mem *mem,
 	m->mem = mem;
 	m->limit = limit;
 	m->vsize = value_size(d);
+	m->flat = d->nkeys == 1 && d->key_types[0] == TY_INT &&
+		  m->vsize <= FLAT_VMAX;
+	m->stride = sizeof(tw_mentry) + m->vsize + 8;
+}
+
+/* min and max start from the first value */
+static void init_value(const tw_smap *m, tw_mentry *e)
+{
+	memset(e->v, 0, m->vsize);
+	switch (m->decl->kind) {
+	case MV_MIN:
+		e->v[0] = INT64_MAX;
+		break;
+	case MV_MAX:
+		e->v[0] = INT64_MIN;
+		break;
+	case MV_AVG:
+	case MV_STATS:
+		e->v[2] = INT64_MAX;
+		e->v[3] = INT64_MIN;
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- flat: one integer key, open addressing ---- */
+
+/* Fibonacci hashing: the top bits of key * 2^64/phi, which spreads
+ * consecutive pids over the table. */
+#define FIB 0x9e3779b97f4a7c15ull
+
+static inline tw_mentry *slot(const tw_smap *m, size_t i)
+{
+	return (tw_mentry *)(m->slots + i * m->stride);
+}
+
+static inline int64_t *slot_key(const tw_smap *m, const tw_mentry *e)
+{
+	return (int64_t *)((char *)e->v + m->vsize);
+}
+
+/* Double the table (16 slots the first time) and put every entry back.
+ * Return: 0, or -1 out of memory (the table is left as it was). */
+static int flat_grow(tw_smap *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 16;
+	unsigned shift = m->cap ? m->shift - 1 : 60;
+	char *ns = tw_calloc(m->mem, cap, m->stride);
+	if (!ns)
+		return -1;
+	char *old = m->slots;
+	size_t ocap = m->cap;
+	m->slots = ns;
+	m->cap = cap;
+	m->shift = shift;
+	for (size_t i = 0; i < ocap; i++) {
+		const tw_mentry *e = (const tw_mentry *)(old + i * m->stride);
+		if (!e->klen)
+			continue;
+		size_t j = (size_t)(e->hash >> shift);
+		while (slot(m, j)->klen)
+			j = (j + 1) & (cap - 1);
+		memcpy(slot(m, j), e, m->stride);
+	}
+	tw_free(m->mem, old);
+	m->last = NULL;
+	return 0;
+}
+
+tw_mentry *tw_smap_geti(tw_smap *m, int64_t key, int create, int *full)
+{
+	uint64_t h = (uint64_t)key * FIB;
+	tw_mentry *e;
+	size_t i = 0;
+	if (m->cap) {
+		for (i = (size_t)(h >> m->shift);; i = (i + 1) & (m->cap - 1)) {
+			e = slot(m, i);
+			if (!e->klen)
+				break;
+			if (*slot_key(m, e) == key)
+				return e;
+		}
+	}
+	if (!create)
+		return NULL;
+	if (m->n >= m->limit) {
+		m->dropped++;
+		*full = -1;
+		return NULL;
+	}
+	if ((m->n + 1) * 4 > m->cap * 3) {
+		if (flat_grow(m)) {
+			*full = -2;
+			return NULL;
+		}
+		for (i = (size_t)(h >> m->shift); slot(m, i)->klen;
+		     i = (i + 1) & (m->cap - 1))
+			;
+	}
+	e = slot(m, i);
+	e->next = NULL;
+	e->hash = h;
+	e->klen = 8;
+	init_value(m, e);
+	*slot_key(m, e) = key;
+	m->n++;
+	return e;
+}
+
+void tw_smap_deletei(tw_smap *m, int64_t key)
+{
+	if (!m->cap)
+		return;
+	size_t mask = m->cap - 1;
+	size_t i = (size_t)(((uint64_t)key * FIB) >> m->shift);
+	for (;; i = (i + 1) & mask) {
+		tw_mentry *e = slot(m, i);
+		if (!e->klen)
+			return;
+		if (*slot_key(m, e) == key)
+			break;
+	}
+	/* Backward shift: an entry after the hole moves into it unless its
+	 * home slot lies cyclically in (hole, its slot]. */
+	for (size_t j = i;;) {
+		j = (j + 1) & mask;
+		tw_mentry *e = slot(m, j);
+		if (!e->klen)
+			break;
+		size_t home = (size_t)(e->hash >> m->shift);
+		int stays = i <= j ? (i < home && home <= j)
+				   : (i < home || home <= j);
+		if (stays)
+			continue;
+		memcpy(slot(m, i), e, m->stride);
+		i = j;
+	}
+	slot(m, i)->klen = 0;
+	m->n--;
+	m->last = NULL;
 }
 
 void tw_smap_clear(tw_smap *m)
 {
+	if (m->flat) {
+		if (m->n)
+			memset(m->slots, 0, m->cap * m->stride);
+		m->n = 0;
+		m->last = NULL;
+		return;
+	}
 	for (size_t i = 0; i < m->nbuckets; i++) {
 		tw_mentry *e = m->buckets[i];
 		while (e) {
@@ -58,8 +222,11 @@ void tw_smap_fini(tw_smap *m)
 		return; /* never initialised (compilation failed first) */
 	tw_smap_clear(m);
 	tw_free(m->mem, m->buckets);
+	tw_free(m->mem, m->slots);
 	m->buckets = NULL;
 	m->nbuckets = 0;
+	m->slots = NULL;
+	m->cap = 0;
 }
 
 size_t tw_smap_key(const tw_map_decl *d, const tw_sval *keys, char *buf)
@@ -145,6 +312,11 @@ static int rehash(tw_smap *m)
 tw_mentry *tw_smap_get(tw_smap *m, const char *key, size_t klen, int create,
 		       int *full)
 {
+	if (m->flat) {
+		int64_t k;
+		memcpy(&k, key, 8);
+		return tw_smap_geti(m, k, create, full);
+	}
 	uint64_t h = hash(key, klen);
 	tw_mentry *e = m->last;
 	if (e && e->hash == h && tw_eq(tw_mentry_key(m, e), e->klen, key, klen))
@@ -173,20 +345,8 @@ tw_mentry *tw_smap_get(tw_smap *m, const char *key, size_t klen, int create,
 	}
 	e->hash = h;
 	e->klen = (uint32_t)klen;
-	memset(e->v, 0, m->vsize);
+	init_value(m, e);
 	memcpy((char *)e->v + m->vsize, key, klen);
-	if (m->decl->kind == MV_MIN || m->decl->kind == MV_AVG ||
-	    m->decl->kind == MV_STATS || m->decl->kind == MV_MAX) {
-		/* min and max start from the first value */
-		if (m->decl->kind == MV_MIN)
-			e->v[0] = INT64_MAX;
-		else if (m->decl->kind == MV_MAX)
-			e->v[0] = INT64_MIN;
-		else {
-			e->v[2] = INT64_MAX;
-			e->v[3] = INT64_MIN;
-		}
-	}
 	size_t b = h & (m->nbuckets - 1);
 	e->next = m->buckets[b];
 	m->buckets[b] = e;
@@ -196,6 +356,12 @@ tw_mentry *tw_smap_get(tw_smap *m, const char *key, size_t klen, int create,
 
 void tw_smap_delete(tw_smap *m, const char *key, size_t klen)
 {
+	if (m->flat) {
+		int64_t k;
+		memcpy(&k, key, 8);
+		tw_smap_deletei(m, k);
+		return;
+	}
 	if (!m->nbuckets)
 		return;
 	uint64_t h = hash(key, klen);
@@ -298,6 +464,9 @@ tw_mentry **tw_smap_sorted(const tw_smap *m, size_t *n)
 	if (!a)
 		return NULL;
 	size_t k = 0;
+	for (size_t i = 0; i < m->cap; i++)
+		if (slot(m, i)->klen)
+			a[k++] = slot(m, i);
 	for (size_t i = 0; i < m->nbuckets; i++)
 		for (tw_mentry *e = m->buckets[i]; e; e = e->next)
 			a[k++] = e;

@@ -434,6 +434,13 @@ struct tw_mentry {
 typedef struct tw_smap {
 	const tw_map_decl *decl;
 	const tw_mem *mem;
+	/* flat (one integer key, a small value): cap slots of stride bytes,
+	 * each a tw_mentry (klen 0 when free) with its value and key inline */
+	int flat;
+	unsigned shift; /* 64 - log2(cap) */
+	char *slots;
+	size_t cap, stride;
+	/* chained (every other map) */
 	tw_mentry **buckets;
 	size_t nbuckets;
 	size_t n;
@@ -458,6 +465,9 @@ size_t tw_smap_key(const tw_map_decl *d, const tw_sval *keys, char *buf);
 tw_mentry *tw_smap_get(tw_smap *m, const char *key, size_t klen, int create,
 		       int *full);
 void tw_smap_delete(tw_smap *m, const char *key, size_t klen);
+/* The same for a flat map (m->flat), by the integer key itself. */
+tw_mentry *tw_smap_geti(tw_smap *m, int64_t key, int create, int *full);
+void tw_smap_deletei(tw_smap *m, int64_t key);
 static inline const char *tw_mentry_key(const tw_smap *m, const tw_mentry *e)
 {
 	return (const char *)e->v + m->vsize;
