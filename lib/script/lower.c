@@ -3,6 +3,10 @@
  * Lowering: the typed intermediate form to bytecode (opcodes.h), one code
  * range per probe. The VM's stack depth is counted as code is emitted, so
  * the stack is allocated once at its maximum and never checked per op.
+ * Conditions (predicates, if, while, ?:, && and ||) are lowered as jumps
+ * (branch()), not as values that are then tested: an integer comparison
+ * is one compare-and-jump, and && and || jump past what they need not
+ * evaluate without making a 0 or 1 first.
  */
 #include "opcodes.h"
 #include "script-int.h"
@@ -146,6 +150,92 @@ static int binop(int tok, int str)
 
 static void expr(lower *L, const tw_node *n);
 
+/*
+ * Jumps whose target is not known yet are chained through their A field
+ * (the index of the next one in the chain plus 1; 0 ends it), as Lua's
+ * code generator keeps its jump lists, and patched together once the
+ * target is emitted.
+ */
+static void jump(lower *L, int op, size_t *chain)
+{
+	size_t at = emit(L, op, (uint32_t)*chain);
+	*chain = at + 1;
+}
+
+static void patch_chain(lower *L, size_t chain, size_t target)
+{
+	while (chain) {
+		size_t at = chain - 1;
+		chain = TW_ARG(L->p->code[at]);
+		patch(L, at, target);
+	}
+}
+
+/* The compare-and-jump of an integer comparison: jumping when it holds
+ * (sense 1) or when it does not (sense 0); OP_HALT for other operators. */
+static int jcmp(int tok, int sense)
+{
+	switch (tok) {
+	case TK_EQ:
+		return sense ? OP_JEQ : OP_JNE;
+	case TK_NE:
+		return sense ? OP_JNE : OP_JEQ;
+	case TK_LT:
+		return sense ? OP_JLT : OP_JGE;
+	case TK_LE:
+		return sense ? OP_JLE : OP_JGT;
+	case TK_GT:
+		return sense ? OP_JGT : OP_JLE;
+	case TK_GE:
+		return sense ? OP_JGE : OP_JLT;
+	default:
+		return OP_HALT;
+	}
+}
+
+/*
+ * Code that jumps to the chain *chain when n's truth is sense and falls
+ * through otherwise.
+ *   cond -> cond && cond | cond || cond | !cond | e CMP e | e
+ */
+static void branch(lower *L, const tw_node *n, int sense, size_t *chain)
+{
+	at(L, n);
+	if (n->kind == N_AND || n->kind == N_OR) {
+		if ((n->kind == N_AND) != sense) {
+			/* && when false, || when true: either side decides */
+			branch(L, n->a, sense, chain);
+			branch(L, n->b, sense, chain);
+		} else {
+			/* && when true, || when false: the left side alone
+			 * can only rule it out */
+			size_t skip = 0;
+			branch(L, n->a, !sense, &skip);
+			branch(L, n->b, sense, chain);
+			patch_chain(L, skip, L->p->ncode);
+		}
+		return;
+	}
+	if (n->kind == N_UNARY && n->op == TK_BANG) {
+		branch(L, n->a, !sense, chain);
+		return;
+	}
+	int op = n->kind == N_BINARY && n->a->type == TY_INT
+			 ? jcmp(n->op, sense)
+			 : OP_HALT;
+	if (op != OP_HALT) {
+		expr(L, n->a);
+		expr(L, n->b);
+		at(L, n);
+		jump(L, op, chain);
+		pop(L, 2);
+		return;
+	}
+	expr(L, n);
+	jump(L, sense ? OP_JNZ : OP_JZ, chain);
+	pop(L, 1);
+}
+
 static void keys(lower *L, const tw_node *m)
 {
 	for (size_t i = 0; i < m->nkids; i++)
@@ -154,7 +244,7 @@ static void keys(lower *L, const tw_node *m)
 
 static void expr(lower *L, const tw_node *n)
 {
-	size_t j1, j2;
+	size_t j2;
 	at(L, n);
 	switch (n->kind) {
 	case N_INT:
@@ -207,33 +297,27 @@ static void expr(lower *L, const tw_node *n)
 		return;
 	case N_AND:
 	case N_OR: {
-		int jop = n->kind == N_AND ? OP_JZ : OP_JNZ;
-		expr(L, n->a);
-		j1 = emit(L, jop, 0);
+		size_t no = 0;
+		branch(L, n, 0, &no);
+		push_int(L, 1);
+		j2 = emit(L, OP_JMP, 0);
 		pop(L, 1);
-		expr(L, n->b);
-		j2 = emit(L, jop, 0);
-		pop(L, 1);
-		push_int(L, n->kind == N_AND);
-		size_t je = emit(L, OP_JMP, 0);
-		pop(L, 1);
-		patch(L, j1, L->p->ncode);
+		patch_chain(L, no, L->p->ncode);
+		push_int(L, 0);
 		patch(L, j2, L->p->ncode);
-		push_int(L, n->kind != N_AND);
-		patch(L, je, L->p->ncode);
 		return;
 	}
-	case N_COND:
-		expr(L, n->a);
-		j1 = emit(L, OP_JZ, 0);
-		pop(L, 1);
+	case N_COND: {
+		size_t no = 0;
+		branch(L, n->a, 0, &no);
 		expr(L, n->b);
 		j2 = emit(L, OP_JMP, 0);
 		pop(L, 1);
-		patch(L, j1, L->p->ncode);
+		patch_chain(L, no, L->p->ncode);
 		expr(L, n->c);
 		patch(L, j2, L->p->ncode);
 		return;
+	}
 	case N_CALL:
 		for (size_t i = 0; i < n->nkids; i++)
 			expr(L, n->kids[i]);
@@ -334,29 +418,27 @@ static void stmt(lower *L, const tw_node *n)
 		emit(L, OP_EXIT, 0);
 		return;
 	case N_IF: {
-		expr(L, n->a);
-		size_t jz = emit(L, OP_JZ, 0);
-		pop(L, 1);
+		size_t no = 0;
+		branch(L, n->a, 0, &no);
 		stmt(L, n->b);
 		if (n->c) {
 			size_t je = emit(L, OP_JMP, 0);
-			patch(L, jz, L->p->ncode);
+			patch_chain(L, no, L->p->ncode);
 			stmt(L, n->c);
 			patch(L, je, L->p->ncode);
 		} else {
-			patch(L, jz, L->p->ncode);
+			patch_chain(L, no, L->p->ncode);
 		}
 		return;
 	}
 	case N_WHILE: {
 		size_t outer_top = L->loop_top, outer_breaks = L->nbreaks;
 		L->loop_top = emit(L, OP_LOOP, 0);
-		expr(L, n->a);
-		size_t jz = emit(L, OP_JZ, 0);
-		pop(L, 1);
+		size_t no = 0;
+		branch(L, n->a, 0, &no);
 		stmt(L, n->b);
 		emit(L, OP_JMP, (uint32_t)L->loop_top);
-		patch(L, jz, L->p->ncode);
+		patch_chain(L, no, L->p->ncode);
 		for (size_t i = outer_breaks; i < L->nbreaks; i++)
 			patch(L, L->breaks[i], L->p->ncode);
 		L->nbreaks = outer_breaks;
@@ -417,15 +499,11 @@ void tw_lower_program(tw_compiler *c)
 		L.line = pr->line;
 		L.col = pr->col;
 		pr->code_start = L.p->ncode;
-		size_t jz = 0;
-		if (pr->pred) {
-			expr(&L, pr->pred);
-			jz = emit(&L, OP_JZ, 0);
-			pop(&L, 1);
-		}
-		stmt(&L, pr->body);
+		size_t no = 0;
 		if (pr->pred)
-			patch(&L, jz, L.p->ncode);
+			branch(&L, pr->pred, 0, &no);
+		stmt(&L, pr->body);
+		patch_chain(&L, no, L.p->ncode);
 		emit(&L, OP_HALT, 0);
 	}
 	c->prog->nvars = c->nslots;

@@ -56,6 +56,12 @@
 	X(JMP, "jump to A")                                                    \
 	X(JZ, "pop; jump to A when it is 0")                                   \
 	X(JNZ, "pop; jump to A when it is not 0")                              \
+	X(JEQ, "b = pop, a = pop; jump to A when a == b (integers)")           \
+	X(JNE, "jump to A when a != b")                                        \
+	X(JLT, "jump to A when a < b")                                         \
+	X(JLE, "jump to A when a <= b")                                        \
+	X(JGT, "jump to A when a > b")                                         \
+	X(JGE, "jump to A when a >= b")                                        \
 	X(LOOP, "count a loop iteration; fault past the bound")                \
 	X(MGET, "pop the keys of map A, push its value (0 or \"\" if none)")   \
 	X(MSET, "pop a value and the keys of map A; store it")                 \
