@@ -207,8 +207,23 @@ typedef struct tw_pf_value {
 
 #define TW_PF_MAX_ELEMS 256
 
-/* The scanner's answer and scratch; the caller owns it, reused per event. */
+/* tw_pfmt_scan_local()'s answer for a text it read: such a text is short
+ * and repeats (prev_state "S", "R+"), and its value depends on nothing
+ * else, so the same text is not matched again. */
+#define TW_PF_MEMO	8
+#define TW_PF_MEMO_TEXT 22
+typedef struct tw_pf_memo {
+	const void *p; /* the format (NULL: unused) */
+	uint16_t field;
+	uint8_t len;
+	char text[TW_PF_MEMO_TEXT];
+	tw_pf_value v; /* s and label: offsets into text, as uintptr_t */
+} tw_pf_memo;
+
+/* The scanner's answer and scratch; the caller owns it, reused per event;
+ * zero-initialised before the first use. */
 typedef struct tw_pf_scan {
+	tw_pf_memo memo[TW_PF_MEMO]; /* valid while the formats live */
 	tw_pf_value *vals; /* one per field, tw_pfmt_nfields() of them */
 	size_t nvals_cap;
 	int64_t elems[TW_PF_MAX_ELEMS];

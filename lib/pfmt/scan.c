@@ -832,6 +832,7 @@ int tw_pfmt_scan(const tw_pfmt *p, const tw_mem *mem, const char *text,
 
 void tw_pf_scan_fini(const tw_mem *mem, tw_pf_scan *s)
 {
+	memset(s->memo, 0, sizeof(s->memo));
 	tw_free(mem, s->vals);
 	tw_free(mem, s->work);
 	tw_free(mem, s->pos);
@@ -849,10 +850,47 @@ int tw_pfmt_scan_local(const tw_pfmt *p, const tw_mem *mem, size_t field,
 	if (p->fallback || field >= p->nfields ||
 	    p->textform[field] != TW_PFT_LOCAL)
 		return 0;
+	/* direct-mapped by the text's ends and length */
+	tw_pf_memo *m = NULL;
+	if (len && len <= TW_PF_MEMO_TEXT) {
+		unsigned h = (unsigned char)text[0] * 7u +
+			     (unsigned char)text[len - 1] * 3u + (unsigned)len +
+			     (unsigned)field;
+		m = &out->memo[h % TW_PF_MEMO];
+		if (m->p == p && m->field == field && m->len == len &&
+		    memcmp(m->text, text, len) == 0) {
+			*v = m->v;
+			if (v->s)
+				v->s = text + (uintptr_t)v->s - 1;
+			if (v->label)
+				v->label = text + (uintptr_t)v->label - 1;
+			return 1;
+		}
+	}
 	int rc = run(p, mem, out, p->local[2 * field],
 		     (size_t)p->local[2 * field + 1] + 1, text, len);
 	if (rc != 1)
 		return rc;
 	*v = out->vals[field];
-	return v->type != TW_PFV_NONE;
+	if (v->type == TW_PFV_NONE)
+		return 0;
+	/* kept when every pointer of the value is into text (offsets
+	 * stored plus 1, so that NULL stays NULL) */
+	int inside =
+		v->type == TW_PFV_INT &&
+		(!v->s || (v->s >= text && v->s <= text + len)) &&
+		(!v->label || (v->label >= text && v->label <= text + len));
+	if (m && inside) {
+		m->p = p;
+		m->field = (uint16_t)field;
+		m->len = (uint8_t)len;
+		memcpy(m->text, text, len);
+		m->v = *v;
+		if (v->s)
+			m->v.s = (const char *)(uintptr_t)(v->s - text + 1);
+		if (v->label)
+			m->v.label =
+				(const char *)(uintptr_t)(v->label - text + 1);
+	}
+	return 1;
 }

@@ -383,3 +383,47 @@ Test(pfmt, a_field_printed_by_its_own_conversions_reads_from_its_text_alone)
 	tw_pf_scan_fini(&mem, &s);
 	tw_pfmt_free(p);
 }
+
+Test(pfmt, a_local_fields_text_seen_again_gives_the_same_value_from_the_memo)
+{
+	tw_pfmt *p = compile_text(switch_format, "sched");
+	int ps = tw_pfmt_find(p, "prev_state", 10);
+	tw_pf_scan s = {0};
+	tw_pf_value a, b;
+	/* two copies of each text: the second answer points into its own */
+	const char *texts[] = {"S+", "R", "D", "S+", "R", "D"};
+	const int64_t want[] = {0x101, 0, 2, 0x101, 0, 2};
+	char copy[8];
+	for (size_t i = 0; i < 6; i++) {
+		size_t n = strlen(texts[i]);
+		memcpy(copy, texts[i], n);
+		cr_assert_eq(tw_pfmt_scan_local(p, &mem, (size_t)ps, copy, n,
+						&s, &a),
+			     1);
+		cr_assert_eq(a.i, want[i], "%s", texts[i]);
+		cr_assert_eq(a.type, TW_PFV_INT);
+		cr_assert(!a.s || (a.s >= copy && a.s <= copy + n));
+		cr_assert(!a.label || (a.label >= copy &&
+				       a.label + a.label_len <= copy + n));
+		if (i >= 3) {
+			/* the first reading, made again without the memo */
+			tw_pf_scan fresh = {0};
+			cr_assert_eq(tw_pfmt_scan_local(p, &mem, (size_t)ps,
+							copy, n, &fresh, &b),
+				     1);
+			cr_assert_eq(a.i, b.i);
+			cr_assert_eq(a.exact, b.exact);
+			cr_assert_eq(a.s, b.s);
+			cr_assert_eq(a.label, b.label);
+			cr_assert_eq(a.label_len, b.label_len);
+			tw_pf_scan_fini(&mem, &fresh);
+		}
+	}
+	/* a text that does not match is not remembered as one that does */
+	cr_assert_eq(tw_pfmt_scan_local(p, &mem, (size_t)ps, "D|W", 3, &s, &a),
+		     0);
+	cr_assert_eq(tw_pfmt_scan_local(p, &mem, (size_t)ps, "D|W", 3, &s, &a),
+		     0);
+	tw_pf_scan_fini(&mem, &s);
+	tw_pfmt_free(p);
+}
