@@ -236,7 +236,10 @@ static void lane_json(struct cli_buf *b, const struct view_index *ix, size_t i)
 	buf_char(b, ',');
 	key_i64(b, "buffer", l->buffer);
 	buf_char(b, ',');
-	key_i64(b, "changes", (int64_t)l->steps.n);
+	key_i64(b, "changes", (int64_t)l->changes);
+	buf_str(b, l->dropped ? ",\"read_back\":true" : ",\"read_back\":false");
+	buf_char(b, ',');
+	key_i64(b, "kept_level", l->kept);
 	buf_str(b, ",\"levels\":[");
 	for (int k = 0; k < l->nlevels; k++) {
 		if (k)
@@ -273,6 +276,13 @@ static int api_info(struct view_index *ix, struct req *r)
 	buf_char(b, ',');
 	key_i64(b, "index_bytes", (int64_t)view_index_bytes(ix));
 	buf_str(b, ix->cached ? ",\"cached\":true" : ",\"cached\":false");
+	buf_char(b, ',');
+	key_i64(b, "checkpoints", (int64_t)ix->nchecks);
+	buf_char(b, ',');
+	pthread_mutex_lock(&ix->replay_lock);
+	uint64_t replays = ix->replays;
+	pthread_mutex_unlock(&ix->replay_lock);
+	key_i64(b, "read_back", (int64_t)replays);
 	buf_char(b, ',');
 	key_i64(b, "max_width", VIEW_MAX_WIDTH);
 	buf_str(b, ",\"lanes\":[");
@@ -458,20 +468,19 @@ struct at {
 	int has_prev, has_next;
 };
 
-static void change_at(const struct view_lane *l, int64_t t, struct at *a)
+static void change_in(const struct view_steps *st, int64_t t, struct at *a)
 {
 	memset(a, 0, sizeof(*a));
 	struct view_iter it;
 	struct view_step c, last = {0}, before = {0};
-	if (view_iter_seek(&it, &l->steps, t) || !view_iter_next(&it, &c) ||
-	    c.t > t)
+	if (view_iter_seek(&it, st, t) || !view_iter_next(&it, &c) || c.t > t)
 		return;
 	a->found = 1;
 	a->s = c;
 	a->has_next = view_iter_next(&it, &a->next);
 	/* the change before it, counting changes at the same time */
 	int k = 0;
-	view_iter_seek(&it, &l->steps, c.t - 1);
+	view_iter_seek(&it, st, c.t - 1);
 	while (view_iter_next(&it, &c) && c.t <= t) {
 		before = last;
 		last = c;
@@ -483,16 +492,83 @@ static void change_at(const struct view_lane *l, int64_t t, struct at *a)
 	}
 }
 
+/*
+ * The same for a lane whose changes are read back from the trace: the
+ * window from t to the end of its bucket at the finest level kept; the
+ * change before the one found from the checkpoint before that (the first
+ * change of a replay is the checkpoint's); the next one from the first
+ * later bucket that has a change.
+ */
+static void change_at(struct view_index *ix, const struct view_lane *l,
+		      int64_t t, struct at *a)
+{
+	if (!l->dropped) {
+		change_in(&l->steps, t, a);
+		return;
+	}
+	memset(a, 0, sizeof(*a));
+	if (!l->nlevels)
+		return;
+	const struct view_level *lv = &l->levels[l->kept];
+	int64_t w = lv->width;
+	int64_t bi = t > ix->first ? (t - ix->first) / w : 0;
+	int64_t bend = ix->first + (bi + 1) * w - 1;
+	struct view_replay *rp;
+	const struct view_steps *st =
+		view_lane_steps(ix, l, t, bend > t ? bend : t, &rp);
+	if (st)
+		change_in(st, t, a);
+	view_replay_put(ix, rp);
+	if (!a->found)
+		return;
+	if (!a->has_prev) {
+		struct at b;
+		st = view_lane_steps(ix, l, a->s.t - 1, a->s.t, &rp);
+		if (st) {
+			change_in(st, a->s.t, &b);
+			if (b.found && b.has_prev) {
+				a->prev = b.prev;
+				a->has_prev = 1;
+			}
+		}
+		view_replay_put(ix, rp);
+	}
+	if (a->has_next)
+		return;
+	for (size_t i = (size_t)bi + 1; i < lv->off + lv->n; i++) {
+		if (i < lv->off || !lv->b[i - lv->off].count)
+			continue;
+		int64_t b0 = ix->first + (int64_t)i * w;
+		st = view_lane_steps(ix, l, b0, b0 + w - 1, &rp);
+		struct view_iter it;
+		struct view_step c;
+		if (st && !view_iter_seek(&it, st, t))
+			while (view_iter_next(&it, &c))
+				if (c.t > t) {
+					a->next = c;
+					a->has_next = 1;
+					break;
+				}
+		view_replay_put(ix, rp);
+		break;
+	}
+}
+
 /* The nearest point to t within tol. */
-static int point_near(const struct view_lane *l, int64_t t, int64_t tol,
-		      struct view_step *out)
+static int point_near(struct view_index *ix, const struct view_lane *l,
+		      int64_t t, int64_t tol, struct view_step *out)
 {
 	struct view_iter it;
 	struct view_step st;
 	int found = 0;
 	int64_t best = INT64_MAX;
-	if (view_iter_seek(&it, &l->steps, t - tol))
+	struct view_replay *rp;
+	const struct view_steps *steps =
+		view_lane_steps(ix, l, t - tol, t + tol, &rp);
+	if (!steps || view_iter_seek(&it, steps, t - tol)) {
+		view_replay_put(ix, rp);
 		return 0;
+	}
 	while (view_iter_next(&it, &st) && st.t <= t + tol) {
 		int64_t d = st.t > t ? st.t - t : t - st.t;
 		if (st.t >= t - tol && d < best) {
@@ -501,6 +577,7 @@ static int point_near(const struct view_lane *l, int64_t t, int64_t tol,
 			found = 1;
 		}
 	}
+	view_replay_put(ix, rp);
 	return found;
 }
 
@@ -509,12 +586,22 @@ struct reread {
 	int cpu;
 	struct cli_buf *b;
 	int n;
+	/* seq: a whole run's is the ranged run's plus this, known from the
+	 * checkpoint's first event (the first the index reads) */
+	int known;
+	uint64_t check_seq;
+	int64_t seq_off;
 };
 
 static int on_reread(const trawl_event *ev, void *ctx)
 {
 	struct reread *r = ctx;
 	int64_t ts = trawl_event_time(ev);
+	if (!r->known && view_indexed_event(trawl_event_name(ev))) {
+		r->known = 1;
+		r->seq_off =
+			(int64_t)r->check_seq - (int64_t)trawl_event_seq(ev);
+	}
 	if (ts < r->at)
 		return 0;
 	if (ts > r->at || r->n >= MAX_FIELD_EVENTS)
@@ -529,7 +616,7 @@ static int on_reread(const trawl_event *ev, void *ctx)
 	buf_char(b, ',');
 	key_i64(b, "time", ts);
 	buf_char(b, ',');
-	key_i64(b, "seq", (int64_t)trawl_event_seq(ev));
+	key_i64(b, "seq", (int64_t)trawl_event_seq(ev) + r->seq_off);
 	buf_char(b, ',');
 	key_i64(b, "cpu", trawl_event_cpu(ev));
 	buf_char(b, ',');
@@ -542,7 +629,8 @@ static int on_reread(const trawl_event *ev, void *ctx)
 	return 0;
 }
 
-/* ,"events":[...] of the trace read again up to time at. */
+/* ,"events":[...] of the trace read again from the checkpoint before
+ * time at to at (a ranged run). */
 static void fields_at(struct view_index *ix, int64_t at, int cpu,
 		      struct cli_buf *b)
 {
@@ -551,14 +639,29 @@ static void fields_at(struct view_index *ix, int64_t at, int cpu,
 			   "input cannot be read again\"");
 		return;
 	}
+	size_t lo = 0, hi = ix->nchecks;
+	ssize_t k = -1;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ix->checks[mid].t <= at) {
+			k = (ssize_t)mid;
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
 	pthread_mutex_lock(&ix->reread);
-	trawl_open_opts o = {.flags = ix->input.flags,
+	trawl_open_opts o = {.flags = ix->input.flags | TRAWL_OPEN_RANGE,
 			     .threads = ix->input.threads,
-			     .formats = ix->input.formats};
+			     .formats = ix->input.formats,
+			     .from = k >= 0 ? ix->checks[k].t : INT64_MIN,
+			     .to = at};
 	trawl_error err = {0};
 	trawl_trace *t = trawl_open(ix->path, &o, &err);
 	buf_str(b, ",\"events\":[");
-	struct reread r = {.at = at, .cpu = cpu, .b = b};
+	struct reread r = {.at = at, .cpu = cpu, .b = b, .known = k < 0};
+	if (k >= 0)
+		r.check_seq = ix->checks[k].seq;
 	int rc = t ? trawl_on(t, "*", on_reread, &r) : -1;
 	if (!rc)
 		rc = trawl_run(t, &err);
@@ -598,7 +701,7 @@ static void run_json(struct view_index *ix, uint32_t task, int64_t start,
 {
 	const struct view_lane *tl = &ix->lanes[ix->tasks[task].lane];
 	struct at a;
-	change_at(tl, start, &a);
+	change_at(ix, tl, start, &a);
 	if (!a.found || a.s.v != VIEW_STATE_RUNNING)
 		return;
 	if (a.has_prev && a.prev.v == VIEW_STATE_RUNNABLE) {
@@ -632,11 +735,11 @@ static int api_detail(struct view_index *ix, struct req *r)
 	struct at a;
 	if (l->points) {
 		memset(&a, 0, sizeof(a));
-		a.found = point_near(l, t, tol, &a.s);
+		a.found = point_near(ix, l, t, tol, &a.s);
 		a.next = a.s;
 		a.has_next = a.found;
 	} else {
-		change_at(l, t, &a);
+		change_at(ix, l, t, &a);
 	}
 	buf_char(b, '{');
 	key_i64(b, "lane", lane);
@@ -806,6 +909,107 @@ static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
 	return e > s ? e - s : 0;
 }
 
+/*
+ * A lane's time over a window, fed its changes in order (those before the
+ * window too): cpu lanes the time a task ran, task lanes the time running
+ * and the wakeup latencies of the switch-ins in the window.
+ */
+struct lane_sum {
+	const struct view_lane *l;
+	int has, done;
+	struct view_step s;
+	int64_t sum;
+};
+
+struct sums {
+	struct view_index *ix;
+	int64_t from, to;
+	trawl_hist *lat;
+	struct lane_sum *lanes; /* by lane id */
+};
+
+static int counts_busy(const struct view_lane *l, int64_t v)
+{
+	return l->kind == VIEW_LANE_CPU ? v > 0 : v == VIEW_STATE_RUNNING;
+}
+
+static void sum_step(struct sums *u, struct lane_sum *a,
+		     const struct view_step *c)
+{
+	if (a->done)
+		return;
+	if (!a->has || c->t <= u->from) {
+		a->s = *c; /* the change holding at from is the last one */
+		a->has = 1;
+		return;
+	}
+	if (counts_busy(a->l, a->s.v))
+		a->sum += overlap(a->s.t, c->t, u->from, u->to);
+	if (c->t >= u->to) {
+		a->done = 1;
+		return;
+	}
+	if (a->l->kind == VIEW_LANE_TASK && a->s.v == VIEW_STATE_RUNNABLE &&
+	    a->s.aux && c->v == VIEW_STATE_RUNNING && c->t >= u->from)
+		trawl_hist_add(u->lat, c->t - a->s.t);
+	a->s = *c;
+}
+
+static void sum_end(struct sums *u, struct lane_sum *a)
+{
+	if (a->has && !a->done && counts_busy(a->l, a->s.v))
+		a->sum += overlap(a->s.t, u->ix->last, u->from, u->to);
+	a->done = 1;
+}
+
+static void sum_emit(void *ctx, uint32_t lane, const struct view_step *c)
+{
+	struct sums *u = ctx;
+	struct lane_sum *a = &u->lanes[lane];
+	if (a->l)
+		sum_step(u, a, c);
+}
+
+/* Every cpu and task lane summed over the window: from its own changes,
+ * from replays of the window (cached, or made if not too wide), else by
+ * one streaming read of the trace over the window. */
+static int window_sums(struct view_index *ix, struct sums *u)
+{
+	int stream = 0;
+	for (size_t i = 0; i < ix->nlanes; i++) {
+		const struct view_lane *l = &ix->lanes[i];
+		if (l->kind != VIEW_LANE_CPU && l->kind != VIEW_LANE_TASK)
+			continue;
+		struct view_replay *rp = NULL;
+		const struct view_steps *st =
+			view_lane_steps(ix, l, u->from, u->to, &rp);
+		if (!st) {
+			u->lanes[i].l = l; /* read by the stream below */
+			stream = 1;
+			continue;
+		}
+		struct lane_sum a = {.l = l};
+		struct view_iter it;
+		struct view_step c;
+		if (!view_iter_seek(&it, st, u->from))
+			while (!a.done && view_iter_next(&it, &c))
+				sum_step(u, &a, &c);
+		sum_end(u, &a);
+		u->lanes[i].sum = a.sum;
+		view_replay_put(ix, rp);
+	}
+	if (!stream)
+		return 0;
+	char why[256];
+	if (view_replay_run(ix, u->from, u->to, NULL, sum_emit, u, why,
+			    sizeof(why)))
+		return -1;
+	for (size_t i = 0; i < ix->nlanes; i++)
+		if (u->lanes[i].l)
+			sum_end(u, &u->lanes[i]);
+	return 0;
+}
+
 static int api_analysis(struct view_index *ix, struct req *r)
 {
 	static const char *const names[] = {"from", "to", "top", NULL};
@@ -822,6 +1026,18 @@ static int api_analysis(struct view_index *ix, struct req *r)
 	}
 	for (size_t i = 0; i < ix->ntasks; i++)
 		tt[i].idx = (uint32_t)i;
+	/* the whole trace was summed when indexing */
+	int whole = from <= ix->first && to > ix->last;
+	struct sums u = {.ix = ix, .from = from, .to = to, .lat = lat};
+	if (!whole) {
+		u.lanes = calloc(ix->nlanes ? ix->nlanes : 1, sizeof(*u.lanes));
+		if (!u.lanes || window_sums(ix, &u)) {
+			free(u.lanes);
+			free(tt);
+			trawl_hist_free(lat);
+			return 503;
+		}
+	}
 	struct cli_buf *b = r->out;
 	buf_char(b, '{');
 	key_i64(b, "from", from);
@@ -833,21 +1049,7 @@ static int api_analysis(struct view_index *ix, struct req *r)
 		const struct view_lane *l = &ix->lanes[i];
 		if (l->kind != VIEW_LANE_CPU)
 			continue;
-		struct view_iter it;
-		struct view_step s, next;
-		int64_t busy = 0;
-		if (!view_iter_seek(&it, &l->steps, from) &&
-		    view_iter_next(&it, &s)) {
-			for (;;) {
-				int more = view_iter_next(&it, &next);
-				int64_t e = more ? next.t : ix->last;
-				if (s.v > 0)
-					busy += overlap(s.t, e, from, to);
-				if (!more || next.t >= to)
-					break;
-				s = next;
-			}
-		}
+		int64_t busy = whole ? l->whole : u.lanes[i].sum;
 		if (ncpu++)
 			buf_char(b, ',');
 		buf_char(b, '{');
@@ -858,29 +1060,13 @@ static int api_analysis(struct view_index *ix, struct req *r)
 		key_i64(b, "busy", busy);
 		buf_char(b, '}');
 	}
-	/* wakeup latency: runnable after a wakeup, then running, with the
-	 * switch-in inside the window */
+	/* running time, and wakeup latency (runnable after a wakeup, then
+	 * running, with the switch-in inside the window): window_sums() */
 	for (size_t i = 0; i < ix->ntasks; i++) {
-		const struct view_lane *l = &ix->lanes[ix->tasks[i].lane];
-		struct view_iter it;
-		struct view_step s, next;
-		if (view_iter_seek(&it, &l->steps, from) ||
-		    !view_iter_next(&it, &s))
-			continue;
-		for (;;) {
-			int more = view_iter_next(&it, &next);
-			if (s.v == VIEW_STATE_RUNNING)
-				tt[i].run +=
-					overlap(s.t, more ? next.t : ix->last,
-						from, to);
-			if (!more || next.t >= to)
-				break;
-			if (s.v == VIEW_STATE_RUNNABLE && s.aux &&
-			    next.v == VIEW_STATE_RUNNING && next.t >= from)
-				trawl_hist_add(lat, next.t - s.t);
-			s = next;
-		}
+		uint32_t lane = ix->tasks[i].lane;
+		tt[i].run = whole ? ix->lanes[lane].whole : u.lanes[lane].sum;
 	}
+	free(u.lanes);
 	buf_str(b, "],\"top_tasks\":[");
 	qsort(tt, ix->ntasks, sizeof(*tt), by_run);
 	for (int64_t i = 0; i < top && (size_t)i < ix->ntasks && tt[i].run;
@@ -901,6 +1087,8 @@ static int api_analysis(struct view_index *ix, struct req *r)
 
 	trawl_summary sum;
 	trawl_hist_summary(lat, &sum);
+	if (whole)
+		sum = ix->whole_latency;
 	buf_str(b, "],\"wakeup_latency\":");
 	summary_json(b, &sum);
 	buf_str(b, ",\"irq_over_threshold\":{");

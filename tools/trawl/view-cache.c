@@ -16,7 +16,18 @@
  *   tasks[] longs[] offs[] pool
  *   per lane: i32 kind cpu pid depth buffer points, u32 name,
  *             u64 n nbytes nblocks, i64 last_t last_v, i32 nlevels,
- *             bytes blocks, per level: i64 width, u64 n, buckets, minmax
+ *             u64 changes, i32 dropped kept, i64 whole,
+ *             bytes blocks, per level: i64 width, u64 n, [buckets, minmax
+ *             from level kept on]
+ *   i64 file_size, trawl_summary whole_latency,
+ *   u64 nchecks nsnap, checks[] snap[],
+ *   replay tables: i32 ncpus nbuffers task_buffer, u64 ncounters,
+ *             cpus[ncpus * 16], per buffer u32 length + name,
+ *             counters[], u32 async_rows[32] marker_lane lost_lane
+ *
+ * Version 2: the changes of dense lanes and their finest levels are read
+ * back from the trace (checkpoints, replay tables); version 1 files are
+ * refused and made again.
  *
  * Reading checks every count against what is left of the file and every
  * string offset, task lane and level size against the rest, so a damaged
@@ -32,7 +43,7 @@
 #include "view.h"
 
 #define MAGIC	  "TRAWLVIX"
-#define VERSION	  1
+#define VERSION	  2
 #define MAX_COUNT (1ull << 40)
 
 struct out {
@@ -206,6 +217,10 @@ int view_cache_save(const struct view_index *ix, const char *path)
 		PUT(&o, l->steps.last_v);
 		int32_t nlev = l->nlevels;
 		PUT(&o, nlev);
+		int32_t dk[2] = {l->dropped, l->kept};
+		PUT(&o, l->changes);
+		PUT(&o, dk);
+		PUT(&o, l->whole);
 		put(&o, l->steps.bytes, nb);
 		put(&o, l->steps.blocks, nk * sizeof(*l->steps.blocks));
 		for (int k = 0; k < l->nlevels; k++) {
@@ -213,12 +228,36 @@ int view_cache_save(const struct view_index *ix, const char *path)
 			uint64_t bn = lv->n;
 			PUT(&o, lv->width);
 			PUT(&o, bn);
+			if (k < l->kept)
+				continue;
 			put(&o, lv->b, lv->n * sizeof(*lv->b));
 			if (lv->minmax)
 				put(&o, lv->minmax,
 				    lv->n * sizeof(*lv->minmax));
 		}
 	}
+	PUT(&o, ix->file_size);
+	PUT(&o, ix->whole_latency);
+	uint64_t nchecks = ix->nchecks, nsnap = ix->nsnap;
+	PUT(&o, nchecks);
+	PUT(&o, nsnap);
+	put(&o, ix->checks, ix->nchecks * sizeof(*ix->checks));
+	put(&o, ix->snap, ix->nsnap);
+	const struct view_replay_tables *rt = &ix->rt;
+	int32_t th[3] = {rt->ncpus, rt->nbuffers, rt->task_buffer};
+	uint64_t ncounters = rt->ncounters;
+	PUT(&o, th);
+	PUT(&o, ncounters);
+	put(&o, rt->cpus, (size_t)rt->ncpus * 16 * sizeof(*rt->cpus));
+	for (int i = 0; i < rt->nbuffers; i++) {
+		uint32_t len = (uint32_t)strlen(rt->buffers[i]);
+		PUT(&o, len);
+		put(&o, rt->buffers[i], len);
+	}
+	put(&o, rt->counters, rt->ncounters * sizeof(*rt->counters));
+	put(&o, rt->async_rows, sizeof(rt->async_rows));
+	PUT(&o, rt->marker_lane);
+	PUT(&o, rt->lost_lane);
 	if (fclose(f))
 		o.err = 1;
 	if (o.err || rename(tmp, path)) {
@@ -284,12 +323,37 @@ static int valid(const struct view_index *ix)
 			if (ends < in * 3 - 2)
 				return 0;
 		}
-		for (int k = 0; k < l->nlevels; k++)
+		if (l->kept < 0 || (l->nlevels && l->kept >= l->nlevels) ||
+		    (!l->nlevels && l->kept) || (l->dropped && s->n) ||
+		    (!l->dropped && s->n != l->changes))
+			return 0;
+		for (int k = l->kept; k < l->nlevels; k++)
 			if (l->levels[k].width <= 0 || !l->levels[k].b ||
 			    (l->kind == VIEW_LANE_COUNTER) !=
 				    (l->levels[k].minmax != NULL))
 				return 0;
 	}
+	for (size_t i = 0; i < ix->nchecks; i++)
+		if (ix->checks[i].off > ix->nsnap ||
+		    (i && ix->checks[i].t <= ix->checks[i - 1].t))
+			return 0;
+	const struct view_replay_tables *rt = &ix->rt;
+	for (size_t i = 0; i < (size_t)rt->ncpus * 16; i++)
+		for (int k = 0; k < 5; k++)
+			if (rt->cpus[i][k] != UINT32_MAX &&
+			    rt->cpus[i][k] >= ix->nlanes)
+				return 0;
+	for (size_t i = 0; i < rt->ncounters; i++)
+		if (rt->counters[i].lane >= ix->nlanes ||
+		    rt->counters[i].name >= ix->str.n)
+			return 0;
+	for (int i = 0; i < VIEW_ASYNC_ROWS; i++)
+		if (rt->async_rows[i] != UINT32_MAX &&
+		    rt->async_rows[i] >= ix->nlanes)
+			return 0;
+	if ((rt->marker_lane != UINT32_MAX && rt->marker_lane >= ix->nlanes) ||
+	    (rt->lost_lane != UINT32_MAX && rt->lost_lane >= ix->nlanes))
+		return 0;
 	return 1;
 }
 
@@ -328,6 +392,7 @@ struct view_index *view_cache_load(const char *path, const char *trace)
 		goto bad;
 	ix->path = strdup(trace);
 	pthread_mutex_init(&ix->reread, NULL);
+	pthread_mutex_init(&ix->replay_lock, NULL);
 	if (!ix->path)
 		goto bad;
 	GET(&in, ix->first);
@@ -376,9 +441,15 @@ struct view_index *view_cache_load(const char *path, const char *trace)
 		GET(&in, nk);
 		GET(&in, l->steps.last_t);
 		GET(&in, l->steps.last_v);
-		int32_t nlev;
+		int32_t nlev, dk[2];
 		GET(&in, nlev);
-		if (in.bad || nlev < 0 || nlev > 64 || n > MAX_COUNT)
+		GET(&in, l->changes);
+		GET(&in, dk);
+		GET(&in, l->whole);
+		l->dropped = dk[0] != 0;
+		l->kept = dk[1];
+		if (in.bad || nlev < 0 || nlev > 64 || n > MAX_COUNT ||
+		    l->kept < 0 || l->kept > nlev)
 			goto bad;
 		l->steps.n = n;
 		l->steps.bytes = dup_array(&in, nb, 1);
@@ -403,13 +474,49 @@ struct view_index *view_cache_load(const char *path, const char *trace)
 			    (__int128)ix->last - ix->first + 1)
 				goto bad;
 			lv->n = bn;
+			if (k < l->kept)
+				continue;
 			lv->b = dup_array(&in, bn, sizeof(*lv->b));
 			if (l->kind == VIEW_LANE_COUNTER)
 				lv->minmax =
 					dup_array(&in, bn, sizeof(*lv->minmax));
 		}
 	}
-	if (in.bad || in.p != in.end || !valid(ix))
+	GET(&in, ix->file_size);
+	GET(&in, ix->whole_latency);
+	uint64_t nchecks = 0, nsnap = 0;
+	GET(&in, nchecks);
+	GET(&in, nsnap);
+	ix->checks = dup_array(&in, nchecks, sizeof(*ix->checks));
+	ix->nchecks = ix->ccap = in.bad ? 0 : nchecks;
+	ix->snap = dup_array(&in, nsnap, 1);
+	ix->nsnap = ix->snapcap = in.bad ? 0 : nsnap;
+	struct view_replay_tables *rt = &ix->rt;
+	int32_t th[3];
+	uint64_t ncounters;
+	GET(&in, th);
+	GET(&in, ncounters);
+	if (in.bad || th[0] < 0 || th[0] > 4096 || th[1] < 0 || th[1] > 16 ||
+	    th[2] < -1 || th[2] >= 16)
+		goto bad;
+	rt->ncpus = th[0];
+	rt->task_buffer = th[2];
+	rt->cpus = dup_array(&in, (uint64_t)th[0] * 16, sizeof(*rt->cpus));
+	for (int i = 0; i < th[1] && !in.bad; i++) {
+		uint32_t len = 0;
+		GET(&in, len);
+		const char *p = take(&in, len);
+		if (!p || !(rt->buffers[i] = strndup(p, len)))
+			goto bad;
+		rt->nbuffers = i + 1;
+	}
+	rt->counters = dup_array(&in, ncounters, sizeof(*rt->counters));
+	rt->ncounters = in.bad ? 0 : ncounters;
+	GET(&in, rt->async_rows);
+	GET(&in, rt->marker_lane);
+	GET(&in, rt->lost_lane);
+	if (in.bad || in.p != in.end || !valid(ix) ||
+	    view_strings_index(&ix->str))
 		goto bad;
 	/* pid -> task, made again */
 	ix->tmcap = 16;

@@ -14,10 +14,12 @@
  * (anything else); a wakeup of a task not on a CPU makes it runnable and
  * remembers the waker; a switch-in makes it running.
  */
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "view.h"
 
@@ -57,12 +59,6 @@ struct open_async {
 	int row;
 };
 
-struct counter_key {
-	int64_t pid;
-	uint32_t name;
-	uint32_t lane;
-};
-
 struct builder {
 	struct view_index *ix;
 	trawl_field prev_comm, prev_state, next_pid, next_comm;
@@ -82,11 +78,24 @@ struct builder {
 	size_t nasync;
 	uint32_t async_rows[VIEW_ASYNC_ROWS]; /* lane or NONE */
 	int async_busy[VIEW_ASYNC_ROWS];
-	struct counter_key *counters;
+	struct view_counter_key *counters;
 	size_t ncounters, ccap;
 	uint32_t marker_lane, lost_lane;
 	uint64_t lost_seen;
 	trawl_trace *t;
+	/* Reading a window back (view_replay_run()): nothing of the index is
+	 * written; lanes and strings are looked up, never made; the tasks'
+	 * state is this copy; changes go to out or emit. */
+	int replay;
+	int lost_known; /* replay: lost_seen taken from the first event */
+	int failed;
+	struct view_task *tasks;
+	struct view_replay *out;
+	view_emit emit;
+	void *emit_ctx;
+	/* The whole pass: checkpoints every check_every events. */
+	uint64_t since_check, check_every;
+	int64_t last_ts;
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -124,9 +133,15 @@ static uint32_t new_lane(struct view_index *ix, int kind, int cpu, int pid,
 	return (uint32_t)ix->nlanes++;
 }
 
-static uint32_t name_of(struct view_index *ix, const char *fmt, ...)
+static uint32_t intern(struct builder *b, const char *p, size_t n)
+{
+	return b->replay ? view_lookup(&b->ix->str, p, n)
+			 : view_intern(&b->ix->str, p, n);
+}
+
+static uint32_t name_of(struct builder *bd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static uint32_t name_of(struct view_index *ix, const char *fmt, ...)
+static uint32_t name_of(struct builder *bd, const char *fmt, ...)
 {
 	char b[256];
 	va_list ap;
@@ -137,21 +152,38 @@ static uint32_t name_of(struct view_index *ix, const char *fmt, ...)
 		n = 0;
 	if ((size_t)n >= sizeof(b))
 		n = sizeof(b) - 1;
-	return view_intern(&ix->str, b, (size_t)n);
+	return intern(bd, b, (size_t)n);
 }
 
-static void step(struct view_index *ix, uint32_t lane, int64_t t, int64_t v,
+static void step(struct builder *b, uint32_t lane, int64_t t, int64_t v,
 		 uint32_t aux)
 {
 	if (lane == NONE)
 		return;
-	if (view_steps_add(&ix->lanes[lane].steps, t, v, aux))
-		ix->oom = 1;
+	if (!b->replay) {
+		if (view_steps_add(&b->ix->lanes[lane].steps, t, v, aux))
+			b->ix->oom = 1;
+		return;
+	}
+	if (lane >= b->ix->nlanes)
+		return;
+	struct view_step st = {t, v, aux};
+	if (b->emit)
+		b->emit(b->emit_ctx, lane, &st);
+	else if (view_steps_add(&b->out->steps[lane], t, v, aux))
+		b->failed = 1;
+}
+
+static struct view_task *tasks_of(struct builder *b)
+{
+	return b->replay ? b->tasks : b->ix->tasks;
 }
 
 static struct cpu_lanes *cpu_of(struct builder *b, int cpu)
 {
 	if (cpu < 0 || cpu >= MAX_CPUS)
+		return NULL;
+	if (b->replay && cpu >= b->ncpus)
 		return NULL;
 	if (cpu >= b->ncpus) {
 		/* room for every buffer's CPUs: [buffer * ncpus + cpu] */
@@ -173,7 +205,7 @@ static struct cpu_lanes *cpu_of(struct builder *b, int cpu)
 		b->cpus = c;
 		b->ncpus = n;
 	}
-	if (cpu >= b->ix->ncpus)
+	if (cpu >= b->ix->ncpus && !b->replay)
 		b->ix->ncpus = cpu + 1;
 	return &b->cpus[b->buffer * b->ncpus + cpu];
 }
@@ -190,6 +222,8 @@ static void buffer_of(struct builder *b, const trawl_event *ev)
 			b->buffer = i;
 			return;
 		}
+	if (b->replay) /* not in the whole pass: cannot be */
+		return;
 	if (b->nbuffers < MAX_BUFFERS)
 		b->buffers[b->nbuffers++] = name;
 	b->buffer = b->nbuffers - 1;
@@ -205,7 +239,7 @@ static uint32_t cpu_lane(struct builder *b, int cpu, int kind)
 			 : kind == VIEW_LANE_SOFTIRQ ? &c->soft
 			 : kind == VIEW_LANE_WORK    ? &c->work
 						     : &c->freq;
-	if (*slot == NONE) {
+	if (*slot == NONE && !b->replay) {
 		static const char *const what[] = {
 			[VIEW_LANE_CPU] = "",
 			[VIEW_LANE_HARDIRQ] = " hardirq",
@@ -215,7 +249,7 @@ static uint32_t cpu_lane(struct builder *b, int cpu, int kind)
 		};
 		const char *buf = b->buffers[b->buffer];
 		*slot = new_lane(b->ix, kind, cpu, -1, 0,
-				 name_of(b->ix, "%.60s%sCPU %d%s", buf,
+				 name_of(b, "%.60s%sCPU %d%s", buf,
 					 *buf ? " " : "", cpu, what[kind]));
 		if (*slot != NONE)
 			b->ix->lanes[*slot].buffer = b->buffer;
@@ -231,9 +265,27 @@ static uint64_t mix(uint64_t x)
 	return x;
 }
 
-/* The task of pid (not 0), made with its state lane on first sight. */
-static struct view_task *task_of(struct view_index *ix, int pid)
+/* The index of pid's task, or NONE (read-only). */
+static uint32_t find_task(const struct view_index *ix, int pid)
 {
+	if (!ix->tmcap)
+		return NONE;
+	size_t h = mix((uint64_t)pid) & (ix->tmcap - 1);
+	for (; ix->task_map[h]; h = (h + 1) & (ix->tmcap - 1))
+		if (ix->tasks[ix->task_map[h] - 1].pid == pid)
+			return ix->task_map[h] - 1;
+	return NONE;
+}
+
+/* The task of pid (not 0), made with its state lane on first sight
+ * (replays: only found). */
+static struct view_task *task_of(struct builder *b, int pid)
+{
+	struct view_index *ix = b->ix;
+	if (b->replay) {
+		uint32_t i = find_task(ix, pid);
+		return i == NONE ? NULL : &b->tasks[i];
+	}
 	if ((ix->ntasks + 1) * 2 > ix->tmcap) {
 		size_t cap = ix->tmcap ? ix->tmcap * 2 : 1024;
 		uint32_t *m = calloc(cap, sizeof(*m));
@@ -273,10 +325,11 @@ static struct view_task *task_of(struct view_index *ix, int pid)
 	return tk;
 }
 
-static void set_comm(struct view_index *ix, struct view_task *tk, const char *s,
+static void set_comm(struct builder *b, struct view_task *tk, const char *s,
 		     size_t n)
 {
-	if (!s || !n)
+	struct view_index *ix = b->ix;
+	if (!s || !n || b->replay)
 		return;
 	size_t len;
 	const char *cur = view_string(&ix->str, tk->comm, &len);
@@ -286,19 +339,19 @@ static void set_comm(struct view_index *ix, struct view_task *tk, const char *s,
 	ix->lanes[tk->lane].name = tk->comm;
 }
 
-static void set_state(struct view_index *ix, struct view_task *tk, int64_t ts,
+static void set_state(struct builder *b, struct view_task *tk, int64_t ts,
 		      int state, uint32_t aux)
 {
 	if (tk->state == state && state != VIEW_STATE_RUNNING &&
 	    state != VIEW_STATE_RUNNABLE)
 		return;
 	tk->state = state;
-	step(ix, tk->lane, ts, state, aux);
+	step(b, tk->lane, ts, state, aux);
 }
 
-static uint32_t task_index(struct view_index *ix, struct view_task *tk)
+static uint32_t task_index(struct builder *b, struct view_task *tk)
 {
-	return tk ? (uint32_t)(tk - ix->tasks) : NONE;
+	return tk ? (uint32_t)(tk - tasks_of(b)) : NONE;
 }
 
 /* prev_state: letters in text (R, R+, S, D, X, Z ...), the kernel's
@@ -334,7 +387,6 @@ static int state_after(const trawl_event *ev, trawl_field f)
 
 static void on_switch(struct builder *b, const trawl_event *ev, int64_t ts)
 {
-	struct view_index *ix = b->ix;
 	int cpu = trawl_event_cpu(ev);
 	/* the switch runs in prev's context: its pid and comm are the
 	 * header's, which costs no field read (on text each read is a
@@ -349,80 +401,77 @@ static void on_switch(struct builder *b, const trawl_event *ev, int64_t ts)
 		b->task_buffer = b->buffer;
 	int states = b->task_buffer == b->buffer;
 	if (prev > 0 && states) {
-		struct view_task *tk = task_of(ix, (int)prev);
+		struct view_task *tk = task_of(b, (int)prev);
 		if (tk) {
 			s = trawl_event_comm(ev);
 			if (s[0] == '<' && !strcmp(s, "<...>"))
 				s = trawl_event_raw(ev, b->prev_comm, &n);
 			else
 				n = strlen(s);
-			set_comm(ix, tk, s, n);
-			set_state(ix, tk, ts, state_after(ev, b->prev_state),
-				  0);
+			set_comm(b, tk, s, n);
+			set_state(b, tk, ts, state_after(ev, b->prev_state), 0);
 		}
 	}
 	uint32_t v = 0;
 	if (next > 0) {
-		struct view_task *tk = task_of(ix, (int)next);
+		struct view_task *tk = task_of(b, (int)next);
 		if (tk) {
 			if (!tk->comm) {
 				s = trawl_event_raw(ev, b->next_comm, &n);
-				set_comm(ix, tk, s, n);
+				set_comm(b, tk, s, n);
 			}
 			tk->cpu = cpu;
 			if (states)
-				set_state(ix, tk, ts, VIEW_STATE_RUNNING,
+				set_state(b, tk, ts, VIEW_STATE_RUNNING,
 					  (uint32_t)(cpu + 1));
-			v = task_index(ix, tk) + 1;
+			v = task_index(b, tk) + 1;
 		}
 	}
-	step(ix, cpu_lane(b, cpu, VIEW_LANE_CPU), ts, v, 0);
+	step(b, cpu_lane(b, cpu, VIEW_LANE_CPU), ts, v, 0);
 }
 
 static void on_wake(struct builder *b, const trawl_event *ev, int64_t ts)
 {
-	struct view_index *ix = b->ix;
 	int64_t pid;
 	if (b->task_buffer >= 0 && b->task_buffer != b->buffer)
 		return;
 	if (trawl_event_get_int(ev, b->woken_pid, &pid) || pid <= 0)
 		return;
-	struct view_task *tk = task_of(ix, (int)pid);
+	struct view_task *tk = task_of(b, (int)pid);
 	if (!tk)
 		return;
 	if (!tk->comm) {
 		size_t n;
 		const char *s = trawl_event_raw(ev, b->woken_comm, &n);
-		set_comm(ix, tk, s, n);
+		set_comm(b, tk, s, n);
 	}
 	if (tk->state == VIEW_STATE_RUNNING || tk->state == VIEW_STATE_RUNNABLE)
 		return;
 	uint32_t waker = 1;
 	int cur = trawl_event_pid(ev);
 	if (cur > 0) {
-		struct view_task *w = task_of(ix, cur);
+		struct view_task *w = task_of(b, cur);
 		if (w) {
 			/* the task pointer may have moved */
-			tk = task_of(ix, (int)pid);
-			waker = task_index(ix, w) + 2;
+			tk = task_of(b, (int)pid);
+			waker = task_index(b, w) + 2;
 			if (!w->comm)
-				set_comm(ix, w, trawl_event_comm(ev),
+				set_comm(b, w, trawl_event_comm(ev),
 					 strlen(trawl_event_comm(ev)));
 		}
 	}
 	if (tk)
-		set_state(ix, tk, ts, VIEW_STATE_RUNNABLE, waker);
+		set_state(b, tk, ts, VIEW_STATE_RUNNABLE, waker);
 }
 
 static void on_irq(struct builder *b, const trawl_event *ev, int64_t ts,
 		   int soft, int entry)
 {
-	struct view_index *ix = b->ix;
 	int cpu = trawl_event_cpu(ev);
 	uint32_t lane =
 		cpu_lane(b, cpu, soft ? VIEW_LANE_SOFTIRQ : VIEW_LANE_HARDIRQ);
 	if (!entry) {
-		step(ix, lane, ts, 0, 0);
+		step(b, lane, ts, 0, 0);
 		return;
 	}
 	int64_t id = -1;
@@ -437,33 +486,31 @@ static void on_irq(struct builder *b, const trawl_event *ev, int64_t ts,
 		if (!s && id >= 0 &&
 		    (size_t)id < sizeof(softirq_names) / sizeof(*softirq_names))
 			s = softirq_names[id], n = strlen(s);
-		name = s ? name_of(ix, "%.*s", (int)n, s)
-			 : name_of(ix, "vec %lld", (long long)id);
+		name = s ? name_of(b, "%.*s", (int)n, s)
+			 : name_of(b, "vec %lld", (long long)id);
 	} else {
 		trawl_event_get_int(ev, b->irq, &id);
 		s = trawl_event_raw(ev, b->irq_name, &n);
-		name = name_of(ix, "irq %lld %.*s", (long long)id,
+		name = name_of(b, "irq %lld %.*s", (long long)id,
 			       s ? (int)(n > 200 ? 200 : n) : 0, s ? s : "");
 	}
-	step(ix, lane, ts, (int64_t)name + 1, 0);
+	step(b, lane, ts, (int64_t)name + 1, 0);
 }
 
 static void on_work(struct builder *b, const trawl_event *ev, int64_t ts,
 		    int start)
 {
-	struct view_index *ix = b->ix;
 	uint32_t lane = cpu_lane(b, trawl_event_cpu(ev), VIEW_LANE_WORK);
 	if (!start) {
-		step(ix, lane, ts, 0, 0);
+		step(b, lane, ts, 0, 0);
 		return;
 	}
 	size_t n = 0;
 	const char *fn = trawl_event_label(ev, b->function, &n);
 	if (!fn)
 		fn = trawl_event_raw(ev, b->function, &n);
-	uint32_t name = fn ? view_intern(&ix->str, fn, n)
-			   : view_intern(&ix->str, "work", 4);
-	step(ix, lane, ts, (int64_t)name + 1, 0);
+	uint32_t name = fn ? intern(b, fn, n) : intern(b, "work", 4);
+	step(b, lane, ts, (int64_t)name + 1, 0);
 }
 
 static uint32_t counter_lane(struct builder *b, int64_t pid, uint32_t name,
@@ -472,6 +519,8 @@ static uint32_t counter_lane(struct builder *b, int64_t pid, uint32_t name,
 	for (size_t i = 0; i < b->ncounters; i++)
 		if (b->counters[i].pid == pid && b->counters[i].name == name)
 			return b->counters[i].lane;
+	if (b->replay)
+		return NONE;
 	if (grow((void **)&b->counters, &b->ccap, b->ncounters + 1,
 		 sizeof(*b->counters))) {
 		b->ix->oom = 1;
@@ -479,8 +528,8 @@ static uint32_t counter_lane(struct builder *b, int64_t pid, uint32_t name,
 	}
 	uint32_t lane =
 		new_lane(b->ix, VIEW_LANE_COUNTER, cpu, (int)pid, 0, name);
-	b->counters[b->ncounters++] =
-		(struct counter_key){.pid = pid, .name = name, .lane = lane};
+	b->counters[b->ncounters++] = (struct view_counter_key){
+		.pid = pid, .name = name, .lane = lane};
 	return lane;
 }
 
@@ -489,45 +538,46 @@ static void on_slice(struct builder *b, const trawl_event *ev, int64_t ts,
 {
 	struct view_index *ix = b->ix;
 	int pid = trawl_event_pid(ev);
-	struct view_task *tk = pid > 0 ? task_of(ix, pid) : NULL;
+	struct view_task *tk = pid > 0 ? task_of(b, pid) : NULL;
 	if (!tk)
 		return;
 	if (!tk->comm)
-		set_comm(ix, tk, trawl_event_comm(ev),
+		set_comm(b, tk, trawl_event_comm(ev),
 			 strlen(trawl_event_comm(ev)));
 	if (!begin) {
 		if (tk->depth == 0)
 			return;
 		int d = --tk->depth;
 		if (d < VIEW_MAX_DEPTH)
-			step(ix, tk->slice_lane[d], ts, 0, 0);
+			step(b, tk->slice_lane[d], ts, 0, 0);
 		return;
 	}
 	int d = tk->depth++;
 	if (d >= VIEW_MAX_DEPTH)
 		return;
 	if (!tk->has_slice[d]) {
+		if (b->replay)
+			return;
 		uint32_t lane =
 			new_lane(ix, VIEW_LANE_SLICE, -1, pid, d, tk->comm);
-		tk = task_of(ix, pid);
+		tk = task_of(b, pid);
 		if (lane == NONE || !tk)
 			return;
 		tk->slice_lane[d] = lane;
 		tk->has_slice[d] = 1;
 	}
-	step(ix, tk->slice_lane[d], ts, (int64_t)name + 1, 0);
+	step(b, tk->slice_lane[d], ts, (int64_t)name + 1, 0);
 }
 
 static void on_async(struct builder *b, int64_t ts, const trawl_marker *m,
 		     uint32_t name)
 {
-	struct view_index *ix = b->ix;
 	if (m->kind == TRAWL_MARKER_ASYNC_END) {
 		for (size_t i = 0; i < b->nasync; i++) {
 			struct open_async *a = &b->async[i];
 			if (a->pid == m->pid && a->cookie == m->value &&
 			    a->name == name) {
-				step(ix, b->async_rows[a->row], ts, 0, 0);
+				step(b, b->async_rows[a->row], ts, 0, 0);
 				b->async_busy[a->row] = 0;
 				*a = b->async[--b->nasync];
 				return;
@@ -543,41 +593,39 @@ static void on_async(struct builder *b, int64_t ts, const trawl_marker *m,
 			row = r;
 	if (row < 0)
 		return;
-	if (b->async_rows[row] == NONE)
-		b->async_rows[row] = new_lane(ix, VIEW_LANE_ASYNC, -1, -1, row,
-					      name_of(ix, "async %d", row));
+	if (b->async_rows[row] == NONE && !b->replay)
+		b->async_rows[row] = new_lane(b->ix, VIEW_LANE_ASYNC, -1, -1,
+					      row, name_of(b, "async %d", row));
 	b->async_busy[row] = 1;
 	b->async[b->nasync++] = (struct open_async){
 		.pid = m->pid, .cookie = m->value, .name = name, .row = row};
-	step(ix, b->async_rows[row], ts, (int64_t)name + 1, 0);
+	step(b, b->async_rows[row], ts, (int64_t)name + 1, 0);
 }
 
 static void marker_point(struct builder *b, int64_t ts, const char *s, size_t n)
 {
-	struct view_index *ix = b->ix;
-	if (b->marker_lane == NONE)
-		b->marker_lane = new_lane(ix, VIEW_LANE_MARKER, -1, -1, 0,
-					  name_of(ix, "markers"));
+	if (b->marker_lane == NONE && !b->replay)
+		b->marker_lane = new_lane(b->ix, VIEW_LANE_MARKER, -1, -1, 0,
+					  name_of(b, "markers"));
 	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
 		n--;
-	step(ix, b->marker_lane, ts, (int64_t)view_intern(&ix->str, s, n) + 1,
-	     0);
+	step(b, b->marker_lane, ts, (int64_t)intern(b, s, n) + 1, 0);
 }
 
 static void on_print(struct builder *b, const trawl_event *ev, int64_t ts)
 {
 	trawl_marker m;
 	if (!trawl_event_marker(ev, &m)) {
-		uint32_t name = view_intern(&b->ix->str, m.name ? m.name : "",
-					    m.name ? m.name_len : 0);
+		uint32_t name = intern(b, m.name ? m.name : "",
+				       m.name ? m.name_len : 0);
 		switch (m.kind) {
 		case TRAWL_MARKER_BEGIN:
 		case TRAWL_MARKER_END:
 			on_slice(b, ev, ts, m.kind == TRAWL_MARKER_BEGIN, name);
 			return;
 		case TRAWL_MARKER_COUNTER:
-			step(b->ix, counter_lane(b, m.pid, name, -1), ts,
-			     m.value, 0);
+			step(b, counter_lane(b, m.pid, name, -1), ts, m.value,
+			     0);
 			return;
 		default:
 			on_async(b, ts, &m, name);
@@ -599,7 +647,7 @@ static int kind_of(struct builder *b, const trawl_event *ev)
 	if (type >= b->nkind) {
 		size_t old = b->nkind;
 		if (grow((void **)&b->kind, &b->nkind, (size_t)type + 1, 1)) {
-			b->ix->oom = 1;
+			b->failed = 1;
 			return K_OTHER;
 		}
 		memset(b->kind + old, K_UNKNOWN, b->nkind - old);
@@ -635,20 +683,35 @@ static int kind_of(struct builder *b, const trawl_event *ev)
 static void check_lost(struct builder *b, int64_t ts)
 {
 	uint64_t lost = trawl_trace_stats(b->t)->lost_events;
+	if (b->replay && !b->lost_known) {
+		/* a ranged run counts losses from where it began reading */
+		b->lost_known = 1;
+		b->lost_seen = lost;
+	}
 	if (lost == b->lost_seen)
 		return;
-	struct view_index *ix = b->ix;
-	if (b->lost_lane == NONE)
-		b->lost_lane = new_lane(ix, VIEW_LANE_LOST, -1, -1, 0,
-					name_of(ix, "lost events"));
-	step(ix, b->lost_lane, ts, (int64_t)(lost - b->lost_seen), 0);
+	if (b->lost_lane == NONE && !b->replay)
+		b->lost_lane = new_lane(b->ix, VIEW_LANE_LOST, -1, -1, 0,
+					name_of(b, "lost events"));
+	step(b, b->lost_lane, ts, (int64_t)(lost - b->lost_seen), 0);
 	b->lost_seen = lost;
 }
+
+static void checkpoint(struct builder *b, int64_t ts, uint64_t seq);
 
 static int on_event(const trawl_event *ev, void *ctx)
 {
 	struct builder *b = ctx;
 	int64_t ts = trawl_event_time(ev);
+	if (!b->replay) {
+		/* at a new time only: the replay starts with all of it */
+		if (b->since_check >= b->check_every && ts > b->last_ts) {
+			checkpoint(b, ts, trawl_event_seq(ev));
+			b->since_check = 0;
+		}
+		b->since_check++;
+		b->last_ts = ts;
+	}
 	check_lost(b, ts);
 	buffer_of(b, ev);
 	switch (kind_of(b, ev)) {
@@ -684,14 +747,16 @@ static int on_event(const trawl_event *ev, void *ctx)
 		if (!trawl_event_get_int(ev, b->freq, &v) &&
 		    !trawl_event_get_int(ev, b->freq_cpu, &cpu) && cpu >= 0 &&
 		    cpu < MAX_CPUS)
-			step(b->ix, cpu_lane(b, (int)cpu, VIEW_LANE_COUNTER),
-			     ts, v, 0);
+			step(b, cpu_lane(b, (int)cpu, VIEW_LANE_COUNTER), ts, v,
+			     0);
 		break;
 	}
 	default:
 		break;
 	}
-	return b->ix->oom || b->ix->str.oom ? 1 : 0;
+	if (b->replay)
+		return b->failed;
+	return b->ix->oom || b->ix->str.oom || b->failed ? 1 : 0;
 }
 
 static void on_long(const trawl_instance *in, const char *kind, void *ctx)
@@ -714,6 +779,258 @@ static void on_long(const trawl_instance *in, const char *kind, void *ctx)
 	};
 }
 
+/*
+ * A checkpoint's record (varints; z: zig-zagged):
+ *
+ *   ndepth { task-delta depth }  nasync { z(pid) z(cookie) name row }
+ *   nlanes { lane-delta z(t - check) z(v) aux }
+ *
+ * the open slice depth of each task that has one, the open async slices,
+ * and the last change of every lane that has changed yet.
+ */
+static void put_varint(struct view_index *ix, uint64_t v)
+{
+	if (ix->nsnap + 10 > ix->snapcap &&
+	    grow((void **)&ix->snap, &ix->snapcap, ix->nsnap + 10, 1)) {
+		ix->oom = 1;
+		return;
+	}
+	while (v >= 0x80) {
+		ix->snap[ix->nsnap++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	ix->snap[ix->nsnap++] = (uint8_t)v;
+}
+
+static uint64_t zz(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static int64_t unzz(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static void checkpoint(struct builder *b, int64_t ts, uint64_t seq)
+{
+	struct view_index *ix = b->ix;
+	if (grow((void **)&ix->checks, &ix->ccap, ix->nchecks + 1,
+		 sizeof(*ix->checks))) {
+		ix->oom = 1;
+		return;
+	}
+	ix->checks[ix->nchecks++] = (struct view_check){ts, ix->nsnap, seq};
+	uint64_t n = 0;
+	for (size_t i = 0; i < ix->ntasks; i++)
+		n += ix->tasks[i].depth != 0;
+	put_varint(ix, n);
+	size_t last = 0;
+	for (size_t i = 0; i < ix->ntasks; i++)
+		if (ix->tasks[i].depth) {
+			put_varint(ix, i - last);
+			put_varint(ix, (uint64_t)ix->tasks[i].depth);
+			last = i;
+		}
+	put_varint(ix, b->nasync);
+	for (size_t i = 0; i < b->nasync; i++) {
+		const struct open_async *a = &b->async[i];
+		put_varint(ix, zz(a->pid));
+		put_varint(ix, zz(a->cookie));
+		put_varint(ix, a->name);
+		put_varint(ix, (uint64_t)a->row);
+	}
+	n = 0;
+	for (size_t i = 0; i < ix->nlanes; i++)
+		n += ix->lanes[i].steps.n != 0;
+	put_varint(ix, n);
+	last = 0;
+	for (size_t i = 0; i < ix->nlanes; i++) {
+		const struct view_steps *st = &ix->lanes[i].steps;
+		if (!st->n)
+			continue;
+		put_varint(ix, i - last);
+		put_varint(ix, zz(st->last_t - ts));
+		put_varint(ix, zz(st->last_v));
+		put_varint(ix, st->last_aux);
+		last = i;
+	}
+}
+
+/* Bounded varint reads of a checkpoint's record. */
+struct snap_rd {
+	const uint8_t *p, *end;
+	int bad;
+};
+
+static uint64_t get_varint(struct snap_rd *r)
+{
+	uint64_t v = 0;
+	for (int shift = 0; shift < 64; shift += 7) {
+		if (r->p >= r->end) {
+			r->bad = 1;
+			return 0;
+		}
+		uint8_t c = *r->p++;
+		v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return v;
+	}
+	r->bad = 1;
+	return v;
+}
+
+static const char *const subscriptions[];
+static const size_t nsubscriptions;
+
+static int lookup_fields(struct builder *b, trawl_trace *t);
+
+/* The builder in a checkpoint's state (k: its index; -1 the start). */
+static int replay_state(struct builder *b, const struct view_index *ix,
+			ssize_t k)
+{
+	const struct view_replay_tables *rt = &ix->rt;
+	b->replay = 1;
+	b->cpus = (struct cpu_lanes *)rt->cpus;
+	b->ncpus = rt->ncpus;
+	for (int i = 0; i < rt->nbuffers; i++)
+		b->buffers[i] = rt->buffers[i];
+	b->nbuffers = rt->nbuffers;
+	b->task_buffer = rt->task_buffer;
+	b->counters = rt->counters;
+	b->ncounters = rt->ncounters;
+	memcpy(b->async_rows, rt->async_rows, sizeof(b->async_rows));
+	b->marker_lane = rt->marker_lane;
+	b->lost_lane = rt->lost_lane;
+	b->tasks = malloc((ix->ntasks ? ix->ntasks : 1) * sizeof(*b->tasks));
+	b->async = calloc(MAX_OPEN_ASYNC, sizeof(*b->async));
+	if (!b->tasks || !b->async)
+		return -1;
+	memcpy(b->tasks, ix->tasks, ix->ntasks * sizeof(*b->tasks));
+	for (size_t i = 0; i < ix->ntasks; i++) {
+		b->tasks[i].state = VIEW_STATE_UNKNOWN;
+		b->tasks[i].depth = 0;
+		b->tasks[i].cpu = -1;
+	}
+	if (k < 0)
+		return 0;
+	int64_t t0 = ix->checks[k].t;
+	struct snap_rd r = {ix->snap + ix->checks[k].off, ix->snap + ix->nsnap,
+			    0};
+	uint64_t n = get_varint(&r), at = 0;
+	for (uint64_t i = 0; i < n && !r.bad; i++) {
+		at += get_varint(&r);
+		uint64_t d = get_varint(&r);
+		if (at < ix->ntasks)
+			b->tasks[at].depth = (int)d;
+	}
+	n = get_varint(&r);
+	for (uint64_t i = 0; i < n && !r.bad && b->nasync < MAX_OPEN_ASYNC;
+	     i++) {
+		struct open_async a;
+		a.pid = unzz(get_varint(&r));
+		a.cookie = unzz(get_varint(&r));
+		a.name = (uint32_t)get_varint(&r);
+		a.row = (int)(get_varint(&r) % VIEW_ASYNC_ROWS);
+		b->async[b->nasync++] = a;
+		b->async_busy[a.row] = 1;
+	}
+	n = get_varint(&r);
+	at = 0;
+	for (uint64_t i = 0; i < n && !r.bad; i++) {
+		at += get_varint(&r);
+		struct view_step st;
+		st.t = t0 + unzz(get_varint(&r));
+		st.v = unzz(get_varint(&r));
+		st.aux = (uint32_t)get_varint(&r);
+		if (r.bad || at >= ix->nlanes)
+			break;
+		const struct view_lane *l = &ix->lanes[at];
+		if (l->kind == VIEW_LANE_TASK) {
+			uint32_t ti = find_task(ix, l->pid);
+			if (ti != NONE)
+				b->tasks[ti].state = (int)st.v;
+		}
+		step(b, (uint32_t)at, st.t, st.v, st.aux);
+	}
+	return r.bad ? -1 : 0;
+}
+
+int view_replay_run(const struct view_index *ix, int64_t from, int64_t to,
+		    struct view_replay *out, view_emit emit, void *ctx,
+		    char *why, size_t whylen)
+{
+	struct builder b = {.ix = (struct view_index *)ix, .out = out};
+	b.emit = emit;
+	b.emit_ctx = ctx;
+	int rc = -1;
+	trawl_trace *t = NULL;
+	snprintf(why, whylen, "out of memory");
+	if (out) {
+		memset(out, 0, sizeof(*out));
+		out->steps = calloc(ix->nlanes ? ix->nlanes : 1,
+				    sizeof(*out->steps));
+		out->nlanes = ix->nlanes;
+		out->from = from;
+		out->to = to;
+		if (!out->steps)
+			goto out;
+	}
+	/* the last checkpoint at or before from */
+	ssize_t k = -1;
+	size_t lo = 0, hi = ix->nchecks;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ix->checks[mid].t <= from) {
+			k = (ssize_t)mid;
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (replay_state(&b, ix, k)) {
+		snprintf(why, whylen, "a damaged checkpoint");
+		goto out;
+	}
+	trawl_open_opts o = {.flags = ix->input.flags | TRAWL_OPEN_RANGE,
+			     .threads = ix->input.threads,
+			     .formats = ix->input.formats,
+			     .from = k >= 0 ? ix->checks[k].t : INT64_MIN,
+			     .to = to};
+	trawl_error err = {0};
+	t = trawl_open(ix->path, &o, &err);
+	if (!t) {
+		snprintf(why, whylen, "%s", err.msg);
+		goto out;
+	}
+	b.t = t;
+	if (lookup_fields(&b, t))
+		goto out;
+	for (size_t i = 0; i < nsubscriptions; i++)
+		if (trawl_on(t, subscriptions[i], on_event, &b))
+			goto out;
+	rc = trawl_run(t, &err);
+	if (rc < 0)
+		snprintf(why, whylen, "%s", err.msg);
+	else if (b.failed)
+		rc = -1;
+	else
+		rc = 0;
+out:
+	trawl_close(t);
+	free(b.kind);
+	free(b.tasks);
+	free(b.async);
+	if (out && out->steps) {
+		for (size_t i = 0; i < out->nlanes; i++) {
+			view_steps_shrink(&out->steps[i]);
+			out->bytes += view_steps_bytes(&out->steps[i]);
+		}
+		out->bytes += out->nlanes * sizeof(*out->steps);
+	}
+	return rc;
+}
+
 static int index_trace(const char *path, const struct view_build_opts *o,
 		       struct view_index **out);
 
@@ -733,6 +1050,72 @@ static const char *const subscriptions[] = {
 	"bputs",
 	"cpu_frequency",
 };
+static const size_t nsubscriptions =
+	sizeof(subscriptions) / sizeof(*subscriptions);
+
+int view_indexed_event(const char *name)
+{
+	for (size_t i = 0; i < nsubscriptions; i++)
+		if (!strcmp(name, subscriptions[i]))
+			return 1;
+	return 0;
+}
+
+static int lookup_fields(struct builder *b, trawl_trace *t)
+{
+	b->prev_comm = trawl_field_lookup(t, "sched_switch", "prev_comm");
+	b->prev_state = trawl_field_lookup(t, "sched_switch", "prev_state");
+	b->next_pid = trawl_field_lookup(t, "sched_switch", "next_pid");
+	b->next_comm = trawl_field_lookup(t, "sched_switch", "next_comm");
+	b->woken_pid = trawl_field_lookup(t, NULL, "pid");
+	b->woken_comm = trawl_field_lookup(t, NULL, "comm");
+	b->irq = trawl_field_lookup(t, NULL, "irq");
+	b->irq_name = trawl_field_lookup(t, "irq_handler_entry", "name");
+	b->vec = trawl_field_lookup(t, NULL, "vec");
+	b->action = trawl_field_lookup(t, NULL, "action");
+	b->function = trawl_field_lookup(t, NULL, "function");
+	b->freq = trawl_field_lookup(t, "cpu_frequency", "state");
+	b->freq_cpu = trawl_field_lookup(t, "cpu_frequency", "cpu_id");
+	b->buf = trawl_field_lookup(t, "print", "buf");
+	return !b->prev_comm || !b->prev_state || !b->next_pid ||
+			       !b->next_comm || !b->woken_pid ||
+			       !b->woken_comm || !b->irq || !b->irq_name ||
+			       !b->vec || !b->action || !b->function ||
+			       !b->freq || !b->freq_cpu || !b->buf
+		       ? -1
+		       : 0;
+}
+
+/* Keep what replays need of the builder's tables. */
+static int keep_tables(struct builder *b)
+{
+	struct view_replay_tables *rt = &b->ix->rt;
+	size_t nc = (size_t)b->ncpus * MAX_BUFFERS;
+	if (nc) {
+		rt->cpus = malloc(nc * sizeof(*rt->cpus));
+		if (!rt->cpus)
+			return -1;
+		memcpy(rt->cpus, b->cpus, nc * sizeof(*rt->cpus));
+	}
+	rt->ncpus = b->ncpus;
+	for (int i = 0; i < b->nbuffers; i++)
+		if (!(rt->buffers[i] = strdup(b->buffers[i])))
+			return -1;
+	rt->nbuffers = b->nbuffers;
+	rt->task_buffer = b->task_buffer;
+	if (b->ncounters) {
+		rt->counters = malloc(b->ncounters * sizeof(*rt->counters));
+		if (!rt->counters)
+			return -1;
+		memcpy(rt->counters, b->counters,
+		       b->ncounters * sizeof(*rt->counters));
+	}
+	rt->ncounters = b->ncounters;
+	memcpy(rt->async_rows, b->async_rows, sizeof(rt->async_rows));
+	rt->marker_lane = b->marker_lane;
+	rt->lost_lane = b->lost_lane;
+	return 0;
+}
 
 int view_index_build(const char *path, const struct view_build_opts *o,
 		     struct view_index **out)
@@ -767,16 +1150,22 @@ static int index_trace(const char *path, const struct view_build_opts *o,
 			    .task_buffer = -1};
 	for (int r = 0; r < VIEW_ASYNC_ROWS; r++)
 		b.async_rows[r] = NONE;
+	/* the tests put checkpoints into small traces */
+	const char *every = getenv("TRAWL_VIEW_CHECK_EVENTS");
+	b.check_every = every && *every ? strtoull(every, NULL, 10) : 0;
+	if (!b.check_every)
+		b.check_every = VIEW_CHECK_EVENTS;
 	trawl_analysis *irq = NULL;
 	trawl_trace *t = NULL;
 	if (!ix || !(ix->path = strdup(path)))
 		goto oom;
 	pthread_mutex_init(&ix->reread, NULL);
+	pthread_mutex_init(&ix->replay_lock, NULL);
 	ix->input = o->input;
 	ix->irq_threshold = o->irq_threshold > 0 ? o->irq_threshold : 1000000;
 	/* string 0 is "", so a zero comm means none */
 	view_intern(&ix->str, "", 0);
-	name_of(ix, "(text not kept: the index's strings are full)");
+	name_of(&b, "(text not kept: the index's strings are full)");
 	b.async = calloc(MAX_OPEN_ASYNC, sizeof(*b.async));
 	if (!b.async)
 		goto oom;
@@ -784,23 +1173,7 @@ static int index_trace(const char *path, const struct view_build_opts *o,
 	if (!t)
 		goto out;
 	b.t = t;
-	b.prev_comm = trawl_field_lookup(t, "sched_switch", "prev_comm");
-	b.prev_state = trawl_field_lookup(t, "sched_switch", "prev_state");
-	b.next_pid = trawl_field_lookup(t, "sched_switch", "next_pid");
-	b.next_comm = trawl_field_lookup(t, "sched_switch", "next_comm");
-	b.woken_pid = trawl_field_lookup(t, NULL, "pid");
-	b.woken_comm = trawl_field_lookup(t, NULL, "comm");
-	b.irq = trawl_field_lookup(t, NULL, "irq");
-	b.irq_name = trawl_field_lookup(t, "irq_handler_entry", "name");
-	b.vec = trawl_field_lookup(t, NULL, "vec");
-	b.action = trawl_field_lookup(t, NULL, "action");
-	b.function = trawl_field_lookup(t, NULL, "function");
-	b.freq = trawl_field_lookup(t, "cpu_frequency", "state");
-	b.freq_cpu = trawl_field_lookup(t, "cpu_frequency", "cpu_id");
-	b.buf = trawl_field_lookup(t, "print", "buf");
-	if (!b.prev_comm || !b.prev_state || !b.next_pid || !b.next_comm ||
-	    !b.woken_pid || !b.woken_comm || !b.irq || !b.irq_name || !b.vec ||
-	    !b.action || !b.function || !b.freq || !b.freq_cpu || !b.buf)
+	if (lookup_fields(&b, t))
 		goto oom;
 	for (size_t i = 0; i < sizeof(subscriptions) / sizeof(*subscriptions);
 	     i++)
@@ -826,8 +1199,19 @@ static int index_trace(const char *path, const struct view_build_opts *o,
 	ix->last = st->last_time;
 	ix->events = st->events;
 	ix->lost = st->lost_events;
-	if (view_lod_build(ix))
+	if (keep_tables(&b) || view_lod_build(ix))
 		goto oom;
+	struct stat fst;
+	ix->file_size =
+		strcmp(path, "-") && !stat(path, &fst) ? fst.st_size : 0;
+	/* the trace's buffers go back before serving starts */
+	trawl_analysis_free(irq);
+	irq = NULL;
+	trawl_close(t);
+	t = NULL;
+	if (view_index_trim(ix))
+		goto oom;
+	malloc_trim(0);
 	*out = ix;
 	ix = NULL;
 	goto out;
@@ -863,10 +1247,146 @@ void view_index_free(struct view_index *ix)
 	free(ix->task_map);
 	free(ix->longs);
 	view_strings_free(&ix->str);
-	if (ix->path)
+	free(ix->checks);
+	free(ix->snap);
+	free(ix->rt.cpus);
+	for (int i = 0; i < ix->rt.nbuffers; i++)
+		free(ix->rt.buffers[i]);
+	free(ix->rt.counters);
+	for (int i = 0; i < VIEW_REPLAY_CACHE; i++)
+		view_replay_free(ix->cache[i]);
+	if (ix->path) {
 		pthread_mutex_destroy(&ix->reread);
+		pthread_mutex_destroy(&ix->replay_lock);
+	}
 	free(ix->path);
 	free(ix);
+}
+
+/*
+ * The analyses of the whole trace (view-api.c's over a window), made once
+ * while every change is here: CPU busy, task running time, wakeup
+ * latency.
+ */
+static int whole_analyses(struct view_index *ix)
+{
+	trawl_hist *lat = trawl_hist_new(NULL);
+	if (!lat)
+		return -1;
+	int64_t from = ix->first, to = ix->last + 1;
+	for (size_t i = 0; i < ix->nlanes; i++) {
+		struct view_lane *l = &ix->lanes[i];
+		l->changes = l->steps.n;
+		if (l->kind != VIEW_LANE_CPU && l->kind != VIEW_LANE_TASK)
+			continue;
+		struct view_iter it;
+		struct view_step st, next;
+		int64_t sum = 0;
+		if (!view_iter_seek(&it, &l->steps, from) &&
+		    view_iter_next(&it, &st)) {
+			for (;;) {
+				int more = view_iter_next(&it, &next);
+				int64_t e = more ? next.t : ix->last;
+				int64_t a = st.t > from ? st.t : from;
+				int64_t z = e < to ? e : to;
+				if ((l->kind == VIEW_LANE_CPU
+					     ? st.v > 0
+					     : st.v == VIEW_STATE_RUNNING) &&
+				    z > a)
+					sum += z - a;
+				if (!more || next.t >= to)
+					break;
+				if (l->kind == VIEW_LANE_TASK &&
+				    st.v == VIEW_STATE_RUNNABLE && st.aux &&
+				    next.v == VIEW_STATE_RUNNING &&
+				    next.t >= from)
+					trawl_hist_add(lat, next.t - st.t);
+				st = next;
+			}
+		}
+		l->whole = sum;
+	}
+	trawl_hist_summary(lat, &ix->whole_latency);
+	trawl_hist_free(lat);
+	return 0;
+}
+
+static size_t levels_bytes(const struct view_lane *l, int from)
+{
+	size_t n = 0;
+	for (int k = from; k < l->nlevels; k++)
+		if (l->levels[k].b)
+			n += l->levels[k].n * (sizeof(struct view_bucket) +
+					       (l->levels[k].minmax ? 16 : 0));
+	return n;
+}
+
+/* The index may keep an eighth of the trace's size (at least 2 MiB): a
+ * quarter is the target for the server's memory, index included. */
+#define BUDGET_SHARE 8
+#define BUDGET_MIN   (2u << 20)
+
+static int by_bytes(const void *a, const void *b)
+{
+	const size_t *x = a, *y = b;
+	return x[0] < y[0]   ? 1
+	       : x[0] > y[0] ? -1
+			     : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+int view_index_trim(struct view_index *ix)
+{
+	if (whole_analyses(ix))
+		return -1;
+	/* standard input cannot be read again: everything stays */
+	if (!strcmp(ix->path, "-") || !ix->file_size)
+		return 0;
+	size_t budget = (size_t)ix->file_size / BUDGET_SHARE;
+	if (budget < BUDGET_MIN)
+		budget = BUDGET_MIN;
+	/* the tests make small traces read back as big ones do */
+	const char *force = getenv("TRAWL_VIEW_BUDGET");
+	if (force && *force)
+		budget = (size_t)strtoull(force, NULL, 10);
+	size_t total = view_index_bytes(ix);
+	if (total <= budget)
+		return 0;
+	/* the lanes with the most changes read theirs back from the trace */
+	size_t(*order)[2] =
+		malloc((ix->nlanes ? ix->nlanes : 1) * sizeof(*order));
+	if (!order)
+		return -1;
+	for (size_t i = 0; i < ix->nlanes; i++) {
+		order[i][0] = view_steps_bytes(&ix->lanes[i].steps);
+		order[i][1] = i;
+	}
+	qsort(order, ix->nlanes, sizeof(*order), by_bytes);
+	for (size_t j = 0; j < ix->nlanes && total > budget; j++) {
+		struct view_lane *l = &ix->lanes[order[j][1]];
+		if (!l->steps.n)
+			break;
+		total -= view_steps_bytes(&l->steps);
+		view_steps_free(&l->steps);
+		l->dropped = 1;
+	}
+	/* then their finest levels, one level at a time (the coarsest of
+	 * each lane stays) */
+	for (int k = 0; total > budget && k < 40; k++) {
+		int any = 0;
+		for (size_t j = 0; j < ix->nlanes && total > budget; j++) {
+			struct view_lane *l = &ix->lanes[order[j][1]];
+			if (!l->dropped || k + 1 >= l->nlevels || l->kept != k)
+				continue;
+			any = 1;
+			total -= levels_bytes(l, k) - levels_bytes(l, k + 1);
+			view_level_free(&l->levels[k]);
+			l->kept = k + 1;
+		}
+		if (!any)
+			break;
+	}
+	free(order);
+	return 0;
 }
 
 size_t view_index_bytes(const struct view_index *ix)
@@ -879,11 +1399,12 @@ size_t view_index_bytes(const struct view_index *ix)
 		   ix->str.tcap * sizeof(uint32_t);
 	for (size_t i = 0; i < ix->nlanes; i++) {
 		const struct view_lane *l = &ix->lanes[i];
-		n += view_steps_bytes(&l->steps);
-		for (int k = 0; k < l->nlevels; k++)
-			n += l->levels[k].n * (sizeof(struct view_bucket) +
-					       (l->levels[k].minmax ? 16 : 0));
+		n += view_steps_bytes(&l->steps) + levels_bytes(l, 0) +
+		     (size_t)l->nlevels * sizeof(*l->levels);
 	}
+	n += ix->ccap * sizeof(*ix->checks) + ix->snapcap +
+	     (size_t)ix->rt.ncpus * 16 * sizeof(*ix->rt.cpus) +
+	     ix->rt.ncounters * sizeof(*ix->rt.counters);
 	return n;
 }
 

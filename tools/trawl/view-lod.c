@@ -190,11 +190,12 @@ static void acc_init(struct acc *a, int kind, int64_t from, int64_t span, int n,
 
 /* Every change of the lane from the one holding at from up to to. */
 static void feed_raw(struct acc *a, const struct view_index *ix,
-		     const struct view_lane *l, int64_t from, int64_t to)
+		     const struct view_lane *l, const struct view_steps *st,
+		     int64_t from, int64_t to)
 {
 	struct view_iter it;
 	struct view_step s, next;
-	if (view_iter_seek(&it, &l->steps, from) || !view_iter_next(&it, &s))
+	if (view_iter_seek(&it, st, from) || !view_iter_next(&it, &s))
 		return;
 	for (;;) {
 		int more = view_iter_next(&it, &next);
@@ -212,12 +213,12 @@ static void feed_raw(struct acc *a, const struct view_index *ix,
 }
 
 /* Whether the raw changes in [from, to) are at most limit. */
-static int raw_fits(const struct view_lane *l, int64_t from, int64_t to,
+static int raw_fits(const struct view_steps *st, int64_t from, int64_t to,
 		    uint64_t limit)
 {
 	struct view_iter it;
 	struct view_step s;
-	if (view_iter_seek(&it, &l->steps, from))
+	if (view_iter_seek(&it, st, from))
 		return 1;
 	uint64_t n = 0;
 	while (view_iter_next(&it, &s) && s.t < to)
@@ -227,20 +228,20 @@ static int raw_fits(const struct view_lane *l, int64_t from, int64_t to,
 }
 
 static void feed_level(struct acc *a, const struct view_index *ix,
-		       const struct view_lane *l, int k, int64_t from,
-		       int64_t to)
+		       const struct view_lane *l, const struct view_level *lv,
+		       int64_t from, int64_t to)
 {
-	const struct view_level *lv = &l->levels[k];
 	int64_t w = lv->width;
 	if (to <= from)
 		return;
 	int64_t b0 = (from - ix->first) / w, b1 = (to - 1 - ix->first) / w;
-	if (b0 < 0)
-		b0 = 0;
-	if (b1 >= (int64_t)lv->n)
-		b1 = (int64_t)lv->n - 1;
+	if (b0 < (int64_t)lv->off)
+		b0 = (int64_t)lv->off;
+	if (b1 >= (int64_t)(lv->off + lv->n))
+		b1 = (int64_t)(lv->off + lv->n) - 1;
 	for (int64_t i = b0; i <= b1; i++) {
-		const struct view_bucket *bk = &lv->b[i];
+		const struct view_bucket *bk = &lv->b[i - (int64_t)lv->off];
+		size_t mi = (size_t)(i - (int64_t)lv->off);
 		/* the last bucket's time ends with the trace: its busy time
 		 * is spread over what it covers of the trace */
 		int64_t t0 = ix->first + i * w, t1 = t0 + w;
@@ -272,24 +273,24 @@ static void feed_level(struct acc *a, const struct view_index *ix,
 			a->busy += (int64_t)(scale * bk->busy);
 			add_cand(a, bk->dom, (int64_t)(scale * bk->share));
 			if (lv->minmax &&
-			    lv->minmax[i][0] <= lv->minmax[i][1]) {
+			    lv->minmax[mi][0] <= lv->minmax[mi][1]) {
 				struct view_col *col = &a->cols[c];
-				col->dom = lv->minmax[i][1];
-				if (lv->minmax[i][0] < col->min)
-					col->min = lv->minmax[i][0];
-				if (lv->minmax[i][1] > col->max)
-					col->max = lv->minmax[i][1];
+				col->dom = lv->minmax[mi][1];
+				if (lv->minmax[mi][0] < col->min)
+					col->min = lv->minmax[mi][0];
+				if (lv->minmax[mi][1] > col->max)
+					col->max = lv->minmax[mi][1];
 			}
 		}
 	}
 	flush(a);
 }
 
-int view_window(const struct view_index *ix, const struct view_lane *l,
-		int64_t from, int64_t to, int width, int level,
-		struct view_col *cols)
+int view_window(struct view_index *ix, const struct view_lane *l, int64_t from,
+		int64_t to, int width, int level, struct view_col *cols)
 {
 	struct acc a;
+	struct view_replay *rp = NULL;
 	if (to <= from)
 		to = from + 1;
 	acc_init(&a, l->kind, from, to - from, width, cols);
@@ -299,16 +300,56 @@ int view_window(const struct view_index *ix, const struct view_lane *l,
 		k = l->nlevels - 1;
 	if (k < 0) {
 		uint64_t limit = (uint64_t)VIEW_DETAIL_PER_PX * (uint64_t)width;
-		if (!l->nlevels || ((px < l->levels[0].width || level == -2) &&
-				    raw_fits(l, from, to, limit))) {
-			feed_raw(&a, ix, l, from, to);
-			return -1;
+		if (!l->nlevels || px < l->levels[0].width || level == -2) {
+			/* the lane's changes, or the window read back */
+			const struct view_steps *st =
+				view_lane_steps(ix, l, from, to, &rp);
+			if (st &&
+			    (!l->nlevels || raw_fits(st, from, to, limit))) {
+				feed_raw(&a, ix, l, st, from, to);
+				view_replay_put(ix, rp);
+				return -1;
+			}
+			view_replay_put(ix, rp);
+			rp = NULL;
+			if (!l->nlevels)
+				return -1;
 		}
 		k = 0;
 		while (k + 1 < l->nlevels && l->levels[k + 1].width <= px)
 			k++;
 	}
-	feed_level(&a, ix, l, k, from, to);
+	if (k < l->kept) {
+		/* a level not kept: made for the window's buckets from the
+		 * changes read back, as the whole pass made it */
+		const struct view_level *lv = &l->levels[k];
+		int64_t w = lv->width;
+		int64_t b0 = (from - ix->first) / w,
+			b1 = (to - 1 - ix->first) / w;
+		if (b0 < 0)
+			b0 = 0;
+		if (b1 >= (int64_t)lv->n)
+			b1 = (int64_t)lv->n - 1;
+		struct view_level part = {0};
+		const struct view_steps *st =
+			b1 >= b0 ? view_lane_steps(ix, l, ix->first + b0 * w,
+						   ix->first + (b1 + 1) * w - 1,
+						   &rp)
+				 : NULL;
+		if (st && !view_lod_part(ix, l, st, k, (size_t)b0, (size_t)b1,
+					 &part)) {
+			feed_level(&a, ix, l, &part, from, to);
+			view_level_free(&part);
+			view_replay_put(ix, rp);
+			return k;
+		}
+		view_level_free(&part);
+		view_replay_put(ix, rp);
+		/* too wide to read back: the finest level kept */
+		acc_init(&a, l->kind, from, to - from, width, cols);
+		k = l->kept;
+	}
+	feed_level(&a, ix, l, &l->levels[k], from, to);
 	return k;
 }
 
@@ -372,10 +413,19 @@ static void merge_level(const struct view_level *lo, struct view_level *hi,
 	}
 }
 
+void view_level_free(struct view_level *lv)
+{
+	free(lv->b);
+	free(lv->minmax);
+	lv->b = NULL;
+	lv->minmax = NULL;
+}
+
 static int alloc_level(struct view_level *lv, int64_t width, size_t n,
 		       int counter)
 {
 	lv->width = width;
+	lv->off = 0;
 	lv->n = n;
 	lv->b = calloc(n, sizeof(*lv->b));
 	lv->minmax = counter ? calloc(n, sizeof(*lv->minmax)) : NULL;
@@ -412,7 +462,7 @@ static int lane_levels(struct view_index *ix, struct view_lane *l)
 	struct acc a;
 	acc_init(&a, l->kind, ix->first, w * (int64_t)nb, (int)nb, cols);
 	/* the accumulator's columns are the buckets: edges first + i * w */
-	feed_raw(&a, ix, l, INT64_MIN, INT64_MAX);
+	feed_raw(&a, ix, l, &l->steps, INT64_MIN, INT64_MAX);
 	to_buckets(cols, nb, &l->levels[0]);
 	free(cols);
 	for (int k = 1; k < nlev; k++) {
@@ -422,6 +472,52 @@ static int lane_levels(struct view_index *ix, struct view_lane *l)
 			return -1;
 		merge_level(&l->levels[k - 1], &l->levels[k], l->points);
 	}
+	return 0;
+}
+
+int view_lod_part(const struct view_index *ix, const struct view_lane *l,
+		  const struct view_steps *s, int k, size_t b0, size_t b1,
+		  struct view_level *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (k < 0 || k >= l->nlevels || b1 < b0)
+		return -1;
+	/* level 0's buckets under level k's b0..b1 (4^k each, aligned) */
+	size_t scale = (size_t)1 << (2 * k);
+	size_t n0 = l->levels[0].n;
+	size_t c0 = b0 * scale, c1 = (b1 + 1) * scale;
+	if (c1 > n0)
+		c1 = n0;
+	if (c0 >= c1)
+		return -1;
+	int counter = l->kind == VIEW_LANE_COUNTER;
+	int64_t w = l->levels[0].width;
+	struct view_level lo = {0}, hi;
+	struct view_col *cols = malloc((c1 - c0) * sizeof(*cols));
+	if (!cols || alloc_level(&lo, w, c1 - c0, counter)) {
+		free(cols);
+		view_level_free(&lo);
+		return -1;
+	}
+	struct acc a;
+	int64_t t0 = ix->first + (int64_t)c0 * w;
+	acc_init(&a, l->kind, t0, w * (int64_t)(c1 - c0), (int)(c1 - c0), cols);
+	feed_raw(&a, ix, l, s, t0, t0 + w * (int64_t)(c1 - c0));
+	to_buckets(cols, c1 - c0, &lo);
+	free(cols);
+	lo.off = c0;
+	for (int j = 1; j <= k; j++) {
+		if (alloc_level(&hi, lo.width * 4, (lo.n + 3) / 4, counter)) {
+			view_level_free(&lo);
+			view_level_free(&hi);
+			return -1;
+		}
+		merge_level(&lo, &hi, l->points);
+		hi.off = lo.off / 4;
+		view_level_free(&lo);
+		lo = hi;
+	}
+	*out = lo;
 	return 0;
 }
 

@@ -85,6 +85,7 @@ int view_steps_add(struct view_steps *s, int64_t t, int64_t v, uint32_t aux)
 	s->nbytes = (size_t)(o - s->bytes);
 	s->last_t = t;
 	s->last_v = v;
+	s->last_aux = aux;
 	s->n++;
 	return 0;
 oom:

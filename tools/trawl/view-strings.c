@@ -22,6 +22,8 @@ static uint64_t hash(const char *p, size_t n)
 static int rehash(struct view_strings *s)
 {
 	size_t cap = s->tcap ? s->tcap * 2 : 1024;
+	while (cap < 2 * ((size_t)s->n + 1))
+		cap *= 2;
 	uint32_t *t = calloc(cap, sizeof(*t));
 	if (!t)
 		return -1;
@@ -107,6 +109,34 @@ uint32_t view_intern(struct view_strings *s, const char *p, size_t n)
 oom:
 	s->oom = 1;
 	return 0;
+}
+
+int view_strings_index(struct view_strings *s)
+{
+	return rehash(s);
+}
+
+uint32_t view_lookup(const struct view_strings *s, const char *p, size_t n)
+{
+	static const char full[] = "(text not kept: the index's strings "
+				   "are full)";
+	if (n > MAX_LEN)
+		n = MAX_LEN;
+	if (!p)
+		p = "", n = 0;
+	if (s->tcap) {
+		uint64_t h = hash(p, n);
+		size_t i = h & (s->tcap - 1);
+		for (; s->table[i]; i = (i + 1) & (s->tcap - 1)) {
+			size_t len;
+			const char *q = view_string(s, s->table[i] - 1, &len);
+			if (len == n && !memcmp(p, q, n))
+				return s->table[i] - 1;
+		}
+	}
+	if (n == sizeof(full) - 1 && !memcmp(p, full, n))
+		return 0;
+	return view_lookup(s, full, sizeof(full) - 1);
 }
 
 void view_strings_free(struct view_strings *s)

@@ -132,9 +132,9 @@ static void axis(FILE *f, int64_t from, int64_t to, int width)
 	}
 }
 
-static void lane_svg(FILE *f, const struct view_index *ix,
-		     const struct view_lane *l, int y, int64_t from, int64_t to,
-		     int width, struct view_col *cols)
+static void lane_svg(FILE *f, struct view_index *ix, const struct view_lane *l,
+		     int y, int64_t from, int64_t to, int width,
+		     struct view_col *cols)
 {
 	size_t n;
 	const char *name = view_string(&ix->str, l->name, &n);
@@ -216,8 +216,7 @@ static void lane_svg(FILE *f, const struct view_index *ix,
 	fputs("</g>\n", f);
 }
 
-int view_svg(const struct view_index *ix, const struct view_chart_opts *o,
-	     FILE *f)
+int view_svg(struct view_index *ix, const struct view_chart_opts *o, FILE *f)
 {
 	int64_t from = o->from, to = o->to;
 	if (!from && !to) {
@@ -235,7 +234,7 @@ int view_svg(const struct view_index *ix, const struct view_chart_opts *o,
 	size_t n = 0;
 	for (size_t i = 0; i < ix->nlanes; i++)
 		if (o->kinds & (1u << ix->lanes[i].kind) &&
-		    ix->lanes[i].steps.n)
+		    ix->lanes[i].changes)
 			ids[n++] = (uint32_t)i;
 	sort_ix = ix;
 	if (n)

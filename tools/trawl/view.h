@@ -39,6 +39,10 @@
 #define VIEW_MAX_WIDTH	   8192
 #define VIEW_MAX_DEPTH	   16
 #define VIEW_ASYNC_ROWS	   32
+#define VIEW_REPLAY_CACHE  4
+/* At most this many events read back for one window: wider windows are
+ * answered from the finest level kept. */
+#define VIEW_REPLAY_MAX_EVENTS 3000000
 
 /* One change of a lane. */
 struct view_step {
@@ -60,6 +64,7 @@ struct view_steps {
 	size_t nblocks, bcap;
 	uint64_t n;
 	int64_t last_t, last_v;
+	uint32_t last_aux;
 	int oom;
 };
 
@@ -121,6 +126,7 @@ struct view_bucket {
 
 struct view_level {
 	int64_t width;
+	size_t off; /* bucket i is b[i - off] (a part made for a window) */
 	size_t n;
 	struct view_bucket *b;
 	int64_t (*minmax)[2]; /* counters only */
@@ -128,16 +134,64 @@ struct view_level {
 
 struct view_lane {
 	int kind;
-	int cpu;       /* -1 when not per CPU */
-	int pid;       /* task, slice, counter lanes; else -1 */
-	int depth;     /* slice nesting, async row */
-	int buffer;    /* per-CPU lanes: the trace.dat instance, 0 the
-			* first seen (the top level, usually) */
-	uint32_t name; /* string id of its label */
-	int points;    /* marker lanes: changes are instants */
-	struct view_steps steps;
+	int cpu;		 /* -1 when not per CPU */
+	int pid;		 /* task, slice, counter lanes; else -1 */
+	int depth;		 /* slice nesting, async row */
+	int buffer;		 /* per-CPU lanes: the trace.dat instance, 0 the
+				  * first seen (the top level, usually) */
+	uint32_t name;		 /* string id of its label */
+	int points;		 /* marker lanes: changes are instants */
+	struct view_steps steps; /* empty when dropped (below) */
+	uint64_t changes;	 /* how many, kept or not */
+	int dropped;		 /* its changes are read back from the trace */
+	int kept;		 /* levels below this one were dropped too */
 	struct view_level *levels;
 	int nlevels;
+	int64_t whole; /* cpu: busy, task: running time over the trace */
+};
+
+/*
+ * Checkpoints: every VIEW_CHECK_EVENTS events the index builder writes
+ * down what it knows (each lane's last change, the open slice depth of
+ * each task, the open async slices), so a window can be read back from
+ * the trace from the checkpoint before it (a ranged run) with the
+ * builder started in that state: the changes come out as the whole pass
+ * made them (view-index.c, view_replay_run()).
+ */
+#define VIEW_CHECK_EVENTS 32768
+
+struct view_check {
+	int64_t t;    /* the first event at or after it is the builder's */
+	uint64_t off; /* its record in view_index.snap */
+	uint64_t seq; /* the seq a whole run gives that first event */
+};
+
+/* What the builder's replay needs besides checkpoints: its tables. */
+struct view_counter_key {
+	int64_t pid;
+	uint32_t name, lane;
+};
+struct view_replay_tables {
+	uint32_t (*cpus)[5]; /* [buffer * ncpus + cpu]: run hard soft work
+			      * freq lanes (UINT32_MAX none) */
+	int ncpus;
+	char *buffers[16];
+	int nbuffers, task_buffer;
+	struct view_counter_key *counters;
+	size_t ncounters;
+	uint32_t async_rows[VIEW_ASYNC_ROWS];
+	uint32_t marker_lane, lost_lane;
+};
+
+/* A window's changes read back from the trace (view_replay_run()). */
+struct view_replay {
+	int64_t from, to;	  /* every change holding in [from, to] */
+	struct view_steps *steps; /* per lane */
+	size_t nlanes;
+	size_t bytes;
+	int refs;      /* in use by requests (view-replay.c) */
+	int cached;    /* in view_index.cache */
+	uint64_t used; /* the cache's clock when last used */
 };
 
 struct view_task {
@@ -175,6 +229,11 @@ struct view_strings {
 #define VIEW_STRINGS_MAX (64u << 20)
 
 uint32_t view_intern(struct view_strings *s, const char *p, size_t n);
+/* The id of a string interned before (read-only); the "(text not kept)"
+ * string's when there is none. */
+uint32_t view_lookup(const struct view_strings *s, const char *p, size_t n);
+/* The lookup table made again (strings read from the cache): 0 or -1. */
+int view_strings_index(struct view_strings *s);
 const char *view_string(const struct view_strings *s, uint32_t id, size_t *len);
 void view_strings_free(struct view_strings *s);
 
@@ -200,6 +259,18 @@ struct view_index {
 	pthread_mutex_t reread; /* one re-read of the trace at a time */
 	int oom;
 	int cached; /* read from the cache (view-cache.c) */
+	/* reading back from the trace (view-index.c, view-replay.c) */
+	struct view_check *checks;
+	size_t nchecks, ccap;
+	uint8_t *snap; /* the checkpoints' records, varints */
+	size_t nsnap, snapcap;
+	struct view_replay_tables rt;
+	trawl_summary whole_latency; /* wakeup latency over the trace */
+	int64_t file_size;	     /* of the trace, for the memory budget */
+	pthread_mutex_t replay_lock; /* the cache of replays */
+	struct view_replay *cache[VIEW_REPLAY_CACHE];
+	uint64_t clock;
+	uint64_t replays; /* ranged reads made (for the tests, /api/info) */
 };
 
 struct view_build_opts {
@@ -228,6 +299,47 @@ struct view_index *view_cache_load(const char *path, const char *trace);
 int view_cache_save(const struct view_index *ix, const char *path);
 /* Make the summary levels of every lane (view-lod.c). Return: 0 or -1. */
 int view_lod_build(struct view_index *ix);
+/* Level k of lane l over buckets [b0, b1] made from changes (a replay's
+ * steps) as view_lod_build() makes it (view-lod.c). Return: 0 or -1. */
+int view_lod_part(const struct view_index *ix, const struct view_lane *l,
+		  const struct view_steps *s, int k, size_t b0, size_t b1,
+		  struct view_level *out);
+void view_level_free(struct view_level *lv);
+/*
+ * Read the trace back over [from, to] (a ranged run from the checkpoint
+ * before from) with the builder in the checkpoint's state (view-index.c).
+ * With emit set the changes go to it, else into out->steps (each lane's
+ * first change the one holding at the checkpoint). Return: 0, or -1 with
+ * why set.
+ */
+typedef void (*view_emit)(void *ctx, uint32_t lane, const struct view_step *s);
+int view_replay_run(const struct view_index *ix, int64_t from, int64_t to,
+		    struct view_replay *out, view_emit emit, void *ctx,
+		    char *why, size_t whylen);
+/* Whether the index builder reads events of this name. */
+int view_indexed_event(const char *name);
+/* Give back what indexing needed and serving does not: the changes of
+ * dense lanes, the finest levels, within the memory budget (view-index.c).
+ * Return: 0 or -1. */
+int view_index_trim(struct view_index *ix);
+/*
+ * A replay covering [from, to] from the cache, or made now (view-replay.c):
+ * borrowed until view_replay_put(). NULL: the window is too wide to read
+ * back (more than VIEW_REPLAY_MAX_EVENTS), or it failed (why says).
+ */
+struct view_replay *view_replay_get(struct view_index *ix, int64_t from,
+				    int64_t to, char *why, size_t whylen);
+void view_replay_put(struct view_index *ix, struct view_replay *r);
+void view_replay_free(struct view_replay *r);
+/* Estimated events in [from, to] (from the trace's average rate). */
+uint64_t view_events_in(const struct view_index *ix, int64_t from, int64_t to);
+/* The changes of lane l covering [from, to]: its own, or a replay's
+ * (view-replay.c); NULL when neither can be had. *rp is set when a
+ * replay was taken (give it back with view_replay_put()). */
+const struct view_steps *view_lane_steps(struct view_index *ix,
+					 const struct view_lane *l,
+					 int64_t from, int64_t to,
+					 struct view_replay **rp);
 size_t view_index_bytes(const struct view_index *ix);
 const char *view_lane_kind_name(int kind);
 int view_lane_kind_of(const char *name, size_t n);
@@ -247,7 +359,7 @@ struct view_col {
  * level -1: choose (raw changes when fine enough), else that summary level
  * (clamped). Return: the level used (-1: raw changes).
  */
-int view_window(const struct view_index *ix, const struct view_lane *lane,
+int view_window(struct view_index *ix, const struct view_lane *lane,
 		int64_t from, int64_t to, int width, int level,
 		struct view_col *cols);
 
@@ -293,8 +405,7 @@ struct view_chart_opts {
 	int width;
 	unsigned kinds; /* 1u << VIEW_LANE_* */
 };
-int view_svg(const struct view_index *ix, const struct view_chart_opts *o,
-	     FILE *f);
+int view_svg(struct view_index *ix, const struct view_chart_opts *o, FILE *f);
 /* "cpu,hardirq" (lane kinds, or all) into 1u << kind bits (cmd-chart.c).
  * Return: 0, or -1 after saying which is unknown. */
 int view_parse_kinds(const char *s, unsigned *out);
