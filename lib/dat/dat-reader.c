@@ -599,41 +599,124 @@ static int rewind_dat(trawl_trace *t, trawl_error *err)
 	return 0;
 }
 
-/* The order pre-scan: does any stream go backwards? */
+/*
+ * The order pre-scan: does any stream go backwards? It reads (and
+ * decompresses) every record before the run, on all threads, so its
+ * work is cut into pieces the threads take in turn: a compressed CPU's
+ * chunks PIECE_CHUNKS at a time (each chunk's first page carries the
+ * absolute time its records count from, so a piece reads alone), any
+ * other stream whole. A stream is in order when each piece is and each
+ * piece ends no later than the next one begins. (One piece per stream
+ * left the thread with the busiest CPU's stream working alone for a third
+ * of the scan.)
+ */
+#define PIECE_CHUNKS 64
+
+struct scan_piece {
+	size_t stream;
+	tw_dat_place at; /* whole: not used */
+	uint32_t nchunks, whole;
+	int64_t first, last; /* INT64_MIN: no records */
+};
+
 struct scan_job {
 	dat_reader *r;
-	size_t from, step;
-	int sorted;
-	int failed;
+	struct scan_piece *pieces;
+	size_t npieces;
+	size_t next;  /* the next piece to take (atomic) */
+	int unsorted; /* atomic: a piece went backwards */
+	int failed;   /* atomic */
 };
+
+static void scan_piece(struct scan_job *j, struct scan_piece *p)
+{
+	dat_reader *r = j->r;
+	tw_dat_cursor c = {0};
+	p->first = p->last = INT64_MIN;
+	if (tw_dat_cursor_init(&c, &r->f, &r->f.spans[p->stream])) {
+		__atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (r->places)
+		tw_dat_cursor_place(&c, &r->places[p->stream]);
+	else if (!p->whole) {
+		tw_dat_cursor_place(&c, &p->at);
+		c.walk.chunks_left = p->nchunks;
+	}
+	int64_t last = INT64_MIN;
+	while (tw_dat_cursor_next(&c)) {
+		if (r->ranged && c.cur_ts < r->from)
+			continue;
+		if (r->ranged && c.cur_ts > r->to)
+			break; /* the merge ends here */
+		if (c.cur_ts < last) {
+			__atomic_store_n(&j->unsorted, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		if (last == INT64_MIN)
+			p->first = c.cur_ts;
+		last = c.cur_ts;
+		if (!(c.cur_ts & 0xfff) &&
+		    __atomic_load_n(&j->unsorted, __ATOMIC_RELAXED))
+			break; /* another piece settled it */
+	}
+	p->last = last;
+	tw_dat_cursor_fini(&c);
+}
 
 static void *scan_streams(void *arg)
 {
 	struct scan_job *j = arg;
-	dat_reader *r = j->r;
-	for (size_t i = j->from; i < r->ncur && j->sorted; i += j->step) {
-		tw_dat_cursor c = {0};
-		if (tw_dat_cursor_init(&c, &r->f, &r->f.spans[i])) {
-			j->failed = 1;
-			break;
-		}
-		if (r->places)
-			tw_dat_cursor_place(&c, &r->places[i]);
-		int64_t last = INT64_MIN;
-		while (tw_dat_cursor_next(&c)) {
-			if (r->ranged && c.cur_ts < r->from)
-				continue;
-			if (r->ranged && c.cur_ts > r->to)
-				break; /* the merge ends here */
-			if (c.cur_ts < last) {
-				j->sorted = 0;
-				break;
-			}
-			last = c.cur_ts;
-		}
-		tw_dat_cursor_fini(&c);
+	for (;;) {
+		size_t i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+		if (i >= j->npieces ||
+		    __atomic_load_n(&j->unsorted, __ATOMIC_RELAXED) ||
+		    __atomic_load_n(&j->failed, __ATOMIC_RELAXED))
+			return NULL;
+		scan_piece(j, &j->pieces[i]);
 	}
-	return NULL;
+}
+
+/* Stream i's pieces appended to *out: a compressed stream of one piece of
+ * data is cut at chunk headers (walked, not decompressed). */
+static int add_pieces(dat_reader *r, size_t i, struct scan_piece **out,
+		      size_t *n, size_t *cap)
+{
+	const tw_dat_file *f = &r->f;
+	const tw_dat_span *sp = &f->spans[i];
+	uint32_t count = 0;
+	uint64_t at = sp->offset + 4;
+	int cut = f->compressed && !sp->part && !r->places &&
+		  sp->offset <= f->size && f->size - sp->offset >= 4;
+	if (cut)
+		count = tw_dat_u32(f, f->map + sp->offset);
+	for (uint32_t c = 0; c < count || !cut; c += PIECE_CHUNKS) {
+		if (*n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 16;
+			struct scan_piece *p =
+				tw_realloc(f->mem, *out, nc * sizeof(*p));
+			if (!p)
+				return -1;
+			*out = p, *cap = nc;
+		}
+		struct scan_piece *p = &(*out)[(*n)++];
+		*p = (struct scan_piece){.stream = i, .whole = !cut};
+		if (!cut)
+			return 0;
+		p->at = (tw_dat_place){.part = 0, .skip = c, .at = at};
+		p->nchunks =
+			count - c < PIECE_CHUNKS ? count - c : PIECE_CHUNKS;
+		/* the next piece's first chunk header */
+		for (uint32_t k = 0; k < p->nchunks; k++) {
+			if (at > f->size || f->size - at < 8) {
+				/* damage: the last piece reads to it */
+				p->nchunks = count - c;
+				return 0;
+			}
+			at += 8 + (uint64_t)tw_dat_u32(f, f->map + at);
+		}
+	}
+	return 0;
 }
 
 /* A ranged run: each stream starts at the last page or chunk that
@@ -666,32 +749,39 @@ static int prescan(trawl_trace *t, int threads, int *sorted, trawl_error *err)
 	dat_reader *r = rd(t);
 	if (threads > MAX_THREADS)
 		threads = MAX_THREADS;
-	if ((size_t)threads > r->ncur)
-		threads = (int)r->ncur;
 	/* a caller's allocator need not be thread-safe */
 	if (threads < 1 || t->opts.realloc)
 		threads = 1;
-	struct scan_job jobs[MAX_THREADS];
+	struct scan_job job = {.r = r};
+	size_t cap = 0;
+	for (size_t i = 0; i < r->ncur; i++)
+		if (add_pieces(r, i, &job.pieces, &job.npieces, &cap)) {
+			job.failed = 1;
+			break;
+		}
+	if ((size_t)threads > job.npieces)
+		threads = job.npieces ? (int)job.npieces : 1;
 	pthread_t tid[MAX_THREADS];
 	int started[MAX_THREADS] = {0};
-	for (int i = 0; i < threads; i++)
-		jobs[i] =
-			(struct scan_job){r, (size_t)i, (size_t)threads, 1, 0};
+	for (int i = 1; i < threads && !job.failed; i++)
+		started[i] =
+			pthread_create(&tid[i], NULL, scan_streams, &job) == 0;
+	if (!job.failed)
+		scan_streams(&job);
 	for (int i = 1; i < threads; i++)
-		started[i] = pthread_create(&tid[i], NULL, scan_streams,
-					    &jobs[i]) == 0;
-	scan_streams(&jobs[0]);
-	*sorted = jobs[0].sorted;
-	int failed = jobs[0].failed;
-	for (int i = 1; i < threads; i++) {
 		if (started[i])
 			pthread_join(tid[i], NULL);
-		else
-			scan_streams(&jobs[i]);
-		*sorted &= jobs[i].sorted;
-		failed |= jobs[i].failed;
+	*sorted = !job.unsorted;
+	/* each stream's pieces meet in order */
+	for (size_t i = 1; i < job.npieces && *sorted; i++) {
+		const struct scan_piece *a = &job.pieces[i - 1];
+		const struct scan_piece *b = &job.pieces[i];
+		if (a->stream == b->stream && a->last != INT64_MIN &&
+		    b->first != INT64_MIN && b->first < a->last)
+			*sorted = 0;
 	}
-	if (failed)
+	tw_free(r->f.mem, job.pieces);
+	if (job.failed)
 		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
 				   "out of memory");
 	return 0;
