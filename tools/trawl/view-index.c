@@ -1028,6 +1028,9 @@ out:
 		}
 		out->bytes += out->nlanes * sizeof(*out->steps);
 	}
+	/* the reader's buffers went back to this thread's arena: give them
+	 * to the system, so serving stays at the index and the cache */
+	malloc_trim(0);
 	return rc;
 }
 
