@@ -6,7 +6,8 @@
  *
  *  - flat: a map of one integer key (a pid, a cpu) and a small value is an
  *    open-addressing table (linear probing, at most 3/4 full) whose slots
- *    are the entries themselves, so a lookup is a multiply, a shift and
+ *    are the entries themselves, the key in the entry's hash word, so a
+ *    lookup (tw_flat_find(), inline in the VM) is a multiply, a shift and
  *    one slot's compare, with no key serialised and no pointer followed;
  *    delete shifts the probe run back (no tombstones);
  *  - chained: any other key (strings, several parts) is serialised (each
@@ -51,6 +52,8 @@ void tw_smap_init(tw_smap *m, const tw_map_decl *d, const tw_mem *mem,
 	m->mem = mem;
 	m->limit = limit;
 	m->vsize = value_size(d);
+	m->kind = d->kind;
+	m->nkeys = d->nkeys;
 	m->flat = d->nkeys == 1 && d->key_types[0] == TY_INT &&
 		  m->vsize <= FLAT_VMAX;
 	m->stride = sizeof(tw_mentry) + m->vsize + 8;
@@ -79,15 +82,12 @@ static void init_value(const tw_smap *m, tw_mentry *e)
 
 /* ---- flat: one integer key, open addressing ---- */
 
-/* Fibonacci hashing: the top bits of key * 2^64/phi, which spreads
- * consecutive pids over the table. */
-#define FIB 0x9e3779b97f4a7c15ull
-
 static inline tw_mentry *slot(const tw_smap *m, size_t i)
 {
-	return (tw_mentry *)(m->slots + i * m->stride);
+	return tw_flat_slot(m, i);
 }
 
+/* The copy of the key after the value, where printing reads keys. */
 static inline int64_t *slot_key(const tw_smap *m, const tw_mentry *e)
 {
 	return (int64_t *)((char *)e->v + m->vsize);
@@ -111,7 +111,7 @@ static int flat_grow(tw_smap *m)
 		const tw_mentry *e = (const tw_mentry *)(old + i * m->stride);
 		if (!e->klen)
 			continue;
-		size_t j = (size_t)(e->hash >> shift);
+		size_t j = tw_flat_home(m, (int64_t)e->hash);
 		while (slot(m, j)->klen)
 			j = (j + 1) & (cap - 1);
 		memcpy(slot(m, j), e, m->stride);
@@ -123,37 +123,24 @@ static int flat_grow(tw_smap *m)
 
 tw_mentry *tw_smap_geti(tw_smap *m, int64_t key, int create, int *full)
 {
-	uint64_t h = (uint64_t)key * FIB;
-	tw_mentry *e;
-	size_t i = 0;
-	if (m->cap) {
-		for (i = (size_t)(h >> m->shift);; i = (i + 1) & (m->cap - 1)) {
-			e = slot(m, i);
-			if (!e->klen)
-				break;
-			if (*slot_key(m, e) == key)
-				return e;
-		}
-	}
-	if (!create)
-		return NULL;
+	tw_mentry *e = tw_flat_find(m, key);
+	if (e || !create)
+		return e;
 	if (m->n >= m->limit) {
 		m->dropped++;
 		*full = -1;
 		return NULL;
 	}
-	if ((m->n + 1) * 4 > m->cap * 3) {
-		if (flat_grow(m)) {
-			*full = -2;
-			return NULL;
-		}
-		for (i = (size_t)(h >> m->shift); slot(m, i)->klen;
-		     i = (i + 1) & (m->cap - 1))
-			;
+	if ((m->n + 1) * 4 > m->cap * 3 && flat_grow(m)) {
+		*full = -2;
+		return NULL;
 	}
+	size_t i = tw_flat_home(m, key);
+	while (slot(m, i)->klen)
+		i = (i + 1) & (m->cap - 1);
 	e = slot(m, i);
 	e->next = NULL;
-	e->hash = h;
+	e->hash = (uint64_t)key;
 	e->klen = 8;
 	init_value(m, e);
 	*slot_key(m, e) = key;
@@ -166,12 +153,12 @@ void tw_smap_deletei(tw_smap *m, int64_t key)
 	if (!m->cap)
 		return;
 	size_t mask = m->cap - 1;
-	size_t i = (size_t)(((uint64_t)key * FIB) >> m->shift);
+	size_t i = tw_flat_home(m, key);
 	for (;; i = (i + 1) & mask) {
 		tw_mentry *e = slot(m, i);
 		if (!e->klen)
 			return;
-		if (*slot_key(m, e) == key)
+		if (e->hash == (uint64_t)key)
 			break;
 	}
 	/* Backward shift: an entry after the hole moves into it unless its
@@ -181,7 +168,7 @@ void tw_smap_deletei(tw_smap *m, int64_t key)
 		tw_mentry *e = slot(m, j);
 		if (!e->klen)
 			break;
-		size_t home = (size_t)(e->hash >> m->shift);
+		size_t home = tw_flat_home(m, (int64_t)e->hash);
 		int stays = i <= j ? (i < home && home <= j)
 				   : (i < home || home <= j);
 		if (stays)

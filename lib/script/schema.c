@@ -28,10 +28,55 @@ static const char *line_value(const char *text, size_t len, const char *key,
 	return NULL;
 }
 
+static uint64_t name_hash(const char *name, size_t nl, const char *sys)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < nl; i++)
+		h = (h ^ (unsigned char)name[i]) * 0x100000001b3ull;
+	for (; *sys; sys++)
+		h = (h ^ (unsigned char)*sys) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+/* Whether the events so far have this name and system; if not, it is
+ * noted as event sc->nevents. The set holds event indices + 1 (open
+ * addressing, at most half full), so that the 2323 bundled formats are
+ * not compared each with all before it. */
+static int seen(tw_compiler *c, size_t **set, size_t *cap, const char *name,
+		size_t nl, const char *sys)
+{
+	tw_schema *sc = &c->schema;
+	if ((sc->nevents + 1) * 2 > *cap) {
+		size_t ncap = *cap ? *cap * 2 : 256;
+		size_t *ns = tw_sc_alloc(c, ncap * sizeof(*ns));
+		for (size_t j = 0; j < sc->nevents; j++) {
+			const tw_schema_event *e = &sc->events[j];
+			size_t k =
+				name_hash(e->name, strlen(e->name), e->system) &
+				(ncap - 1);
+			while (ns[k])
+				k = (k + 1) & (ncap - 1);
+			ns[k] = j + 1;
+		}
+		*set = ns; /* the old one stays in the arena until the end */
+		*cap = ncap;
+	}
+	size_t k = name_hash(name, nl, sys) & (*cap - 1);
+	for (; (*set)[k]; k = (k + 1) & (*cap - 1)) {
+		const tw_schema_event *e = &sc->events[(*set)[k] - 1];
+		if (strncmp(e->name, name, nl) == 0 && e->name[nl] == '\0' &&
+		    strcmp(e->system, sys) == 0)
+			return 1;
+	}
+	(*set)[k] = sc->nevents + 1;
+	return 0;
+}
+
 int tw_schema_load(tw_compiler *c)
 {
 	tw_schema *sc = &c->schema;
-	size_t cap = 0;
+	size_t cap = 0, set_cap = 0;
+	size_t *set = NULL;
 	const char *sys, *text;
 	size_t len;
 	for (size_t i = 0; tw_trace_format_at(c->t, i, &sys, &text, &len);
@@ -40,12 +85,7 @@ int tw_schema_load(tw_compiler *c)
 		const char *name = line_value(text, len, "name:", &nl);
 		if (!name || nl == 0)
 			continue;
-		int dup = 0;
-		for (size_t j = 0; j < sc->nevents && !dup; j++)
-			dup = strlen(sc->events[j].name) == nl &&
-			      memcmp(sc->events[j].name, name, nl) == 0 &&
-			      strcmp(sc->events[j].system, sys) == 0;
-		if (dup)
+		if (seen(c, &set, &set_cap, name, nl, sys))
 			continue; /* the user's formats come first */
 		tw_sc_grow(c, (void **)&sc->events, &cap, sc->nevents + 1,
 			   sizeof(*sc->events));

@@ -434,6 +434,7 @@ struct tw_mentry {
 typedef struct tw_smap {
 	const tw_map_decl *decl;
 	const tw_mem *mem;
+	int kind, nkeys; /* the decl's, kept here for the VM */
 	/* flat (one integer key, a small value): cap slots of stride bytes,
 	 * each a tw_mentry (klen 0 when free) with its value and key inline */
 	int flat;
@@ -468,6 +469,33 @@ void tw_smap_delete(tw_smap *m, const char *key, size_t klen);
 /* The same for a flat map (m->flat), by the integer key itself. */
 tw_mentry *tw_smap_geti(tw_smap *m, int64_t key, int create, int *full);
 void tw_smap_deletei(tw_smap *m, int64_t key);
+
+/* Flat maps: slot i, and where key's probe run starts (Fibonacci hashing:
+ * the top bits of key * 2^64/phi, which spreads consecutive pids). A used
+ * slot has klen 8 and its key in hash. */
+static inline tw_mentry *tw_flat_slot(const tw_smap *m, size_t i)
+{
+	return (tw_mentry *)(m->slots + i * m->stride);
+}
+
+static inline size_t tw_flat_home(const tw_smap *m, int64_t key)
+{
+	return (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> m->shift);
+}
+
+/* The entry of key in a flat map, or NULL. */
+static inline tw_mentry *tw_flat_find(const tw_smap *m, int64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	for (size_t i = tw_flat_home(m, key);; i = (i + 1) & (m->cap - 1)) {
+		tw_mentry *e = tw_flat_slot(m, i);
+		if (!e->klen)
+			return NULL;
+		if (e->hash == (uint64_t)key)
+			return e;
+	}
+}
 static inline const char *tw_mentry_key(const tw_smap *m, const tw_mentry *e)
 {
 	return (const char *)e->v + m->vsize;

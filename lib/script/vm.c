@@ -58,11 +58,41 @@ static int64_t do_strncmp(const tw_sval *a, const tw_sval *b, int64_t n)
 	return 0;
 }
 
+/* A chained map's entry for keys (create: made if absent; *full as
+ * tw_smap_get() says). A map without keys has one entry: the last one. */
+static tw_mentry *lookup(tw_smap *m, const tw_sval *keys, char *buf, int create,
+			 int *full)
+{
+	if (m->nkeys == 0 && m->last)
+		return m->last;
+	size_t kl = tw_smap_key(m->decl, keys, buf);
+	return tw_smap_get(m, buf, kl, create, full);
+}
+
+/* An update dropped at the map's limit: counted as a fault of its site. */
+static void map_full(trawl_script *s, size_t probe, uint32_t pc,
+		     const tw_smap *m)
+{
+	char what[96];
+	snprintf(what, sizeof(what),
+		 "@%s is full (%zu keys, --map-size): update dropped",
+		 m->decl->name, m->limit);
+	tw_sc_fault(s, probe, pc, what);
+}
+
+/* tw_mentry_int(), inline */
+static inline int64_t value_int(const tw_smap *m, const tw_mentry *e)
+{
+	if (m->kind == MV_AVG || m->kind == MV_STATS)
+		return e->v[0] ? e->v[1] / e->v[0] : 0;
+	return e->v[0];
+}
+
 static void agg(const tw_smap *m, tw_mentry *e, int64_t x)
 {
 	const tw_map_decl *d = m->decl;
 	int64_t *v = e->v;
-	switch (d->kind) {
+	switch (m->kind) {
 	case MV_COUNT:
 		v[0]++;
 		break;
@@ -145,6 +175,7 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 	const trawl_field *handles = b ? b->handles : NULL;
 	const tw_program *p = &s->prog;
 	const uint32_t *code = p->code;
+	tw_smap *smaps = s->smaps;
 	tw_sval *st = s->stack;
 	size_t sp = 0;
 	size_t pc = s->probes[probe].code_start;
@@ -484,22 +515,21 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 			NEXT;
 		case OP_MGET:
 		op_MGET : {
-			tw_smap *m = &s->smaps[A];
-			sp -= (size_t)m->decl->nkeys;
+			tw_smap *m = &smaps[A];
 			tw_mentry *e;
 			if (m->flat) {
-				e = tw_smap_geti(m, st[sp].i, 0, NULL);
+				e = tw_flat_find(m, st[--sp].i);
 			} else {
-				size_t kl = tw_smap_key(m->decl, &st[sp], key);
-				e = tw_smap_get(m, key, kl, 0, NULL);
+				sp -= (size_t)m->nkeys;
+				e = lookup(m, &st[sp], key, 0, NULL);
 			}
 			tw_sval *v = &st[sp++];
-			if (m->decl->kind == MV_STR) {
+			if (m->kind == MV_STR) {
 				v->s = e ? (const char *)(e->v + 1) : empty;
 				v->n = e ? (uint32_t)e->v[0] : 0;
 			} else {
 				v->s = NULL;
-				v->i = e ? tw_mentry_int(m, e) : 0;
+				v->i = e ? value_int(m, e) : 0;
 			}
 			NEXT;
 		}
@@ -507,35 +537,32 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 		op_MSET:
 		case OP_MAGG:
 		op_MAGG : {
-			tw_smap *m = &s->smaps[A];
-			int has_arg = TW_OP(w) == OP_MSET ||
-				      m->decl->kind != MV_COUNT;
+			tw_smap *m = &smaps[A];
+			int has_arg =
+				TW_OP(w) == OP_MSET || m->kind != MV_COUNT;
 			tw_sval val = has_arg ? st[--sp] : (tw_sval){0};
-			sp -= (size_t)m->decl->nkeys;
 			int full = 0;
 			tw_mentry *e;
 			if (m->flat) {
-				e = tw_smap_geti(m, st[sp].i, 1, &full);
+				int64_t k = st[--sp].i;
+				e = tw_flat_find(m, k);
+				if (!e)
+					e = tw_smap_geti(m, k, 1, &full);
 			} else {
-				size_t kl = tw_smap_key(m->decl, &st[sp], key);
-				e = tw_smap_get(m, key, kl, 1, &full);
+				sp -= (size_t)m->nkeys;
+				e = lookup(m, &st[sp], key, 1, &full);
 			}
 			if (!e) {
 				if (full == -2) {
 					s->oom = 1;
 					FAULT("out of memory");
 				}
-				char what[96];
-				snprintf(what, sizeof(what),
-					 "@%s is full (%zu keys, --map-size): "
-					 "update dropped",
-					 m->decl->name, m->limit);
-				tw_sc_fault(s, probe, (uint32_t)(pc - 1), what);
+				map_full(s, probe, (uint32_t)(pc - 1), m);
 				NEXT;
 			}
 			if (TW_OP(w) == OP_MAGG) {
 				agg(m, e, val.i);
-			} else if (m->decl->kind == MV_STR) {
+			} else if (m->kind == MV_STR) {
 				size_t n = val.n > TW_SC_STRMAX ? TW_SC_STRMAX
 								: val.n;
 				memmove(e->v + 1, val.s, n);
@@ -547,11 +574,11 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 		}
 		case OP_MDEL:
 		op_MDEL : {
-			tw_smap *m = &s->smaps[A];
-			sp -= (size_t)m->decl->nkeys;
+			tw_smap *m = &smaps[A];
 			if (m->flat) {
-				tw_smap_deletei(m, st[sp].i);
+				tw_smap_deletei(m, st[--sp].i);
 			} else {
+				sp -= (size_t)m->nkeys;
 				size_t kl = tw_smap_key(m->decl, &st[sp], key);
 				tw_smap_delete(m, key, kl);
 			}
