@@ -4,11 +4,18 @@
 
   bench/bench-view.py [--trawl build/trawl] [--runs 3] [FILE...]
 
-Per input (default bench/out/big.dat and bench/out/big.txt when present):
+Per input (default bench/out/big.dat, big-nocomp.dat and big.txt when
+present):
   - index build: `trawl view FILE --port 0` from start to its serving line,
     against `trawl stats FILE` in the same run (median of --runs each)
-  - server RSS (VmRSS, VmHWM) and the index's own bytes (/api/info), as a
-    share of the file's size
+  - server RSS (VmRSS, its anonymous and file-backed parts, VmHWM: the
+    peak, which is while indexing) and the index's own bytes (/api/info),
+    as a share of the file's size; which lanes read their changes back
+  - server time of a window request at every level of the CPU lanes at one
+    pixel per bucket, at 9 places each (every one a new read back of the
+    trace where the level is not kept), and the same window again (the
+    replay cache); a click's details with the events' fields at 10 %, 50 %
+    and 95 % of the trace; the analyses of a 1 % and a 25 % window
   - server time of a window request at every level of the CPU lanes at one
     pixel per bucket (2000 px), and of raw detail, and of every lane over
     the whole trace (median of 9 client round trips, loopback)
@@ -79,6 +86,15 @@ def request_ms(s, params, n=9):
     return statistics.median(ts) * 1000
 
 
+def api_ms(s, path, params, n=1):
+    ts = []
+    for _ in range(n):
+        t = time.perf_counter()
+        s.api(path, params)
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts) * 1000
+
+
 def windows(s, info):
     first, last = info['first'], info['last']
     span = last + 1 - first
@@ -94,6 +110,8 @@ def windows(s, info):
             f = first + (i * 7919 * 104729) % room if room else first
             return {'lanes': ids, 'from': f, 'to': f + wspan, 'width': W}
         out.append(('level %d (%s ns/bucket)' % (k, bw), request_ms(s, params)))
+        out.append(('  the same window again', request_ms(
+            s, lambda i, p=params(0): p)))
     # raw detail: a window whose pixels are finer than level 0
     wspan = busiest['levels'][0] * W // 8
     out.append(('raw changes (%d ns/px)' % (wspan // W), request_ms(
@@ -186,6 +204,8 @@ def main():
     build = a.build or os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.realpath(a.trawl))))
     files = a.files or [f for f in (os.path.join(HERE, 'out', 'big.dat'),
+                                    os.path.join(HERE, 'out',
+                                                 'big-nocomp.dat'),
                                     os.path.join(HERE, 'out', 'big.txt'))
                         if os.path.exists(f)]
     for path in files:
@@ -209,19 +229,43 @@ def main():
             info = s.api('/api/info')
             rss, hwm = status(s.proc.pid, 'VmRSS'), status(s.proc.pid,
                                                           'VmHWM')
-            print('index %.1f MB (%.1f %% of the file), server RSS %.1f MB '
-                  '(%.1f %%), peak %.1f MB (%.1f %%); %d lanes, %d tasks, '
-                  '%d events' % (info['index_bytes'] / 1e6,
-                                 100 * info['index_bytes'] / size, rss / 1e6,
-                                 100 * rss / size, hwm / 1e6, 100 * hwm / size,
-                                 len(info['lanes']), info['tasks'],
-                                 info['events']))
+            anon, fil = status(s.proc.pid, 'RssAnon'), status(s.proc.pid,
+                                                             'RssFile')
+            print('index %.2f MB (%.1f %% of the file), server RSS %.1f MB '
+                  '(%.1f %%: %.1f MB anonymous %.1f %%, %.1f MB of files, '
+                  'the program and its libraries), peak %.1f MB (%.1f %%); '
+                  '%d lanes, %d tasks, %d events' % (
+                      info['index_bytes'] / 1e6,
+                      100 * info['index_bytes'] / size, rss / 1e6,
+                      100 * rss / size, anon / 1e6, 100 * anon / size,
+                      fil / 1e6, hwm / 1e6, 100 * hwm / size,
+                      len(info['lanes']), info['tasks'], info['events']))
+            back = [l for l in info['lanes'] if l.get('read_back')]
+            print('lanes read back from the trace: %d of %d (kept from '
+                  'level %s), %d checkpoints' % (
+                      len(back), len(info['lanes']),
+                      sorted(set(l['kept_level'] for l in back)),
+                      info.get('checkpoints', 0)))
             for what, ms in windows(s, info):
                 print('  window %-40s %6.2f ms' % (what, ms))
             t = time.perf_counter()
             s.api('/api/analysis')
             print('  analysis of the whole trace %.0f ms' % (
                 (time.perf_counter() - t) * 1000))
+            first, last = info['first'], info['last']
+            span = last - first
+            for w in (100, 4):
+                print('  analysis of a %d %% window %.0f ms' % (
+                    100 // w, api_ms(s, '/api/analysis', {
+                        'from': first + span // 3,
+                        'to': first + span // 3 + span // w})))
+            cpu = max((l for l in info['lanes'] if l['kind'] == 'cpu'),
+                      key=lambda l: l['changes'])
+            for frac in (0.1, 0.5, 0.95):
+                print('  click details with fields at %2d %% %.0f ms' % (
+                    frac * 100, api_ms(s, '/api/detail', {
+                        'lane': cpu['id'], 't': first + int(span * frac),
+                        'fields': 1})))
             print('server RSS after the requests %.1f MB' % (
                 status(s.proc.pid, 'VmRSS') / 1e6))
         finally:
