@@ -336,10 +336,17 @@ static int read_text_block(tw_dat_file *f, span_reader *r, int size64,
 	return 0;
 }
 
+/* trawl's table the first time; libtraceevent's only once asked for
+ * (tw_dat_load_tep_kallsyms): its parser, sscanf per line, is seven
+ * times the cost of trawl's, and only its own printing and plugins use
+ * it. */
 static int parse_kallsyms(tw_dat_file *f, const char *s)
 {
 	if (tw_dat_syms_parse(f, s, strlen(s)))
 		return -TRAWL_ENOMEM;
+	if (!f->tep_kallsyms_wanted || f->tep_kallsyms_loaded)
+		return 0;
+	f->tep_kallsyms_loaded = 1;
 	return tep_parse_kallsyms(f->tep, s);
 }
 
@@ -1269,11 +1276,33 @@ struct tep_event *tw_dat_parse_format(tw_dat_file *f, uint32_t id)
 	return e;
 }
 
+static void load_kallsyms_text(tw_dat_file *f);
+
 void tw_dat_load_kallsyms(tw_dat_file *f)
 {
 	if (f->kallsyms_loaded)
 		return;
 	f->kallsyms_loaded = 1;
+	load_kallsyms_text(f);
+}
+
+void tw_dat_load_tep_kallsyms(tw_dat_file *f)
+{
+	if (f->tep_kallsyms_wanted)
+		return;
+	f->tep_kallsyms_wanted = 1;
+	/* read again if trawl's table was made before: a damaged block was
+	 * counted then, not twice */
+	int again = f->kallsyms_loaded;
+	uint64_t damaged = f->meta_damaged, off = f->meta_damage_off;
+	f->kallsyms_loaded = 1;
+	load_kallsyms_text(f);
+	if (again)
+		f->meta_damaged = damaged, f->meta_damage_off = off;
+}
+
+static void load_kallsyms_text(tw_dat_file *f)
+{
 	trawl_error scratch;
 	int rc = 0;
 	if (f->kallsyms_text && f->kallsyms_len) {

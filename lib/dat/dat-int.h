@@ -117,6 +117,7 @@ typedef struct tw_dat_file {
 	size_t kallsyms_len;
 	uint64_t kallsyms_section; /* v7: the section's offset */
 	int kallsyms_loaded;
+	int tep_kallsyms_wanted, tep_kallsyms_loaded; /* libtraceevent's */
 	struct tw_dat_sym *syms; /* trawl's own table, with sizes */
 	size_t nsyms;
 	char *sym_pool;
@@ -180,6 +181,8 @@ struct tep_event *tw_dat_parse_format(tw_dat_file *f, uint32_t id);
 const char *tw_dat_format_text(const tw_dat_file *f, uint32_t id, size_t *len);
 /* Parse the kallsyms, once, before the first text that may name symbols. */
 void tw_dat_load_kallsyms(tw_dat_file *f);
+/* The same into libtraceevent, once, before it prints or loads plugins. */
+void tw_dat_load_tep_kallsyms(tw_dat_file *f);
 
 /* dat-syms.c: kallsyms with sizes, for %pS as the kernel prints it. */
 int tw_dat_syms_parse(tw_dat_file *f, const char *text, size_t len);

@@ -1280,7 +1280,7 @@ static void load_plugins(dat_reader *r)
 	if (r->plugins_loaded)
 		return;
 	r->plugins_loaded = 1;
-	tw_dat_load_kallsyms(&r->f);
+	tw_dat_load_tep_kallsyms(&r->f);
 	/* the same plugins trace-cmd report loads, for the same text */
 	r->plugins = tep_load_plugins(r->f.tep);
 }
@@ -1337,7 +1337,7 @@ static void want_fields(dat_reader *r, const trawl_event *ev)
 		return;
 	if (++dt->asked_fields < 64 || dt->asked_fields * 2 < ev->type->events)
 		return;
-	tw_dat_load_kallsyms(&r->f);
+	/* no symbols loaded for it: a lazy decode looks none up */
 	__atomic_store_n(&dt->want_fields, 1, __ATOMIC_RELEASE);
 }
 
@@ -1623,7 +1623,7 @@ static const char *fields_json(const trawl_event *ev, size_t *len)
 		return NULL;
 	if (++dt->asked_json < 64 || dt->asked_json * 2 < ev->type->events)
 		return NULL;
-	tw_dat_load_kallsyms(&r->f);
+	/* no symbols loaded for it: a lazy decode looks none up */
 	__atomic_store_n(&dt->want_json, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
