@@ -906,7 +906,8 @@ static int replay_state(struct builder *b, const struct view_index *ix,
 	b->async = calloc(MAX_OPEN_ASYNC, sizeof(*b->async));
 	if (!b->tasks || !b->async)
 		return -1;
-	memcpy(b->tasks, ix->tasks, ix->ntasks * sizeof(*b->tasks));
+	if (ix->ntasks)
+		memcpy(b->tasks, ix->tasks, ix->ntasks * sizeof(*b->tasks));
 	for (size_t i = 0; i < ix->ntasks; i++) {
 		b->tasks[i].state = VIEW_STATE_UNKNOWN;
 		b->tasks[i].depth = 0;
