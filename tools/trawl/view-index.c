@@ -1365,11 +1365,20 @@ int view_index_trim(struct view_index *ix)
 		order[i][1] = i;
 	}
 	qsort(order, ix->nlanes, sizeof(*order), by_bytes);
-	for (size_t j = 0; j < ix->nlanes && total > budget; j++) {
+	/* the sparse lanes keep theirs (a sixteenth of the budget in all):
+	 * a wide window needs them raw, and reading those back would read
+	 * most of the trace */
+	size_t steps = 0;
+	for (size_t j = 0; j < ix->nlanes; j++)
+		steps += order[j][0];
+	for (size_t j = 0; j < ix->nlanes && total > budget &&
+			   steps > budget / 16;
+	     j++) {
 		struct view_lane *l = &ix->lanes[order[j][1]];
 		if (!l->steps.n)
 			break;
-		total -= view_steps_bytes(&l->steps);
+		total -= order[j][0];
+		steps -= order[j][0];
 		view_steps_free(&l->steps);
 		l->dropped = 1;
 	}
