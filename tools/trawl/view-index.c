@@ -1371,9 +1371,8 @@ int view_index_trim(struct view_index *ix)
 	size_t steps = 0;
 	for (size_t j = 0; j < ix->nlanes; j++)
 		steps += order[j][0];
-	for (size_t j = 0; j < ix->nlanes && total > budget &&
-			   steps > budget / 16;
-	     j++) {
+	for (size_t j = 0;
+	     j < ix->nlanes && total > budget && steps > budget / 16; j++) {
 		struct view_lane *l = &ix->lanes[order[j][1]];
 		if (!l->steps.n)
 			break;
