@@ -5,9 +5,12 @@
  * range, known names only); a bad one is a 400 with a message naming it.
  * Every answer costs time in proportion to what it returns (columns,
  * tasks matched), except analysis (the changes of the window) and detail
- * with fields=1 (the trace read again up to the event).
+ * with fields=1 (the trace read again from the checkpoint before the
+ * event). Lanes whose changes the index gave back read them from the
+ * trace (view_lane_steps(), view-replay.c).
  */
 #include <ctype.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <errno.h>
 #include <stdio.h>
@@ -671,6 +674,7 @@ static void fields_at(struct view_index *ix, int64_t at, int cpu,
 		key_str(b, "events_error", err.msg, strlen(err.msg));
 	}
 	trawl_close(t);
+	malloc_trim(0); /* the reader's buffers, freed in this thread's arena */
 	pthread_mutex_unlock(&ix->reread);
 }
 
