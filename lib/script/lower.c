@@ -193,6 +193,27 @@ static int jcmp(int tok, int sense)
 	}
 }
 
+/* The JxxK form of a compare-and-jump (the opcodes are in the same
+ * order) */
+_Static_assert(OP_JNEK - OP_JEQK == OP_JNE - OP_JEQ &&
+		       OP_JLTK - OP_JEQK == OP_JLT - OP_JEQ &&
+		       OP_JLEK - OP_JEQK == OP_JLE - OP_JEQ &&
+		       OP_JGTK - OP_JEQK == OP_JGT - OP_JEQ &&
+		       OP_JGEK - OP_JEQK == OP_JGE - OP_JEQ,
+	       "opcodes.h: JxxK in the order of Jxx");
+
+static int jcmpk(int op)
+{
+	return op - OP_JEQ + OP_JEQK;
+}
+
+/* A raw word after an instruction: a JxxK's constant */
+static void emit_word(lower *L, uint32_t w)
+{
+	size_t at = emit(L, OP_HALT, 0);
+	L->p->code[at] = w;
+}
+
 /*
  * Code that jumps to the chain *chain when n's truth is sense and falls
  * through otherwise.
@@ -223,6 +244,16 @@ static void branch(lower *L, const tw_node *n, int sense, size_t *chain)
 	int op = n->kind == N_BINARY && n->a->type == TY_INT
 			 ? jcmp(n->op, sense)
 			 : OP_HALT;
+	if (op != OP_HALT && n->b->kind == N_INT && n->b->ival >= INT32_MIN &&
+	    n->b->ival <= INT32_MAX) {
+		/* against a constant: the constant in the instruction */
+		expr(L, n->a);
+		at(L, n);
+		jump(L, jcmpk(op), chain);
+		emit_word(L, (uint32_t)(int32_t)n->b->ival);
+		pop(L, 1);
+		return;
+	}
 	if (op != OP_HALT) {
 		expr(L, n->a);
 		expr(L, n->b);

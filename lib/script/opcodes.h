@@ -8,7 +8,8 @@
  *  +---------------------------+------------+
  *
  * The VM is a stack machine over tw_sval (an integer or a borrowed
- * string). Each probe's code ends in HALT; jumps are absolute. The
+ * string). Each probe's code ends in HALT; jumps are absolute. The JxxK
+ * compare-and-jumps take a second word, their constant K. The
  * comment of each opcode is its semantics, and docs/script.md's opcode
  * table is generated from these lines (tests/script/gen-opcodes.sh).
  */
@@ -62,6 +63,12 @@
 	X(JLE, "jump to A when a <= b")                                        \
 	X(JGT, "jump to A when a > b")                                         \
 	X(JGE, "jump to A when a >= b")                                        \
+	X(JEQK, "a = pop; jump to A when a == K, K the next word (signed)")    \
+	X(JNEK, "jump to A when a != K")                                       \
+	X(JLTK, "jump to A when a < K")                                        \
+	X(JLEK, "jump to A when a <= K")                                       \
+	X(JGTK, "jump to A when a > K")                                        \
+	X(JGEK, "jump to A when a >= K")                                       \
 	X(LOOP, "count a loop iteration; fault past the bound")                \
 	X(MGET, "pop the keys of map A, push its value (0 or \"\" if none)")   \
 	X(MSET, "pop a value and the keys of map A; store it")                 \

@@ -176,6 +176,8 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 	const tw_program *p = &s->prog;
 	const uint32_t *code = p->code;
 	tw_smap *smaps = s->smaps;
+	uint64_t *fgen = s->fgen;
+	tw_sval *fvals = s->fvals;
 	tw_sval *st = s->stack;
 	size_t sp = 0;
 	size_t pc = s->probes[probe].code_start;
@@ -212,6 +214,12 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 	do {                                                                   \
 		sp -= 2;                                                       \
 		if (st[sp].i op st[sp + 1].i)                                  \
+			pc = A;                                                \
+	} while (0)
+#define JCMPK(op)                                                              \
+	do {                                                                   \
+		int64_t k = (int32_t)code[pc++];                               \
+		if (st[--sp].i op k)                                           \
 			pc = A;                                                \
 	} while (0)
 	/*
@@ -299,17 +307,17 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 			 * not reloaded from the cache just stored (a 24-byte
 			 * load after two 8-byte stores stalls) */
 			tw_sval v;
-			if (s->fgen[A] != gen) {
+			if (fgen[A] != gen) {
 				int64_t x = 0;
 				if (trawl_event_get_int(ev, handles[A], &x) < 0)
 					x = 0;
 				v.i = x;
 				v.s = NULL;
 				v.n = 0;
-				s->fvals[A] = v;
-				s->fgen[A] = gen;
+				fvals[A] = v;
+				fgen[A] = gen;
 			} else {
-				v = s->fvals[A];
+				v = fvals[A];
 			}
 			st[sp++] = v;
 			NEXT;
@@ -317,7 +325,7 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 		case OP_FIELDS:
 		op_FIELDS : {
 			tw_sval v;
-			if (s->fgen[A] != gen) {
+			if (fgen[A] != gen) {
 				size_t n = 0;
 				const char *r =
 					trawl_event_raw(ev, handles[A], &n);
@@ -330,10 +338,10 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 				v.i = 0;
 				v.s = r;
 				v.n = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
-				s->fvals[A] = v;
-				s->fgen[A] = gen;
+				fvals[A] = v;
+				fgen[A] = gen;
 			} else {
-				v = s->fvals[A];
+				v = fvals[A];
 			}
 			st[sp++] = v;
 			NEXT;
@@ -507,6 +515,30 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 		op_JGE:
 			JCMP(>=);
 			NEXT;
+		case OP_JEQK:
+		op_JEQK:
+			JCMPK(==);
+			NEXT;
+		case OP_JNEK:
+		op_JNEK:
+			JCMPK(!=);
+			NEXT;
+		case OP_JLTK:
+		op_JLTK:
+			JCMPK(<);
+			NEXT;
+		case OP_JLEK:
+		op_JLEK:
+			JCMPK(<=);
+			NEXT;
+		case OP_JGTK:
+		op_JGTK:
+			JCMPK(>);
+			NEXT;
+		case OP_JGEK:
+		op_JGEK:
+			JCMPK(>=);
+			NEXT;
 		case OP_LOOP:
 		op_LOOP:
 			if (++loops > TW_SC_LOOP_MAX)
@@ -639,5 +671,6 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 #undef BIN
 #undef SCMP
 #undef JCMP
+#undef JCMPK
 #undef NEXT
 }

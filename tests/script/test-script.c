@@ -395,3 +395,29 @@ Test(script, predicates_the_kernel_filter_can_say_are_lowered_to_it)
 	filters("sched:sched_waking, sched:sched_switch /args.pid == 20/ {}", d,
 		4);
 }
+
+Test(script, conditions_jump_as_their_values_say)
+{
+	/* predicates, if and while are lowered as jumps: a comparison with
+	 * a constant of 32 bits is one instruction, a larger one two; && and
+	 * || jump past what they need not evaluate */
+	struct run_out o =
+		run(trace,
+		    "BEGIN { $x = 2147483647; $n = 0;\n"
+		    "  if ($x == 2147483647) { $n += 1; }\n"
+		    "  if ($x != 2147483647) { $n += 2; }\n"
+		    "  if ($x < 2147483648) { $n += 4; }\n"
+		    "  if ($x <= 5) { $n += 8; }\n"
+		    "  if ($x > 5 && $x >= 2147483647) { $n += 16; }\n"
+		    "  if (!($x < 0) || 10 / 0) { $n += 32; }\n"
+		    "  $y = -3;\n"
+		    "  if ($y < 0 && $y >= -3 && $y != -2) { $n += 64; }\n"
+		    "  if ($y > 0 || $y < -3 || !$y) { $n += 128; }\n"
+		    "  while ($y < 3) { $y++; }\n"
+		    "  printf(\"%d %d %d\\n\", $n, $y, $x > 1 && $y == 3); }\n"
+		    "sched:sched_switch /args.prev_pid > 0 && "
+		    "args.prev_state != 0/ { @[args.prev_comm] = count(); }");
+	/* a (S) and c (D) sleep; b leaves runnable (R = 0) */
+	cr_assert_out(o, "117 3 1\n@[a]: 1\n@[c]: 1\n\n");
+	free(o.text);
+}
