@@ -54,6 +54,16 @@ typedef struct dat_type {
 	/* ... and its fields as JSON (want_json likewise) */
 	int want_json;
 	uint64_t asked_json;
+	/* Fields decoded ahead in the compact form (only strings and plain
+	 * integers: a word each): whether this type's are, as the ahead
+	 * thread found (0: not known yet, 1: yes, -1: no; that thread's
+	 * alone), and the consumer's templates of what does not change from
+	 * one event to the next (its alone; tmpl_n 0: not made yet). */
+	int ahead_compact;
+	int tmpl_n;
+	uint64_t tmpl_str; /* bit i: field i is a string */
+	tw_kv *tmpl_kv;
+	tw_pf_value *tmpl_tv;
 } dat_type;
 
 struct comm_slot {
@@ -1424,8 +1434,9 @@ struct ahead_scratch {
  * the fields, the texts of the arrays, then their elements. Small: the
  * consumer's thread reads them from the other core's cache. */
 struct pre_head {
-	uint32_t n, fz, ez, pad; /* 16 bytes: the fields after it aligned */
-};
+	uint32_t n, fz, ez;
+	uint32_t compact; /* 8-byte words follow, not struct pre_field */
+};			  /* 16 bytes: the fields after it aligned */
 
 enum { W_NONE, W_DATA, W_FZ, W_PTR }; /* where a value's text is */
 
@@ -1461,7 +1472,7 @@ static int keep_decoded(dat_reader *r, const tw_pfmt *pf,
 		return -1;
 	unsigned char *o = (unsigned char *)arena->data + at;
 	struct pre_head *h = (struct pre_head *)(void *)o;
-	h->n = (uint32_t)k, h->fz = nfz, h->ez = nez, h->pad = 0;
+	h->n = (uint32_t)k, h->fz = nfz, h->ez = nez, h->compact = 0;
 	struct pre_field *out = (struct pre_field *)(void *)(h + 1);
 	for (int i = 0; i < k; i++) {
 		const tw_pf_value *v = &d->tv[i];
@@ -1490,6 +1501,127 @@ static int keep_decoded(dat_reader *r, const tw_pfmt *pf,
 	return 0;
 }
 
+/* Whether every field of the format is a string or a plain integer. */
+static int compact_form(const tw_pfmt *pf)
+{
+	size_t n = tw_pfmt_nfields(pf);
+	if (!n || n > TW_MAX_FIELDS)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t fl = tw_pfmt_field(pf, i)->flags;
+		if (!(fl & TW_PFF_STRING) &&
+		    (fl & (TW_PFF_ARRAY | TW_PFF_DYNAMIC | TW_PFF_CHARPTR)))
+			return -1;
+	}
+	return 1;
+}
+
+/*
+ * The compact form of a record's fields, for types of strings and plain
+ * integers only (most events): a word per field, the integer or a
+ * string's offset in the record and length; what is the same for every
+ * event of the type (names, flags, types) the consumer keeps once. A
+ * quarter of the bytes of the general form cross to the other core, and
+ * neither side builds or reads a typed value per field. Return: 1 kept,
+ * 0 not this form (a damaged record, an odd integer: the general way
+ * keeps it), -1 out of memory.
+ */
+static int keep_compact(dat_reader *r, dat_type *dt, const tw_pfmt *pf,
+			const unsigned char *data, uint32_t len, tw_buf *arena,
+			tw_dat_ahead_rec *rec)
+{
+	if (!dt->ahead_compact)
+		dt->ahead_compact = compact_form(pf);
+	if (dt->ahead_compact < 0)
+		return 0;
+	size_t n = tw_pfmt_nfields(pf);
+	size_t at = (arena->len + 7) & ~(size_t)7;
+	size_t need = sizeof(struct pre_head) + n * sizeof(uint64_t);
+	if (tw_buf_reserve(r->f.mem, arena, at + need + 1))
+		return -1;
+	struct pre_head *h = (struct pre_head *)(void *)(arena->data + at);
+	uint64_t *out = (uint64_t *)(void *)(h + 1);
+	for (size_t i = 0; i < n; i++) {
+		const unsigned char *bytes;
+		size_t nb;
+		if (tw_pfmt_field_bytes(pf, i, data, len, &bytes, &nb))
+			return 0;
+		if (tw_pfmt_field(pf, i)->flags & TW_PFF_STRING) {
+			const unsigned char *z = memchr(bytes, '\0', nb);
+			size_t sl = z ? (size_t)(z - bytes) : nb;
+			if (bytes < data || sl > UINT32_MAX)
+				return 0;
+			out[i] = (uint64_t)(bytes - data) | (uint64_t)sl << 32;
+		} else {
+			int64_t v;
+			if (tw_pfmt_field_int(pf, i, data, len, &v))
+				return 0;
+			out[i] = (uint64_t)v;
+		}
+	}
+	h->n = (uint32_t)n, h->fz = h->ez = 0, h->compact = 1;
+	arena->len = at + need;
+	rec->pre_off = (uint32_t)at;
+	return 1;
+}
+
+/* The consumer's templates of a compact type's fields: what the general
+ * decode gives every event of it, before its values. */
+static int make_templates(dat_type *dt, const tw_pfmt *pf, const tw_mem *mem)
+{
+	size_t n = tw_pfmt_nfields(pf);
+	dt->tmpl_kv = tw_calloc(mem, n, sizeof(tw_kv));
+	dt->tmpl_tv = tw_calloc(mem, n, sizeof(tw_pf_value));
+	if (!dt->tmpl_kv || !dt->tmpl_tv)
+		return -1;
+	dt->tmpl_str = 0;
+	for (size_t i = 0; i < n; i++) {
+		const tw_pf_field *f = tw_pfmt_field(pf, i);
+		tw_pf_value *v = &dt->tmpl_tv[i];
+		dt->tmpl_kv[i] = (tw_kv){f->name, NULL, f->name_len, 0};
+		v->uns = !(f->flags & TW_PFF_SIGNED);
+		v->ptr = (f->flags & TW_PFF_POINTER) != 0;
+		v->hex = v->ptr || (f->flags & TW_PFF_LONG);
+		v->index = (uint16_t)i;
+		v->exact = 1;
+		v->type = f->flags & TW_PFF_STRING ? TW_PFV_STR : TW_PFV_INT;
+		if (f->flags & TW_PFF_STRING)
+			dt->tmpl_str |= 1ull << i;
+	}
+	dt->tmpl_n = (int)n;
+	return 0;
+}
+
+/* A compact record into ev. Return: 0, or -1 (decode here instead). */
+static int adopt_compact(trawl_event *ev, const tw_pfmt *pf,
+			 const struct pre_head *h)
+{
+	dat_type *dt = (dat_type *)ev->type->bin;
+	if (!dt->tmpl_n && make_templates(dt, pf, &ev->t->mem))
+		return -1;
+	uint32_t n = h->n;
+	if (n != (uint32_t)dt->tmpl_n)
+		return -1;
+	memcpy(ev->fields, dt->tmpl_kv, n * sizeof(tw_kv));
+	memcpy(ev->tv, dt->tmpl_tv, n * sizeof(tw_pf_value));
+	const uint64_t *in = (const uint64_t *)(const void *)(h + 1);
+	const char *data = (const char *)ev->data;
+	for (uint32_t i = 0; i < n; i++) {
+		if (dt->tmpl_str >> i & 1) {
+			const char *s = data + (uint32_t)in[i];
+			uint32_t sl = (uint32_t)(in[i] >> 32);
+			ev->fields[i].val = ev->tv[i].s = s;
+			ev->fields[i].vlen = ev->tv[i].slen = sl;
+		} else {
+			ev->tv[i].i = (int64_t)in[i];
+		}
+	}
+	ev->nfields = (int)n;
+	ev->typed = 1;
+	ev->pending = TW_PEND_TEXT | TW_PEND_LABEL;
+	return 0;
+}
+
 /* The fields decoded ahead, for the event delivered now. Return: 0, or
  * -1 (decode here instead). */
 static int adopt_decoded(trawl_event *ev, const unsigned char *pre)
@@ -1498,6 +1630,8 @@ static int adopt_decoded(trawl_event *ev, const unsigned char *pre)
 	if (!pf)
 		return -1;
 	const struct pre_head *h = (const struct pre_head *)(const void *)pre;
+	if (h->compact)
+		return adopt_compact(ev, pf, h);
 	const struct pre_field *in = (const struct pre_field *)(h + 1);
 	const char *fz = (const char *)(in + h->n);
 	if (h->ez &&
@@ -1650,8 +1784,12 @@ static int ahead_prepare(void *ctx, const unsigned char *data, uint32_t len,
 	if (!text && !fields && !json)
 		return 0;
 	const tw_pfmt *pf = dt->pf; /* compiled before a flag was set */
-	if (fields && keep_decoded(r, pf, data, len, arena, rec))
-		return -1;
+	if (fields) {
+		int kept = keep_compact(r, dt, pf, data, len, arena, rec);
+		if (kept < 0 ||
+		    (!kept && keep_decoded(r, pf, data, len, arena, rec)))
+			return -1;
+	}
 	if (json && keep_json(r, pf, data, len, arena, rec))
 		return -1;
 	if (!text || !tw_pfmt_fits(pf, data, len))
@@ -1803,8 +1941,11 @@ static void close_reader(trawl_trace *t)
 	tw_free(&t->mem, r->cur);
 	tw_free(&t->mem, r->heap);
 	tw_free(&t->mem, r->places);
-	for (size_t i = 0; r->types && i < r->ntypes; i++)
+	for (size_t i = 0; r->types && i < r->ntypes; i++) {
 		tw_pfmt_free(r->types[i].pf);
+		tw_free(&t->mem, r->types[i].tmpl_kv);
+		tw_free(&t->mem, r->types[i].tmpl_tv);
+	}
 	tw_free(&t->mem, r->types);
 	tw_buf_fini(&t->mem, &r->raw);
 	tw_buf_fini(&t->mem, &r->pad);
