@@ -490,7 +490,48 @@ int tw_text_seek(const trawl_trace *t, const trawl_event *ev, const char *key,
 		from = ev->decode_at; /* a value's end: a space, or the end */
 	}
 	const char *lim = end - s > SEEK_SPAN ? s + SEEK_SPAN : end;
-	for (const char *c = s; c < lim;) {
+	const char *c = s;
+#if defined(__SSE2__)
+	/* Whole 16-byte blocks first, testing only whether a block has a
+	 * hit or a stop; the loop below does the rest as before. */
+	if (lim - c >= 16) {
+		const __m128i sp = _mm_set1_epi8(' '),
+			      k0 = _mm_set1_epi8(key[0]);
+		const __m128i lb = _mm_set1_epi8('['), gt = _mm_set1_epi8('>');
+		/* the second load reads c[16]: before end */
+		for (; lim - c >= 16 && end - c >= 17; c += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)c);
+			__m128i w = _mm_loadu_si128((const __m128i *)(c + 1));
+			__m128i wsp = _mm_cmpeq_epi8(w, sp);
+			unsigned stop =
+				(unsigned)_mm_movemask_epi8(_mm_or_si128(
+					_mm_cmpeq_epi8(v, lb),
+					_mm_andnot_si128(
+						wsp, _mm_cmpeq_epi8(v, gt))));
+			unsigned hit = (unsigned)_mm_movemask_epi8(
+				_mm_and_si128(_mm_cmpeq_epi8(v, sp),
+					      _mm_cmpeq_epi8(w, k0)));
+			if (!(stop | hit))
+				continue;
+			if (c < from)
+				hit &= from - c >= 16 ? 0 : ~0u << (from - c);
+			if (stop)
+				hit &= (1u << __builtin_ctz(stop)) - 1;
+			for (; hit; hit &= hit - 1) {
+				const char *k = c + __builtin_ctz(hit) + 1;
+				if ((size_t)(end - k) > klen &&
+				    k[klen] == '=' &&
+				    !(k + klen + 1 < end &&
+				      k[klen + 1] == '=') &&
+				    tw_memeq(k, key, klen))
+					return sought(k, klen, end, out);
+			}
+			if (stop)
+				return 0;
+		}
+	}
+#endif
+	while (c < lim) {
 		/* stop: '[' or a '>' glued to what follows; hit: a space
 		 * before the key's first character */
 		unsigned stop = 0, hit = 0, width;
