@@ -769,6 +769,7 @@ static int check_pass(tw_compiler *c, int pass)
 			want(c, pr->pred, TY_INT, "a predicate");
 		}
 		stmt(c, pr->body);
+		pr->nslots = c->nslots;
 		if (c->nslots > maxslots)
 			maxslots = c->nslots;
 	}

@@ -259,6 +259,7 @@ typedef struct tw_probe {
 	size_t *events;
 	size_t nevents;
 	int has_event; /* an event probe: context and args available */
+	int nslots;    /* check.c: its $vars (slots 0 .. nslots - 1) */
 	int kind;      /* script.c: PK_EVENT, or the one spec's kind */
 	/* lower.c */
 	size_t code_start;

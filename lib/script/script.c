@@ -136,6 +136,7 @@ static int keep(trawl_script *s, tw_compiler *c, trawl_error *err)
 		const tw_probe *p = &c->probes[i];
 		s->probes[i].code_start = p->code_start;
 		s->probes[i].has_event = p->has_event;
+		s->probes[i].nslots = p->nslots;
 		s->probes[i].kind = p->has_event ? PK_EVENT : p->specs[0].kind;
 		s->probes[i].fnames = tw_calloc(
 			mem, p->nfields ? p->nfields : 1, sizeof(char *));

@@ -184,7 +184,9 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 	uint64_t loops = 0;
 	char key[TW_SC_MAX_KEYS * (TW_SC_STRMAX + 8)];
 	uint64_t gen = ++s->gen;
-	for (int i = 0; i < p->nvars; i++) {
+	/* its own $vars only: a $var set in one branch may be read after it
+	 * (the checker goes by the text's order), and reads "" or 0 then */
+	for (int i = 0; i < s->probes[probe].nslots; i++) {
 		s->vars[i].i = 0;
 		s->vars[i].s = empty;
 		s->vars[i].n = 0;

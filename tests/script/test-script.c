@@ -421,3 +421,17 @@ Test(script, conditions_jump_as_their_values_say)
 	cr_assert_out(o, "117 3 1\n@[a]: 1\n@[c]: 1\n\n");
 	free(o.text);
 }
+
+Test(script, a_var_not_set_in_this_run_reads_zero_or_empty)
+{
+	/* $v is set in a branch only: a run that skips it must not see the
+	 * value of an earlier run */
+	struct run_out o = run(
+		trace,
+		"BEGIN { if (0) { $s = \"x\"; $i = 5; }\n"
+		"  printf(\"[%s] %d\\n\", $s, $i); }\n"
+		"sched:sched_switch { if (args.prev_pid == 10) { $v = 7; }\n"
+		"  @[args.prev_pid] = sum($v); }");
+	cr_assert_out(o, "[] 0\n@[0]: 0\n@[20]: 0\n@[30]: 0\n@[10]: 7\n\n");
+	free(o.text);
+}
