@@ -20,6 +20,11 @@ typedef struct lower {
 	size_t *breaks;
 	size_t nbreaks, breaks_cap;
 	uint32_t line, col;
+	/* the fields (slots below 64) certainly read already in this run of
+	 * the probe, on every path to the code being emitted: a read of one
+	 * of them is FIELDK. Code that may not run (the right side of && and
+	 * ||, the arms of if and ?:, a loop's body) adds nothing after it. */
+	uint64_t known;
 } lower;
 
 static size_t emit(lower *L, int op, uint32_t arg)
@@ -226,13 +231,17 @@ static void branch(lower *L, const tw_node *n, int sense, size_t *chain)
 		if ((n->kind == N_AND) != sense) {
 			/* && when false, || when true: either side decides */
 			branch(L, n->a, sense, chain);
+			uint64_t k = L->known;
 			branch(L, n->b, sense, chain);
+			L->known = k;
 		} else {
 			/* && when true, || when false: the left side alone
 			 * can only rule it out */
 			size_t skip = 0;
 			branch(L, n->a, !sense, &skip);
+			uint64_t k = L->known;
 			branch(L, n->b, sense, chain);
+			L->known = k;
 			patch_chain(L, skip, L->p->ncode);
 		}
 		return;
@@ -295,8 +304,14 @@ static void expr(lower *L, const tw_node *n)
 			emit(L, OP_FIELDA, (uint32_t)n->slot);
 			return;
 		}
-		emit(L, n->type == TY_STR ? OP_FIELDS : OP_FIELDI,
-		     (uint32_t)n->slot);
+		if (n->slot < 64 && (L->known >> n->slot & 1)) {
+			emit(L, OP_FIELDK, (uint32_t)n->slot);
+		} else {
+			emit(L, n->type == TY_STR ? OP_FIELDS : OP_FIELDI,
+			     (uint32_t)n->slot);
+			if (n->slot < 64)
+				L->known |= 1ull << n->slot;
+		}
 		push(L, 1);
 		return;
 	case N_VAR:
@@ -341,11 +356,14 @@ static void expr(lower *L, const tw_node *n)
 	case N_COND: {
 		size_t no = 0;
 		branch(L, n->a, 0, &no);
+		uint64_t k = L->known;
 		expr(L, n->b);
+		L->known = k;
 		j2 = emit(L, OP_JMP, 0);
 		pop(L, 1);
 		patch_chain(L, no, L->p->ncode);
 		expr(L, n->c);
+		L->known = k;
 		patch(L, j2, L->p->ncode);
 		return;
 	}
@@ -451,11 +469,14 @@ static void stmt(lower *L, const tw_node *n)
 	case N_IF: {
 		size_t no = 0;
 		branch(L, n->a, 0, &no);
+		uint64_t k = L->known;
 		stmt(L, n->b);
+		L->known = k;
 		if (n->c) {
 			size_t je = emit(L, OP_JMP, 0);
 			patch_chain(L, no, L->p->ncode);
 			stmt(L, n->c);
+			L->known = k;
 			patch(L, je, L->p->ncode);
 		} else {
 			patch_chain(L, no, L->p->ncode);
@@ -467,7 +488,9 @@ static void stmt(lower *L, const tw_node *n)
 		L->loop_top = emit(L, OP_LOOP, 0);
 		size_t no = 0;
 		branch(L, n->a, 0, &no);
+		uint64_t k = L->known;
 		stmt(L, n->b);
+		L->known = k;
 		emit(L, OP_JMP, (uint32_t)L->loop_top);
 		patch_chain(L, no, L->p->ncode);
 		for (size_t i = outer_breaks; i < L->nbreaks; i++)
@@ -530,6 +553,7 @@ void tw_lower_program(tw_compiler *c)
 		L.line = pr->line;
 		L.col = pr->col;
 		pr->code_start = L.p->ncode;
+		L.known = 0;
 		size_t no = 0;
 		if (pr->pred)
 			branch(&L, pr->pred, 0, &no);

@@ -26,6 +26,7 @@
 	X(FIELDI, "push field A of the event as an integer (0 if absent)")     \
 	X(FIELDS, "push field A of the event as a string (\"\" if absent)")    \
 	X(FIELDA, "pop k; push element k of array field A (0 if none)")        \
+	X(FIELDK, "push field A again: a FIELDI or FIELDS of A ran before")    \
 	X(LDV, "push $var A")                                                  \
 	X(STV, "pop into $var A (a string is copied, at most 64 bytes)")       \
 	X(POP, "drop the top value")                                           \

@@ -348,6 +348,11 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 			st[sp++] = v;
 			NEXT;
 		}
+		case OP_FIELDK:
+		op_FIELDK:
+			/* the lowering proved a read of A ran in this run */
+			st[sp++] = fvals[A];
+			NEXT;
 		case OP_FIELDA:
 		op_FIELDA:
 			TOP.i = array_elem(s, probe, ev, b, A, TOP.i);

@@ -435,3 +435,21 @@ Test(script, a_var_not_set_in_this_run_reads_zero_or_empty)
 	cr_assert_out(o, "[] 0\n@[0]: 0\n@[20]: 0\n@[30]: 0\n@[10]: 7\n\n");
 	free(o.text);
 }
+
+Test(script, a_field_first_read_in_a_branch_is_read_again_after_it)
+{
+	/* next_pid is read in the if's arm (one run in six) and after it:
+	 * the read after must not take the arm's value from an earlier run;
+	 * prev_pid, read in the condition, is read once per run */
+	struct run_out o =
+		run(trace, "sched:sched_switch { if (args.prev_pid == 10) {\n"
+			   "  $a = args.next_pid; @arm[$a] = count(); }\n"
+			   "  @[args.next_pid, args.prev_pid > 0 || "
+			   "args.next_comm == \"b\"] = count(); }");
+	/* (next, prev_pid > 0 || next_comm == b): 0->a (10, 0), 0->b (20,
+	 * 1), a->0 (0, 1), b->c (30, 1), 0->a (10, 0), c->b (20, 1) */
+	cr_assert_out(o,
+		      "@arm[0]: 1\n\n"
+		      "@[0, 1]: 1\n@[30, 1]: 1\n@[10, 0]: 2\n@[20, 1]: 2\n\n");
+	free(o.text);
+}
