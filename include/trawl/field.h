@@ -227,6 +227,31 @@ typedef struct trawl_value {
 TRAWL_API int trawl_event_field_get(const trawl_event *ev, size_t i,
 				    trawl_value *out);
 
+/* A field's name and typed value (trawl_event_fields()). */
+typedef struct trawl_field_entry {
+	const char *name; /* not NUL-terminated */
+	size_t name_len;
+	trawl_value value; /* as trawl_event_field_get() gives it */
+} trawl_field_entry;
+
+/**
+ * trawl_event_fields() - every field's name and typed value at once
+ * @ev:  the event
+ * @out: OUT: out[i] for field i, for i below the return value and @cap
+ * @cap: room in @out
+ *
+ * For a writer that takes every field of every event: one call per event
+ * instead of two per field (trawl_event_field_name() and
+ * trawl_event_field_get()).
+ *
+ * Return: how many fields the event has; when that is more than @cap,
+ * only the first @cap are in @out (call again with more room).
+ * Lifetime: the names and out[i].value.s are borrowed, valid until the
+ * callback returns.
+ */
+TRAWL_API size_t trawl_event_fields(const trawl_event *ev,
+				    trawl_field_entry *out, size_t cap);
+
 /**
  * trawl_event_field_label() - the symbolic label of the i-th field
  * @ev:  the event

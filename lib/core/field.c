@@ -479,13 +479,10 @@ TRAWL_API int trawl_event_field_int(const trawl_event *ev, size_t i,
 		       : -TRAWL_ETYPE;
 }
 
-TRAWL_API int trawl_event_field_get(const trawl_event *ev, size_t i,
-				    trawl_value *out)
+/* Field i's typed value (i in range, the event decoded). */
+static inline void value_of(const trawl_event *ev, size_t i, trawl_value *out)
 {
-	decode(ev);
 	*out = (trawl_value){0};
-	if (i >= (size_t)ev->nfields)
-		return -TRAWL_ENOENT;
 	if (!ev->typed) {
 		const tw_kv *kv = &ev->fields[i];
 		if (written_number(kv->val, kv->vlen, &out->i)) {
@@ -495,7 +492,7 @@ TRAWL_API int trawl_event_field_get(const trawl_event *ev, size_t i,
 			out->s = kv->val;
 			out->len = kv->vlen;
 		}
-		return 0;
+		return;
 	}
 	const tw_pf_value *v = &ev->tv[i];
 	out->type = v->type; /* the same numbers as the public enum */
@@ -510,7 +507,31 @@ TRAWL_API int trawl_event_field_get(const trawl_event *ev, size_t i,
 		out->s = ev->fields[i].val;
 		out->len = ev->fields[i].vlen;
 	}
+}
+
+TRAWL_API int trawl_event_field_get(const trawl_event *ev, size_t i,
+				    trawl_value *out)
+{
+	decode(ev);
+	if (i >= (size_t)ev->nfields) {
+		*out = (trawl_value){0};
+		return -TRAWL_ENOENT;
+	}
+	value_of(ev, i, out);
 	return 0;
+}
+
+TRAWL_API size_t trawl_event_fields(const trawl_event *ev,
+				    trawl_field_entry *out, size_t cap)
+{
+	decode(ev);
+	size_t n = (size_t)ev->nfields;
+	for (size_t i = 0; i < n && i < cap; i++) {
+		out[i].name = ev->fields[i].key;
+		out[i].name_len = ev->fields[i].klen;
+		value_of(ev, i, &out[i].value);
+	}
+	return n;
 }
 
 TRAWL_API const char *trawl_event_field_label(const trawl_event *ev, size_t i,

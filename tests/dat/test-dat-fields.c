@@ -191,8 +191,9 @@ Test(fields, labels_by_handle_are_the_enumerated_ones_on_both_sources)
 	free(txt);
 }
 
-/* trawl_event_field_get() says what the accessors one by one say, for
- * every field of every event: binary, text with formats, text without. */
+/* trawl_event_field_get() and trawl_event_fields() say what the accessors
+ * one by one say, for every field of every event: binary, text with
+ * formats, text without. */
 struct agree {
 	long fields, ints, strs;
 };
@@ -201,9 +202,28 @@ static int check_field_get(const trawl_event *ev, void *ctx)
 {
 	struct agree *a = ctx;
 	size_t n = trawl_event_field_count(ev);
+	trawl_field_entry fe[80], one[2];
+	cr_assert_eq(trawl_event_fields(ev, fe, 80), n);
+	/* with room for one: that one only, and still the count */
+	one[1].name = "untouched";
+	cr_assert_eq(trawl_event_fields(ev, one, 1), n);
+	cr_assert_str_eq(one[1].name, "untouched");
 	for (size_t i = 0; i <= n; i++) {
 		trawl_value v;
 		int rc = trawl_event_field_get(ev, i, &v);
+		if (i < n) {
+			size_t kl;
+			const char *k = trawl_event_field_name(ev, i, &kl);
+			const trawl_value *w = &fe[i].value;
+			cr_assert(fe[i].name == k && fe[i].name_len == kl);
+			cr_assert(w->type == v.type && w->flags == v.flags &&
+					  w->i == v.i && w->s == v.s &&
+					  w->len == v.len,
+				  "%s field %zu", trawl_event_name(ev), i);
+			if (i == 0)
+				cr_assert(one[0].name == k &&
+					  one[0].value.i == v.i);
+		}
 		if (i == n) {
 			cr_assert_eq(rc, -TRAWL_ENOENT);
 			cr_assert_eq(v.type, TRAWL_VALUE_NONE);

@@ -62,6 +62,8 @@ struct csv_export {
 	int bad_err;		  /* and its errno */
 	struct cli_buf tmp;	  /* fields as text */
 	struct cli_buf val;	  /* one typed value, before CSV quoting */
+	trawl_field_entry *fe;	  /* the event's fields, all at once */
+	size_t fe_cap;
 };
 
 /* Writes what s holds, on the writer thread when there is one. Return:
@@ -119,14 +121,11 @@ static int sink_close(struct csv_export *x, struct csv_sink *s)
 	return err;
 }
 
-/* Field i's typed value (numbers as numbers, whatever the source
+/* Field i's typed value v (numbers as numbers, whatever the source
  * printed), quoted for CSV. */
 static void csv_value(struct csv_export *x, struct cli_buf *b,
-		      const trawl_event *ev, size_t i)
+		      const trawl_event *ev, size_t i, trawl_value v)
 {
-	trawl_value v;
-	if (trawl_event_field_get(ev, i, &v))
-		return;
 	if (v.type == TRAWL_VALUE_INT) {
 		/* digits (or 0x and hex digits) never need quotes */
 		char *o = buf_room(b, 21);
@@ -310,47 +309,64 @@ oom:
 	return -1;
 }
 
-/* Whether ev has ty's columns in their order: the usual case, checked by
- * the names' pointers once a type's names have been seen. */
-static int same_columns(struct csv_type *ty, const trawl_event *ev)
+/* Whether the event's n fields fe are ty's columns in their order: the
+ * usual case, checked by the names' pointers once a type's names have
+ * been seen. */
+static int same_columns(struct csv_type *ty, const trawl_field_entry *fe,
+			size_t n)
 {
-	size_t n = trawl_event_field_count(ev);
 	if (n != ty->ncols)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
-		size_t kl;
-		const char *k = trawl_event_field_name(ev, i, &kl);
-		if (k == ty->col_seen[i])
+		if (fe[i].name == ty->col_seen[i])
 			continue;
-		if (column_of(ty, i, k, kl) != (long)i)
+		if (column_of(ty, i, fe[i].name, fe[i].name_len) != (long)i)
 			return 0;
-		ty->col_seen[i] = k;
+		ty->col_seen[i] = fe[i].name;
 	}
 	return 1;
 }
 
-static void type_row(struct csv_export *x, struct csv_type *ty,
-		     const trawl_event *ev)
+/* All of ev's fields into x->fe. Return: how many, or -1 out of memory. */
+static long all_fields(struct csv_export *x, const trawl_event *ev)
+{
+	size_t n = trawl_event_fields(ev, x->fe, x->fe_cap);
+	if (n > x->fe_cap) {
+		trawl_field_entry *fe = realloc(x->fe, n * sizeof(*fe));
+		if (!fe)
+			return -1;
+		x->fe = fe;
+		x->fe_cap = n;
+		trawl_event_fields(ev, x->fe, x->fe_cap);
+	}
+	return (long)n;
+}
+
+static int type_row(struct csv_export *x, struct csv_type *ty,
+		    const trawl_event *ev)
 {
 	struct cli_buf *b = &ty->sink.out;
+	long got = all_fields(x, ev);
+	if (got < 0)
+		return -1;
+	size_t n = (size_t)got;
+	const trawl_field_entry *fe = x->fe;
 	base_columns(b, ev);
-	if (same_columns(ty, ev)) {
-		for (size_t i = 0; i < ty->ncols; i++) {
+	if (same_columns(ty, fe, n)) {
+		for (size_t i = 0; i < n; i++) {
 			buf_char(b, ',');
-			csv_value(x, b, ev, i);
+			csv_value(x, b, ev, i, fe[i].value);
 		}
 		buf_bytes(b, ",\n", 2);
-		return;
+		return 0;
 	}
-	size_t n = trawl_event_field_count(ev);
 	for (size_t c = 0; c < ty->ncols; c++) {
 		buf_char(b, ',');
 		for (size_t i = 0; i < n; i++) {
-			size_t kl;
-			const char *k = trawl_event_field_name(ev, i, &kl);
-			if (column_of(ty, c, k, kl) != (long)c)
+			if (column_of(ty, c, fe[i].name, fe[i].name_len) !=
+			    (long)c)
 				continue;
-			csv_value(x, b, ev, i);
+			csv_value(x, b, ev, i, fe[i].value);
 			break;
 		}
 	}
@@ -360,6 +376,7 @@ static void type_row(struct csv_export *x, struct csv_type *ty,
 	buf_char(b, ',');
 	buf_csv(b, x->tmp.p, x->tmp.n);
 	buf_char(b, '\n');
+	return 0;
 }
 
 static void all_row(struct csv_export *x, const trawl_event *ev)
@@ -410,7 +427,10 @@ static int on_event(const trawl_event *ev, void *ctx)
 		return failed(x);
 	}
 	ty->used = ++x->clock;
-	type_row(x, ty, ev);
+	if (type_row(x, ty, ev)) {
+		cli_error("out of memory");
+		return failed(x);
+	}
 	ty->rows++;
 	if (ty->sink.out.n >= FLUSH_AT &&
 	    (x->bad_err = sink_flush(x, &ty->sink, 0)))
@@ -490,5 +510,6 @@ int export_csv(trawl_trace *t, const char *dir, int with_all, int threads)
 	buf_free(&x.all.out);
 	buf_free(&x.tmp);
 	buf_free(&x.val);
+	free(x.fe);
 	return status;
 }
