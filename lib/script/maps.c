@@ -225,8 +225,8 @@ size_t tw_smap_key(const tw_map_decl *d, const tw_sval *keys, char *buf)
 	size_t o = 0;
 	for (int i = 0; i < d->nkeys; i++) {
 		if (d->key_types[i] == TY_STR) {
-			size_t n = keys[i].n > TW_SC_STRMAX ? TW_SC_STRMAX
-							    : keys[i].n;
+			size_t n = keys[i].i > TW_SC_STRMAX ? TW_SC_STRMAX
+							    : (size_t)keys[i].i;
 			buf[o++] = (char)n;
 			memcpy(buf + o, keys[i].s, n);
 			o += n;
@@ -243,9 +243,9 @@ void tw_smap_unkey(const tw_smap *m, const tw_mentry *e, tw_sval *vals)
 	const char *k = tw_mentry_key(m, e);
 	for (int i = 0; i < m->decl->nkeys; i++) {
 		if (m->decl->key_types[i] == TY_STR) {
-			vals[i].n = (unsigned char)*k++;
+			vals[i].i = (unsigned char)*k++;
 			vals[i].s = k;
-			k += vals[i].n;
+			k += vals[i].i;
 		} else {
 			memcpy(&vals[i].i, k, 8);
 			vals[i].s = NULL;
@@ -398,12 +398,13 @@ static int cmp_keys(const tw_smap *m, const tw_mentry *a, const tw_mentry *b)
 	tw_smap_unkey(m, b, kb);
 	for (int i = 0; i < m->decl->nkeys; i++) {
 		if (m->decl->key_types[i] == TY_STR) {
-			size_t n = ka[i].n < kb[i].n ? ka[i].n : kb[i].n;
+			size_t an = (size_t)ka[i].i, bn = (size_t)kb[i].i;
+			size_t n = an < bn ? an : bn;
 			int c = memcmp(ka[i].s, kb[i].s, n);
 			if (c)
 				return c;
-			if (ka[i].n != kb[i].n)
-				return ka[i].n < kb[i].n ? -1 : 1;
+			if (an != bn)
+				return an < bn ? -1 : 1;
 		} else if (ka[i].i != kb[i].i) {
 			return ka[i].i < kb[i].i ? -1 : 1;
 		}

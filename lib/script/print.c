@@ -133,7 +133,7 @@ void tw_printf(trawl_script *s, const tw_fmt *f, const tw_sval *args)
 		char buf[512];
 		int n;
 		if (c->type == TY_STR) {
-			size_t len = v->n;
+			size_t len = (size_t)v->i;
 			if (c->prec >= 0 && (size_t)c->prec < len)
 				len = (size_t)c->prec;
 			if (len > 256) {
@@ -171,7 +171,7 @@ static void print_key(trawl_script *s, const tw_smap *m, const tw_mentry *e)
 		if (i)
 			outz(s, ", ");
 		if (d->key_types[i] == TY_STR)
-			tw_out(s, k[i].s, k[i].n);
+			tw_out(s, k[i].s, (size_t)k[i].i);
 		else
 			outf(s, "%" PRId64, k[i].i);
 	}
@@ -376,7 +376,7 @@ static void json_key(trawl_script *s, const tw_smap *m, const tw_mentry *e)
 		if (i)
 			rawz(s, ",");
 		if (d->key_types[i] == TY_STR)
-			json_str(s, k[i].s, k[i].n);
+			json_str(s, k[i].s, (size_t)k[i].i);
 		else
 			rawf(s, "%" PRId64, k[i].i);
 	}

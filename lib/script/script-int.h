@@ -417,10 +417,11 @@ void tw_program_free(const tw_mem *mem, tw_program *p);
 
 /* ---- maps (maps.c) ---- */
 
+/* A value: an integer (s NULL), or a string of i bytes at s (not
+ * NUL-terminated); 16 bytes, the VM copies them all the time. */
 typedef struct tw_sval {
 	int64_t i;
-	const char *s; /* TY_STR: not NUL-terminated */
-	uint32_t n;
+	const char *s;
 } tw_sval;
 
 typedef struct tw_mentry tw_mentry;

@@ -38,18 +38,19 @@ static const char empty[1] = "";
 
 static int str_cmp(const tw_sval *a, const tw_sval *b)
 {
-	size_t n = a->n < b->n ? a->n : b->n;
+	size_t an = (size_t)a->i, bn = (size_t)b->i;
+	size_t n = an < bn ? an : bn;
 	int c = n ? memcmp(a->s, b->s, n) : 0;
 	if (c)
 		return c < 0 ? -1 : 1;
-	return a->n == b->n ? 0 : a->n < b->n ? -1 : 1;
+	return an == bn ? 0 : an < bn ? -1 : 1;
 }
 
 static int64_t do_strncmp(const tw_sval *a, const tw_sval *b, int64_t n)
 {
 	for (int64_t i = 0; i < n; i++) {
-		int ca = (size_t)i < a->n ? (unsigned char)a->s[i] : 0;
-		int cb = (size_t)i < b->n ? (unsigned char)b->s[i] : 0;
+		int ca = i < a->i ? (unsigned char)a->s[i] : 0;
+		int cb = i < b->i ? (unsigned char)b->s[i] : 0;
 		if (ca != cb)
 			return ca < cb ? -1 : 1;
 		if (!ca)
@@ -189,7 +190,6 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 	for (int i = 0; i < s->probes[probe].nslots; i++) {
 		s->vars[i].i = 0;
 		s->vars[i].s = empty;
-		s->vars[i].n = 0;
 	}
 #define A   (TW_ARG(w))
 #define TOP (st[sp - 1])
@@ -266,7 +266,7 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 		case OP_PUSHS:
 		op_PUSHS:
 			st[sp].s = p->strs[A].s;
-			st[sp++].n = (uint32_t)p->strs[A].len;
+			st[sp++].i = (int64_t)p->strs[A].len;
 			NEXT;
 		case OP_CTX:
 		op_CTX : {
@@ -293,11 +293,11 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 				break;
 			case CX_COMM:
 				v->s = trawl_event_comm(ev);
-				v->n = (uint32_t)strlen(v->s);
+				v->i = (int64_t)strlen(v->s);
 				break;
 			default:
 				v->s = trawl_event_name(ev);
-				v->n = (uint32_t)strlen(v->s);
+				v->i = (int64_t)strlen(v->s);
 				break;
 			}
 			NEXT;
@@ -315,7 +315,6 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 					x = 0;
 				v.i = x;
 				v.s = NULL;
-				v.n = 0;
 				fvals[A] = v;
 				fgen[A] = gen;
 			} else {
@@ -337,9 +336,8 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 				}
 				while (n && r[n - 1] == '\0')
 					n--; /* a char array's padding */
-				v.i = 0;
 				v.s = r;
-				v.n = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+				v.i = (int64_t)n;
 				fvals[A] = v;
 				fgen[A] = gen;
 			} else {
@@ -366,11 +364,11 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 		op_STV : {
 			tw_sval v = st[--sp];
 			if (v.s) {
-				size_t n =
-					v.n > TW_SC_STRMAX ? TW_SC_STRMAX : v.n;
+				size_t n = v.i > TW_SC_STRMAX ? TW_SC_STRMAX
+							      : (size_t)v.i;
 				memmove(s->var_bufs[A], v.s, n);
 				v.s = s->var_bufs[A];
-				v.n = (uint32_t)n;
+				v.i = (int64_t)n;
 			}
 			s->vars[A] = v;
 			NEXT;
@@ -565,7 +563,7 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 			tw_sval *v = &st[sp++];
 			if (m->kind == MV_STR) {
 				v->s = e ? (const char *)(e->v + 1) : empty;
-				v->n = e ? (uint32_t)e->v[0] : 0;
+				v->i = e ? e->v[0] : 0;
 			} else {
 				v->s = NULL;
 				v->i = e ? value_int(m, e) : 0;
@@ -602,8 +600,8 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 			if (TW_OP(w) == OP_MAGG) {
 				agg(m, e, val.i);
 			} else if (m->kind == MV_STR) {
-				size_t n = val.n > TW_SC_STRMAX ? TW_SC_STRMAX
-								: val.n;
+				size_t n = val.i > TW_SC_STRMAX ? TW_SC_STRMAX
+								: (size_t)val.i;
 				memmove(e->v + 1, val.s, n);
 				e->v[0] = (int64_t)n;
 			} else {
@@ -641,7 +639,7 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 		}
 		case OP_STRLEN:
 		op_STRLEN:
-			TOP.i = TOP.n;
+			/* a string's length is its i */
 			TOP.s = NULL;
 			NEXT;
 		case OP_STRNCMP:
@@ -656,9 +654,9 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 		op_STRCONTAINS : {
 			sp--;
 			const tw_sval *h = &st[sp - 1], *nd = &st[sp];
-			int r = nd->n == 0 ||
-				(h->n >= nd->n &&
-				 memmem(h->s, h->n, nd->s, nd->n) != NULL);
+			int r = nd->i == 0 || (h->i >= nd->i &&
+					       memmem(h->s, (size_t)h->i, nd->s,
+						      (size_t)nd->i) != NULL);
 			TOP.i = r;
 			TOP.s = NULL;
 			NEXT;
