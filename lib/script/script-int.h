@@ -553,9 +553,11 @@ struct trawl_script {
 	} * intervals;
 	size_t nintervals;
 	int started_intervals;
-	int64_t last_ts;
 	/* VM state */
 	tw_sval *stack;
+	/* a map key serialised (vm.c): here, not on the VM's stack frame,
+	 * which then needs no stack protector's canary per probe run */
+	char keybuf[TW_SC_MAX_KEYS * (TW_SC_STRMAX + 8)];
 	tw_sval *vars;
 	char (*var_bufs)[TW_SC_STRMAX];
 	/* the fields read in this run: fvals[i] is current when fgen[i] is

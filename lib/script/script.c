@@ -43,7 +43,6 @@ static int on_event(const trawl_event *ev, void *ctx)
 	trawl_script *s = b->s;
 	if (s->exited)
 		return 1;
-	s->last_ts = trawl_event_time(ev);
 	int rc = tw_vm_exec(s, b->probe, ev, b, 0);
 	if (TW_UNLIKELY(s->live) && s->out.len)
 		tw_out_flush(s);
@@ -333,7 +332,7 @@ TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err)
 	 * failed part way (a file cut short): what was read is reported */
 	s->exited = 0;
 	const trawl_stats *st = trawl_trace_stats(s->t);
-	run_kind(s, PK_END, st && st->events ? st->last_time : s->last_ts);
+	run_kind(s, PK_END, st && st->events ? st->last_time : 0);
 	if (s->opts.flags & TRAWL_SCRIPT_JSON) {
 		tw_print_json_maps(s);
 	} else {

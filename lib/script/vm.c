@@ -183,7 +183,7 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 	size_t sp = 0;
 	size_t pc = s->probes[probe].code_start;
 	uint64_t loops = 0;
-	char key[TW_SC_MAX_KEYS * (TW_SC_STRMAX + 8)];
+	char *key = s->keybuf;
 	uint64_t gen = ++s->gen;
 	/* its own $vars only: a $var set in one branch may be read after it
 	 * (the checker goes by the text's order), and reads "" or 0 then */
