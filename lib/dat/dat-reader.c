@@ -64,6 +64,11 @@ typedef struct dat_type {
 	uint64_t tmpl_str; /* bit i: field i is a string */
 	tw_kv *tmpl_kv;
 	tw_pf_value *tmpl_tv;
+	/* The JSON of a compact type's field names, `"name":` each, made
+	 * once by the ahead thread (its alone): json_key[i] is where field
+	 * i's begins in json_keys, json_key[n] the end. */
+	char *json_keys;
+	uint32_t *json_key;
 } dat_type;
 
 struct comm_slot {
@@ -1740,6 +1745,93 @@ static int keep_json(dat_reader *r, const tw_pfmt *pf,
 	return 0;
 }
 
+/* The names' JSON of a compact type, once. Return: 0, or -1. */
+static int make_json_keys(const tw_mem *mem, dat_type *dt, const tw_pfmt *pf)
+{
+	size_t n = tw_pfmt_nfields(pf), total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += 6 * (size_t)tw_pfmt_field(pf, i)->name_len + 3;
+	dt->json_keys = tw_malloc(mem, total + 1);
+	dt->json_key = tw_calloc(mem, n + 1, sizeof(uint32_t));
+	if (!dt->json_keys || !dt->json_key)
+		return -1;
+	char *o = dt->json_keys;
+	for (size_t i = 0; i < n; i++) {
+		const tw_pf_field *f = tw_pfmt_field(pf, i);
+		dt->json_key[i] = (uint32_t)(o - dt->json_keys);
+		o = trawl_json_quote(o, f->name, f->name_len);
+		*o++ = ':';
+	}
+	dt->json_key[n] = (uint32_t)(o - dt->json_keys);
+	return 0;
+}
+
+/*
+ * A compact type's fields as JSON straight from the record, as
+ * tw_json_fields() writes them from the decoded fields (the same bytes:
+ * names quoted, integers as numbers, strings quoted), with the names'
+ * JSON made once per type. Return: 1 kept, 0 not this way (a damaged
+ * record, an odd integer), -1 out of memory.
+ */
+static int keep_json_compact(dat_reader *r, dat_type *dt, const tw_pfmt *pf,
+			     const unsigned char *data, uint32_t len,
+			     tw_buf *arena, tw_dat_ahead_rec *rec)
+{
+	const tw_mem *mem = r->f.mem;
+	if (!dt->ahead_compact)
+		dt->ahead_compact = compact_form(pf);
+	if (dt->ahead_compact < 0)
+		return 0;
+	if (!dt->json_key && make_json_keys(mem, dt, pf))
+		return -1;
+	size_t n = tw_pfmt_nfields(pf), at = arena->len;
+	if (tw_buf_reserve(mem, arena, at + dt->json_key[n] + 24 * n + 3))
+		return -1;
+	char *o = arena->data + at;
+	*o++ = '{';
+	for (size_t i = 0; i < n; i++) {
+		const unsigned char *bytes;
+		size_t nb;
+		if (tw_pfmt_field_bytes(pf, i, data, len, &bytes, &nb))
+			return 0;
+		if (i)
+			*o++ = ',';
+		uint32_t k0 = dt->json_key[i], k1 = dt->json_key[i + 1];
+		memcpy(o, dt->json_keys + k0, k1 - k0);
+		o += k1 - k0;
+		const tw_pf_field *f = tw_pfmt_field(pf, i);
+		if (f->flags & TW_PFF_STRING) {
+			const unsigned char *z = memchr(bytes, '\0', nb);
+			size_t sl = z ? (size_t)(z - bytes) : nb;
+			/* room for the rest at the worst (6 bytes a byte) */
+			size_t used = (size_t)(o - arena->data);
+			if (tw_buf_reserve(mem, arena,
+					   used + 6 * sl + 2 + dt->json_key[n] +
+						   24 * n + 3))
+				return -1;
+			o = arena->data + used;
+			o = trawl_json_quote(o, (const char *)bytes, sl);
+		} else {
+			int64_t v;
+			if (tw_pfmt_field_int(pf, i, data, len, &v))
+				return 0;
+			char t[24], *e = t + sizeof(t);
+			uint64_t u = (uint64_t)v;
+			int neg = (f->flags & TW_PFF_SIGNED) && v < 0;
+			char *p = tw_digits(neg ? 0 - u : u, e);
+			if (neg)
+				*--p = '-';
+			memcpy(o, p, (size_t)(e - p));
+			o += e - p;
+		}
+	}
+	*o++ = '}';
+	arena->len = (size_t)(o - arena->data);
+	rec->json_off = (uint32_t)at;
+	rec->json_len = (uint32_t)(arena->len - at);
+	return 1;
+}
+
 /* The event's fields as JSON if the merge ahead made them; else NULL (the
  * core makes them), counted to decide whether it should. */
 static const char *fields_json(const trawl_event *ev, size_t *len)
@@ -1790,8 +1882,12 @@ static int ahead_prepare(void *ctx, const unsigned char *data, uint32_t len,
 		    (!kept && keep_decoded(r, pf, data, len, arena, rec)))
 			return -1;
 	}
-	if (json && keep_json(r, pf, data, len, arena, rec))
-		return -1;
+	if (json) {
+		int kept = keep_json_compact(r, dt, pf, data, len, arena, rec);
+		if (kept < 0 ||
+		    (!kept && keep_json(r, pf, data, len, arena, rec)))
+			return -1;
+	}
 	if (!text || !tw_pfmt_fits(pf, data, len))
 		return 0;
 	size_t t0 = arena->len;
@@ -1945,6 +2041,8 @@ static void close_reader(trawl_trace *t)
 		tw_pfmt_free(r->types[i].pf);
 		tw_free(&t->mem, r->types[i].tmpl_kv);
 		tw_free(&t->mem, r->types[i].tmpl_tv);
+		tw_free(&t->mem, r->types[i].json_keys);
+		tw_free(&t->mem, r->types[i].json_key);
 	}
 	tw_free(&t->mem, r->types);
 	tw_buf_fini(&t->mem, &r->raw);
