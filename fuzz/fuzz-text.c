@@ -8,7 +8,8 @@
  *   B. the same file through trawl_open("/proc/self/fd/N") with
  *      TRAWL_OPEN_STRICT, mostly on one thread (serial pre-scan);
  *   C. a pipe holding the bytes: streamed, always through the sorter;
- *   D. the pipe again with a streaming reorder window of 1-16 events.
+ *   D. the pipe again with a streaming reorder window of 1-16 events;
+ *   E. the memfd again, a ranged run of the middle third (TRAWL_OPEN_RANGE).
  *
  * Every event is taken apart (fuzz-common.h), some are copied and kept past
  * their callback. A and C must deliver exactly the same events and
@@ -78,6 +79,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_run_trace(trawl_open_fd(fd, "<memfd>", &o, &err), &err, &r, &a);
 	uint64_t a_prefix = r.prefix_digest;
 
+	/* E: the middle third as a ranged run (the binary search on the
+	 * lines' timestamps, the part between narrowed): in time order
+	 * (fz_run_trace checks), no more events than A */
+	if (a.open_rc == 0 && a.events > 2) {
+		uint64_t third = ((uint64_t)a.stats.last_time -
+				  (uint64_t)a.stats.first_time) /
+				 3;
+		trawl_open_opts e = o;
+		e.flags = TRAWL_OPEN_RANGE;
+		e.from = (int64_t)((uint64_t)a.stats.first_time + third);
+		e.to = (int64_t)((uint64_t)e.from + third);
+		fz_run er = r;
+		er.prefix_n = 0;
+		memset(&err, 0, sizeof(err));
+		fz_result g;
+		fz_run_trace(trawl_open_fd(fd, "<memfd>", &e, &err), &err, &er,
+			     &g);
+		if (a.run_rc == 0)
+			FUZZ_CHECK(g.run_rc != 0 || g.events <= a.events,
+				   "ranged: %llu of %llu events",
+				   (unsigned long long)g.events,
+				   (unsigned long long)a.events);
+	}
+
 	/* B: the same file by name, strict, serial pre-scan. */
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
@@ -118,7 +143,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			     &c);
 		close(pfd);
 		r.stop_after = 0;
-		if (stop && a.open_rc == 0 && a.run_rc == 0 && a.events >= stop) {
+		if (stop && a.open_rc == 0 && a.run_rc == 0 &&
+		    a.events >= stop) {
 			FUZZ_CHECK(c.open_rc == 0 && c.run_rc == 42 &&
 					   c.events == stop,
 				   "stop after %llu: rc %d, %llu events",
@@ -156,10 +182,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (a.open_rc == 0 && a.run_rc == 0 && d.run_rc == 0) {
 			uint64_t late = d.stats.late_events;
 			FUZZ_CHECK(d.events == a.events &&
-					   d.stats.bad_lines == a.stats.bad_lines &&
+					   d.stats.bad_lines ==
+						   a.stats.bad_lines &&
 					   d.stats.lost_events ==
 						   a.stats.lost_events &&
-					   d.stats.reordered == a.stats.reordered,
+					   d.stats.reordered ==
+						   a.stats.reordered,
 				   "window %zu: %llu events, %llu bad, %llu "
 				   "reordered; exact order: %llu, %llu, %llu",
 				   window, (unsigned long long)d.events,
@@ -173,8 +201,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				   window, (unsigned long long)late,
 				   (unsigned long long)d.inversions);
 			if (a.events <= window)
-				FUZZ_CHECK(late == 0, "window %zu held all %llu "
-						      "events, %llu late",
+				FUZZ_CHECK(late == 0,
+					   "window %zu held all %llu "
+					   "events, %llu late",
 					   window, (unsigned long long)a.events,
 					   (unsigned long long)late);
 			if (late == 0)
