@@ -453,7 +453,18 @@ int cli_print_results(trawl_analysis *a, const struct cli_analysis *c,
 
 trawl_trace *cli_analysis_open(struct cli_analysis *c, int *status)
 {
-	return cli_open(c->path, &c->input, status);
+	/* --from/--to hide what is outside them from the analysis, as if the
+	 * trace began and ended there: a ranged run reads only that part
+	 * (where the format can be entered at a time) and delivers the same */
+	struct cli_input in = c->input;
+	const trawl_filter *f = &c->opts.filter;
+	if (f->set & (TRAWL_FILTER_FROM | TRAWL_FILTER_TO)) {
+		in.flags |= TRAWL_OPEN_RANGE;
+		in.from = f->set & TRAWL_FILTER_FROM ? f->from : INT64_MIN;
+		in.to = f->set & TRAWL_FILTER_TO && !c->needs_end ? f->to
+								  : INT64_MAX;
+	}
+	return cli_open(c->path, &in, status);
 }
 
 int cli_analysis_run(trawl_trace *t, const trawl_analysis *a,

@@ -125,6 +125,8 @@ trawl_trace *cli_open(const char *path, const struct cli_input *in, int *status)
 	o.threads = in->threads;
 	o.window = in->window;
 	o.formats = in->formats;
+	o.from = in->from;
+	o.to = in->to;
 	if (isatty(2)) {
 		o.progress = cli_progress;
 		memset(&progress, 0, sizeof(progress));

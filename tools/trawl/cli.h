@@ -50,6 +50,7 @@ struct cli_input {
 	int threads;	     /* 0: library default */
 	size_t window;	     /* 0: exact order */
 	const char *formats; /* --formats: event formats for text traces */
+	int64_t from, to;    /* with TRAWL_OPEN_RANGE: only these times */
 };
 
 /* Parse a common option (--strict, --threads N); 1 if it was one. */
@@ -163,6 +164,9 @@ struct cli_analysis {
 	trawl_analysis_opts opts;
 	int json, csv;
 	const char *path;
+	/* the analysis's end is the trace's last event when before --to
+	 * (sched): the run may not stop at --to */
+	int needs_end;
 };
 
 #define CLI_ANALYSIS_LONG_OPTIONS                                              \

@@ -198,6 +198,7 @@ int cmd_sched(int argc, char **argv)
 	int status = cli_analysis_parse(&c, argc, argv, "sched", help);
 	if (status >= 0)
 		return status;
+	c.needs_end = 1; /* the last state runs to the trace's last event */
 	trawl_trace *t = cli_analysis_open(&c, &status);
 	if (!t)
 		return status;
