@@ -146,7 +146,7 @@ END {
 			wd = int(n * 52 / max)
 			bar = ""
 			for (c = 0; c < 52; c++) bar = bar (c < wd ? "@" : " ")
-			printf("%-16s %8d |%s|\n", label(i), n, bar)
+			printf("%-16s %8.0f |%s|\n", label(i), n, bar)
 		}
 		print ""
 	}
@@ -158,7 +158,9 @@ END {
 	}
 	for (i = 1; i <= nkeys; i++) {
 		k = keys[i]
-		printf("@latency_ns[%d, %s]: count %d, average %d, total %d\n",
+		# %.0f: mawk's %d stops at 2^31 - 1; a double holds these
+		# integers exactly (below 2^53)
+		printf("@latency_ns[%d, %s]: count %.0f, average %.0f, total %.0f\n",
 		       kpid[k], kcomm[k], cnt[k], int(tot[k] / cnt[k]), tot[k])
 	}
 	if (nkeys)
