@@ -142,6 +142,45 @@ char *put_i64(char *o, int64_t v)
 	return put_u64(o, (uint64_t)v);
 }
 
+char *put_u64_near(struct cli_near *c, char *o, uint64_t v)
+{
+	uint64_t hi = v / 1000000;
+	if (!hi)
+		return put_u64(o, v);
+	if (!c->len || c->hi != hi) {
+		c->hi = hi;
+		c->len = (uint32_t)(put_u64(c->text, hi) - c->text);
+	}
+	memcpy(o, c->text, c->len);
+	o += c->len;
+	uint32_t lo = (uint32_t)(v - hi * 1000000);
+	memcpy(o, digit_pairs + 2 * (lo / 10000), 2);
+	lo %= 10000;
+	memcpy(o + 2, digit_pairs + 2 * (lo / 100), 2);
+	memcpy(o + 4, digit_pairs + 2 * (lo % 100), 2);
+	return o + 6;
+}
+
+char *put_i64_near(struct cli_near *c, char *o, int64_t v)
+{
+	if (v < 0)
+		return put_i64(o, v);
+	return put_u64_near(c, o, (uint64_t)v);
+}
+
+char *put_us_near(struct cli_near *c, char *o, int64_t ns)
+{
+	if (ns < 0)
+		return put_us(o, ns);
+	uint64_t u = (uint64_t)ns;
+	o = put_u64_near(c, o, u / 1000);
+	unsigned f = (unsigned)(u % 1000);
+	o[0] = '.';
+	o[1] = (char)('0' + f / 100);
+	memcpy(o + 2, digit_pairs + 2 * (f % 100), 2);
+	return o + 4;
+}
+
 char *put_int_width(char *o, int64_t v, int width, char pad)
 {
 	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;

@@ -148,6 +148,20 @@ char *cli_digits(uint64_t v, char *end);
 char *put_u64(char *o, uint64_t v);
 char *put_i64(char *o, int64_t v);
 char *put_hex(char *o, uint64_t v); /* 0x..., at most 18 bytes */
+/*
+ * The decimal digits of numbers that grow slowly (times, seq): those above
+ * the last six are kept from the number before, so only six are made
+ * while they stay the same. One cache per sequence of numbers.
+ */
+struct cli_near {
+	uint64_t hi;  /* the number / 10^6 whose digits text holds */
+	uint32_t len; /* 0: none yet */
+	char text[20];
+};
+char *put_u64_near(struct cli_near *c, char *o, uint64_t v);
+char *put_i64_near(struct cli_near *c, char *o, int64_t v);
+/* put_us() with its whole microseconds through c */
+char *put_us_near(struct cli_near *c, char *o, int64_t ns);
 char *put_int_width(char *o, int64_t v, int width, char pad);
 char *put_time(char *o, int64_t ns);
 /* ns as microseconds with three decimals (at most 26 bytes); a JSON

@@ -64,6 +64,7 @@ struct csv_export {
 	struct cli_buf val;	  /* one typed value, before CSV quoting */
 	trawl_field_entry *fe;	  /* the event's fields, all at once */
 	size_t fe_cap;
+	struct cli_near seq_near, time_near; /* they grow: digits kept */
 };
 
 /* Writes what s holds, on the writer thread when there is one. Return:
@@ -161,15 +162,16 @@ static long column_of(const struct csv_type *ty, size_t hint, const char *k,
 	return -1;
 }
 
-static void base_columns(struct cli_buf *b, const trawl_event *ev)
+static void base_columns(struct csv_export *x, struct cli_buf *b,
+			 const trawl_event *ev)
 {
 	const char *comm = trawl_event_comm(ev);
 	char *o = buf_room(b, 4 * 21);
 	if (!o)
 		return;
-	o = put_u64(o, trawl_event_seq(ev));
+	o = put_u64_near(&x->seq_near, o, trawl_event_seq(ev));
 	*o++ = ',';
-	o = put_i64(o, trawl_event_time(ev));
+	o = put_i64_near(&x->time_near, o, trawl_event_time(ev));
 	*o++ = ',';
 	o = put_i64(o, trawl_event_cpu(ev));
 	*o++ = ',';
@@ -351,7 +353,7 @@ static int type_row(struct csv_export *x, struct csv_type *ty,
 		return -1;
 	size_t n = (size_t)got;
 	const trawl_field_entry *fe = x->fe;
-	base_columns(b, ev);
+	base_columns(x, b, ev);
 	if (same_columns(ty, fe, n)) {
 		for (size_t i = 0; i < n; i++) {
 			buf_char(b, ',');
@@ -382,7 +384,7 @@ static int type_row(struct csv_export *x, struct csv_type *ty,
 static void all_row(struct csv_export *x, const trawl_event *ev)
 {
 	struct cli_buf *b = &x->all.out;
-	base_columns(b, ev);
+	base_columns(x, b, ev);
 	buf_char(b, ',');
 	buf_str(b, trawl_event_name(ev));
 	buf_char(b, ',');

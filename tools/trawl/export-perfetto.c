@@ -93,6 +93,7 @@ struct perfetto {
 	 * once (quoting the name per event was a tenth of this thread) */
 	struct cli_buf *heads;
 	size_t nheads;
+	struct cli_near ts_near; /* times mostly grow: their digits kept */
 	int oom;
 	int werr;		  /* a write failed: its errno */
 	struct bg_writer *writer; /* NULL: write on this thread */
@@ -132,7 +133,7 @@ static void begin(struct perfetto *p, char ph, int64_t ts, int64_t pid,
 	memcpy(o, "{\"ph\":\"", 7);
 	o[7] = ph;
 	memcpy(o + 8, "\",\"ts\":", 7);
-	o = put_us(o + 15, ts);
+	o = put_us_near(&p->ts_near, o + 15, ts);
 	memcpy(o, ",\"pid\":", 7);
 	o = put_i64(o + 7, pid);
 	memcpy(o, ",\"tid\":", 7);
