@@ -151,11 +151,13 @@ char *put_hex(char *o, uint64_t v); /* 0x..., at most 18 bytes */
 /*
  * The decimal digits of numbers that grow slowly (times, seq): those above
  * the last six are kept from the number before, so only six are made
- * while they stay the same. One cache per sequence of numbers.
+ * while they stay the same. One cache per sequence of numbers, zeroed to
+ * start. They write up to 24 bytes at o (put_us_near 28), whatever the
+ * number's length.
  */
 struct cli_near {
 	uint64_t hi;  /* the number / 10^6 whose digits text holds */
-	uint32_t len; /* 0: none yet */
+	uint32_t len; /* 0: none yet; at most 14 */
 	char text[20];
 };
 char *put_u64_near(struct cli_near *c, char *o, uint64_t v);
