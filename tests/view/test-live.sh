@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # trawl view and trawl chart on a recording still being written: trawl
 # record's version 7 file is readable after every write, so the viewer
-# reads what it holds so far. Needs root and tracefs (else skipped, 77);
+# reads what it holds so far, and with --follow indexes it again as it
+# grows. Needs root and tracefs (else skipped, 77);
 # the recorder restores every tracefs setting it changes.
 #
 #   test-live.sh TRAWL WORKDIR
@@ -14,7 +15,7 @@ mkdir -p "$work"
 out="$work/live.dat"
 rm -f "$out"
 "$trawl" record -e 'sched:*' -e 'irq:*' -o "$out" -- \
-	sh -c 'i=0; while [ $i -lt 600 ]; do sleep 0.01; i=$((i+1)); done' \
+	sh -c 'i=0; while [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done' \
 	>"$work/record.log" 2>&1 &
 rec=$!
 fail=0
@@ -51,6 +52,32 @@ if [ "${events:-0}" -gt 1000 ]; then
 	echo "ok: trawl view serves the growing recording ($events events so far)"
 else
 	echo "FAIL: trawl view of a growing recording: events=${events:-none} $(cat "$work/view.err")"
+	fail=1
+fi
+# --follow: the same server serves more events a few seconds later
+"$trawl" view "$out" --port 0 --no-token --no-cache --follow \
+	>"$work/follow.out" 2>"$work/follow.err" &
+view=$!
+for _ in $(seq 100); do
+	grep -q serving "$work/follow.out" 2>/dev/null && break
+	sleep 0.1
+done
+url=$(sed -n 's/^trawl view: serving //p' "$work/follow.out")
+info='import json, sys, urllib.request
+print(json.load(urllib.request.urlopen(sys.argv[1] + "api/info"))["events"])'
+e1=$(python3 -c "$info" "$url" 2>/dev/null)
+grown=
+for _ in $(seq 60); do
+	sleep 0.1
+	e2=$(python3 -c "$info" "$url" 2>/dev/null)
+	[ "${e2:-0}" -gt "${e1:-0}" ] && grown=1 && break
+done
+kill -INT $view
+wait $view
+if [ -n "$grown" ]; then
+	echo "ok: trawl view --follow serves the recording as it grows ($e1, then $e2 events)"
+else
+	echo "FAIL: trawl view --follow: ${e1:-none}, then ${e2:-none} events $(cat "$work/follow.err")"
 	fail=1
 fi
 wait $rec || { echo "FAIL: trawl record: $(tail -3 "$work/record.log")"; fail=1; }

@@ -2,7 +2,10 @@
 /*
  * trawl view FILE: index the trace (view-index.c, a progress bar on a
  * terminal), then serve the timeline viewer (view-http.c) until SIGINT or
- * SIGTERM. The one line on stdout is the URL, with the access token.
+ * SIGTERM. The one line on stdout is the URL, with the access token. With
+ * --follow a thread looks at the file every second and, when it has grown
+ * (a recording still being written), indexes it again and serves the new
+ * index from then on (requests hold the old one until they end).
  */
 #include <getopt.h>
 #include <signal.h>
@@ -11,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "view-http.h"
 
@@ -46,7 +51,58 @@ static void help(FILE *f)
 		"($XDG_CACHE_HOME/trawl,\n"
 		"                 else ~/.cache/trawl; a trace indexed before "
 		"opens at once)\n"
+		"  --follow       a file still being written (a recording) is "
+		"indexed again\n"
+		"                 each time it has grown (looked at every "
+		"second)\n"
 		"  -h, --help     this text\n");
+}
+
+/* --follow: index the file again when it grew, swap it in. */
+struct follow {
+	struct view_server *s;
+	const char *path;
+	struct view_build_opts bo;
+	struct stat last;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stop;
+	pthread_t tid;
+};
+
+static void *follow_main(void *arg)
+{
+	struct follow *f = arg;
+	pthread_mutex_lock(&f->mu);
+	while (!f->stop) {
+		struct timespec at;
+		clock_gettime(CLOCK_REALTIME, &at);
+		at.tv_sec += 1;
+		pthread_cond_timedwait(&f->cv, &f->mu, &at);
+		if (f->stop)
+			break;
+		struct stat st;
+		if (stat(f->path, &st) ||
+		    (st.st_size == f->last.st_size &&
+		     st.st_mtim.tv_sec == f->last.st_mtim.tv_sec &&
+		     st.st_mtim.tv_nsec == f->last.st_mtim.tv_nsec &&
+		     st.st_ino == f->last.st_ino))
+			continue;
+		pthread_mutex_unlock(&f->mu);
+		struct view_index *nix = NULL;
+		/* a failed index (the file caught mid-write) keeps the old */
+		if (!view_index_build(f->path, &f->bo, &nix)) {
+			pthread_rwlock_wrlock(&f->s->lock);
+			struct view_index *old = f->s->ix;
+			f->s->ix = nix;
+			pthread_rwlock_unlock(&f->s->lock);
+			view_index_free(old);
+		}
+		pthread_mutex_lock(&f->mu);
+		f->last = st;
+	}
+	pthread_mutex_unlock(&f->mu);
+	return NULL;
 }
 
 static int make_token(char out[33])
@@ -105,13 +161,14 @@ int cmd_view(int argc, char **argv)
 		{"no-token", no_argument, NULL, 'n'},
 		{"irq-threshold", required_argument, NULL, 'i'},
 		{"no-cache", no_argument, NULL, 'C'},
+		{"follow", no_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct view_build_opts bo = {0};
 	long port = 8000;
 	const char *bind = "127.0.0.1";
-	int open_it = 0, no_token = 0, o;
+	int open_it = 0, no_token = 0, follow = 0, o;
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		char *end;
@@ -135,6 +192,9 @@ int cmd_view(int argc, char **argv)
 			break;
 		case 'n':
 			no_token = 1;
+			break;
+		case 'f':
+			follow = 1;
 			break;
 		default: {
 			int rc = view_build_option(&bo, o, optarg);
@@ -164,6 +224,12 @@ int cmd_view(int argc, char **argv)
 	sigaddset(&stop, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	struct follow fw = {.s = &s, .path = argv[optind], .bo = bo};
+	fw.bo.no_cache = 1; /* a cache file per size the recording had: no */
+	if (follow && (!strcmp(fw.path, "-") || stat(fw.path, &fw.last))) {
+		cli_error("--follow needs a file (%s)", fw.path);
+		return EXIT_INPUT;
+	}
 	int status = view_index_build(argv[optind], &bo, &s.ix);
 	if (status)
 		return status;
@@ -190,9 +256,23 @@ int cmd_view(int argc, char **argv)
 	fflush(stdout);
 	if (open_it)
 		open_browser(url);
+	pthread_mutex_init(&fw.mu, NULL);
+	pthread_cond_init(&fw.cv, NULL);
+	int following =
+		follow && !pthread_create(&fw.tid, NULL, follow_main, &fw);
+	if (follow && !following)
+		cli_error("--follow: cannot start its thread; serving what "
+			  "was read");
 	int sig;
 	while (sigwait(&stop, &sig))
 		;
+	if (following) {
+		pthread_mutex_lock(&fw.mu);
+		fw.stop = 1;
+		pthread_cond_signal(&fw.cv);
+		pthread_mutex_unlock(&fw.mu);
+		pthread_join(fw.tid, NULL);
+	}
 	view_server_stop(&s);
 	view_index_free(s.ix);
 	return EXIT_OK;

@@ -120,7 +120,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	struct view_params p = {0};
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect, &p);
 	struct cli_buf out = {0};
+	pthread_rwlock_rdlock(&s->lock);
 	int status = view_api(s->ix, url, &p, &out);
+	pthread_rwlock_unlock(&s->lock);
 	enum MHD_Result rc = out.oom ? error(c, 503, "out of memory")
 				     : answer(c, status, out.p, out.n,
 					      "application/json", 1);
@@ -159,6 +161,7 @@ int view_server_start(struct view_server *s, const char *bind, int port,
 		*why = "--bind takes an IPv4 or IPv6 address";
 		return -1;
 	}
+	pthread_rwlock_init(&s->lock, NULL);
 	s->daemon = MHD_start_daemon(
 		flags, (uint16_t)port, NULL, NULL, handle, s,
 		MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_NOTIFY_COMPLETED, done,

@@ -11,6 +11,8 @@ struct view_server {
 	struct view_index *ix;
 	struct view_guard guard;
 	struct MHD_Daemon *daemon;
+	/* requests read ix under it; --follow swaps ix under it */
+	pthread_rwlock_t lock;
 };
 
 /* Listen on bind:port (0: a free port, then in guard.port) and serve from
