@@ -154,6 +154,20 @@ static int binop(int tok, int str)
 }
 
 static void expr(lower *L, const tw_node *n);
+static void emit_word(lower *L, uint32_t w);
+
+/* The slot of m's key when it is one integer field read already in this
+ * run (MGETK, MSETK take it from the run's field cache), else -1. */
+static int known_key(const lower *L, const tw_node *m)
+{
+	if (m->nkids != 1)
+		return -1;
+	const tw_node *k = m->kids[0];
+	if (k->kind != N_FIELD || k->a || k->type != TY_INT || k->slot >= 64 ||
+	    !(L->known >> k->slot & 1))
+		return -1;
+	return k->slot;
+}
 
 /*
  * Jumps whose target is not known yet are chained through their A field
@@ -318,13 +332,21 @@ static void expr(lower *L, const tw_node *n)
 		emit(L, OP_LDV, (uint32_t)n->slot);
 		push(L, 1);
 		return;
-	case N_MAPGET:
+	case N_MAPGET: {
+		int f = known_key(L, n);
+		if (f >= 0) {
+			emit(L, OP_MGETK, (uint32_t)n->slot);
+			emit_word(L, (uint32_t)f);
+			push(L, 1);
+			return;
+		}
 		keys(L, n);
 		at(L, n);
 		emit(L, OP_MGET, (uint32_t)n->slot);
 		pop(L, n->nkids);
 		push(L, 1);
 		return;
+	}
 	case N_UNARY:
 		expr(L, n->a);
 		at(L, n);
@@ -412,6 +434,17 @@ static void stmt(lower *L, const tw_node *n)
 		pop(L, 1);
 		return;
 	case N_SETMAP:
+		if (n->op == TK_ASSIGN && known_key(L, n->a) >= 0) {
+			/* a field's cached value has no side effect: the key
+			 * may be taken after the value */
+			int f = known_key(L, n->a);
+			expr(L, n->b);
+			at(L, n);
+			emit(L, OP_MSETK, (uint32_t)n->a->slot);
+			emit_word(L, (uint32_t)f);
+			pop(L, 1);
+			return;
+		}
 		keys(L, n->a);
 		if (n->op != TK_ASSIGN) {
 			keys(L, n->a);

@@ -73,6 +73,8 @@
 	X(LOOP, "count a loop iteration; fault past the bound")                \
 	X(MGET, "pop the keys of map A, push its value (0 or \"\" if none)")   \
 	X(MSET, "pop a value and the keys of map A; store it")                 \
+	X(MGETK, "MGET with the key field K (next word), read before")         \
+	X(MSETK, "pop a value; MSET with the key field K (next word)")         \
 	X(MAGG, "pop the argument (if any) and keys of map A; aggregate")      \
 	X(MDEL, "pop the keys of map A; delete that entry")                    \
 	X(MCLEAR, "delete every entry of map A")                               \

@@ -551,10 +551,17 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 				      "iterations");
 			NEXT;
 		case OP_MGET:
-		op_MGET : {
+		case OP_MGETK:
+		op_MGET:
+		op_MGETK : {
 			tw_smap *m = &smaps[A];
 			tw_mentry *e;
-			if (m->flat) {
+			if (TW_OP(w) == OP_MGETK) {
+				/* the key: a field read before in this run */
+				const tw_sval *kp = &fvals[code[pc++]];
+				e = m->flat ? tw_flat_find(m, kp->i)
+					    : lookup(m, kp, key, 0, NULL);
+			} else if (m->flat) {
 				e = tw_flat_find(m, st[--sp].i);
 			} else {
 				sp -= (size_t)m->nkeys;
@@ -571,16 +578,25 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 			NEXT;
 		}
 		case OP_MSET:
-		op_MSET:
+		case OP_MSETK:
 		case OP_MAGG:
+		op_MSET:
+		op_MSETK:
 		op_MAGG : {
 			tw_smap *m = &smaps[A];
 			int has_arg =
-				TW_OP(w) == OP_MSET || m->kind != MV_COUNT;
+				TW_OP(w) != OP_MAGG || m->kind != MV_COUNT;
 			tw_sval val = has_arg ? st[--sp] : (tw_sval){0};
 			int full = 0;
 			tw_mentry *e;
-			if (m->flat) {
+			if (TW_OP(w) == OP_MSETK) {
+				/* the key: a field read before in this run */
+				const tw_sval *kp = &fvals[code[pc++]];
+				if (!m->flat)
+					e = lookup(m, kp, key, 1, &full);
+				else if (!(e = tw_flat_find(m, kp->i)))
+					e = tw_smap_geti(m, kp->i, 1, &full);
+			} else if (m->flat) {
 				int64_t k = st[--sp].i;
 				e = tw_flat_find(m, k);
 				if (!e)

@@ -12,6 +12,18 @@
 static const char trace[] = "# tracer: nop\n" L(
 	"<idle>-0", 0, "100.000000", SW("swapper/0", "0", "R", "a", "10"));
 
+/* Six switches: prev_pid 0 (swapper/0), 0 (swapper/1), 10 (a), 20 (b),
+ * 0 (swapper/0), 30 (c). */
+static const char trace_switches[] = "# tracer: nop\n" L(
+	"<idle>-0", 0, "100.000000", SW("swapper/0", "0", "R", "a", "10"))
+	L("<idle>-0", 1, "100.000300", SW("swapper/1", "0", "R", "b", "20")) L(
+		"a-10", 0, "100.001000", SW("a", "10", "S", "swapper/0", "0"))
+		L("b-20", 1, "100.002500", SW("b", "20", "R", "c", "30"))
+			L("<idle>-0", 0, "100.006500",
+			  SW("swapper/0", "0", "R", "a", "10"))
+				L("c-30", 1, "101.500000",
+				  SW("c", "30", "D", "b", "20"));
+
 Test(maps, a_flat_map_grows_and_keeps_every_key)
 {
 	/* 3000 keys spread over +-2e7, both signs: the table doubles from
@@ -141,5 +153,27 @@ Test(maps, flat_map_values_in_json_are_sorted_as_printed)
 		"\"count\":2,\"sum\":30,\"avg\":15}}],\n"
 		"\"@mn\":[{\"key\":1,\"value\":-3}],\n"
 		"\"@mx\":[{\"key\":1,\"value\":-9}]}\n");
+	free(o.text);
+}
+
+Test(maps, a_key_that_is_a_field_read_before_takes_the_short_way)
+{
+	/* prev_pid is read by the predicate, so the maps below take it as
+	 * their key from the run's field cache (MGETK, MSETK): flat @n and
+	 * chained @comm (a string value) alike, and at --map-size */
+	const char *prog = "sched:sched_switch /args.prev_pid >= 0/ {\n"
+			   "  @comm[args.prev_pid] = args.prev_comm;\n"
+			   "  @n[args.prev_pid] = @n[args.prev_pid] + 1; }\n"
+			   "END { printf(\"%s %s %d %d\\n\", @comm[10], "
+			   "@comm[30], @n[0],\n"
+			   "  @n[20]); clear(@comm); clear(@n); }";
+	struct run_out o = run(trace_switches, prog);
+	cr_assert_out(o, "a c 3 1\n");
+	free(o.text);
+	o = run_opts(trace_switches, prog, 0, 2);
+	/* prev_pid 0, 10 fit; 20 and 30 do not */
+	cr_assert_out(o, "a  3 0\n");
+	cr_assert(strstr(o.faults, "@comm is full (2 keys"), "%s", o.faults);
+	cr_assert(strstr(o.faults, "@n is full (2 keys"), "%s", o.faults);
 	free(o.text);
 }
