@@ -8,7 +8,7 @@ dropped), and the same requests to both: windows at every level of every
 lane and at several zooms and places, raw windows, details of every change
 kind (with the events and their fields, the wakeup and the waker), points,
 and the analyses of windows; with checkpoints every 50 events
-(TRAWL_VIEW_CHECK_EVENTS) and with none. Also a cache written by one and
+(TRAWL_VIEW_CHECK_EVENTS), and on a few fixtures with none. Also a cache written by one and
 read by the other.
 
 usage: test-view-readback.py TRAWL FIXTURES_DIR
@@ -170,10 +170,11 @@ def main():
     trawl, fixtures = sys.argv[1], sys.argv[2]
     env = dict(os.environ)
     env.pop('TRAWL_VIEW_BUDGET', None)
-    for f in FIXTURES:
-        # checkpoints every 50 events, and none but the start
+    for i, f in enumerate(FIXTURES):
+        # checkpoints every 50 events; for a few, none but the start
         compare(trawl, os.path.join(fixtures, f), env, 50)
-        compare(trawl, os.path.join(fixtures, f), env, 10 ** 9)
+        if i % 3 == 0:
+            compare(trawl, os.path.join(fixtures, f), env, 10 ** 9)
     cache_roundtrip(trawl, os.path.join(fixtures, 'pair-broad.dat'), env)
     if failures:
         print('%d failures' % failures)
