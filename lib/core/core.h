@@ -254,6 +254,12 @@ typedef struct tw_reader_ops {
 	/* Optional: ev's fields as JSON, made ahead by the reader; NULL when
 	 * it has none (lib/core/json.c makes it then). */
 	const char *(*fields_json)(const trawl_event *ev, size_t *len);
+	/* Optional: every field's name and typed value into out[0..cap)
+	 * (trawl_event_fields()) straight from what the reader has at hand,
+	 * without decoding into ev->fields (the trace.dat merge ahead's
+	 * compact form). Return: how many fields, or -1 (decode instead). */
+	long (*fields)(const trawl_event *ev, trawl_field_entry *out,
+		       size_t cap);
 	const char *(*get_raw)(const trawl_event *ev, struct trawl_field_def *f,
 			       size_t *len);
 	int (*payload)(const trawl_event *ev);

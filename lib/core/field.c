@@ -524,6 +524,11 @@ TRAWL_API int trawl_event_field_get(const trawl_event *ev, size_t i,
 TRAWL_API size_t trawl_event_fields(const trawl_event *ev,
 				    trawl_field_entry *out, size_t cap)
 {
+	if ((ev->nfields < 0 || !ev->decode_done) && ev->t->ops->fields) {
+		long n = ev->t->ops->fields(ev, out, cap);
+		if (n >= 0)
+			return (size_t)n;
+	}
 	decode(ev);
 	size_t n = (size_t)ev->nfields;
 	for (size_t i = 0; i < n && i < cap; i++) {

@@ -64,6 +64,7 @@ typedef struct dat_type {
 	uint64_t tmpl_str; /* bit i: field i is a string */
 	tw_kv *tmpl_kv;
 	tw_pf_value *tmpl_tv;
+	trawl_field_entry *tmpl_fe; /* what trawl_event_fields() gives */
 	/* The JSON of a compact type's field names, `"name":` each, made
 	 * once by the ahead thread (its alone): json_key[i] is where field
 	 * i's begins in json_keys, json_key[n] the end. */
@@ -1575,9 +1576,14 @@ static int keep_compact(dat_reader *r, dat_type *dt, const tw_pfmt *pf,
 static int make_templates(dat_type *dt, const tw_pfmt *pf, const tw_mem *mem)
 {
 	size_t n = tw_pfmt_nfields(pf);
+	/* what a failed try left */
+	tw_free(mem, dt->tmpl_kv);
+	tw_free(mem, dt->tmpl_tv);
+	tw_free(mem, dt->tmpl_fe);
 	dt->tmpl_kv = tw_calloc(mem, n, sizeof(tw_kv));
 	dt->tmpl_tv = tw_calloc(mem, n, sizeof(tw_pf_value));
-	if (!dt->tmpl_kv || !dt->tmpl_tv)
+	dt->tmpl_fe = tw_calloc(mem, n, sizeof(trawl_field_entry));
+	if (!dt->tmpl_kv || !dt->tmpl_tv || !dt->tmpl_fe)
 		return -1;
 	dt->tmpl_str = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -1592,9 +1598,53 @@ static int make_templates(dat_type *dt, const tw_pfmt *pf, const tw_mem *mem)
 		v->type = f->flags & TW_PFF_STRING ? TW_PFV_STR : TW_PFV_INT;
 		if (f->flags & TW_PFF_STRING)
 			dt->tmpl_str |= 1ull << i;
+		/* as field.c's value_of() says it of v */
+		trawl_field_entry *e = &dt->tmpl_fe[i];
+		e->name = f->name;
+		e->name_len = f->name_len;
+		e->value.type = v->type;
+		e->value.flags = (v->uns ? TRAWL_VALUE_UNSIGNED : 0) |
+				 (v->ptr ? TRAWL_VALUE_POINTER : 0);
 	}
 	dt->tmpl_n = (int)n;
 	return 0;
+}
+
+/*
+ * trawl_event_fields() of a compact record, straight into out: the type's
+ * names and flags from its template, the values from the words, without
+ * adopting them into ev (most of what an export spends per event).
+ */
+static long fields_direct(const trawl_event *ev, trawl_field_entry *out,
+			  size_t cap)
+{
+	dat_reader *r = rd(ev->t);
+	if (!r->cur_pre || ev != &ev->t->ev)
+		return -1;
+	const struct pre_head *h =
+		(const struct pre_head *)(const void *)r->cur_pre;
+	dat_type *dt = (dat_type *)ev->type->bin;
+	const tw_pfmt *pf = dt ? program(r, ev) : NULL;
+	if (!h->compact || !pf)
+		return -1;
+	if (!dt->tmpl_n && make_templates(dt, pf, &ev->t->mem))
+		return -1;
+	uint32_t n = h->n;
+	if (n != (uint32_t)dt->tmpl_n)
+		return -1;
+	size_t m = n < cap ? n : cap;
+	memcpy(out, dt->tmpl_fe, m * sizeof(*out));
+	const uint64_t *in = (const uint64_t *)(const void *)(h + 1);
+	const char *data = (const char *)ev->data;
+	for (size_t i = 0; i < m; i++) {
+		if (dt->tmpl_str >> i & 1) {
+			out[i].value.s = data + (uint32_t)in[i];
+			out[i].value.len = (uint32_t)(in[i] >> 32);
+		} else {
+			out[i].value.i = (int64_t)in[i];
+		}
+	}
+	return (long)n;
 }
 
 /* A compact record into ev. Return: 0, or -1 (decode here instead). */
@@ -2041,6 +2091,7 @@ static void close_reader(trawl_trace *t)
 		tw_pfmt_free(r->types[i].pf);
 		tw_free(&t->mem, r->types[i].tmpl_kv);
 		tw_free(&t->mem, r->types[i].tmpl_tv);
+		tw_free(&t->mem, r->types[i].tmpl_fe);
 		tw_free(&t->mem, r->types[i].json_keys);
 		tw_free(&t->mem, r->types[i].json_key);
 	}
@@ -2062,6 +2113,7 @@ static const tw_reader_ops dat_ops = {
 	.realize = realize,
 	.get_label = get_label,
 	.fields_json = fields_json,
+	.fields = fields_direct,
 	.get_raw = get_raw,
 	.payload = payload,
 	.print_buf = print_buf,

@@ -49,6 +49,16 @@ void got_free(got *g);
 const char *fixture(const char *name);
 
 /*
+ * A synthetic trace.dat (v7, zstd; synth-dat.c) of two CPUs, pages0 and
+ * pages1 pages of SYNTH_PER_PAGE "tick" events (fields comm, n, addr) each,
+ * SYNTH_STEP_NS apart; page `back` of CPU back_cpu (-1: none) starts where
+ * the page before it started, a step back in time. Return: 0, or -1.
+ */
+#define SYNTH_PER_PAGE 4
+#define SYNTH_STEP_NS  1000
+int synth_dat(const char *path, int pages0, int pages1, int back_cpu, int back);
+
+/*
  * Fault injection for the OOM sweeps: an allocator hook (trawl_open_opts /
  * trawl_record_opts .realloc, ctx a struct fault) whose countdown-th
  * allocation fails; fired says it did, live counts blocks not yet freed.
