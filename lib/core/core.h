@@ -77,6 +77,13 @@ struct trawl_field_def {
 	/* Binary readers: what the field is in each type, by type id. */
 	const void **bin;
 	size_t nbin;
+	/* Binary readers: a plain integer of one type, read straight from
+	 * the record by trawl_event_get_int() once the reader's get_int
+	 * found it so (fast_type NULL: none): a load instead of two calls
+	 * and a search an event, for scripts and analyses. */
+	const tw_type *fast_type;
+	uint32_t fast_off;
+	uint8_t fast_size, fast_signed;
 	tw_buf label; /* the label get_label made last (trawl_event_label) */
 };
 

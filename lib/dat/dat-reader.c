@@ -1013,9 +1013,21 @@ static int get_int(const trawl_event *ev, struct trawl_field_def *d,
 			return -TRAWL_ENOENT;
 		return tw_parse_number(s, n, out) ? -TRAWL_ETYPE : 0;
 	}
-	return tw_pfmt_field_int(pf, (size_t)f, ev->data, ev->data_len, out)
-		       ? -TRAWL_ETYPE
-		       : 0;
+	if (tw_pfmt_field_int(pf, (size_t)f, ev->data, ev->data_len, out))
+		return -TRAWL_ETYPE;
+	/* a plain integer in the host's order: trawl_event_get_int() reads
+	 * it straight from the record of this type from now on */
+	if (!rd(ev->t)->f.big_endian &&
+	    !(fd->flags & (TW_PFF_ARRAY | TW_PFF_DYNAMIC | TW_PFF_STRING |
+			   TW_PFF_RELATIVE)) &&
+	    (fd->size == 1 || fd->size == 2 || fd->size == 4 ||
+	     fd->size == 8)) {
+		d->fast_type = ev->type;
+		d->fast_off = fd->offset;
+		d->fast_size = (uint8_t)fd->size;
+		d->fast_signed = (fd->flags & TW_PFF_SIGNED) != 0;
+	}
+	return 0;
 }
 
 static void load_plugins(dat_reader *r);
