@@ -102,12 +102,7 @@ static int on_event(const trawl_event *ev, void *ctx)
 
 static void run(const char *name, int threads, struct seen *s)
 {
-	char path[512];
-	if (name[0] == '/')
-		snprintf(path, sizeof(path), "%s", name);
-	else
-		snprintf(path, sizeof(path), "%s/%s", getenv("TRAWL_FIXTURES"),
-			 name);
+	const char *path = fixture(name);
 	trawl_open_opts o = {.threads = threads};
 	trawl_error err;
 	trawl_trace *t = trawl_open(path, &o, &err);

@@ -274,12 +274,7 @@ static int check_field_get(const trawl_event *ev, void *ctx)
 
 static void field_get_agrees(const char *file, const char *formats)
 {
-	char path[4096];
-	if (file[0] == '/')
-		snprintf(path, sizeof(path), "%s", file);
-	else
-		snprintf(path, sizeof(path), "%s/%s", getenv("TRAWL_FIXTURES"),
-			 file);
+	const char *path = fixture(file);
 	trawl_open_opts o = {.formats = formats};
 	trawl_error err;
 	trawl_trace *t = trawl_open(path, &o, &err);
@@ -367,10 +362,7 @@ static void handles_agree(const char *path)
 
 Test(fields, integers_by_handle_are_the_enumerated_ones)
 {
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/pair-broad.dat",
-		 getenv("TRAWL_FIXTURES"));
-	handles_agree(path);
+	handles_agree(fixture("pair-broad.dat"));
 	char synth[] = "/tmp/trawl-handles-XXXXXX";
 	int fd = mkstemp(synth);
 	cr_assert(fd >= 0);

@@ -45,7 +45,8 @@ int collect_pipe(const void *data, size_t len, const trawl_open_opts *opts,
 
 void got_free(got *g);
 
-/* Path of a fixture under tests/fixtures (TRAWL_FIXTURES or source dir). */
+/* Path of a fixture under tests/fixtures (TRAWL_FIXTURES or source dir);
+ * an absolute path (a file the test made) as it is. */
 const char *fixture(const char *name);
 
 /*
