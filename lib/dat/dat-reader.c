@@ -1534,6 +1534,15 @@ static int compact_form(const tw_pfmt *pf)
 	return 1;
 }
 
+/* Whether dt's records take the compact form (found once, on the ahead
+ * thread). */
+static int compact_type(dat_type *dt, const tw_pfmt *pf)
+{
+	if (!dt->ahead_compact)
+		dt->ahead_compact = compact_form(pf);
+	return dt->ahead_compact > 0;
+}
+
 /*
  * The compact form of a record's fields, for types of strings and plain
  * integers only (most events): a word per field, the integer or a
@@ -1548,9 +1557,7 @@ static int keep_compact(dat_reader *r, dat_type *dt, const tw_pfmt *pf,
 			const unsigned char *data, uint32_t len, tw_buf *arena,
 			tw_dat_ahead_rec *rec)
 {
-	if (!dt->ahead_compact)
-		dt->ahead_compact = compact_form(pf);
-	if (dt->ahead_compact < 0)
+	if (!compact_type(dt, pf))
 		return 0;
 	size_t n = tw_pfmt_nfields(pf);
 	size_t at = (arena->len + 7) & ~(size_t)7;
@@ -1840,9 +1847,7 @@ static int keep_json_compact(dat_reader *r, dat_type *dt, const tw_pfmt *pf,
 			     tw_buf *arena, tw_dat_ahead_rec *rec)
 {
 	const tw_mem *mem = r->f.mem;
-	if (!dt->ahead_compact)
-		dt->ahead_compact = compact_form(pf);
-	if (dt->ahead_compact < 0)
+	if (!compact_type(dt, pf))
 		return 0;
 	if (!dt->json_key && make_json_keys(mem, dt, pf))
 		return -1;

@@ -17,15 +17,8 @@
 
 static char *slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	cr_assert(f, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *p = malloc((size_t)n);
-	cr_assert(p && fread(p, 1, (size_t)n, f) == (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
+	char *p = read_whole(path, len);
+	cr_assert(p, "cannot read %s", path);
 	return p;
 }
 

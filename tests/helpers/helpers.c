@@ -114,6 +114,25 @@ void got_free(got *g)
 	memset(g, 0, sizeof(*g));
 }
 
+char *read_whole(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *p = NULL;
+	long n = -1;
+	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 &&
+	    !fseek(f, 0, SEEK_SET) && (p = malloc(n ? (size_t)n : 1)) &&
+	    fread(p, 1, (size_t)n, f) != (size_t)n) {
+		free(p);
+		p = NULL;
+	}
+	fclose(f);
+	if (p)
+		*len = (size_t)n;
+	return p;
+}
+
 const char *fixture(const char *name)
 {
 	static char buf[4096];

@@ -30,6 +30,9 @@ typedef struct got {
 	trawl_error err;
 } got;
 
+/* A whole file into memory (free() it); NULL when it cannot be read. */
+char *read_whole(const char *path, size_t *len);
+
 /* Write bytes to a new temporary file; returns its path (free() it). */
 char *tmp_file(const void *data, size_t len);
 

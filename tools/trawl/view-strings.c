@@ -78,6 +78,25 @@ static uint32_t add(struct view_strings *s, const char *p, size_t n)
 	return s->n++;
 }
 
+/* What stands in for texts that no longer fit. */
+static const char full[] = "(text not kept: the index's strings are full)";
+
+/* p[0..n)'s slot in the table: its id + 1 there, or 0 at the empty slot
+ * where it would go (*slot either way). The table must exist. */
+static uint32_t probe(const struct view_strings *s, const char *p, size_t n,
+		      size_t *slot)
+{
+	size_t i = hash(p, n) & (s->tcap - 1);
+	for (; s->table[i]; i = (i + 1) & (s->tcap - 1)) {
+		size_t len;
+		const char *q = view_string(s, s->table[i] - 1, &len);
+		if (len == n && !memcmp(p, q, n))
+			break;
+	}
+	*slot = i;
+	return s->table[i];
+}
+
 uint32_t view_intern(struct view_strings *s, const char *p, size_t n)
 {
 	if (n > MAX_LEN)
@@ -86,17 +105,11 @@ uint32_t view_intern(struct view_strings *s, const char *p, size_t n)
 		p = "", n = 0;
 	if ((s->n + 1) * 2 > s->tcap && rehash(s))
 		goto oom;
-	uint64_t h = hash(p, n);
-	size_t i = h & (s->tcap - 1);
-	for (; s->table[i]; i = (i + 1) & (s->tcap - 1)) {
-		size_t len;
-		const char *q = view_string(s, s->table[i] - 1, &len);
-		if (len == n && !memcmp(p, q, n))
-			return s->table[i] - 1;
-	}
+	size_t i;
+	uint32_t at = probe(s, p, n, &i);
+	if (at)
+		return at - 1;
 	if (s->used + n > VIEW_STRINGS_MAX) {
-		static const char full[] = "(text not kept: the index's "
-					   "strings are full)";
 		if (n == sizeof(full) - 1 && !memcmp(p, full, n))
 			goto oom;
 		return view_intern(s, full, sizeof(full) - 1);
@@ -118,22 +131,14 @@ int view_strings_index(struct view_strings *s)
 
 uint32_t view_lookup(const struct view_strings *s, const char *p, size_t n)
 {
-	static const char full[] = "(text not kept: the index's strings "
-				   "are full)";
 	if (n > MAX_LEN)
 		n = MAX_LEN;
 	if (!p)
 		p = "", n = 0;
-	if (s->tcap) {
-		uint64_t h = hash(p, n);
-		size_t i = h & (s->tcap - 1);
-		for (; s->table[i]; i = (i + 1) & (s->tcap - 1)) {
-			size_t len;
-			const char *q = view_string(s, s->table[i] - 1, &len);
-			if (len == n && !memcmp(p, q, n))
-				return s->table[i] - 1;
-		}
-	}
+	size_t i;
+	uint32_t at = s->tcap ? probe(s, p, n, &i) : 0;
+	if (at)
+		return at - 1;
 	if (n == sizeof(full) - 1 && !memcmp(p, full, n))
 		return 0;
 	return view_lookup(s, full, sizeof(full) - 1);
