@@ -63,21 +63,23 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 url=$(sed -n 's/^trawl view: serving //p' "$work/follow.out")
+# events and the index's generation, which each new index counts up
 info='import json, sys, urllib.request
-print(json.load(urllib.request.urlopen(sys.argv[1] + "api/info"))["events"])'
-e1=$(python3 -c "$info" "$url" 2>/dev/null)
+i = json.load(urllib.request.urlopen(sys.argv[1] + "api/info?lanes=0"))
+print(i["events"] if i["follow"] else -1, i["generation"])'
+read -r e1 g1 < <(python3 -c "$info" "$url" 2>/dev/null)
 grown=
 for _ in $(seq 60); do
 	sleep 0.1
-	e2=$(python3 -c "$info" "$url" 2>/dev/null)
+	read -r e2 g2 < <(python3 -c "$info" "$url" 2>/dev/null)
 	[ "${e2:-0}" -gt "${e1:-0}" ] && grown=1 && break
 done
 kill -INT $view
 wait $view
-if [ -n "$grown" ]; then
-	echo "ok: trawl view --follow serves the recording as it grows ($e1, then $e2 events)"
+if [ -n "$grown" ] && [ "${g1:-}" = 0 ] && [ "${g2:-0}" -gt 0 ]; then
+	echo "ok: trawl view --follow serves the recording as it grows ($e1, then $e2 events; generation $g1, then $g2)"
 else
-	echo "FAIL: trawl view --follow: ${e1:-none}, then ${e2:-none} events $(cat "$work/follow.err")"
+	echo "FAIL: trawl view --follow: ${e1:-none}, then ${e2:-none} events, generation ${g1:-none}, then ${g2:-none} $(cat "$work/follow.err")"
 	fail=1
 fi
 wait $rec || { echo "FAIL: trawl record: $(tail -3 "$work/record.log")"; fail=1; }

@@ -196,6 +196,8 @@ def bad_parameters(s, info):
         ('/api/search', {}, "'q'"),
         ('/api/search', {'q': 'a', 'limit': '0'}, 'limit'),
         ('/api/analysis', {'top': '100000'}, 'top'),
+        ('/api/info', {'lanes': '2'}, 'lanes'),
+        ('/api/info', {'lanes': '0'}, None),
         ('/api/window', {'lanes': '0', 'x': 'y' * 5000}, 'long'),
         ('/api/window', dict({'lanes': '0'}, **{'k%d' % i: '1'
                                                  for i in range(20)}),
@@ -211,6 +213,16 @@ def bad_parameters(s, info):
                                                    status, j))
     status, j = s.json('/api/nothing')
     check(status == 404 and 'error' in j, 'unknown API is 404')
+    # without --follow: no following, the first index; lanes=0 leaves the
+    # lanes out and nothing else
+    check(info['follow'] is False and info['generation'] == 0,
+          'info: follow %s, generation %s' % (info['follow'],
+                                              info['generation']))
+    short = s.api('/api/info', {'lanes': '0'})
+    check('lanes' not in short and
+          {k: v for k, v in info.items() if k not in ('lanes', 'read_back')}
+          == {k: v for k, v in short.items() if k != 'read_back'},
+          'info with lanes=0 is info without the lanes')
     # lanes x width bounded
     many = ','.join(['0'] * 512)
     status, j = s.json('/api/window', {'lanes': many, 'width': 8192})

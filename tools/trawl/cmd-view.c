@@ -5,7 +5,8 @@
  * SIGTERM. The one line on stdout is the URL, with the access token. With
  * --follow a thread looks at the file every second and, when it has grown
  * (a recording still being written), indexes it again and serves the new
- * index from then on (requests hold the old one until they end).
+ * index from then on (requests hold the old one until they end); the
+ * index's generation in /api/info (view-follow.h) tells the page.
  */
 #include <getopt.h>
 #include <signal.h>
@@ -18,6 +19,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "view-follow.h"
 #include "view-http.h"
 
 extern char **environ;
@@ -27,7 +29,7 @@ static void help(FILE *f)
 	fprintf(f,
 		"usage: trawl view FILE [--port N] [--bind ADDR] [--open] "
 		"[--no-token]\n"
-		"                  [--irq-threshold D]\n\n"
+		"                  [--irq-threshold D] [--follow]\n\n"
 		"Index the trace and serve its timeline to a web browser: "
 		"the running task\nper CPU, thread states per task, hardirq "
 		"and softirq per CPU, workqueue\nexecutions, systrace "
@@ -54,7 +56,8 @@ static void help(FILE *f)
 		"  --follow       a file still being written (a recording) is "
 		"indexed again\n"
 		"                 each time it has grown (looked at every "
-		"second)\n"
+		"second); the page\n"
+		"                 shows the new events as they come\n"
 		"  -h, --help     this text\n");
 }
 
@@ -95,6 +98,7 @@ static void *follow_main(void *arg)
 			pthread_rwlock_wrlock(&f->s->lock);
 			struct view_index *old = f->s->ix;
 			f->s->ix = nix;
+			view_follow_swapped();
 			pthread_rwlock_unlock(&f->s->lock);
 			view_index_free(old);
 		}
@@ -234,6 +238,7 @@ int cmd_view(int argc, char **argv)
 	if (status)
 		return status;
 	s.guard.bind = bind;
+	view_follow_set(follow);
 	const char *why = "";
 	if (view_server_start(&s, bind, (int)port, &why)) {
 		cli_error("cannot serve on %s port %ld: %s", bind, port, why);
@@ -260,9 +265,11 @@ int cmd_view(int argc, char **argv)
 	pthread_cond_init(&fw.cv, NULL);
 	int following =
 		follow && !pthread_create(&fw.tid, NULL, follow_main, &fw);
-	if (follow && !following)
+	if (follow && !following) {
+		view_follow_set(0);
 		cli_error("--follow: cannot start its thread; serving what "
 			  "was read");
+	}
 	int sig;
 	while (sigwait(&stop, &sig))
 		;

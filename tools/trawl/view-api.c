@@ -12,12 +12,14 @@
 #include <ctype.h>
 #include <malloc.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "view-follow.h"
 #include "view.h"
 
 #define MAX_LANES	 512
@@ -34,6 +36,27 @@ int view_params_add(struct view_params *p, const char *key, const char *val)
 	p->val[p->n] = val ? val : "";
 	p->n++;
 	return 0;
+}
+
+/*
+ * --follow (view-follow.h). Relaxed atomics: what orders a generation with
+ * its index is the server's rwlock (view_follow_swapped() runs under the
+ * write lock with the swap, /api/info under a read lock), so an answer's
+ * generation is that of the index it describes; the atomics only keep a
+ * read from tearing.
+ */
+static atomic_int follow_on;
+static atomic_uint_fast64_t generation;
+
+void view_follow_set(int on)
+{
+	atomic_store_explicit(&follow_on, on, memory_order_relaxed);
+}
+
+uint64_t view_follow_swapped(void)
+{
+	return atomic_fetch_add_explicit(&generation, 1, memory_order_relaxed) +
+	       1;
 }
 
 struct req {
@@ -254,12 +277,19 @@ static void lane_json(struct cli_buf *b, const struct view_index *ix, size_t i)
 
 static int api_info(struct view_index *ix, struct req *r)
 {
-	static const char *const names[] = {NULL};
-	if (known(r, names))
+	static const char *const names[] = {"lanes", NULL};
+	int64_t lanes;
+	if (known(r, names) || int_param(r, "lanes", 0, 1, 1, 0, &lanes))
 		return 400;
 	struct cli_buf *b = r->out;
 	buf_char(b, '{');
 	key_str(b, "trace", ix->path, strlen(ix->path));
+	buf_str(b, atomic_load_explicit(&follow_on, memory_order_relaxed)
+			   ? ",\"follow\":true,"
+			   : ",\"follow\":false,");
+	key_i64(b, "generation",
+		(int64_t)atomic_load_explicit(&generation,
+					      memory_order_relaxed));
 	buf_char(b, ',');
 	key_i64(b, "first", ix->first);
 	buf_char(b, ',');
@@ -288,6 +318,10 @@ static int api_info(struct view_index *ix, struct req *r)
 	key_i64(b, "read_back", (int64_t)replays);
 	buf_char(b, ',');
 	key_i64(b, "max_width", VIEW_MAX_WIDTH);
+	if (!lanes) {
+		buf_str(b, "}\n");
+		return 200;
+	}
 	buf_str(b, ",\"lanes\":[");
 	for (size_t i = 0; i < ix->nlanes; i++) {
 		if (i)
