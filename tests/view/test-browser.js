@@ -3,25 +3,28 @@
 // Loads a real trace, checks that lanes are drawn (canvas pixels), zooms
 // (keys, wheel, drag-select), pans (keys, drag), clicks a run and reads the
 // details panel, searches a task, filters lanes, reloads the URL, and sees
-// the ISR warnings. Screenshots go to OUTDIR.
+// the ISR warnings. Then --follow: a copy of the text trace FOLLOW that
+// grows while the page is open is drawn as it grows, without a reload.
+// Screenshots go to OUTDIR.
 //
-//   node test-browser.js TRAWL TRACE OUTDIR
+//   node test-browser.js TRAWL TRACE OUTDIR FOLLOW
 'use strict';
 const { chromium } = require('playwright-core');
 const { spawn } = require('child_process');
+const fs = require('fs');
 const path = require('path');
 const readline = require('readline');
 
-const [trawl, trace, outdir] = process.argv.slice(2);
+const [trawl, trace, outdir, followTrace] = process.argv.slice(2);
 const failures = [];
 function check(cond, what) {
   if (!cond) { failures.push(what); console.log('FAIL: ' + what); }
   else console.log('ok: ' + what);
 }
 
-function startServer() {
+function startServer(file, ...more) {
   return new Promise((resolve, reject) => {
-    const p = spawn(trawl, ['view', trace, '--port', '0', '--irq-threshold', '20us', '--no-cache'],
+    const p = spawn(trawl, ['view', file, '--port', '0', '--irq-threshold', '20us', '--no-cache', ...more],
       { stdio: ['ignore', 'pipe', 'inherit'] });
     const rl = readline.createInterface({ input: p.stdout });
     rl.once('line', line => {
@@ -38,15 +41,18 @@ async function waitDraw(page, after) {
 }
 async function win(page) { return page.evaluate(() => [window.trawlView.from, window.trawlView.to]); }
 
-// Pixels of the CPU lanes that are not the lanes' background.
-async function cpuInk(page) {
-  return page.evaluate(() => {
+// Pixels of the CPU lanes that are not the lanes' background (between x0
+// and x1 of the plot, in CSS pixels from its left edge: all of it by default).
+async function cpuInk(page, x0, x1) {
+  return page.evaluate(([x0, x1]) => {
     const v = window.trawlView, c = document.getElementById('canvas');
     const ctx = c.getContext('2d'), dpr = window.devicePixelRatio || 1;
+    const xa = Math.max(0, Math.floor(x0 ?? 0)), xb = Math.min(Math.floor(v.plotW), Math.floor(x1 ?? v.plotW));
+    if (xb <= xa) return 0;
     let ink = 0;
     for (const e of v.layout) {
       if (e.lane.kind !== 'cpu') continue;
-      const img = ctx.getImageData(180 * dpr, e.y * dpr, Math.floor(v.plotW * dpr), e.h * dpr).data;
+      const img = ctx.getImageData((180 + xa) * dpr, e.y * dpr, Math.floor((xb - xa) * dpr), e.h * dpr).data;
       for (let i = 0; i < img.length; i += 4) {
         const r = img[i], g = img[i + 1], b = img[i + 2];
         const bg = (r === 255 && g === 255 && b === 255) || (r === 247 && g === 249 && b === 251) ||
@@ -55,11 +61,145 @@ async function cpuInk(page) {
       }
     }
     return ink;
+  }, [x0, x1]);
+}
+
+// Where time t is drawn: CSS pixels from the plot's left edge.
+async function xOfTime(page, t) {
+  return page.evaluate(t => { const v = window.trawlView; return (t - v.from) / (v.to - v.from) * v.plotW; }, t);
+}
+
+// Wait for the page to take in an index newer than generation g and draw
+// its lanes (fetched for that index, not the old one scaled).
+async function waitIndex(page, g) {
+  await page.waitForFunction(g => {
+    const v = window.trawlView;
+    return v.info.generation > g && v.dataGeneration === v.info.generation;
+  }, g, { timeout: 20000 });
+  return page.evaluate(() => {
+    const v = window.trawlView;
+    return { gen: v.info.generation, events: v.info.events, first: v.info.first, last: v.info.last,
+      from: v.from, to: v.to };
   });
 }
 
+// Whether the CPU lanes' fetched columns hold a task after time t.
+async function busyAfter(page, t) {
+  return page.evaluate(t => {
+    const v = window.trawlView, d = v.data, w = d.width;
+    let n = 0;
+    for (const e of v.layout) {
+      if (e.lane.kind !== 'cpu') continue;
+      let x = 0;
+      for (const c of d.lanes.get(e.lane.id).cols) {
+        const t1 = v.dataFrom + (x + c[0]) / w * (v.dataTo - v.dataFrom);
+        if (t1 > t && c[1] && c[2]) n += c[0];
+        x += c[0];
+      }
+    }
+    return n;
+  }, t);
+}
+
+// --follow: a copy of the first 40 % of a text trace's events, which then
+// grows by the rest in three appends (what a recording being written
+// does), each taken in by the open page without a reload.
+async function followChecks(browser) {
+  const lines = fs.readFileSync(followTrace, 'utf8').split('\n').filter(l => l);
+  const head = lines.filter(l => l.startsWith('#')), events = lines.filter(l => !l.startsWith('#'));
+  const cut = [0.4, 0.6, 0.8, 1].map(f => Math.floor(events.length * f));
+  const file = path.join(outdir, '..', 'follow.txt');
+  fs.writeFileSync(file, head.concat(events.slice(0, cut[0])).join('\n') + '\n');
+  const grow = k => fs.appendFileSync(file, events.slice(cut[k - 1], cut[k]).join('\n') + '\n');
+  const { p, url } = await startServer(file, '--follow');
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, bypassCSP: true });
+  try {
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', e => errors.push(String(e)));
+    page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
+    let infoRequests = 0;
+    page.on('request', r => { if (new URL(r.url()).pathname === '/api/info') infoRequests++; });
+    await page.goto(url);
+    await waitDraw(page, 0);
+    let s = await page.evaluate(() => {
+      const v = window.trawlView;
+      v.notReloaded = true;
+      return { gen: v.info.generation, events: v.info.events, first: v.info.first, last: v.info.last, follow: v.info.follow };
+    });
+    check(s.follow && s.gen === 0, '--follow: /api/info says so, generation 0');
+    check(/^following: \d+ events, updated \d\d:\d\d:\d\d$/.test(await page.locator('#follow').innerText()),
+      'the indicator: ' + await page.locator('#follow').innerText());
+    check(await cpuInk(page) > 1000, '--follow: the first part is drawn');
+
+    // 1. the whole trace shown: it stays the whole trace, the new part drawn
+    grow(1);
+    let t = await waitIndex(page, s.gen);
+    check(t.events > s.events && t.last > s.last, 'the page took in the grown file: ' + s.events + ' -> ' + t.events + ' events');
+    check(t.from === t.first && t.to === t.last + 1, 'the whole trace stays shown');
+    const xOld = await xOfTime(page, s.last);
+    let inkNew = await cpuInk(page, xOld + 2), colsNew = await busyAfter(page, s.last);
+    check(inkNew > 200 && colsNew > 20, 'the new events are drawn past the old end: ' + inkNew + ' pixels, ' + colsNew + ' busy columns');
+    check((await page.locator('#follow').innerText()).includes(t.events + ' events'), 'the indicator counts the new events');
+    await page.screenshot({ path: path.join(outdir, '07-follow-grown.png') });
+
+    // 2. zoomed in at the end: the window keeps its span and follows the end
+    s = t;
+    let span = Math.round((s.last - s.first) / 4);
+    await page.evaluate(([a, b]) => window.trawlView.setWindow(a, b), [s.last + 1 - span * 0.8, s.last + 1 + span * 0.2]);
+    await page.waitForFunction(() => window.trawlView.dataFrom === window.trawlView.from, null, { timeout: 15000 });
+    const before = await page.evaluate(() => [window.trawlView.from, window.trawlView.to]);
+    grow(2);
+    t = await waitIndex(page, s.gen);
+    check(Math.abs((t.to - t.from) - (before[1] - before[0])) <= 2, 'the zoom is kept: ' + (before[1] - before[0]) + ' -> ' + (t.to - t.from));
+    check(Math.abs((t.to - t.last) - (before[1] - s.last)) <= 2, 'the window follows the end (tail -f): to - last ' +
+      (before[1] - s.last) + ' -> ' + (t.to - t.last));
+    inkNew = await cpuInk(page, (await xOfTime(page, s.last)) + 2);
+    colsNew = await busyAfter(page, s.last);
+    check(inkNew > 200 && colsNew > 10, 'following the end draws the new events: ' + inkNew + ' pixels, ' + colsNew + ' columns');
+    await page.screenshot({ path: path.join(outdir, '08-follow-end.png') });
+
+    // a hidden tab does not poll; shown again it polls at once
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'hidden', { value: true, configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    await page.waitForTimeout(500);
+    let n0 = infoRequests;
+    await page.waitForTimeout(4500);
+    check(infoRequests === n0, 'a hidden tab does not poll (' + (infoRequests - n0) + ' requests in 4.5 s)');
+    await page.evaluate(() => {
+      delete document.hidden;
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    await page.waitForTimeout(800);
+    check(infoRequests > n0, 'shown again, it polls');
+    n0 = infoRequests;
+    await page.waitForTimeout(4100);
+    const rate = infoRequests - n0;
+    check(rate >= 1 && rate <= 3, 'it polls about every 2 s (' + rate + ' in 4.1 s)');
+
+    // 3. zoomed in the middle: the window stays where it is
+    s = t;
+    span = Math.round((s.last - s.first) / 10);
+    const mid = Math.round((s.first + s.last) / 2);
+    await page.evaluate(([a, b]) => window.trawlView.setWindow(a, b), [mid - span, mid + span]);
+    await page.waitForFunction(() => window.trawlView.dataFrom === window.trawlView.from, null, { timeout: 15000 });
+    const here = await page.evaluate(() => [window.trawlView.from, window.trawlView.to]);
+    grow(3);
+    t = await waitIndex(page, s.gen);
+    check(t.from === here[0] && t.to === here[1], 'a window in the middle stays put: ' + here + ' -> ' + [t.from, t.to]);
+    check(t.events === events.length, 'every event of the trace in the end: ' + t.events + ' of ' + events.length);
+    check(await page.evaluate(() => window.trawlView.notReloaded === true), 'all without a reload');
+    check(errors.length === 0, 'no errors in the following page: ' + errors.slice(0, 3).join(' | '));
+  } finally {
+    await context.close();
+    p.kill('SIGINT');
+  }
+}
+
 async function main() {
-  const { p, url } = await startServer();
+  const { p, url } = await startServer(trace);
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true,
     args: ['--no-sandbox', '--disable-gpu'] });
   try {
@@ -69,6 +209,9 @@ async function main() {
     const errors = [];
     page.on('pageerror', e => errors.push(String(e)));
     page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
+    let infoRequests = 0;
+    page.on('request', r => { if (new URL(r.url()).pathname === '/api/info') infoRequests++; });
+    const loadedAt = Date.now();
     await page.goto(url);
     await waitDraw(page, 0);
     await page.screenshot({ path: path.join(outdir, '01-loaded.png') });
@@ -217,7 +360,15 @@ async function main() {
       return { median: f[f.length >> 1], p90: f[Math.floor(f.length * 0.9)], n: f.length };
     });
     console.log('frame time while panning: median ' + frames.median.toFixed(2) + ' ms, p90 ' + frames.p90.toFixed(2) + ' ms over ' + frames.n + ' frames');
+    // without --follow the page asks for /api/info once
+    await page.waitForTimeout(Math.max(0, 5000 - (Date.now() - loadedAt)));
+    const open = (Date.now() - loadedAt) / 1000;
+    check(infoRequests === 1 && !info.follow &&
+      await page.locator('#follow').isHidden(),
+    'without --follow: no polling (' + infoRequests + ' /api/info in ' + open.toFixed(1) + ' s), no indicator');
     check(errors.length === 0, 'no errors in the page: ' + errors.slice(0, 3).join(' | '));
+    await context.close();
+    await followChecks(browser);
   } finally {
     await browser.close();
     p.kill('SIGINT');

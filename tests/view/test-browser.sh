@@ -5,9 +5,10 @@
 # `npm ci` into the build directory. Skipped (exit 77) with a message when
 # node, npm or chromium is missing or npm's registry cannot be reached.
 #
-#   test-browser.sh TRAWL TRACE WORKDIR
+#   test-browser.sh TRAWL TRACE WORKDIR FOLLOW_TRACE
+# (FOLLOW_TRACE: a text trace, copied and made to grow for --follow)
 set -u
-trawl=$1 trace=$2 work=$3
+trawl=$1 trace=$2 work=$3 follow=$4
 here=$(cd "$(dirname "$0")" && pwd)
 skip() { echo "SKIP: $*"; exit 77; }
 command -v node >/dev/null || skip "node is missing (make deps installs nodejs and npm)"
@@ -25,4 +26,4 @@ if ! cmp -s "$here/package-lock.json" "$work/npm/package-lock.json" ||
 	fi
 fi
 NODE_PATH="$work/npm/node_modules" exec node "$here/test-browser.js" \
-	"$trawl" "$trace" "$work/screenshots"
+	"$trawl" "$trace" "$work/screenshots" "$follow"

@@ -2,7 +2,9 @@
 // trawl view: the browser side. Draws the lanes the server's index gives
 // (GET /api/window at the canvas width: one column per pixel, run-length
 // encoded) on one canvas; zoom, pan, hover, details, search, lane filters,
-// the visible window's analyses. The view lives in the URL's #hash.
+// the visible window's analyses. The view lives in the URL's #hash. When the
+// server follows a growing file (--follow), the page polls /api/info for a
+// new index and takes it in without a reload.
 'use strict';
 
 const LABEL_W = 180, AXIS_H = 26, LANE_H = 18, COUNTER_H = 30;
@@ -147,7 +149,7 @@ function refresh(now) {
 }
 
 async function fetchWindow() {
-  const seq = ++view.seq;
+  const seq = ++view.seq, gen = view.info.generation;
   const width = Math.min(view.info.max_width, Math.floor(view.plotW));
   const ids = view.layout.map(e => e.lane.id);
   const from = Math.floor(view.from), to = Math.max(from + 1, Math.ceil(view.to));
@@ -165,7 +167,7 @@ async function fetchWindow() {
       Object.assign(data.tasks, g.tasks);
       Object.assign(data.labels, g.labels);
     }
-    view.data = data; view.dataFrom = from; view.dataTo = to;
+    view.data = data; view.dataFrom = from; view.dataTo = to; view.dataGeneration = gen;
     view.lastFetchMs = performance.now() - t0;
     draw();
     view.draws++;
@@ -603,6 +605,71 @@ function loadHash() {
   if (p.has('hl')) view.highlight = +p.get('hl');
 }
 
+// ---- following a growing trace (--follow) -----------------------------------
+
+// Every POLL_MS while the tab is visible, one request at a time (the next
+// is set only when the last has answered), /api/info without the lanes:
+// a new generation means a new index, whose extent and lanes are taken in.
+const POLL_MS = 2000;
+let pollTimer = 0, polling = false;
+
+function schedulePoll(ms) {
+  clearTimeout(pollTimer);
+  pollTimer = 0;
+  if (!document.hidden) pollTimer = setTimeout(poll, ms);
+}
+
+async function poll() {
+  pollTimer = 0;
+  if (polling || document.hidden) return;
+  polling = true;
+  try {
+    const j = await api('/api/info', { lanes: 0 });
+    if (j.generation !== view.info.generation) await takeIndex();
+  } catch (e) {
+    status('following: ' + e.message);
+  }
+  polling = false;
+  schedulePoll(POLL_MS);
+}
+
+// The new index's extent and lanes, drawn at the user's zoom and place; a
+// view of the whole trace stays the whole trace, and a view that showed
+// the end moves with it, as tail -f does.
+async function takeIndex() {
+  const info = await api('/api/info');
+  const old = view.info, span = view.to - view.from;
+  const whole = view.from <= old.first && view.to >= old.last + 1;
+  const atEnd = view.to > old.last;
+  setInfo(info);
+  if (whole) {
+    view.from = info.first; view.to = info.last + 1;
+  } else if (atEnd) {
+    view.to += info.last - old.last; view.from = view.to - span;
+  }
+  buildKinds();
+  layout();
+  refresh(true);
+}
+
+function setInfo(info) {
+  view.info = info;
+  view.lanes = info.lanes;
+  view.byId = new Map();
+  for (const l of view.lanes) view.byId.set(l.id, l);
+  document.getElementById('trace').textContent = info.trace + ' · ' + info.events + ' events';
+  document.body.dataset.generation = String(info.generation);
+  if (!info.follow) return;
+  const f = document.getElementById('follow');
+  f.textContent = 'following: ' + info.events + ' events, updated ' + new Date().toTimeString().slice(0, 8);
+  f.hidden = false;
+}
+
+// hidden: the timer is cleared; shown again: a poll at once
+document.addEventListener('visibilitychange', () => {
+  if (view.info && view.info.follow) schedulePoll(0);
+});
+
 // ---- start ---------------------------------------------------------------
 
 async function start() {
@@ -613,13 +680,12 @@ async function start() {
     document.body.dataset.error = e.message;
     return;
   }
-  view.lanes = view.info.lanes;
-  for (const l of view.lanes) view.byId.set(l.id, l);
-  document.getElementById('trace').textContent = view.info.trace + ' · ' + view.info.events + ' events';
+  setInfo(view.info);
   view.from = view.info.first; view.to = view.info.last + 1;
   loadHash();
   buildKinds();
   layout();
   refresh(true);
+  if (view.info.follow) schedulePoll(POLL_MS);
 }
 start();
