@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trawl chart's display list (chart.h): the viewer's lanes from the same
+ * index and the same windows (view_window()) as the browser draws, at most
+ * one rectangle per run of equal columns, so what is drawn grows with the
+ * width and the lanes, never with the events. It goes to the writer a
+ * part at a time (the axis, each lane, the marks over everything).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart.h"
+#include "view.h"
+
+#define LABEL_W		170
+#define LANE_H		18
+#define AXIS_H		28
+#define MAX_CHART_LANES 1000
+
+static const int kind_order[VIEW_LANE_KINDS] = {
+	[VIEW_LANE_CPU] = 0,   [VIEW_LANE_HARDIRQ] = 1, [VIEW_LANE_SOFTIRQ] = 2,
+	[VIEW_LANE_WORK] = 3,  [VIEW_LANE_COUNTER] = 4, [VIEW_LANE_MARKER] = 5,
+	[VIEW_LANE_LOST] = 6,  [VIEW_LANE_ASYNC] = 7,	[VIEW_LANE_TASK] = 8,
+	[VIEW_LANE_SLICE] = 9,
+};
+
+static const struct view_index *sort_ix;
+
+static int by_place(const void *a, const void *b)
+{
+	const struct view_lane *x = &sort_ix->lanes[*(const uint32_t *)a];
+	const struct view_lane *y = &sort_ix->lanes[*(const uint32_t *)b];
+	if (kind_order[x->kind] != kind_order[y->kind])
+		return kind_order[x->kind] - kind_order[y->kind];
+	if (x->cpu != y->cpu)
+		return x->cpu - y->cpu;
+	if (x->pid != y->pid)
+		return x->pid - y->pid;
+	return x->depth - y->depth;
+}
+
+/* The part being made, and whether an addition to it failed. */
+struct draw {
+	struct chart_list dl;
+	int oom;
+};
+
+/* p with room for need elements of size (at *cap), or p as it was with
+ * *oom set. */
+static void *grow(void *p, size_t *cap, size_t need, size_t size, int *oom)
+{
+	if (need <= *cap)
+		return p;
+	size_t nc = *cap ? *cap : 64;
+	while (nc < need)
+		nc *= 2;
+	void *q = realloc(p, nc * size);
+	if (!q) {
+		*oom = 1;
+		return p;
+	}
+	*cap = nc;
+	return q;
+}
+
+static struct chart_item *item(struct draw *d, int op, unsigned flags, double x,
+			       double y, double w, double h, const char *colour)
+{
+	struct chart_list *dl = &d->dl;
+	dl->items = grow(dl->items, &dl->cap, dl->n + 1, sizeof(*dl->items),
+			 &d->oom);
+	if (d->oom)
+		return NULL;
+	struct chart_item *it = &dl->items[dl->n++];
+	memset(it, 0, sizeof(*it));
+	it->op = (uint8_t)op;
+	it->flags = (uint8_t)flags;
+	it->x = x;
+	it->y = y;
+	it->w = w;
+	it->h = h;
+	snprintf(it->colour, sizeof(it->colour), "%s", colour);
+	return it;
+}
+
+/* Bytes added to the text pool as valid UTF-8 without control characters
+ * (each byte that is neither: '?'). */
+static void text_add(struct draw *d, const char *s, size_t n)
+{
+	struct chart_list *dl = &d->dl;
+	dl->text = grow(dl->text, &dl->textcap, dl->ntext + n, 1, &d->oom);
+	if (d->oom)
+		return;
+	char *o = dl->text + dl->ntext;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		size_t k =
+			c >= 0x80 ? trawl_utf8_len((const unsigned char *)s + i,
+						   n - i)
+				  : 1;
+		if (c < 0x20 || c == 0x7f || !k) {
+			*o++ = '?';
+			continue;
+		}
+		memcpy(o, s + i, k);
+		o += k;
+		i += k - 1;
+	}
+	dl->ntext = (size_t)(o - dl->text);
+}
+
+/* The text added since off ends (a NUL after it) and is the item's. */
+static void text_end(struct draw *d, struct chart_item *it, size_t off)
+{
+	struct chart_list *dl = &d->dl;
+	dl->text = grow(dl->text, &dl->textcap, dl->ntext + 1, 1, &d->oom);
+	if (d->oom)
+		return;
+	dl->text[dl->ntext++] = '\0';
+	if (!it)
+		return;
+	it->text = (uint32_t)off;
+	it->len = (uint32_t)(dl->ntext - 1 - off);
+}
+
+static void text_item(struct draw *d, unsigned flags, double x, double y,
+		      int size, const char *s, size_t n)
+{
+	size_t off = d->dl.ntext;
+	struct chart_item *it = item(d, CHART_TEXT, flags, x, y, 0, 0, "");
+	if (it)
+		it->size = (uint16_t)size;
+	text_add(d, s, n);
+	text_end(d, it, off);
+}
+
+static void point(struct draw *d, struct chart_item *it, double x, double y)
+{
+	struct chart_list *dl = &d->dl;
+	if (!it)
+		return;
+	dl->pts = grow(dl->pts, &dl->ptscap, dl->npts + 1, sizeof(*dl->pts),
+		       &d->oom);
+	if (d->oom)
+		return;
+	dl->pts[dl->npts++] = (struct chart_point){x, y};
+	it->npts++;
+}
+
+/* The part made so far to put, then a new one. Return: -1 when it could
+ * not be made whole, else what put did. */
+static int flush(struct draw *d, chart_put put, void *ctx)
+{
+	if (d->oom)
+		return -1;
+	int rc = put(ctx, &d->dl);
+	d->dl.n = 0;
+	d->dl.ntext = 0;
+	d->dl.npts = 0;
+	return rc;
+}
+
+static unsigned hue_of(uint64_t x)
+{
+	x ^= x >> 31;
+	x *= 0x9e3779b97f4a7c15ull;
+	x ^= x >> 29;
+	return (unsigned)(x % 360);
+}
+
+/* The fill of a column's value in a lane (the browser uses the same). */
+static void fill(char *out, size_t n, const struct view_index *ix,
+		 const struct view_lane *l, int64_t dom)
+{
+	static const char *const states[] = {
+		"#ffffff", "#2e9a44", "#8fd19e",
+		"#d8d8d8", "#e8a33d", "#555555",
+	};
+	switch (l->kind) {
+	case VIEW_LANE_CPU: {
+		int pid = dom > 0 && (uint64_t)dom <= ix->ntasks
+				  ? ix->tasks[dom - 1].pid
+				  : 0;
+		snprintf(out, n, "hsl(%u,60%%,55%%)", hue_of((uint64_t)pid));
+		return;
+	}
+	case VIEW_LANE_TASK:
+		snprintf(out, n, "%s",
+			 states[dom >= 0 && dom <= VIEW_STATE_DEAD ? dom : 0]);
+		return;
+	case VIEW_LANE_HARDIRQ:
+		snprintf(out, n, "hsl(%u,70%%,45%%)",
+			 hue_of((uint64_t)dom) % 60);
+		return;
+	case VIEW_LANE_LOST:
+		snprintf(out, n, "#d00000");
+		return;
+	default:
+		snprintf(out, n, "hsl(%u,55%%,60%%)", hue_of((uint64_t)dom));
+		return;
+	}
+}
+
+static void axis(struct draw *d, int64_t from, int64_t to, int width)
+{
+	double span = (double)(to - from);
+	double step = 1;
+	while (span / step > 10)
+		step *= 10;
+	if (span / step < 4)
+		step /= 2;
+	if (step < 1)
+		step = 1;
+	double first =
+		(double)((from + (int64_t)step - 1) / (int64_t)step) * step;
+	for (double t = first; t < (double)to; t += step) {
+		double x = LABEL_W + (t - (double)from) / span * width;
+		item(d, CHART_LINE, CHART_WHOLE_Y | CHART_WHOLE_H, x,
+		     AXIS_H - 8, 0, 8, "#999");
+		char s[48];
+		int n = snprintf(s, sizeof(s), "%.6f s", t / 1e9);
+		text_item(d, CHART_WHOLE_Y | CHART_BREAK, x + 2, AXIS_H - 12,
+			  10, s, (size_t)n);
+	}
+}
+
+static void counter(struct draw *d, int y, int width,
+		    const struct view_col *cols)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (int c = 0; c < width; c++)
+		if (cols[c].min <= cols[c].max) {
+			if (cols[c].min < lo)
+				lo = cols[c].min;
+			if (cols[c].max > hi)
+				hi = cols[c].max;
+		}
+	if (lo > hi)
+		return;
+	double range = hi > lo ? (double)(hi - lo) : 1;
+	struct chart_item *it =
+		item(d, CHART_STEPS, CHART_WHOLE_X, 0, 0, 0, 0, "#3366cc");
+	if (it)
+		it->pts = (uint32_t)d->dl.npts;
+	for (int c = 0; c < width; c++) {
+		if (cols[c].min > cols[c].max)
+			continue;
+		double yv = y + LANE_H - 2 -
+			    (double)(cols[c].max - lo) / range * (LANE_H - 4);
+		point(d, it, LABEL_W + c, yv);
+		point(d, it, LABEL_W + c + 1, yv);
+	}
+}
+
+static void lane(struct draw *d, struct view_index *ix,
+		 const struct view_lane *l, int y, int64_t from, int64_t to,
+		 int width, struct view_col *cols)
+{
+	const char *kind = view_lane_kind_name(l->kind);
+	size_t off = d->dl.ntext;
+	struct chart_item *g = item(d, CHART_GROUP, 0, 0, 0, 0, 0, "");
+	if (g)
+		g->cls = "lane";
+	text_add(d, kind, strlen(kind));
+	text_end(d, g, off);
+	/* the label: "pid name [depth]", the name's first 40 bytes */
+	size_t n;
+	const char *name = view_string(&ix->str, l->name, &n);
+	char pid[16] = "", depth[16] = "";
+	if (l->kind == VIEW_LANE_TASK || l->kind == VIEW_LANE_SLICE)
+		snprintf(pid, sizeof(pid), "%d ", l->pid);
+	if (l->kind == VIEW_LANE_SLICE)
+		snprintf(depth, sizeof(depth), " [%d]", l->depth);
+	off = d->dl.ntext;
+	struct chart_item *t =
+		item(d, CHART_TEXT, CHART_WHOLE_X | CHART_WHOLE_Y, 4,
+		     y + LANE_H - 5, 0, 0, "");
+	if (t)
+		t->size = 11;
+	text_add(d, pid, strlen(pid));
+	text_add(d, name, n > 40 ? 40 : n);
+	text_add(d, depth, strlen(depth));
+	text_end(d, t, off);
+	view_window(ix, l, from, to, width, -1, cols);
+	if (l->kind == VIEW_LANE_COUNTER) {
+		counter(d, y, width, cols);
+		item(d, CHART_GROUP_END, CHART_BREAK, 0, 0, 0, 0, "");
+		return;
+	}
+	for (int c = 0; c < width;) {
+		int e = c + 1;
+		if (l->points) {
+			if (!cols[c].count) {
+				c++;
+				continue;
+			}
+			while (e < width && cols[e].count)
+				e++;
+			item(d, CHART_RECT,
+			     CHART_WHOLE_X | CHART_WHOLE_Y | CHART_WHOLE_W |
+				     CHART_WHOLE_H,
+			     LABEL_W + c, y + 2, e - c, LANE_H - 4,
+			     l->kind == VIEW_LANE_LOST ? "#d00000" : "#7744aa");
+			c = e;
+			continue;
+		}
+		while (e < width && cols[e].dom == cols[c].dom &&
+		       cols[e].busy / 8192 == cols[c].busy / 8192)
+			e++;
+		if (cols[c].busy ||
+		    (l->kind == VIEW_LANE_TASK && cols[c].dom)) {
+			char col[24];
+			fill(col, sizeof(col), ix, l, cols[c].dom);
+			double h = l->kind == VIEW_LANE_TASK
+					   ? LANE_H - 4
+					   : 2 + (LANE_H - 6) * cols[c].busy /
+							     65535.0;
+			item(d, CHART_RECT, CHART_WHOLE_X | CHART_WHOLE_W,
+			     LABEL_W + c, y + LANE_H - 2 - h, e - c, h, col);
+		}
+		c = e;
+	}
+	item(d, CHART_GROUP_END, CHART_BREAK, 0, 0, 0, 0, "");
+}
+
+/* The handlers over the threshold, marked over everything. */
+static void long_irqs(struct draw *d, const struct view_index *ix, int64_t from,
+		      int64_t to, int width)
+{
+	for (size_t i = 0; i < ix->nlongs; i++) {
+		const struct view_long_irq *q = &ix->longs[i];
+		if (q->end <= from || q->start >= to)
+			continue;
+		double x = LABEL_W + (double)(q->start - from) /
+					     (double)(to - from) * width;
+		struct chart_item *it =
+			item(d, CHART_RECT,
+			     CHART_WHOLE_Y | CHART_WHOLE_W | CHART_WHOLE_H |
+				     CHART_BREAK,
+			     x, AXIS_H - 8, 2, 8, "#e00");
+		if (it)
+			it->cls = "isr-warning";
+		char s[80];
+		int n = snprintf(s, sizeof(s), "%s over threshold: %lld ns",
+				 q->soft ? "softirq" : "hardirq",
+				 (long long)(q->end - q->start));
+		size_t off = d->dl.ntext;
+		text_add(d, s, (size_t)n);
+		text_end(d, it, off);
+	}
+}
+
+int chart_draw(struct view_index *ix, const struct view_chart_opts *o,
+	       chart_put put, void *ctx)
+{
+	int64_t from = o->from, to = o->to;
+	if (!from && !to) {
+		from = ix->first;
+		to = ix->last + 1;
+	}
+	struct draw d = {0};
+	int rc = -1;
+	uint32_t *ids = malloc((ix->nlanes + 1) * sizeof(*ids));
+	struct view_col *cols = malloc((size_t)o->width * sizeof(*cols));
+	if (!ids || !cols) {
+		d.oom = 1;
+		goto out;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < ix->nlanes; i++)
+		if (o->kinds & (1u << ix->lanes[i].kind) &&
+		    ix->lanes[i].changes)
+			ids[n++] = (uint32_t)i;
+	sort_ix = ix;
+	if (n)
+		qsort(ids, n, sizeof(*ids), by_place);
+	size_t shown = n > MAX_CHART_LANES ? MAX_CHART_LANES : n;
+	d.dl.width = LABEL_W + o->width;
+	d.dl.height = AXIS_H + (int)shown * LANE_H + (n > shown ? LANE_H : 0);
+	snprintf(d.dl.background, sizeof(d.dl.background), "#fff");
+	/* the title, made valid UTF-8 as the texts are */
+	char span[64];
+	int ns = snprintf(span, sizeof(span), " %.6f s .. %.6f s",
+			  (double)from / 1e9, (double)to / 1e9);
+	text_add(&d, "trawl chart: ", 13);
+	text_add(&d, ix->path, strlen(ix->path));
+	text_add(&d, span, (size_t)ns);
+	text_end(&d, NULL, 0);
+	if (d.oom || !(d.dl.title = strdup(d.dl.text))) {
+		d.oom = 1;
+		goto out;
+	}
+	d.dl.ntext = 0;
+	axis(&d, from, to, o->width);
+	if ((rc = flush(&d, put, ctx)))
+		goto out;
+	for (size_t i = 0; i < shown; i++) {
+		lane(&d, ix, &ix->lanes[ids[i]], AXIS_H + (int)i * LANE_H, from,
+		     to, o->width, cols);
+		if ((rc = flush(&d, put, ctx)))
+			goto out;
+	}
+	if (n > shown) {
+		char s[80];
+		int k = snprintf(s, sizeof(s),
+				 "(%zu more lanes not drawn; choose with "
+				 "--lanes)",
+				 n - shown);
+		text_item(&d, CHART_WHOLE_X | CHART_WHOLE_Y | CHART_BREAK, 4,
+			  d.dl.height - 5, 11, s, (size_t)k);
+	}
+	long_irqs(&d, ix, from, to, o->width);
+	rc = flush(&d, put, ctx);
+out:
+	if (d.oom)
+		cli_error("out of memory");
+	free(ids);
+	free(cols);
+	free(d.dl.items);
+	free(d.dl.text);
+	free(d.dl.pts);
+	free(d.dl.title);
+	return rc;
+}
