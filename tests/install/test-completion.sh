@@ -64,11 +64,13 @@ done
 expect "$trawl record -" -e -f -o -b -d
 expect "$trawl latency " wakeup preempt
 expect "$trawl export x.dat --to " perfetto csv
+expect "$trawl chart x.dat --format " svg png
 expect_none "$trawl irq --pid " irq
 # files for FILE and -o
 mkdir -p "$tmp/d" && touch "$tmp/d/trace-a.dat" "$tmp/d/trace-b.txt.zst"
 expect "$trawl stats $tmp/d/trace-" "$tmp/d/trace-a.dat" "$tmp/d/trace-b.txt.zst"
 expect "$trawl record -o $tmp/d/tr" "$tmp/d/trace-a.dat"
+expect "$trawl chart x.dat -o $tmp/d/tr" "$tmp/d/trace-a.dat"
 expect "$trawl latency wakeup $tmp/d/trace-a" "$tmp/d/trace-a.dat"
 
 # events and clocks from a tracefs

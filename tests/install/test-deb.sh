@@ -53,6 +53,13 @@ python3 "$src/tests/install/check-man.py" "$root/usr/bin/trawl" "$root/usr/share
 LC_ALL=C.UTF-8 man --warnings -l "$root/usr/share/man/man3/libtrawl.3.gz" >/dev/null 2>"$debs/man3.err" &&
 	[ ! -s "$debs/man3.err" ] || fail "libtrawl(3) from the package does not render cleanly"
 [ -f "$root/usr/share/bash-completion/completions/trawl" ] || fail "no completion in the package"
+# trawl chart's PNG writer, a module in /usr/lib/MULTIARCH/trawl (the
+# scratch root is not /: $TRAWL_MODULE_DIR points to it)
+"$root/usr/bin/trawl" chart --help | grep -qF "then /usr/lib/$multiarch/trawl" ||
+	fail "trawl chart does not look for its module in /usr/lib/$multiarch/trawl"
+TRAWL_MODULE_DIR=$root/usr/lib/$multiarch/trawl "$root/usr/bin/trawl" chart \
+	"$src/tests/fixtures/tc.dat" -o "$debs/chart.png" --no-cache &&
+	[ "$(head -c 4 "$debs/chart.png" | tail -c 3)" = PNG ] || fail "trawl chart -o x.png with the package's module"
 
 # an outside program against libtrawl-dev, run with libtrawl0
 lib=$root/usr/lib/$multiarch

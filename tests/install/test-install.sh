@@ -65,6 +65,16 @@ if readelf -d "$bin/trawl" | grep -E 'RPATH|RUNPATH' | grep -q "$build"; then
 	fail "installed trawl has an rpath into the build tree"
 fi
 "$bin/trawl" stats "$fixtures/tc.dat" >/dev/null || fail "installed trawl stats failed"
+# trawl chart's PNG writer: a module in libdir/trawl, where trawl looks
+# (DESTDIR is not there yet: $TRAWL_MODULE_DIR points to it)
+if [ -f "$build/tools/trawl/trawl-chart-png.so" ]; then
+	[ -f "$lib/trawl/trawl-chart-png.so" ] || fail "no $lib/trawl/trawl-chart-png.so"
+	"$bin/trawl" chart --help | grep -qF "then $(abs "$libdir")/trawl" ||
+		fail "trawl chart does not look for its module in $(abs "$libdir")/trawl"
+	TRAWL_MODULE_DIR=$lib/trawl "$bin/trawl" chart "$fixtures/tc.dat" -o "$tmp/chart.png" \
+		--no-cache && [ "$(head -c 4 "$tmp/chart.png" | tail -c 3)" = PNG ] ||
+		fail "installed trawl chart -o x.png with the installed module"
+fi
 
 # --- an outside program, through pkg-config only
 export PKG_CONFIG_PATH=$lib/pkgconfig

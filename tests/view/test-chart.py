@@ -3,15 +3,24 @@
 """trawl chart: well-formed SVG (Python's xml parser) with the lanes the
 trace has, a window and a width that change what is drawn, a size that
 depends on the width and not on the events (a generated trace of 300 000
-context switches), and usage errors.
+context switches), and usage errors. PNG: decoded here (zlib and struct),
+the image as wide and high as the SVG, its lanes' pixels the colours of
+the SVG's rectangles; without its module (or with a broken one), a clear
+error and exit status 2.
 
   test-chart.py TRAWL FIXTURES_DIR SCRATCH_DIR
 """
+import colorsys
+import math
 import os
 import random
+import re
+import shutil
+import struct
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+import zlib
 
 TRAWL, FIX, OUT = sys.argv[1:4]
 os.makedirs(OUT, exist_ok=True)
@@ -60,6 +69,165 @@ def synthetic(path, switches):
                         'irq=5 name=eth0\n' % (nc, nxt, cpu, t + 1e-6))
                 f.write('%16s-%-7d [%03d] d.h1. %12.6f: irq_handler_exit: '
                         'irq=5 ret=handled\n' % (nc, nxt, cpu, t + 2e-6))
+
+
+def read_png(path):
+    """(width, height, rows of (r, g, b)) of an 8-bit RGB PNG."""
+    with open(path, 'rb') as f:
+        data = f.read()
+    if data[:8] != b'\x89PNG\r\n\x1a\n':
+        raise ValueError('%s: no PNG signature' % path)
+    pos, idat, ihdr = 8, b'', None
+    while pos < len(data):
+        n, kind = struct.unpack('>I4s', data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if zlib.crc32(kind + body) != struct.unpack(
+                '>I', data[pos + 8 + n:pos + 12 + n])[0]:
+            raise ValueError('%s: bad CRC in %s' % (path, kind))
+        if kind == b'IHDR':
+            ihdr = struct.unpack('>IIBBBBB', body)
+        elif kind == b'IDAT':
+            idat += body
+        elif kind == b'IEND':
+            break
+        pos += 12 + n
+    w, h, depth, ctype, _, _, interlace = ihdr
+    if (depth, ctype, interlace) != (8, 2, 0):
+        raise ValueError('%s: not 8-bit RGB (%d, %d, %d)'
+                         % (path, depth, ctype, interlace))
+    raw, bpp, stride = zlib.decompress(idat), 3, 3 * w
+    rows, prev = [], bytearray(stride)
+    for y in range(h):
+        ft = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if ft == 1:
+                line[i] = (line[i] + a) & 255
+            elif ft == 2:
+                line[i] = (line[i] + b) & 255
+            elif ft == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif ft == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pr = a if pa <= pb and pa <= pc else b if pb <= pc else c
+                line[i] = (line[i] + pr) & 255
+        rows.append([tuple(line[i:i + 3]) for i in range(0, stride, 3)])
+        prev = line
+    return w, h, rows
+
+
+def css_rgb(css):
+    """#rgb, #rrggbb, hsl(H,S%,L%) as 0..255 integers."""
+    if css.startswith('#'):
+        d = css[1:]
+        if len(d) == 3:
+            d = ''.join(c * 2 for c in d)
+        return tuple(int(d[i:i + 2], 16) for i in (0, 2, 4))
+    h, s, l = map(float, re.match(r'hsl\(([\d.]+),([\d.]+)%,([\d.]+)%\)',
+                                  css).groups())
+    return tuple(round(v * 255) for v in
+                 colorsys.hls_to_rgb(h / 360, l / 100, s / 100))
+
+
+def png_checks(tc):
+    """The PNG of tc.dat against its SVG: size, and every lane rectangle
+    that covers a whole pixel has its colour there."""
+    svg, root, _ = chart(tc, 'pix.svg', '--lanes', 'cpu,task,softirq',
+                         '--width', '700')
+    png = os.path.join(OUT, 'pix.png')
+    r = subprocess.run([TRAWL, 'chart', tc, '-o', png, '--no-cache',
+                        '--lanes', 'cpu,task,softirq', '--width', '700'],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, 'chart -o x.png: %s' % r.stderr)
+    w, h, rows = read_png(png)
+    check(w == 170 + 700 and str(w) == root.get('width'),
+          'PNG width is --width + the labels, as the SVG (%d)' % w)
+    check(str(h) == root.get('height'), 'PNG height as the SVG (%d, %s)'
+          % (h, root.get('height')))
+    checked = wrong = 0
+    kinds = set()
+    for g in root.iter(NS + 'g'):
+        for rect in g.iter(NS + 'rect'):
+            x, y = int(rect.get('x')), float(rect.get('y'))
+            rw, rh = int(rect.get('width')), float(rect.get('height'))
+            # the first pixel row inside (y and height are rounded to
+            # 0.05 in the SVG's text)
+            row = math.ceil(y + 0.05)
+            if row + 1 > y + rh - 0.05:
+                continue
+            want = css_rgb(rect.get('fill'))
+            got = rows[row][x + rw // 2]
+            checked += 1
+            kinds.add(g.get('data-kind'))
+            if max(abs(a - b) for a, b in zip(want, got)) > 2:
+                wrong += 1
+                if wrong < 5:
+                    print('pixel %d,%d: %s, the SVG says %s (%s)'
+                          % (x + rw // 2, row, got, want, rect.get('fill')))
+    check(checked > 100 and not wrong and kinds >= {'cpu', 'task'},
+          'PNG pixels have the colours of the SVG\'s rects: %d of %d '
+          'wrong (%s)' % (wrong, checked, sorted(kinds)))
+    print('PNG: %d rectangles of the SVG checked on its pixels (%s)'
+          % (checked, ', '.join(sorted(kinds))))
+    check(rows[2][5] == (255, 255, 255), 'the background is white')
+    # --format, whatever the name; standard output
+    out = os.path.join(OUT, 'fmt.img')
+    r = subprocess.run([TRAWL, 'chart', tc, '-o', out, '--format', 'png'],
+                       capture_output=True, timeout=120)
+    check(r.returncode == 0 and read_png(out)[0] == 1370,
+          '--format png writes a PNG whatever the name')
+    out = os.path.join(OUT, 'fmt.png')
+    r = subprocess.run([TRAWL, 'chart', tc, '-o', out, '--format', 'svg'],
+                       capture_output=True, timeout=120)
+    check(r.returncode == 0 and ET.parse(out).getroot().tag == NS + 'svg',
+          '--format svg writes an SVG whatever the name')
+    r = subprocess.run([TRAWL, 'chart', tc, '-o', '-', '--format', 'png'],
+                       capture_output=True, timeout=120)
+    check(r.returncode == 0 and r.stdout[:4] == b'\x89PNG',
+          'a PNG on standard output')
+
+
+def module_missing(tc):
+    """The program copied away from its module: a PNG is an environment
+    error (2) that names the module and what to install, before the trace
+    is read; an SVG still works. A broken module: 2, naming cairo."""
+    r = subprocess.run([TRAWL, 'chart', '--help'], capture_output=True,
+                       text=True)
+    installed = re.search(r'then (/\S+)', r.stdout).group(1)
+    if os.path.exists(os.path.join(installed, 'trawl-chart-png.so')):
+        print('(the PNG module is installed in %s: its absence not '
+              'checked)' % installed)
+        return
+    alone = os.path.join(OUT, 'alone')
+    os.makedirs(alone, exist_ok=True)
+    shutil.copy(TRAWL, os.path.join(alone, 'trawl'))
+    env = dict(os.environ, TRAWL_MODULE_DIR=os.path.join(OUT, 'nothing'))
+    out = os.path.join(alone, 'x.png')
+    r = subprocess.run([os.path.join(alone, 'trawl'), 'chart', tc, '-o', out],
+                       capture_output=True, text=True, env=env)
+    check(r.returncode == 2 and 'trawl-chart-png.so' in r.stderr and
+          'libcairo2-dev' in r.stderr and installed in r.stderr and
+          not os.path.exists(out),
+          'no module: exit 2 naming it and what to install (%d %r)'
+          % (r.returncode, r.stderr))
+    r = subprocess.run([os.path.join(alone, 'trawl'), 'chart', tc, '-o',
+                        os.path.join(alone, 'x.svg')],
+                       capture_output=True, text=True, env=env)
+    check(r.returncode == 0, 'no module: an SVG still (%s)' % r.stderr)
+    bad = os.path.join(OUT, 'bad')
+    os.makedirs(bad, exist_ok=True)
+    with open(os.path.join(bad, 'trawl-chart-png.so'), 'w') as f:
+        f.write('not a library\n')
+    r = subprocess.run([os.path.join(alone, 'trawl'), 'chart', tc, '-o', out],
+                       capture_output=True, text=True,
+                       env=dict(os.environ, TRAWL_MODULE_DIR=bad))
+    check(r.returncode == 2 and 'cannot load' in r.stderr and
+          'libcairo2' in r.stderr,
+          'a broken module: exit 2 naming cairo (%d %r)'
+          % (r.returncode, r.stderr))
 
 
 def main():
@@ -114,11 +282,17 @@ def main():
                        (['chart', tc, '-o', os.path.join(OUT, 'x.svg'),
                          '--from', '4143.2', '--to', '4143.1'], 'after'),
                        (['chart', tc, '-o', '/nonexistent/dir/x.svg'],
+                        'cannot write'),
+                       (['chart', tc, '-o', os.path.join(OUT, 'x.svg'),
+                         '--format', 'gif'], 'format'),
+                       (['chart', tc, '-o', '/nonexistent/dir/x.png'],
                         'cannot write')):
         r = subprocess.run([TRAWL, *args], capture_output=True, text=True)
         check(r.returncode in (1, 2) and word in r.stderr,
               '%s: fails naming %s (%d %r)' % (args, word, r.returncode,
                                                r.stderr[:100]))
+    png_checks(tc)
+    module_missing(tc)
     if failures:
         print('%d failures' % len(failures))
         sys.exit(1)

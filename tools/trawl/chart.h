@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trawl chart's drawing, apart from its file format: chart-draw.c makes a
+ * trawl chart's drawing, apart from its file formats: chart-draw.c makes a
  * display list of the chart from the index (rectangles, lines, texts and
  * step lines with their colours, in drawing order) and hands it to a
  * writer a lane at a time, so memory stays that of one lane whatever the
- * chart's size. The writer: SVG (view-svg.c).
+ * chart's size. The writers: SVG (view-svg.c) and PNG (chart-png.c, a
+ * module of its own that links cairo, loaded by chart-module.c only when a
+ * PNG is asked for, so that trawl view never maps cairo).
+ *
+ * The module is handed these structs as they are: CHART_ABI names their
+ * layout (and struct chart_png_ops'), and is one more at every change.
  */
 #ifndef TRAWL_CHART_H
 #define TRAWL_CHART_H
@@ -13,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#define CHART_ABI 1
 
 enum chart_op {
 	CHART_RECT,	 /* filled: x, y, w, h */
@@ -79,5 +85,36 @@ struct view_index;
 struct view_chart_opts;
 int chart_draw(struct view_index *ix, const struct view_chart_opts *o,
 	       chart_put put, void *ctx);
+
+/*
+ * The PNG module (chart-png.c, trawl-chart-png.so) exports one of these
+ * as CHART_PNG_SYMBOL.
+ */
+struct chart_png_ops {
+	int abi; /* CHART_ABI */
+	/* A canvas of dl's size and background. Return: it, or NULL with
+	 * why set. */
+	void *(*open)(const struct chart_list *dl, char *why, size_t whylen);
+	/* Draw dl's items on it. Return: 0, or -1 with why set. */
+	int (*draw)(void *canvas, const struct chart_list *dl, char *why,
+		    size_t whylen);
+	/* Write it to f as a PNG (f NULL: do not) and free it. Return: 0, or
+	 * -1 with why set. */
+	int (*close)(void *canvas, FILE *f, char *why, size_t whylen);
+};
+#define CHART_PNG_SYMBOL "trawl_chart_png"
+#define CHART_PNG_MODULE "trawl-chart-png.so"
+
+/*
+ * Load the PNG module (chart-module.c) from $TRAWL_MODULE_DIR, else the
+ * directory of the running program (a build tree), else the installed
+ * module directory. Return: its operations, or NULL after saying what is
+ * missing and what to install.
+ */
+const struct chart_png_ops *chart_png_load(void);
+/* Draw the chart (chart_draw()) with the module's operations into f.
+ * Return: the exit status (what failed said). */
+int chart_png(const struct chart_png_ops *ops, struct view_index *ix,
+	      const struct view_chart_opts *o, FILE *f);
 
 #endif

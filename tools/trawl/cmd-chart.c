@@ -1,27 +1,40 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trawl chart FILE -o OUT.svg: the viewer's timeline as a static SVG
- * (view-svg.c), from the same index as trawl view.
+ * trawl chart FILE -o OUT.svg|OUT.png: the viewer's timeline as a static
+ * SVG (view-svg.c) or PNG (the module chart-png.c, loaded only for it:
+ * chart-module.c), from the same index as trawl view and the same drawing
+ * (chart-draw.c).
  */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "chart-paths.h"
+#include "chart.h"
 #include "view.h"
 
 static void help(FILE *f)
 {
 	fprintf(f,
-		"usage: trawl chart FILE -o OUT.svg [--from T --to T] "
-		"[--width PX] [--lanes LIST]\n\n"
-		"Draw the trace's timeline as an SVG: the running task per "
-		"CPU, hardirq and\nsoftirq per CPU, workqueue executions, "
-		"counters (cpu_frequency, systrace C),\nmarkers and lost "
-		"events; handlers over the irq threshold are marked red.\n"
-		"The file's size depends on the width and the lanes, not on "
-		"the events.\n\n"
-		"  -o, --output F   where to write the SVG (- for standard "
+		"usage: trawl chart FILE -o OUT.svg|OUT.png [--format svg|png] "
+		"[--from T --to T]\n"
+		"                   [--width PX] [--lanes LIST]\n\n"
+		"Draw the trace's timeline as an SVG or a PNG: the running "
+		"task per CPU,\nhardirq and softirq per CPU, workqueue "
+		"executions, counters (cpu_frequency,\nsystrace C), markers "
+		"and lost events; handlers over the irq threshold are\n"
+		"marked red. The SVG's size depends on the width and the "
+		"lanes, not on the\nevents; the image is the width and 170 px "
+		"of labels wide.\n\n"
+		"  -o, --output OUT  where to write it (- for standard "
 		"output)\n"
+		"  --format svg|png  what to write (default: png when OUT ends "
+		"in .png, else svg);\n"
+		"                   PNG needs the module %s (cairo),\n"
+		"                   looked for in $TRAWL_MODULE_DIR, the "
+		"program's directory,\n"
+		"                   then %s\n"
 		"  --from T         start of the window (trace time in "
 		"seconds, or with a unit)\n"
 		"  --to T           end of the window\n"
@@ -39,7 +52,7 @@ static void help(FILE *f)
 		"                 else ~/.cache/trawl; a trace indexed before "
 		"opens at once)\n"
 		"  -h, --help     this text\n",
-		VIEW_MAX_WIDTH);
+		CHART_PNG_MODULE, TRAWL_MODULE_DIR, VIEW_MAX_WIDTH);
 }
 
 /* "cpu,hardirq" into kind bits. Return: 0, or -1 naming the bad one. */
@@ -75,6 +88,7 @@ int cmd_chart(int argc, char **argv)
 	static const struct option opts[] = {
 		CLI_INPUT_LONG_OPTIONS,
 		{"output", required_argument, NULL, 'o'},
+		{"format", required_argument, NULL, 'F'},
 		{"from", required_argument, NULL, 'f'},
 		{"to", required_argument, NULL, 't'},
 		{"width", required_argument, NULL, 'w'},
@@ -91,7 +105,7 @@ int cmd_chart(int argc, char **argv)
 			((1u << VIEW_LANE_KINDS) - 1) & ~(1u << VIEW_LANE_TASK),
 	};
 	const char *out = NULL;
-	int has_from = 0, has_to = 0, o;
+	int has_from = 0, has_to = 0, o, png = -1;
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		char *end;
@@ -101,6 +115,14 @@ int cmd_chart(int argc, char **argv)
 			return EXIT_OK;
 		case 'o':
 			out = optarg;
+			break;
+		case 'F':
+			if (strcmp(optarg, "svg") && strcmp(optarg, "png")) {
+				cli_error("--format takes svg or png, not '%s'",
+					  optarg);
+				return EXIT_INPUT;
+			}
+			png = !strcmp(optarg, "png");
 			break;
 		case 'f':
 		case 't':
@@ -140,10 +162,19 @@ int cmd_chart(int argc, char **argv)
 	}
 	if (optind + 1 != argc || !out) {
 		cli_error(optind + 1 != argc ? "chart takes one FILE"
-					     : "chart needs -o OUT.svg");
+					     : "chart needs -o OUT.svg or "
+					       "-o OUT.png");
 		help(stderr);
 		return EXIT_INPUT;
 	}
+	if (png < 0) {
+		size_t n = strlen(out);
+		png = n > 4 && !strcasecmp(out + n - 4, ".png");
+	}
+	/* before the indexing, which can take a while */
+	const struct chart_png_ops *ops = NULL;
+	if (png && !(ops = chart_png_load()))
+		return EXIT_ENV;
 	struct view_index *ix = NULL;
 	int status = view_index_build(argv[optind], &bo, &ix);
 	if (status)
@@ -163,7 +194,7 @@ int cmd_chart(int argc, char **argv)
 		view_index_free(ix);
 		return EXIT_ENV;
 	}
-	status = view_svg(ix, &co, f);
+	status = png ? chart_png(ops, ix, &co, f) : view_svg(ix, &co, f);
 	if ((f != stdout ? fclose(f) : fflush(f)) && !status) {
 		cli_error("cannot write %s: %m", out);
 		status = EXIT_ENV;
