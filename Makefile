@@ -7,7 +7,7 @@ DEBS := meson ninja-build pkg-config gcc clang libclang-rt-14-dev \
 	libcriterion-dev zlib1g-dev libzstd-dev zstd gzip python3 \
 	libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd \
 	man-db bash-completion build-essential dpkg-dev debhelper lintian \
-	libmicrohttpd-dev python3-dev python3-numpy python3-pandas python3-dask \
+	libcivetweb-dev python3-dev python3-numpy python3-pandas python3-dask \
 	python3-distributed chromium libcairo2-dev
 SAMPLE := tests/fixtures/ftrace-irqinfo.txt
 SAMPLE_DAT := tests/fixtures/tc.dat
