@@ -4,9 +4,10 @@
  *
  * Input, first byte < 0x40: a request against an index of a small built-in
  * trace: byte 0 picks the API path, then a Host line, a token line, and the
- * rest is the query split at '&' and '=' as libmicrohttpd hands it over
- * (already decoded). The guard and the API run; the answer must be JSON
- * with a status that fits, and an error always says why.
+ * rest is the query split at '&' and '=', as view-http.c splits it for
+ * view_api() (the bytes stand for the decoded text). The guard and the
+ * API run; the answer must be JSON with a status that fits, and an error
+ * always says why.
  * First byte 0x40..0x7f: the rest is an index cache file (view-cache.c);
  * when it loads, it is read as below.
  * First byte >= 0x80: the rest is a trace text; the index is built from it
