@@ -276,12 +276,40 @@ static int log_message(const struct mg_connection *c, const char *msg)
 	return 1;
 }
 
+/* The descriptor of the listening socket of family on port: civetweb's
+ * (it has no call that gives it), or -1. */
+static int listener(int family, int port)
+{
+	int found = -1;
+	DIR *d = opendir("/proc/self/fd");
+	for (struct dirent *e; d && (e = readdir(d));) {
+		int n = atoi(e->d_name), acc = 0;
+		struct sockaddr_storage a;
+		socklen_t alen = sizeof(a), acclen = sizeof(acc);
+		if (n == dirfd(d) ||
+		    getsockname(n, (struct sockaddr *)&a, &alen) ||
+		    a.ss_family != family)
+			continue;
+		int p = family == AF_INET
+				? ntohs(((struct sockaddr_in *)&a)->sin_port)
+				: ntohs(((struct sockaddr_in6 *)&a)->sin6_port);
+		if (p == port &&
+		    !getsockopt(n, SOL_SOCKET, SO_ACCEPTCONN, &acc, &acclen) &&
+		    acc)
+			found = n;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 /*
  * Debian 12's civetweb is built without IPv6. So it listens on an IPv4
  * loopback port of its own and this IPv6 socket takes that listener's
  * file descriptor (dup3): civetweb's accept loop takes the descriptor from
  * its list on every poll round and accepts whatever socket it is (an IPv6
  * peer address it only truncates). The port is then this socket's.
+ * Return: the descriptor, or -1 with why.
  */
 static int listen6(struct mg_context *ctx, const struct sockaddr_in6 *a6,
 		   int *port, char *why, size_t nwhy)
@@ -300,24 +328,8 @@ static int listen6(struct mg_context *ctx, const struct sockaddr_in6 *a6,
 		snprintf(why, nwhy, "cannot listen there: %m");
 		goto out;
 	}
-	DIR *d = mg_get_server_ports(ctx, 1, &sp) == 1
-			 ? opendir("/proc/self/fd")
-			 : NULL;
-	for (struct dirent *e; d && (e = readdir(d));) {
-		int n = atoi(e->d_name), acc = 0;
-		struct sockaddr_in a;
-		socklen_t alen = sizeof(a), acclen = sizeof(acc);
-		if (n != fd && n != dirfd(d) &&
-		    !getsockname(n, (struct sockaddr *)&a, &alen) &&
-		    alen == sizeof(a) && a.sin_family == AF_INET &&
-		    ntohs(a.sin_port) == sp.port &&
-		    a.sin_addr.s_addr == htonl(INADDR_LOOPBACK) &&
-		    !getsockopt(n, SOL_SOCKET, SO_ACCEPTCONN, &acc, &acclen) &&
-		    acc)
-			target = n;
-	}
-	if (d)
-		closedir(d);
+	if (mg_get_server_ports(ctx, 1, &sp) == 1)
+		target = listener(AF_INET, sp.port);
 	if (target < 0 || dup3(fd, target, O_CLOEXEC) < 0) {
 		snprintf(why, nwhy,
 			 "cannot listen there: civetweb has no "
@@ -329,7 +341,7 @@ static int listen6(struct mg_context *ctx, const struct sockaddr_in6 *a6,
 out:
 	if (fd >= 0)
 		close(fd);
-	return target < 0 ? -1 : 0;
+	return target;
 }
 
 int view_server_start(struct view_server *s, const char *bind, int port,
@@ -362,7 +374,7 @@ int view_server_start(struct view_server *s, const char *bind, int port,
 		"max_request_size", "65536",
 		"request_timeout_ms", "60000",
 		"enable_keep_alive", "yes",
-		"keep_alive_timeout_ms", "2000",
+		"keep_alive_timeout_ms", "500",
 		"enable_directory_listing", "no",
 		"access_control_allow_origin", "",
 		NULL,
@@ -400,17 +412,22 @@ int view_server_start(struct view_server *s, const char *bind, int port,
 			       : "cannot listen there (is the port in use?)";
 		return -1;
 	}
-	if (take6 &&
-	    listen6(s->ctx, &a6, &s->guard.port, s->why, sizeof(s->why))) {
-		view_server_stop(s);
-		*why = s->why;
-		return -1;
-	}
 	struct mg_server_port sp;
-	if (!take6)
+	if (take6) {
+		s->listen_fd = listen6(s->ctx, &a6, &s->guard.port, s->why,
+				       sizeof(s->why));
+		if (s->listen_fd < 0) {
+			view_server_stop(s);
+			*why = s->why;
+			return -1;
+		}
+	} else {
 		s->guard.port = mg_get_server_ports(s->ctx, 1, &sp) == 1
 					? sp.port
 					: port;
+		s->listen_fd = listener(strchr(bind, ':') ? AF_INET6 : AF_INET,
+					s->guard.port);
+	}
 	__atomic_store_n(&s->serving, 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -419,6 +436,11 @@ void view_server_stop(struct view_server *s)
 {
 	if (s->ctx) {
 		__atomic_store_n(&s->serving, 0, __ATOMIC_RELEASE);
+		/* civetweb polls its listener 2 s at a time before it looks at
+		 * its stop flag: a listener shut down wakes it (it accepts
+		 * nothing more, and closes the descriptor itself) */
+		if (s->listen_fd >= 0)
+			shutdown(s->listen_fd, SHUT_RDWR);
 		mg_stop(s->ctx);
 	}
 	mg_exit_library();

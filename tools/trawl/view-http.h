@@ -14,6 +14,7 @@ struct view_server {
 	struct view_index *ix;
 	struct view_guard guard;
 	struct mg_context *ctx;
+	int listen_fd; /* civetweb's listener, or -1 */
 	/* requests read ix under it; --follow swaps ix under it */
 	pthread_rwlock_t lock;
 	/* API requests queued for the API threads, under mu */
