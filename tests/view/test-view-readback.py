@@ -8,8 +8,11 @@ dropped), and the same requests to both: windows at every level of every
 lane and at several zooms and places, raw windows, details of every change
 kind (with the events and their fields, the wakeup and the waker), points,
 and the analyses of windows; with checkpoints every 50 events
-(TRAWL_VIEW_CHECK_EVENTS), and on a few fixtures with none. Also a cache written by one and
-read by the other.
+(TRAWL_VIEW_CHECK_EVENTS), and on a few fixtures with none; the second
+server spills its dense lanes to the spill file while indexing, in
+segments of 64 bytes (TRAWL_VIEW_SPILL_SEGMENT), but where there are no
+checkpoints, and once where no spill file can be made. Also a cache
+written by one and read by the other.
 
 usage: test-view-readback.py TRAWL FIXTURES_DIR
 """
@@ -26,7 +29,7 @@ FIXTURES = ['tc.dat', 'tc-v6.dat', 'tc-v7-nocomp.dat', 'same-recording.dat',
             'trace-pipe.txt', 'systrace.txt', 'ftrace-irqinfo.txt.gz']
 
 failures = 0
-counts = [0, 0]  # replays, checkpoints
+counts = [0, 0, 0]  # replays, checkpoints, fixtures spilled
 
 
 def check(cond, what):
@@ -41,12 +44,13 @@ def same(a, b, what):
           % (what, a, b))
 
 
-def compare(trawl, trace, env_base, checks):
+def compare(trawl, trace, env_base, checks, spill=64):
     full = Server(trawl, trace, '--no-cache', '--no-token',
                   env=dict(env_base, TRAWL_VIEW_BUDGET='100000000000'))
     back = Server(trawl, trace, '--no-cache', '--no-token',
                   env=dict(env_base, TRAWL_VIEW_BUDGET='0',
-                           TRAWL_VIEW_CHECK_EVENTS=str(checks)))
+                           TRAWL_VIEW_CHECK_EVENTS=str(checks),
+                           TRAWL_VIEW_SPILL_SEGMENT=str(spill)))
     try:
         name = os.path.basename(trace)
         fi, bi = full.api('/api/info'), back.api('/api/info')
@@ -57,6 +61,9 @@ def compare(trawl, trace, env_base, checks):
               for l in fi['lanes']],
              [{k: v for k, v in l.items() if k not in strip}
               for l in bi['lanes']], '%s info lanes' % name)
+        check(fi['spilled_bytes'] == 0, '%s: spilled within budget' % name)
+        if spill <= 64 and 'TMPDIR' not in env_base:
+            counts[2] += bi['spilled_bytes'] > 0
         check(bi['index_bytes'] < fi['index_bytes'] or
               fi['index_bytes'] < 200000,
               '%s: nothing was dropped (%d vs %d bytes)'
@@ -174,13 +181,20 @@ def main():
         # checkpoints every 50 events; for a few, none but the start
         compare(trawl, os.path.join(fixtures, f), env, 50)
         if i % 3 == 0:
-            compare(trawl, os.path.join(fixtures, f), env, 10 ** 9)
+            compare(trawl, os.path.join(fixtures, f), env, 10 ** 9,
+                    spill=10 ** 9)
+    # no spill file to be had: everything stays in memory until trimmed
+    compare(trawl, os.path.join(fixtures, 'pair-broad.dat'),
+            dict(env, XDG_CACHE_HOME='/proc/none', TMPDIR='/proc/none'), 50)
+    check(counts[2] >= len(FIXTURES) // 2,
+          'only %d fixtures spilled' % counts[2])
     cache_roundtrip(trawl, os.path.join(fixtures, 'pair-broad.dat'), env)
     if failures:
         print('%d failures' % failures)
         sys.exit(1)
     print('ok: %d fixtures, read back = kept (%d windows read back, %d '
-          'checkpoints)' % (len(FIXTURES), counts[0], counts[1]))
+          'checkpoints, %d spilled)' % (len(FIXTURES), counts[0], counts[1],
+                                        counts[2]))
 
 
 if __name__ == '__main__':

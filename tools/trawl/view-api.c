@@ -312,6 +312,8 @@ static int api_info(struct view_index *ix, struct req *r)
 	buf_char(b, ',');
 	key_i64(b, "checkpoints", (int64_t)ix->nchecks);
 	buf_char(b, ',');
+	key_i64(b, "spilled_bytes", (int64_t)ix->spilled);
+	buf_char(b, ',');
 	pthread_mutex_lock(&ix->replay_lock);
 	uint64_t replays = ix->replays;
 	pthread_mutex_unlock(&ix->replay_lock);

@@ -114,6 +114,20 @@ static uint64_t mix(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
+/* $XDG_CACHE_HOME/trawl, else ~/.cache/trawl. */
+static int cache_dir_name(char *out, size_t len)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int n;
+	if (xdg && *xdg == '/')
+		n = snprintf(out, len, "%s/trawl", xdg);
+	else if (home && *home == '/')
+		n = snprintf(out, len, "%s/.cache/trawl", home);
+	else
+		return -1;
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
 int view_cache_path(const char *trace, const struct view_build_opts *o,
 		    char *out, size_t len)
 {
@@ -135,16 +149,11 @@ int view_cache_path(const char *trace, const struct view_build_opts *o,
 	h = mix(h, fmts, strlen(fmts) + 1);
 	h = mix(h, &o->input.flags, sizeof(o->input.flags));
 	free(real);
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	int n;
-	if (xdg && *xdg == '/')
-		n = snprintf(out, len, "%s/trawl/view-%016llx.idx", xdg,
-			     (unsigned long long)h);
-	else if (home && *home == '/')
-		n = snprintf(out, len, "%s/.cache/trawl/view-%016llx.idx", home,
-			     (unsigned long long)h);
-	else
+	char dir[4096];
+	if (cache_dir_name(dir, sizeof(dir)))
 		return -1;
+	int n = snprintf(out, len, "%s/view-%016llx.idx", dir,
+			 (unsigned long long)h);
 	return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
@@ -159,6 +168,21 @@ static int mkdirs(char *path)
 			return -1;
 	}
 	return 0;
+}
+
+int view_cache_dir(char *out, size_t len)
+{
+	if (cache_dir_name(out, len))
+		return -1;
+	size_t n = strlen(out);
+	if (n + 2 > len)
+		return -1;
+	/* mkdirs() makes the directories above a file: name one */
+	out[n] = '/';
+	out[n + 1] = '\0';
+	int rc = mkdirs(out);
+	out[n] = '\0';
+	return rc;
 }
 
 int view_cache_save(const struct view_index *ix, const char *path)

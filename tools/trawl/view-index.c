@@ -14,6 +14,7 @@
  * (anything else); a wakeup of a task not on a CPU makes it runnable and
  * remembers the waker; a switch-in makes it running.
  */
+#include <errno.h>
 #include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -96,6 +97,10 @@ struct builder {
 	/* The whole pass: checkpoints every check_every events. */
 	uint64_t since_check, check_every;
 	int64_t last_ts;
+	/* and the lanes with the most changes spilled once those in memory
+	 * (mem, of the lanes not spilled) pass budget (view-spill.c) */
+	struct view_spill *spill; /* NULL: none */
+	size_t mem, budget, look_at;
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -155,14 +160,62 @@ static uint32_t name_of(struct builder *bd, const char *fmt, ...)
 	return intern(bd, b, (size_t)n);
 }
 
+static void spill_failed(struct builder *b)
+{
+	/* no room for it: the changes stay in memory */
+	cli_error("warning: cannot write the index's spill file (%s): "
+		  "indexing in memory",
+		  strerror(errno));
+	b->spill = NULL;
+}
+
+/* Spill the lanes with the most changes until those left fit the budget
+ * (or none has a segment's worth). */
+static void spill_largest(struct builder *b)
+{
+	struct view_index *ix = b->ix;
+	size_t seg = b->spill->seg;
+	while (b->mem > b->budget) {
+		struct view_steps *big = NULL;
+		size_t most = 0;
+		for (size_t i = 0; i < ix->nlanes; i++) {
+			struct view_steps *s = &ix->lanes[i].steps;
+			size_t n = view_steps_bytes(s);
+			if (!s->nsegs && n > most) {
+				most = n;
+				big = s;
+			}
+		}
+		if (!big || big->nbytes < seg)
+			break;
+		if (view_spill_out(b->spill, big)) {
+			spill_failed(b);
+			return;
+		}
+		if (!big->nsegs)
+			break; /* one block: nothing to write yet */
+		b->mem -= most;
+	}
+	/* look again when another segment's worth has come */
+	b->look_at = (b->mem > b->budget ? b->mem : b->budget) + seg;
+}
+
 static void step(struct builder *b, uint32_t lane, int64_t t, int64_t v,
 		 uint32_t aux)
 {
 	if (lane == NONE)
 		return;
 	if (!b->replay) {
-		if (view_steps_add(&b->ix->lanes[lane].steps, t, v, aux))
+		struct view_steps *s = &b->ix->lanes[lane].steps;
+		size_t had = view_steps_bytes(s);
+		if (view_steps_add(s, t, v, aux))
 			b->ix->oom = 1;
+		else if (b->spill && s->nsegs && s->nbytes >= b->spill->seg) {
+			if (view_spill_out(b->spill, s))
+				spill_failed(b);
+		} else if (b->spill && !s->nsegs &&
+			   (b->mem += view_steps_bytes(s) - had) > b->look_at)
+			spill_largest(b);
 		return;
 	}
 	if (lane >= b->ix->nlanes)
@@ -1161,6 +1214,7 @@ static int index_trace(const char *path, const struct view_build_opts *o,
 		b.check_every = VIEW_CHECK_EVENTS;
 	trawl_analysis *irq = NULL;
 	trawl_trace *t = NULL;
+	struct view_spill spill = {.fd = -1};
 	if (!ix || !(ix->path = strdup(path)))
 		goto oom;
 	pthread_mutex_init(&ix->reread, NULL);
@@ -1173,6 +1227,15 @@ static int index_trace(const char *path, const struct view_build_opts *o,
 	b.async = calloc(MAX_OPEN_ASYNC, sizeof(*b.async));
 	if (!b.async)
 		goto oom;
+	struct stat fst;
+	ix->file_size =
+		strcmp(path, "-") && !stat(path, &fst) ? fst.st_size : 0;
+	/* the changes beyond the budget wait in the spill file */
+	b.budget = view_index_budget(ix);
+	if (b.budget != SIZE_MAX && !view_spill_open(&spill)) {
+		b.spill = &spill;
+		b.look_at = b.budget;
+	}
 	t = cli_open(path, &o->input, &status);
 	if (!t)
 		goto out;
@@ -1203,18 +1266,23 @@ static int index_trace(const char *path, const struct view_build_opts *o,
 	ix->last = st->last_time;
 	ix->events = st->events;
 	ix->lost = st->lost_events;
-	if (keep_tables(&b) || view_lod_build(ix))
+	if (keep_tables(&b))
 		goto oom;
-	struct stat fst;
-	ix->file_size =
-		strcmp(path, "-") && !stat(path, &fst) ? fst.st_size : 0;
-	/* the trace's buffers go back before serving starts */
+	/* the trace's buffers go back before the levels are made */
 	trawl_analysis_free(irq);
 	irq = NULL;
 	trawl_close(t);
 	t = NULL;
-	if (view_index_trim(ix))
-		goto oom;
+	ix->spilled = spill.size;
+	if (view_index_finish(ix, &spill)) {
+		if (errno == ENOMEM)
+			goto oom;
+		cli_error("cannot read the index's spill file back (%s) "
+			  "while indexing %s",
+			  strerror(errno), path);
+		status = EXIT_ENV;
+		goto out;
+	}
 	malloc_trim(0);
 	*out = ix;
 	ix = NULL;
@@ -1225,6 +1293,7 @@ oom:
 out:
 	trawl_analysis_free(irq);
 	trawl_close(t);
+	view_spill_close(&spill);
 	free(b.kind);
 	free(b.cpus);
 	free(b.async);
@@ -1265,159 +1334,6 @@ void view_index_free(struct view_index *ix)
 	}
 	free(ix->path);
 	free(ix);
-}
-
-/*
- * The analyses of the whole trace (view-api.c's over a window), made once
- * while every change is here: CPU busy, task running time, wakeup
- * latency.
- */
-static int whole_analyses(struct view_index *ix)
-{
-	trawl_hist *lat = trawl_hist_new(NULL);
-	if (!lat)
-		return -1;
-	int64_t from = ix->first, to = ix->last + 1;
-	for (size_t i = 0; i < ix->nlanes; i++) {
-		struct view_lane *l = &ix->lanes[i];
-		l->changes = l->steps.n;
-		if (l->kind != VIEW_LANE_CPU && l->kind != VIEW_LANE_TASK)
-			continue;
-		struct view_iter it;
-		struct view_step st, next;
-		int64_t sum = 0;
-		if (!view_iter_seek(&it, &l->steps, from) &&
-		    view_iter_next(&it, &st)) {
-			for (;;) {
-				int more = view_iter_next(&it, &next);
-				int64_t e = more ? next.t : ix->last;
-				int64_t a = st.t > from ? st.t : from;
-				int64_t z = e < to ? e : to;
-				if ((l->kind == VIEW_LANE_CPU
-					     ? st.v > 0
-					     : st.v == VIEW_STATE_RUNNING) &&
-				    z > a)
-					sum += z - a;
-				if (!more || next.t >= to)
-					break;
-				if (l->kind == VIEW_LANE_TASK &&
-				    st.v == VIEW_STATE_RUNNABLE && st.aux &&
-				    next.v == VIEW_STATE_RUNNING &&
-				    next.t >= from)
-					trawl_hist_add(lat, next.t - st.t);
-				st = next;
-			}
-		}
-		l->whole = sum;
-	}
-	trawl_hist_summary(lat, &ix->whole_latency);
-	trawl_hist_free(lat);
-	return 0;
-}
-
-static size_t levels_bytes(const struct view_lane *l, int from)
-{
-	size_t n = 0;
-	for (int k = from; k < l->nlevels; k++)
-		if (l->levels[k].b)
-			n += l->levels[k].n * (sizeof(struct view_bucket) +
-					       (l->levels[k].minmax ? 16 : 0));
-	return n;
-}
-
-/* The index may keep an eighth of the trace's size (at least 2 MiB): a
- * quarter is the target for the server's memory, index included. */
-#define BUDGET_SHARE 8
-#define BUDGET_MIN   (2u << 20)
-
-static int by_bytes(const void *a, const void *b)
-{
-	const size_t *x = a, *y = b;
-	return x[0] < y[0]   ? 1
-	       : x[0] > y[0] ? -1
-			     : (x[1] > y[1]) - (x[1] < y[1]);
-}
-
-int view_index_trim(struct view_index *ix)
-{
-	if (whole_analyses(ix))
-		return -1;
-	/* standard input cannot be read again: everything stays */
-	if (!strcmp(ix->path, "-") || !ix->file_size)
-		return 0;
-	size_t budget = (size_t)ix->file_size / BUDGET_SHARE;
-	if (budget < BUDGET_MIN)
-		budget = BUDGET_MIN;
-	/* the tests make small traces read back as big ones do */
-	const char *force = getenv("TRAWL_VIEW_BUDGET");
-	if (force && *force)
-		budget = (size_t)strtoull(force, NULL, 10);
-	size_t total = view_index_bytes(ix);
-	if (total <= budget)
-		return 0;
-	/* the lanes with the most changes read theirs back from the trace */
-	size_t(*order)[2] =
-		malloc((ix->nlanes ? ix->nlanes : 1) * sizeof(*order));
-	if (!order)
-		return -1;
-	for (size_t i = 0; i < ix->nlanes; i++) {
-		order[i][0] = view_steps_bytes(&ix->lanes[i].steps);
-		order[i][1] = i;
-	}
-	qsort(order, ix->nlanes, sizeof(*order), by_bytes);
-	/* the sparse lanes keep theirs (a sixteenth of the budget in all):
-	 * a wide window needs them raw, and reading those back would read
-	 * most of the trace */
-	size_t steps = 0;
-	for (size_t j = 0; j < ix->nlanes; j++)
-		steps += order[j][0];
-	for (size_t j = 0;
-	     j < ix->nlanes && total > budget && steps > budget / 16; j++) {
-		struct view_lane *l = &ix->lanes[order[j][1]];
-		if (!l->steps.n)
-			break;
-		total -= order[j][0];
-		steps -= order[j][0];
-		view_steps_free(&l->steps);
-		l->dropped = 1;
-	}
-	/* then their finest levels, one level at a time (the coarsest of
-	 * each lane stays) */
-	for (int k = 0; total > budget && k < 40; k++) {
-		int any = 0;
-		for (size_t j = 0; j < ix->nlanes && total > budget; j++) {
-			struct view_lane *l = &ix->lanes[order[j][1]];
-			if (!l->dropped || k + 1 >= l->nlevels || l->kept != k)
-				continue;
-			any = 1;
-			total -= levels_bytes(l, k) - levels_bytes(l, k + 1);
-			view_level_free(&l->levels[k]);
-			l->kept = k + 1;
-		}
-		if (!any)
-			break;
-	}
-	free(order);
-	return 0;
-}
-
-size_t view_index_bytes(const struct view_index *ix)
-{
-	size_t n = ix->lcap * sizeof(*ix->lanes) +
-		   ix->tcap * sizeof(*ix->tasks) +
-		   ix->tmcap * sizeof(*ix->task_map) +
-		   ix->longcap * sizeof(*ix->longs) + ix->str.cap +
-		   ix->str.ncap * sizeof(uint64_t) +
-		   ix->str.tcap * sizeof(uint32_t);
-	for (size_t i = 0; i < ix->nlanes; i++) {
-		const struct view_lane *l = &ix->lanes[i];
-		n += view_steps_bytes(&l->steps) + levels_bytes(l, 0) +
-		     (size_t)l->nlevels * sizeof(*l->levels);
-	}
-	n += ix->ccap * sizeof(*ix->checks) + ix->snapcap +
-	     (size_t)ix->rt.ncpus * 16 * sizeof(*ix->rt.cpus) +
-	     ix->rt.ncounters * sizeof(*ix->rt.counters);
-	return n;
 }
 
 const char *view_lane_kind_name(int kind)

@@ -432,28 +432,65 @@ static int alloc_level(struct view_level *lv, int64_t width, size_t n,
 	return !lv->b || (counter && !lv->minmax) ? -1 : 0;
 }
 
-static int lane_levels(struct view_index *ix, struct view_lane *l)
+void view_lod_shape(const struct view_index *ix, uint64_t n, int64_t *w0,
+		    size_t *nb0, int *nlev)
 {
-	uint64_t n = l->steps.n;
-	if (!n)
-		return 0;
 	int64_t span = ix->last - ix->first + 1;
 	if (span < 1)
 		span = 1;
 	/* about 8 changes a bucket at level 0, at least 256 ns */
-	int64_t want = (int64_t)((__int128)span * 8 / (int64_t)n);
+	int64_t want = n ? (int64_t)((__int128)span * 8 / (int64_t)n) : span;
 	int64_t w = 256;
 	while (w < want && w < (INT64_MAX >> 3))
 		w <<= 1;
-	int nlev = 1;
-	for (int64_t x = w; (span + x - 1) / x > 64 && nlev < 40; x <<= 2)
-		nlev++;
+	int k = 1;
+	for (int64_t x = w; (span + x - 1) / x > 64 && k < 40; x <<= 2)
+		k++;
+	*w0 = w;
+	*nb0 = (size_t)((span + w - 1) / w);
+	*nlev = k;
+}
+
+/* Every change of the lane, from a scan (feed_raw() over the whole). */
+static int feed_scan(struct acc *a, const struct view_index *ix,
+		     const struct view_lane *l, struct view_scan *sc)
+{
+	struct view_step s, next;
+	int more = view_scan_next(sc, &s);
+	if (more <= 0)
+		return more;
+	for (;;) {
+		more = view_scan_next(sc, &next);
+		if (more < 0)
+			return -1;
+		if (l->points) {
+			acc_change(a, s.t, s.v, 1);
+		} else {
+			acc_change(a, s.t, s.v, 0);
+			acc_segment(a, s.t, more ? next.t : ix->last + 1, s.v);
+		}
+		if (!more)
+			break;
+		s = next;
+	}
+	flush(a);
+	return 0;
+}
+
+int view_lod_lane(const struct view_index *ix, struct view_lane *l,
+		  struct view_scan *sc)
+{
+	if (!l->steps.n)
+		return 0;
+	int64_t w;
+	size_t nb;
+	int nlev;
+	view_lod_shape(ix, l->steps.n, &w, &nb, &nlev);
 	l->levels = calloc((size_t)nlev, sizeof(*l->levels));
 	if (!l->levels)
 		return -1;
 	l->nlevels = nlev;
 	int counter = l->kind == VIEW_LANE_COUNTER;
-	size_t nb = (size_t)((span + w - 1) / w);
 	struct view_col *cols = malloc(nb * sizeof(*cols));
 	if (!cols || alloc_level(&l->levels[0], w, nb, counter)) {
 		free(cols);
@@ -462,7 +499,10 @@ static int lane_levels(struct view_index *ix, struct view_lane *l)
 	struct acc a;
 	acc_init(&a, l->kind, ix->first, w * (int64_t)nb, (int)nb, cols);
 	/* the accumulator's columns are the buckets: edges first + i * w */
-	feed_raw(&a, ix, l, &l->steps, INT64_MIN, INT64_MAX);
+	if (feed_scan(&a, ix, l, sc)) {
+		free(cols);
+		return -1;
+	}
 	to_buckets(cols, nb, &l->levels[0]);
 	free(cols);
 	for (int k = 1; k < nlev; k++) {
@@ -518,15 +558,5 @@ int view_lod_part(const struct view_index *ix, const struct view_lane *l,
 		lo = hi;
 	}
 	*out = lo;
-	return 0;
-}
-
-int view_lod_build(struct view_index *ix)
-{
-	for (size_t i = 0; i < ix->nlanes; i++) {
-		if (ix->lanes[i].steps.oom || lane_levels(ix, &ix->lanes[i]))
-			return -1;
-		view_steps_shrink(&ix->lanes[i].steps);
-	}
 	return 0;
 }

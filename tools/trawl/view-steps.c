@@ -97,6 +97,7 @@ void view_steps_free(struct view_steps *s)
 {
 	free(s->bytes);
 	free(s->blocks);
+	free(s->segs);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -121,7 +122,17 @@ void view_steps_shrink(struct view_steps *s)
 
 size_t view_steps_bytes(const struct view_steps *s)
 {
-	return s->cap + s->bcap * sizeof(*s->blocks);
+	return s->cap + s->bcap * sizeof(*s->blocks) +
+	       s->segcap * sizeof(*s->segs);
+}
+
+size_t view_steps_whole_bytes(const struct view_steps *s)
+{
+	size_t n = s->nbytes + s->nblocks * sizeof(*s->blocks);
+	for (size_t i = 0; i < s->nsegs; i++)
+		n += s->segs[i].nbytes +
+		     (size_t)s->segs[i].nblocks * sizeof(*s->blocks);
+	return n;
 }
 
 static unsigned block_len(const struct view_steps *s, size_t b)
@@ -137,6 +148,14 @@ static void enter_block(struct view_iter *it, size_t b)
 	it->block = b;
 	it->in = 0;
 	it->p = it->s->bytes + it->s->blocks[b].off;
+}
+
+void view_iter_start(struct view_iter *it, const struct view_steps *s)
+{
+	memset(it, 0, sizeof(*it));
+	it->s = s;
+	if (s->nblocks)
+		enter_block(it, 0);
 }
 
 int view_iter_next(struct view_iter *it, struct view_step *out)

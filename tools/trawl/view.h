@@ -56,7 +56,18 @@ struct view_block {
 	uint64_t off;	/* where the rest begins in bytes[] */
 };
 
-/* A lane's changes, in time order (view-steps.c). */
+/* Blocks written out to the spill file while indexing (view-spill.c):
+ * nblocks whole blocks, their view_block entries (off from the
+ * segment's bytes) then their bytes, at off in the file. */
+struct view_seg {
+	uint64_t off;
+	uint32_t nblocks, nbytes;
+};
+
+/* A lane's changes, in time order (view-steps.c). While indexing, the
+ * first of them may be in the spill file (segs, spilled changes: whole
+ * blocks), bytes[] and blocks[] then holding the later ones only, and
+ * only view_scan_next() reads them all. */
 struct view_steps {
 	uint8_t *bytes;
 	size_t nbytes, cap;
@@ -66,6 +77,9 @@ struct view_steps {
 	int64_t last_t, last_v;
 	uint32_t last_aux;
 	int oom;
+	struct view_seg *segs;
+	size_t nsegs, segcap;
+	uint64_t spilled;
 };
 
 /* Reading changes from a position (view-steps.c). */
@@ -87,7 +101,49 @@ void view_steps_shrink(struct view_steps *s);
 int view_iter_seek(struct view_iter *it, const struct view_steps *s, int64_t t);
 /* The next change: 1, or 0 at the end. */
 int view_iter_next(struct view_iter *it, struct view_step *out);
+/* Position at the first change in memory (blocks[0]). */
+void view_iter_start(struct view_iter *it, const struct view_steps *s);
+/* Memory held (view_steps_bytes), and what it would be shrunk with the
+ * spilled part counted in (view_steps_whole_bytes). */
 size_t view_steps_bytes(const struct view_steps *s);
+size_t view_steps_whole_bytes(const struct view_steps *s);
+
+/*
+ * The spill file (view-spill.c): while indexing, the lanes with the most
+ * changes write their blocks out, so the pass holds about the index's
+ * budget of changes instead of all of them. An unnamed file in the
+ * user's cache directory, else $TMPDIR or /tmp; gone when closed.
+ */
+struct view_spill {
+	int fd;	       /* -1: none (every change stays in memory) */
+	uint64_t size; /* bytes written */
+	size_t seg;    /* a spilled lane writes its blocks at this many bytes */
+	int failed;    /* a write failed: nothing more is written */
+	uint64_t lanes; /* lanes spilled */
+};
+/* Open it (-1: none could be made; d->fd is then -1). */
+int view_spill_open(struct view_spill *d);
+void view_spill_close(struct view_spill *d);
+/* Write every whole block of s but the last to it. Return: 0, or -1 (the
+ * blocks stay in memory; d->failed is set). */
+int view_spill_out(struct view_spill *d, struct view_steps *s);
+
+/* Every change of a lane in order, the spilled ones first. */
+struct view_scan {
+	const struct view_steps *s;
+	const struct view_spill *d;
+	size_t seg;	       /* the next segment to read */
+	int tail;	       /* reading the blocks in memory */
+	struct view_steps buf; /* the segment read */
+	struct view_iter it;
+	int started;
+};
+void view_scan_start(struct view_scan *sc, const struct view_steps *s,
+		     const struct view_spill *d);
+/* Return: 1 a change, 0 the end, -1 the spill file could not be read
+ * (errno). */
+int view_scan_next(struct view_scan *sc, struct view_step *out);
+void view_scan_end(struct view_scan *sc);
 
 enum view_lane_kind {
 	VIEW_LANE_CPU = 0, /* v: task index + 1, 0 idle or unknown */
@@ -271,6 +327,7 @@ struct view_index {
 	struct view_replay *cache[VIEW_REPLAY_CACHE];
 	uint64_t clock;
 	uint64_t replays; /* ranged reads made (for the tests, /api/info) */
+	uint64_t spilled; /* bytes the pass wrote to its spill file */
 };
 
 struct view_build_opts {
@@ -297,10 +354,18 @@ int view_cache_path(const char *trace, const struct view_build_opts *o,
 		    char *out, size_t len);
 struct view_index *view_cache_load(const char *path, const char *trace);
 int view_cache_save(const struct view_index *ix, const char *path);
-/* Make the summary levels of every lane (view-lod.c). Return: 0 or -1. */
-int view_lod_build(struct view_index *ix);
+/* The cache directory, made if need be: 0, or -1 (none). */
+int view_cache_dir(char *out, size_t len);
+/* The shape of the levels of a lane of n changes: level 0's bucket width
+ * and count, the number of levels (view-lod.c). */
+void view_lod_shape(const struct view_index *ix, uint64_t n, int64_t *w0,
+		    size_t *nb0, int *nlev);
+/* Make the summary levels of lane l from every change of it, in order
+ * (sc). Return: 0 or -1 (errno). */
+int view_lod_lane(const struct view_index *ix, struct view_lane *l,
+		  struct view_scan *sc);
 /* Level k of lane l over buckets [b0, b1] made from changes (a replay's
- * steps) as view_lod_build() makes it (view-lod.c). Return: 0 or -1. */
+ * steps) as view_lod_lane() makes it (view-lod.c). Return: 0 or -1. */
 int view_lod_part(const struct view_index *ix, const struct view_lane *l,
 		  const struct view_steps *s, int k, size_t b0, size_t b1,
 		  struct view_level *out);
@@ -318,10 +383,19 @@ int view_replay_run(const struct view_index *ix, int64_t from, int64_t to,
 		    char *why, size_t whylen);
 /* Whether the index builder reads events of this name. */
 int view_indexed_event(const char *name);
-/* Give back what indexing needed and serving does not: the changes of
- * dense lanes, the finest levels, within the memory budget (view-index.c).
- * Return: 0 or -1. */
-int view_index_trim(struct view_index *ix);
+/* What the index may keep in memory (view-budget.c): an eighth of the
+ * trace's size, at least 2 MiB; everything when the trace cannot be read
+ * again (SIZE_MAX). */
+size_t view_index_budget(const struct view_index *ix);
+/*
+ * After the pass (view-budget.c): the analyses of the whole trace, the
+ * summary levels of every lane, and, within the budget, what is kept:
+ * the lanes with the most changes (every spilled one) give theirs back,
+ * then their finest levels, and are read back from the trace instead.
+ * The lanes are read one at a time (from d too). Return: 0, or -1 with
+ * errno set (ENOMEM, or the spill file's error).
+ */
+int view_index_finish(struct view_index *ix, const struct view_spill *d);
 /*
  * A replay covering [from, to] from the cache, or made now (view-replay.c):
  * borrowed until view_replay_put(). NULL: the window is too wide to read
