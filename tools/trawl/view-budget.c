@@ -13,11 +13,12 @@
  * the trace); then those lanes' finest levels, one level at a time, the
  * coarsest of each staying. What was given back is read back from the
  * trace when a window needs it (view-replay.c). Then each lane in turn is
- * read once for the whole trace's analyses and once for its levels, and
- * what the plan drops goes at once, so no more than one lane's levels
- * are ever there beyond the budget.
+ * read for its levels, and what the plan drops goes at once, so no more
+ * than one lane's levels a thread are ever there beyond the budget. The
+ * reader's thread is done by then, so two threads take the lanes in turn.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,71 +168,36 @@ static int plan(struct view_index *ix, struct lane_plan *pl)
 	return 0;
 }
 
-/*
- * The running time of a CPU or task lane over the whole trace, and the
- * wakeup latencies of a task's (view-api.c's analyses of a window, made
- * once for the whole trace).
- */
-static int lane_whole(struct view_index *ix, struct view_lane *l,
-		      const struct view_spill *d, trawl_hist *lat)
-{
-	int64_t from = ix->first, to = ix->last + 1;
-	struct view_scan sc;
-	struct view_step st, next;
-	int64_t sum = 0;
-	view_scan_start(&sc, &l->steps, d);
-	int more = view_scan_next(&sc, &st);
-	if (more > 0) {
-		more = view_scan_next(&sc, &next);
-		/* from the last change at or before from (view_iter_seek()) */
-		while (more > 0 && next.t <= from) {
-			st = next;
-			more = view_scan_next(&sc, &next);
-		}
-		while (more >= 0) {
-			int64_t e = more ? next.t : ix->last;
-			int64_t a = st.t > from ? st.t : from;
-			int64_t z = e < to ? e : to;
-			if ((l->kind == VIEW_LANE_CPU
-				     ? st.v > 0
-				     : st.v == VIEW_STATE_RUNNING) &&
-			    z > a)
-				sum += z - a;
-			if (!more || next.t >= to)
-				break;
-			if (l->kind == VIEW_LANE_TASK &&
-			    st.v == VIEW_STATE_RUNNABLE && st.aux &&
-			    next.v == VIEW_STATE_RUNNING && next.t >= from)
-				trawl_hist_add(lat, next.t - st.t);
-			st = next;
-			more = view_scan_next(&sc, &next);
-		}
-	}
-	view_scan_end(&sc);
-	l->whole = sum;
-	return more < 0 ? -1 : 0;
-}
+/* The lanes' levels, lanes taken in turn by both threads. */
+struct finish {
+	struct view_index *ix;
+	const struct view_spill *d;
+	size_t next; /* the next lane to take (atomic) */
+	int failed;  /* atomic */
+	int err;
+};
 
-int view_index_finish(struct view_index *ix, const struct view_spill *d)
+static void *levels_worker(void *arg)
 {
-	struct lane_plan *pl = calloc(ix->nlanes ? ix->nlanes : 1, sizeof(*pl));
-	trawl_hist *lat = trawl_hist_new(NULL);
-	int rc = -1;
-	errno = ENOMEM;
-	if (!pl || !lat || plan(ix, pl))
-		goto out;
-	for (size_t i = 0; i < ix->nlanes; i++) {
+	struct finish *f = arg;
+	struct view_index *ix = f->ix;
+	for (;;) {
+		size_t i = __atomic_fetch_add(&f->next, 1, __ATOMIC_RELAXED);
+		if (i >= ix->nlanes ||
+		    __atomic_load_n(&f->failed, __ATOMIC_RELAXED))
+			break;
 		struct view_lane *l = &ix->lanes[i];
 		l->changes = l->steps.n;
-		if ((l->kind == VIEW_LANE_CPU || l->kind == VIEW_LANE_TASK) &&
-		    lane_whole(ix, l, d, lat))
-			goto out;
 		struct view_scan sc;
-		view_scan_start(&sc, &l->steps, d);
+		view_scan_start(&sc, &l->steps, f->d);
 		int bad = view_lod_lane(ix, l, &sc);
 		view_scan_end(&sc);
-		if (bad)
-			goto out;
+		if (bad) {
+			__atomic_store_n(&f->err, errno ? errno : ENOMEM,
+					 __ATOMIC_RELAXED);
+			__atomic_store_n(&f->failed, 1, __ATOMIC_RELAXED);
+			break;
+		}
 		if (l->dropped) {
 			for (int k = 0; k < l->kept; k++)
 				view_level_free(&l->levels[k]);
@@ -240,10 +206,29 @@ int view_index_finish(struct view_index *ix, const struct view_spill *d)
 			view_steps_shrink(&l->steps);
 		}
 	}
-	trawl_hist_summary(lat, &ix->whole_latency);
-	rc = 0;
-out:
-	trawl_hist_free(lat);
+	return NULL;
+}
+
+int view_index_finish(struct view_index *ix, const struct view_spill *d)
+{
+	struct lane_plan *pl = calloc(ix->nlanes ? ix->nlanes : 1, sizeof(*pl));
+	if (!pl || plan(ix, pl)) {
+		free(pl);
+		errno = ENOMEM;
+		return -1;
+	}
 	free(pl);
-	return rc;
+	/* the reader's thread is done: the levels take both cores */
+	struct finish f = {.ix = ix, .d = d};
+	pthread_t tid;
+	int two = ix->nlanes > 1 &&
+		  !pthread_create(&tid, NULL, levels_worker, &f);
+	levels_worker(&f);
+	if (two)
+		pthread_join(tid, NULL);
+	if (f.failed) {
+		errno = f.err;
+		return -1;
+	}
+	return 0;
 }

@@ -101,6 +101,13 @@ struct builder {
 	 * (mem, of the lanes not spilled) pass budget (view-spill.c) */
 	struct view_spill *spill; /* NULL: none */
 	size_t mem, budget, look_at;
+	/* and the whole trace's analyses: each CPU or task lane's busy time
+	 * (view_lane.whole) and the wakeup latencies, as the changes come */
+	trawl_hist *lat;
+	int64_t first_ts;	/* the first event's the builder had */
+	uint64_t zero_at_first; /* latencies ending at first_ts: those
+				 * count only if the trace began before */
+	int seen;
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -160,6 +167,31 @@ static uint32_t name_of(struct builder *bd, const char *fmt, ...)
 	return intern(bd, b, (size_t)n);
 }
 
+/*
+ * The change (t, v) ends the lane's last value: its time counts to the
+ * lane's busy time (a CPU running a task, a task running), and a task's
+ * runnable-after-a-wakeup turned running is a wakeup latency (the pairs
+ * view-api.c's window analyses count, here over the whole trace).
+ */
+static void whole_step(struct builder *b, struct view_lane *l, int64_t t,
+		       int64_t v)
+{
+	const struct view_steps *s = &l->steps;
+	if (t < s->last_t)
+		t = s->last_t; /* as view_steps_add() takes it */
+	if (l->kind == VIEW_LANE_CPU ? s->last_v > 0
+				     : s->last_v == VIEW_STATE_RUNNING)
+		l->whole += t - s->last_t;
+	if (l->kind == VIEW_LANE_TASK && s->last_v == VIEW_STATE_RUNNABLE &&
+	    s->last_aux && v == VIEW_STATE_RUNNING) {
+		if (t > b->first_ts) {
+			if (trawl_hist_add(b->lat, t - s->last_t))
+				b->ix->oom = 1;
+		} else
+			b->zero_at_first++;
+	}
+}
+
 static void spill_failed(struct builder *b)
 {
 	/* no room for it: the changes stay in memory */
@@ -206,7 +238,11 @@ static void step(struct builder *b, uint32_t lane, int64_t t, int64_t v,
 	if (lane == NONE)
 		return;
 	if (!b->replay) {
-		struct view_steps *s = &b->ix->lanes[lane].steps;
+		struct view_lane *l = &b->ix->lanes[lane];
+		struct view_steps *s = &l->steps;
+		if (s->n &&
+		    (l->kind == VIEW_LANE_CPU || l->kind == VIEW_LANE_TASK))
+			whole_step(b, l, t, v);
 		size_t had = view_steps_bytes(s);
 		if (view_steps_add(s, t, v, aux))
 			b->ix->oom = 1;
@@ -757,6 +793,10 @@ static int on_event(const trawl_event *ev, void *ctx)
 	struct builder *b = ctx;
 	int64_t ts = trawl_event_time(ev);
 	if (!b->replay) {
+		if (!b->seen) {
+			b->seen = 1;
+			b->first_ts = ts;
+		}
 		/* at a new time only: the replay starts with all of it */
 		if (b->since_check >= b->check_every && ts > b->last_ts) {
 			checkpoint(b, ts, trawl_event_seq(ev));
@@ -1143,6 +1183,31 @@ static int lookup_fields(struct builder *b, trawl_trace *t)
 		       : 0;
 }
 
+/* The whole trace's analyses, once the pass is over: each lane's last
+ * value counts to the end of the trace. Return: 0 or -1. */
+static int whole_end(struct builder *b)
+{
+	struct view_index *ix = b->ix;
+	for (size_t i = 0; i < ix->nlanes; i++) {
+		struct view_lane *l = &ix->lanes[i];
+		const struct view_steps *s = &l->steps;
+		if (!s->n ||
+		    (l->kind != VIEW_LANE_CPU && l->kind != VIEW_LANE_TASK))
+			continue;
+		if ((l->kind == VIEW_LANE_CPU
+			     ? s->last_v > 0
+			     : s->last_v == VIEW_STATE_RUNNING) &&
+		    ix->last > s->last_t)
+			l->whole += ix->last - s->last_t;
+	}
+	if (ix->first < b->first_ts)
+		for (uint64_t i = 0; i < b->zero_at_first; i++)
+			if (trawl_hist_add(b->lat, 0))
+				return -1;
+	trawl_hist_summary(b->lat, &ix->whole_latency);
+	return 0;
+}
+
 /* Keep what replays need of the builder's tables. */
 static int keep_tables(struct builder *b)
 {
@@ -1225,7 +1290,8 @@ static int index_trace(const char *path, const struct view_build_opts *o,
 	view_intern(&ix->str, "", 0);
 	name_of(&b, "(text not kept: the index's strings are full)");
 	b.async = calloc(MAX_OPEN_ASYNC, sizeof(*b.async));
-	if (!b.async)
+	b.lat = trawl_hist_new(NULL);
+	if (!b.async || !b.lat)
 		goto oom;
 	struct stat fst;
 	ix->file_size =
@@ -1266,7 +1332,7 @@ static int index_trace(const char *path, const struct view_build_opts *o,
 	ix->last = st->last_time;
 	ix->events = st->events;
 	ix->lost = st->lost_events;
-	if (keep_tables(&b))
+	if (keep_tables(&b) || whole_end(&b))
 		goto oom;
 	/* the trace's buffers go back before the levels are made */
 	trawl_analysis_free(irq);
@@ -1294,6 +1360,7 @@ out:
 	trawl_analysis_free(irq);
 	trawl_close(t);
 	view_spill_close(&spill);
+	trawl_hist_free(b.lat);
 	free(b.kind);
 	free(b.cpus);
 	free(b.async);

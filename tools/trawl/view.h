@@ -388,12 +388,12 @@ int view_indexed_event(const char *name);
  * again (SIZE_MAX). */
 size_t view_index_budget(const struct view_index *ix);
 /*
- * After the pass (view-budget.c): the analyses of the whole trace, the
- * summary levels of every lane, and, within the budget, what is kept:
- * the lanes with the most changes (every spilled one) give theirs back,
- * then their finest levels, and are read back from the trace instead.
- * The lanes are read one at a time (from d too). Return: 0, or -1 with
- * errno set (ENOMEM, or the spill file's error).
+ * After the pass (view-budget.c): the summary levels of every lane and,
+ * within the budget, what is kept: the lanes with the most changes (every
+ * spilled one) give theirs back, then their finest levels, and are read
+ * back from the trace instead. The lanes are read one at a time (from d
+ * too), on two threads. Return: 0, or -1 with errno set (ENOMEM, or the
+ * spill file's error).
  */
 int view_index_finish(struct view_index *ix, const struct view_spill *d);
 /*
