@@ -184,7 +184,7 @@ def main():
             compare(trawl, os.path.join(fixtures, f), env, 10 ** 9,
                     spill=10 ** 9)
     # no spill file to be had: everything stays in memory until trimmed
-    compare(trawl, os.path.join(fixtures, 'pair-broad.dat'),
+    compare(trawl, os.path.join(fixtures, 'tc.dat'),
             dict(env, XDG_CACHE_HOME='/proc/none', TMPDIR='/proc/none'), 50)
     check(counts[2] >= len(FIXTURES) // 2,
           'only %d fixtures spilled' % counts[2])
