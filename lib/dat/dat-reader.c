@@ -72,6 +72,9 @@ typedef struct dat_type {
 	uint32_t *json_key;
 } dat_type;
 
+#define TYPE_PAGE  256u
+#define TYPE_PAGES ((TW_DAT_MAX_EVENT_ID + 1) / TYPE_PAGE)
+
 struct comm_slot {
 	int32_t pid;
 	uint32_t len;
@@ -118,8 +121,9 @@ typedef struct dat_reader {
 	char pad_after_merge[64];
 	int finished;
 
-	dat_type *types;
-	size_t ntypes;
+	/* by id, in pages made when an id is first seen (a whole table of
+	 * 65536 was 8 MiB of memory the close and each rewind went over) */
+	dat_type *types[TYPE_PAGES];
 	int type_off, type_size, flags_off, preempt_off, pid_off;
 	struct comm_slot comms[COMM_CACHE];
 	uint16_t flag_map[256];
@@ -233,11 +237,38 @@ static inline void heap_advance(dat_reader *r)
 }
 
 /* The type of event id `id`, made on first use. */
+/* The entry of id, its page made if need be (NULL: no id, no memory).
+ * The merge ahead's thread reads the pages: a page is whole before it
+ * is there to see. */
+static dat_type *type_slot(dat_reader *r, uint32_t id)
+{
+	if (id > TW_DAT_MAX_EVENT_ID)
+		return NULL;
+	dat_type **pg = &r->types[id / TYPE_PAGE];
+	if (!*pg) {
+		dat_type *p = tw_calloc(r->f.mem, TYPE_PAGE, sizeof(*p));
+		if (!p)
+			return NULL;
+		__atomic_store_n(pg, p, __ATOMIC_RELEASE);
+	}
+	return &(*pg)[id % TYPE_PAGE];
+}
+
+/* The entry of id if its page is there (any thread). */
+static dat_type *type_seen(dat_reader *r, uint32_t id)
+{
+	if (id > TW_DAT_MAX_EVENT_ID)
+		return NULL;
+	dat_type *pg =
+		__atomic_load_n(&r->types[id / TYPE_PAGE], __ATOMIC_ACQUIRE);
+	return pg ? &pg[id % TYPE_PAGE] : NULL;
+}
+
 static dat_type *type_of(trawl_trace *t, dat_reader *r, uint32_t id)
 {
-	if (id >= r->ntypes)
+	dat_type *dt = type_slot(r, id);
+	if (!dt)
 		return NULL;
-	dat_type *dt = &r->types[id];
 	if (dt->type)
 		return dt;
 	if (!dt->parsed) {
@@ -352,8 +383,9 @@ static int fill_rec(trawl_trace *t, dat_reader *r, tw_rec *rec, int64_t ts,
 			      ? tw_dat_u16(f, data + r->type_off)
 			      : (uint32_t)read_uint(f, data + r->type_off,
 						    r->type_size);
-	dat_type *dt = id < r->ntypes && r->types[id].type ? &r->types[id]
-							   : type_of(t, r, id);
+	dat_type *dt = type_seen(r, id);
+	if (TW_UNLIKELY(!dt || !dt->type))
+		dt = type_of(t, r, id);
 	if (TW_UNLIKELY(!dt))
 		return -1;
 	rec->ts = ts;
@@ -1934,9 +1966,9 @@ static int ahead_prepare(void *ctx, const unsigned char *data, uint32_t len,
 			      ? tw_dat_u16(&r->f, data + r->type_off)
 			      : (uint32_t)read_uint(&r->f, data + r->type_off,
 						    r->type_size);
-	if (id >= r->ntypes)
+	dat_type *dt = type_seen(r, id);
+	if (!dt)
 		return 0;
-	dat_type *dt = &r->types[id];
 	int text = __atomic_load_n(&dt->want_text, __ATOMIC_ACQUIRE);
 	int fields = __atomic_load_n(&dt->want_fields, __ATOMIC_ACQUIRE);
 	int json = __atomic_load_n(&dt->want_json, __ATOMIC_ACQUIRE);
@@ -2021,11 +2053,12 @@ static void ahead_stop(dat_reader *r)
 	}
 	r->cur_pre = NULL;
 	r->cur_json = NULL;
-	for (size_t i = 0; r->types && i < r->ntypes; i++) {
-		dat_type *dt = &r->types[i];
-		dt->want_text = dt->want_fields = dt->want_json = 0;
-		dt->asked = dt->asked_fields = dt->asked_json = 0;
-	}
+	for (size_t p = 0; p < TYPE_PAGES; p++)
+		for (size_t i = 0; r->types[p] && i < TYPE_PAGE; i++) {
+			dat_type *dt = &r->types[p][i];
+			dt->want_text = dt->want_fields = dt->want_json = 0;
+			dt->asked = dt->asked_fields = dt->asked_json = 0;
+		}
 }
 
 static int fields_source(trawl_trace *t, tw_type *ty)
@@ -2104,15 +2137,18 @@ static void close_reader(trawl_trace *t)
 	tw_free(&t->mem, r->cur);
 	tw_free(&t->mem, r->heap);
 	tw_free(&t->mem, r->places);
-	for (size_t i = 0; r->types && i < r->ntypes; i++) {
-		tw_pfmt_free(r->types[i].pf);
-		tw_free(&t->mem, r->types[i].tmpl_kv);
-		tw_free(&t->mem, r->types[i].tmpl_tv);
-		tw_free(&t->mem, r->types[i].tmpl_fe);
-		tw_free(&t->mem, r->types[i].json_keys);
-		tw_free(&t->mem, r->types[i].json_key);
+	for (size_t p = 0; p < TYPE_PAGES; p++) {
+		for (size_t i = 0; r->types[p] && i < TYPE_PAGE; i++) {
+			dat_type *dt = &r->types[p][i];
+			tw_pfmt_free(dt->pf);
+			tw_free(&t->mem, dt->tmpl_kv);
+			tw_free(&t->mem, dt->tmpl_tv);
+			tw_free(&t->mem, dt->tmpl_fe);
+			tw_free(&t->mem, dt->json_keys);
+			tw_free(&t->mem, dt->json_key);
+		}
+		tw_free(&t->mem, r->types[p]);
 	}
-	tw_free(&t->mem, r->types);
 	tw_buf_fini(&t->mem, &r->raw);
 	tw_buf_fini(&t->mem, &r->pad);
 	tw_free(&t->mem, r);
@@ -2220,16 +2256,14 @@ static int cmp_span(const void *a, const void *b)
  */
 static int common_layout(dat_reader *r)
 {
-	r->ntypes = TW_DAT_MAX_EVENT_ID + 1; /* untouched pages cost nothing */
-	r->types = tw_calloc(r->f.mem, r->ntypes, sizeof(*r->types));
-	if (!r->types)
-		return -1;
 	r->type_off = 0, r->type_size = 2, r->flags_off = 2;
 	r->preempt_off = 3, r->pid_off = 4;
 	for (size_t i = 0; i < r->f.nformats; i++) {
 		uint32_t id = r->f.formats[i].id;
-		dat_type *dt = &r->types[id];
-		if (dt->parsed)
+		dat_type *dt = type_slot(r, id);
+		if (!dt && id <= TW_DAT_MAX_EVENT_ID)
+			return -1;
+		if (!dt || dt->parsed)
 			continue;
 		dt->parsed = 1;
 		struct tep_event *e = dt->event =
