@@ -76,11 +76,17 @@ struct follow {
 static void *follow_main(void *arg)
 {
 	struct follow *f = arg;
+	/* each index reads the whole file again: the next look waits twice
+	 * as long as the last index took (at least a second), so following
+	 * a long recording takes at most a third of a core */
+	int64_t wait = 1000000000;
 	pthread_mutex_lock(&f->mu);
 	while (!f->stop) {
 		struct timespec at;
 		clock_gettime(CLOCK_REALTIME, &at);
-		at.tv_sec += 1;
+		int64_t ns = at.tv_nsec + wait;
+		at.tv_sec += ns / 1000000000;
+		at.tv_nsec = ns % 1000000000;
 		pthread_cond_timedwait(&f->cv, &f->mu, &at);
 		if (f->stop)
 			break;
@@ -93,8 +99,15 @@ static void *follow_main(void *arg)
 			continue;
 		pthread_mutex_unlock(&f->mu);
 		struct view_index *nix = NULL;
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		int failed = view_index_build(f->path, &f->bo, &nix);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		int64_t took = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 +
+			       (t1.tv_nsec - t0.tv_nsec);
+		wait = 2 * took > 1000000000 ? 2 * took : 1000000000;
 		/* a failed index (the file caught mid-write) keeps the old */
-		if (!view_index_build(f->path, &f->bo, &nix)) {
+		if (!failed) {
 			pthread_rwlock_wrlock(&f->s->lock);
 			struct view_index *old = f->s->ix;
 			f->s->ix = nix;
