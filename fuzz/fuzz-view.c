@@ -176,9 +176,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!base) {
 		/* keep nothing that can be read back, checkpoints every 7
 		 * events: every window and click of a fuzzed trace is then a
-		 * ranged read of it (view-replay.c) */
+		 * ranged read of it (view-replay.c); lanes spill to the spill
+		 * file in 64-byte segments while indexing (view-spill.c) */
 		setenv("TRAWL_VIEW_BUDGET", "0", 1);
 		setenv("TRAWL_VIEW_CHECK_EVENTS", "7", 1);
+		setenv("TRAWL_VIEW_SPILL_SEGMENT", "64", 1);
 		base = index_of(base_trace, sizeof(base_trace) - 1, &base_fd);
 		FUZZ_ASSERT(base);
 	}
