@@ -243,14 +243,16 @@ static void step(struct builder *b, uint32_t lane, int64_t t, int64_t v,
 		if (s->n &&
 		    (l->kind == VIEW_LANE_CPU || l->kind == VIEW_LANE_TASK))
 			whole_step(b, l, t, v);
-		size_t had = view_steps_bytes(s);
+		/* (a lane not spilled has no segments: its memory is this) */
+		size_t had = s->cap + s->bcap * sizeof(*s->blocks);
 		if (view_steps_add(s, t, v, aux))
 			b->ix->oom = 1;
 		else if (b->spill && s->nsegs && s->nbytes >= b->spill->seg) {
 			if (view_spill_out(b->spill, s))
 				spill_failed(b);
 		} else if (b->spill && !s->nsegs &&
-			   (b->mem += view_steps_bytes(s) - had) > b->look_at)
+			   (b->mem += s->cap + s->bcap * sizeof(*s->blocks) -
+				      had) > b->look_at)
 			spill_largest(b);
 		return;
 	}
