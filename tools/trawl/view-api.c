@@ -968,11 +968,6 @@ struct sums {
 	struct lane_sum *lanes; /* by lane id */
 };
 
-static int counts_busy(const struct view_lane *l, int64_t v)
-{
-	return l->kind == VIEW_LANE_CPU ? v > 0 : v == VIEW_STATE_RUNNING;
-}
-
 static void sum_step(struct sums *u, struct lane_sum *a,
 		     const struct view_step *c)
 {
@@ -983,21 +978,21 @@ static void sum_step(struct sums *u, struct lane_sum *a,
 		a->has = 1;
 		return;
 	}
-	if (counts_busy(a->l, a->s.v))
+	if (view_counts_busy(a->l->kind, a->s.v))
 		a->sum += overlap(a->s.t, c->t, u->from, u->to);
 	if (c->t >= u->to) {
 		a->done = 1;
 		return;
 	}
-	if (a->l->kind == VIEW_LANE_TASK && a->s.v == VIEW_STATE_RUNNABLE &&
-	    a->s.aux && c->v == VIEW_STATE_RUNNING && c->t >= u->from)
+	if (view_is_wakeup(a->l->kind, a->s.v, a->s.aux, c->v) &&
+	    c->t >= u->from)
 		trawl_hist_add(u->lat, c->t - a->s.t);
 	a->s = *c;
 }
 
 static void sum_end(struct sums *u, struct lane_sum *a)
 {
-	if (a->has && !a->done && counts_busy(a->l, a->s.v))
+	if (a->has && !a->done && view_counts_busy(a->l->kind, a->s.v))
 		a->sum += overlap(a->s.t, u->ix->last, u->from, u->to);
 	a->done = 1;
 }

@@ -167,23 +167,17 @@ static uint32_t name_of(struct builder *bd, const char *fmt, ...)
 	return intern(bd, b, (size_t)n);
 }
 
-/*
- * The change (t, v) ends the lane's last value: its time counts to the
- * lane's busy time (a CPU running a task, a task running), and a task's
- * runnable-after-a-wakeup turned running is a wakeup latency (the pairs
- * view-api.c's window analyses count, here over the whole trace).
- */
+/* The change (t, v) ends the lane's last value: its time counts to the
+ * lane's busy time, and it may end a wakeup latency (view.h's rules). */
 static void whole_step(struct builder *b, struct view_lane *l, int64_t t,
 		       int64_t v)
 {
 	const struct view_steps *s = &l->steps;
 	if (t < s->last_t)
 		t = s->last_t; /* as view_steps_add() takes it */
-	if (l->kind == VIEW_LANE_CPU ? s->last_v > 0
-				     : s->last_v == VIEW_STATE_RUNNING)
+	if (view_counts_busy(l->kind, s->last_v))
 		l->whole += t - s->last_t;
-	if (l->kind == VIEW_LANE_TASK && s->last_v == VIEW_STATE_RUNNABLE &&
-	    s->last_aux && v == VIEW_STATE_RUNNING) {
+	if (view_is_wakeup(l->kind, s->last_v, s->last_aux, v)) {
 		if (t > b->first_ts) {
 			if (trawl_hist_add(b->lat, t - s->last_t))
 				b->ix->oom = 1;
@@ -1196,9 +1190,7 @@ static int whole_end(struct builder *b)
 		if (!s->n ||
 		    (l->kind != VIEW_LANE_CPU && l->kind != VIEW_LANE_TASK))
 			continue;
-		if ((l->kind == VIEW_LANE_CPU
-			     ? s->last_v > 0
-			     : s->last_v == VIEW_STATE_RUNNING) &&
+		if (view_counts_busy(l->kind, s->last_v) &&
 		    ix->last > s->last_t)
 			l->whole += ix->last - s->last_t;
 	}

@@ -189,16 +189,19 @@ static void acc_init(struct acc *a, int kind, int64_t from, int64_t span, int n,
 }
 
 /* Every change of the lane from the one holding at from up to to. */
-static void feed_raw(struct acc *a, const struct view_index *ix,
-		     const struct view_lane *l, const struct view_steps *st,
-		     int64_t from, int64_t to)
+/* Every change from the scan's position (the one holding there first)
+ * up to to. Return: 0, or -1 when the spill file could not be read. */
+static int feed(struct acc *a, const struct view_index *ix,
+		const struct view_lane *l, struct view_scan *sc, int64_t to)
 {
-	struct view_iter it;
 	struct view_step s, next;
-	if (view_iter_seek(&it, st, from) || !view_iter_next(&it, &s))
-		return;
+	int more = view_scan_next(sc, &s);
+	if (more <= 0)
+		return more;
 	for (;;) {
-		int more = view_iter_next(&it, &next);
+		more = view_scan_next(sc, &next);
+		if (more < 0)
+			return -1;
 		if (l->points) {
 			acc_change(a, s.t, s.v, 1);
 		} else {
@@ -210,6 +213,18 @@ static void feed_raw(struct acc *a, const struct view_index *ix,
 		s = next;
 	}
 	flush(a);
+	return 0;
+}
+
+/* The changes in memory (a lane kept, a replay's) from the one holding at
+ * from up to to. */
+static void feed_raw(struct acc *a, const struct view_index *ix,
+		     const struct view_lane *l, const struct view_steps *st,
+		     int64_t from, int64_t to)
+{
+	struct view_scan sc;
+	if (!view_scan_seek(&sc, st, from))
+		feed(a, ix, l, &sc, to);
 }
 
 /* Whether the raw changes in [from, to) are at most limit. */
@@ -451,32 +466,6 @@ void view_lod_shape(const struct view_index *ix, uint64_t n, int64_t *w0,
 	*nlev = k;
 }
 
-/* Every change of the lane, from a scan (feed_raw() over the whole). */
-static int feed_scan(struct acc *a, const struct view_index *ix,
-		     const struct view_lane *l, struct view_scan *sc)
-{
-	struct view_step s, next;
-	int more = view_scan_next(sc, &s);
-	if (more <= 0)
-		return more;
-	for (;;) {
-		more = view_scan_next(sc, &next);
-		if (more < 0)
-			return -1;
-		if (l->points) {
-			acc_change(a, s.t, s.v, 1);
-		} else {
-			acc_change(a, s.t, s.v, 0);
-			acc_segment(a, s.t, more ? next.t : ix->last + 1, s.v);
-		}
-		if (!more)
-			break;
-		s = next;
-	}
-	flush(a);
-	return 0;
-}
-
 int view_lod_lane(const struct view_index *ix, struct view_lane *l,
 		  struct view_scan *sc)
 {
@@ -499,7 +488,7 @@ int view_lod_lane(const struct view_index *ix, struct view_lane *l,
 	struct acc a;
 	acc_init(&a, l->kind, ix->first, w * (int64_t)nb, (int)nb, cols);
 	/* the accumulator's columns are the buckets: edges first + i * w */
-	if (feed_scan(&a, ix, l, sc)) {
+	if (feed(&a, ix, l, sc, INT64_MAX)) {
 		free(cols);
 		return -1;
 	}

@@ -186,6 +186,15 @@ void view_scan_start(struct view_scan *sc, const struct view_steps *s,
 	sc->d = d;
 }
 
+int view_scan_seek(struct view_scan *sc, const struct view_steps *s, int64_t t)
+{
+	view_scan_start(sc, s, NULL);
+	sc->started = 1;
+	sc->tail = 1;
+	sc->seg = s->nsegs;
+	return s->nsegs ? -1 : view_iter_seek(&sc->it, s, t);
+}
+
 /* The next segment into buf, or the blocks in memory. Return: 0, 1 at
  * the end, -1 a failed read. */
 static int next_part(struct view_scan *sc)

@@ -140,6 +140,10 @@ struct view_scan {
 };
 void view_scan_start(struct view_scan *sc, const struct view_steps *s,
 		     const struct view_spill *d);
+/* A lane with nothing spilled (a replay's, a kept lane's), from its last
+ * change at or before t (view_iter_seek()). Return: 0, or -1 when it is
+ * empty (or spilled). Nothing to end. */
+int view_scan_seek(struct view_scan *sc, const struct view_steps *s, int64_t t);
 /* Return: 1 a change, 0 the end, -1 the spill file could not be read
  * (errno). */
 int view_scan_next(struct view_scan *sc, struct view_step *out);
@@ -172,6 +176,23 @@ enum view_state {
 	VIEW_STATE_UNINTERRUPTIBLE,
 	VIEW_STATE_DEAD,
 };
+
+/* The rules of the viewer's analyses (view-index.c's over the whole
+ * trace, view-api.c's over a window), for CPU and task lanes: a value
+ * that counts as busy (a CPU running a task, a task running), and a pair
+ * of changes that is a wakeup latency (runnable after a wakeup, then
+ * running). */
+static inline int view_counts_busy(int kind, int64_t v)
+{
+	return kind == VIEW_LANE_CPU ? v > 0 : v == VIEW_STATE_RUNNING;
+}
+
+static inline int view_is_wakeup(int kind, int64_t v, uint32_t aux,
+				 int64_t next_v)
+{
+	return kind == VIEW_LANE_TASK && v == VIEW_STATE_RUNNABLE && aux &&
+	       next_v == VIEW_STATE_RUNNING;
+}
 
 struct view_bucket {
 	uint32_t dom;
