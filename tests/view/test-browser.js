@@ -35,6 +35,19 @@ function startServer(file, ...more) {
   });
 }
 
+// A page in a context of its own (the page's CSP forbids eval, which
+// playwright's waitForFunction uses), with the errors it logs and the
+// number of /api/info requests it made.
+async function openPage(browser) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, bypassCSP: true });
+  const page = await context.newPage();
+  const seen = { errors: [], info: 0 };
+  page.on('pageerror', e => seen.errors.push(String(e)));
+  page.on('console', m => { if (m.type() === 'error') seen.errors.push(m.text()); });
+  page.on('request', r => { if (new URL(r.url()).pathname === '/api/info') seen.info++; });
+  return { context, page, seen };
+}
+
 async function draws(page) { return +(await page.evaluate(() => document.body.dataset.draws || 0)); }
 async function waitDraw(page, after) {
   await page.waitForFunction(n => +(document.body.dataset.draws || 0) > n, after, { timeout: 15000 });
@@ -112,14 +125,8 @@ async function followChecks(browser) {
   fs.writeFileSync(file, head.concat(events.slice(0, cut[0])).join('\n') + '\n');
   const grow = k => fs.appendFileSync(file, events.slice(cut[k - 1], cut[k]).join('\n') + '\n');
   const { p, url } = await startServer(file, '--follow');
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, bypassCSP: true });
+  const { context, page, seen } = await openPage(browser);
   try {
-    const page = await context.newPage();
-    const errors = [];
-    page.on('pageerror', e => errors.push(String(e)));
-    page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
-    let infoRequests = 0;
-    page.on('request', r => { if (new URL(r.url()).pathname === '/api/info') infoRequests++; });
     await page.goto(url);
     await waitDraw(page, 0);
     let s = await page.evaluate(() => {
@@ -165,18 +172,18 @@ async function followChecks(browser) {
       document.dispatchEvent(new Event('visibilitychange'));
     });
     await page.waitForTimeout(500);
-    let n0 = infoRequests;
+    let n0 = seen.info;
     await page.waitForTimeout(4500);
-    check(infoRequests === n0, 'a hidden tab does not poll (' + (infoRequests - n0) + ' requests in 4.5 s)');
+    check(seen.info === n0, 'a hidden tab does not poll (' + (seen.info - n0) + ' requests in 4.5 s)');
     await page.evaluate(() => {
       delete document.hidden;
       document.dispatchEvent(new Event('visibilitychange'));
     });
     await page.waitForTimeout(800);
-    check(infoRequests > n0, 'shown again, it polls');
-    n0 = infoRequests;
+    check(seen.info > n0, 'shown again, it polls');
+    n0 = seen.info;
     await page.waitForTimeout(4100);
-    const rate = infoRequests - n0;
+    const rate = seen.info - n0;
     check(rate >= 1 && rate <= 3, 'it polls about every 2 s (' + rate + ' in 4.1 s)');
 
     // 3. zoomed in the middle: the window stays where it is
@@ -191,7 +198,7 @@ async function followChecks(browser) {
     check(t.from === here[0] && t.to === here[1], 'a window in the middle stays put: ' + here + ' -> ' + [t.from, t.to]);
     check(t.events === events.length, 'every event of the trace in the end: ' + t.events + ' of ' + events.length);
     check(await page.evaluate(() => window.trawlView.notReloaded === true), 'all without a reload');
-    check(errors.length === 0, 'no errors in the following page: ' + errors.slice(0, 3).join(' | '));
+    check(seen.errors.length === 0, 'no errors in the following page: ' + seen.errors.slice(0, 3).join(' | '));
   } finally {
     await context.close();
     p.kill('SIGINT');
@@ -203,14 +210,7 @@ async function main() {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true,
     args: ['--no-sandbox', '--disable-gpu'] });
   try {
-    // the page's CSP forbids eval, which playwright's waitForFunction uses
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, bypassCSP: true });
-    const page = await context.newPage();
-    const errors = [];
-    page.on('pageerror', e => errors.push(String(e)));
-    page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
-    let infoRequests = 0;
-    page.on('request', r => { if (new URL(r.url()).pathname === '/api/info') infoRequests++; });
+    const { context, page, seen } = await openPage(browser);
     const loadedAt = Date.now();
     await page.goto(url);
     await waitDraw(page, 0);
@@ -363,10 +363,10 @@ async function main() {
     // without --follow the page asks for /api/info once
     await page.waitForTimeout(Math.max(0, 5000 - (Date.now() - loadedAt)));
     const open = (Date.now() - loadedAt) / 1000;
-    check(infoRequests === 1 && !info.follow &&
+    check(seen.info === 1 && !info.follow &&
       await page.locator('#follow').isHidden(),
-    'without --follow: no polling (' + infoRequests + ' /api/info in ' + open.toFixed(1) + ' s), no indicator');
-    check(errors.length === 0, 'no errors in the page: ' + errors.slice(0, 3).join(' | '));
+    'without --follow: no polling (' + seen.info + ' /api/info in ' + open.toFixed(1) + ' s), no indicator');
+    check(seen.errors.length === 0, 'no errors in the page: ' + seen.errors.slice(0, 3).join(' | '));
     await context.close();
     await followChecks(browser);
   } finally {

@@ -36,14 +36,21 @@ else
 	echo "FAIL: trawl chart of a growing recording: $(cat "$work/chart.err")"
 	fail=1
 fi
-"$trawl" view "$out" --port 0 --no-token --no-cache >"$work/view.out" \
-	2>"$work/view.err" &
-view=$!
-for _ in $(seq 100); do
-	grep -q serving "$work/view.out" 2>/dev/null && break
-	sleep 0.1
-done
-url=$(sed -n 's/^trawl view: serving //p' "$work/view.out")
+# start_view NAME [OPTION...]: a server on the recording, its output in
+# $work/NAME.out and .err; sets view (its pid) and url
+start_view() {
+	local name=$1
+	shift
+	"$trawl" view "$out" --port 0 --no-token --no-cache "$@" \
+		>"$work/$name.out" 2>"$work/$name.err" &
+	view=$!
+	for _ in $(seq 100); do
+		grep -q serving "$work/$name.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	url=$(sed -n 's/^trawl view: serving //p' "$work/$name.out")
+}
+start_view view
 events=$(python3 -c 'import json, sys, urllib.request
 print(json.load(urllib.request.urlopen(sys.argv[1] + "api/info"))["events"])' "$url" 2>/dev/null)
 kill -INT $view
@@ -55,14 +62,7 @@ else
 	fail=1
 fi
 # --follow: the same server serves more events a few seconds later
-"$trawl" view "$out" --port 0 --no-token --no-cache --follow \
-	>"$work/follow.out" 2>"$work/follow.err" &
-view=$!
-for _ in $(seq 100); do
-	grep -q serving "$work/follow.out" 2>/dev/null && break
-	sleep 0.1
-done
-url=$(sed -n 's/^trawl view: serving //p' "$work/follow.out")
+start_view follow --follow
 # events and the index's generation, which each new index counts up
 info='import json, sys, urllib.request
 i = json.load(urllib.request.urlopen(sys.argv[1] + "api/info?lanes=0"))
