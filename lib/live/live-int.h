@@ -55,6 +55,15 @@ typedef struct tw_tracefs {
 int tw_pathf(char *buf, size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * The name of this recorder's instance: "trawl-PID", or "trawl-TAG-PID"
+ * for a TRAWL_INSTANCE_TAG of up to TW_INSTANCE_TAG_MAX letters, digits,
+ * '_', '.' and '-' (any tag: instances of killed recorders are found by
+ * the PID after the last dash). -1 for a tag that cannot be a name.
+ */
+#define TW_INSTANCE_TAG_MAX 40
+int tw_instance_name(const char *tag, long pid, char *out, size_t n);
+
 int tw_tracefs_open(tw_tracefs *tf, const tw_mem *mem, int top_level,
 		    trawl_error *err);
 /* Set dir/rel to value, saving what was there the first time. */

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The tracefs buffer a recording uses. By default a private instance
- * (instances/trawl-PID): the top-level buffer and its settings, which other
- * tools may be using, are never touched, and removing the instance undoes
- * everything at once. With the top level, as trace-cmd works, every file is
- * read before its first write and the old text goes on a journal that
- * tw_tracefs_restore() plays back newest first, also after errors.
+ * (instances/trawl-PID, or trawl-TAG-PID with TRAWL_INSTANCE_TAG=TAG, so
+ * that several recordings can tell theirs apart): the top-level buffer and its
+ * settings, which other tools may be using, are never touched, and removing the
+ * instance undoes everything at once. With the top level, as trace-cmd works,
+ * every file is read before its first write and the old text goes on a journal
+ * that tw_tracefs_restore() plays back newest first, also after errors.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -94,8 +95,22 @@ static int write_file(const char *path, const char *value)
 	return rc;
 }
 
-/* Remove instances left by recorders that were killed (trawl-PID, PID
- * gone), so they do not hold kernel memory forever. */
+/*
+ * The PID in an instance name of ours: "trawl-PID" or "trawl-TAG-PID"
+ * (TRAWL_INSTANCE_TAG), the PID after the last dash. 0 for any other name.
+ */
+static long instance_pid(const char *name)
+{
+	if (strncmp(name, "trawl-", 6))
+		return 0;
+	const char *dash = strrchr(name, '-');
+	char *end;
+	long pid = strtol(dash + 1, &end, 10);
+	return dash[1] >= '0' && dash[1] <= '9' && !*end && pid > 0 ? pid : 0;
+}
+
+/* Remove instances left by recorders that were killed (PID gone), so they
+ * do not hold kernel memory forever. */
 static int remove_stale_instances(const char *top)
 {
 	char path[4096];
@@ -106,12 +121,8 @@ static int remove_stale_instances(const char *top)
 		return 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
-		char *end;
-		if (strncmp(de->d_name, "trawl-", 6))
-			continue;
-		long pid = strtol(de->d_name + 6, &end, 10);
-		if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 ||
-		    errno != ESRCH)
+		long pid = instance_pid(de->d_name);
+		if (!pid || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		tw_pathf(path, sizeof(path), "%s/instances/%s", top,
 			 de->d_name);
@@ -119,6 +130,21 @@ static int remove_stale_instances(const char *top)
 	}
 	closedir(d);
 	return removed;
+}
+
+int tw_instance_name(const char *tag, long pid, char *out, size_t n)
+{
+	if (!tag || !*tag)
+		return tw_pathf(out, n, "trawl-%ld", pid);
+	size_t len = strlen(tag);
+	if (len > TW_INSTANCE_TAG_MAX)
+		return -1;
+	for (const char *c = tag; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '_' || *c == '.' ||
+		      *c == '-'))
+			return -1;
+	return tw_pathf(out, n, "trawl-%s-%ld", tag, pid);
 }
 
 int tw_tracefs_open(tw_tracefs *tf, const tw_mem *mem, int top_level,
@@ -150,9 +176,15 @@ int tw_tracefs_open(tw_tracefs *tf, const tw_mem *mem, int top_level,
 					   0, 0, "out of memory");
 		return 0;
 	}
-	tf->stale_removed = remove_stale_instances(tf->top);
 	char name[64];
-	snprintf(name, sizeof(name), "trawl-%ld", (long)getpid());
+	const char *tag = getenv("TRAWL_INSTANCE_TAG");
+	if (tw_instance_name(tag, (long)getpid(), name, sizeof(name)) < 0)
+		return tw_error_at(err, TRAWL_EINVAL, EINVAL, NULL, 0, 0, 0,
+				   "TRAWL_INSTANCE_TAG='%s' cannot name a "
+				   "tracefs instance: use up to %d letters, "
+				   "digits, '_', '.' or '-'",
+				   tag, TW_INSTANCE_TAG_MAX);
+	tf->stale_removed = remove_stale_instances(tf->top);
 	errno = 0;
 	tf->inst = tracefs_instance_create(name);
 	if (!tf->inst || !tracefs_instance_is_new(tf->inst)) {

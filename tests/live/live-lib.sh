@@ -30,6 +30,31 @@ need_tracing() {
 	done
 	exec 9>/tmp/trawl-record-tests.lock
 	flock 9
+	neighbour_start
+}
+
+# neighbour_start: tracing beside this test's, as on a shared machine:
+# another recorder's instance for the whole run (trawl-neighbour-PID, its
+# PID alive, so no recorder takes it for a killed one's) and one that comes
+# and goes every 0.3 s. Both go when the test's shell does.
+# TRAWL_TEST_NEIGHBOUR=0 leaves them out.
+neighbour_start() {
+	[ "${TRAWL_TEST_NEIGHBOUR:-1}" = 0 ] && return
+	local test_shell=$$
+	(
+		exec 9>&- >/dev/null 2>&1
+		me=$TFS/instances/trawl-neighbour-$BASHPID
+		churn=$TFS/instances/trawl-neighbour-churn-$BASHPID
+		mkdir "$me"
+		while kill -0 $test_shell; do
+			mkdir "$churn"
+			sleep 0.3
+			rmdir "$churn"
+			sleep 0.3
+		done
+		rmdir "$me"
+	) &
+	echo "# beside this test: $TFS/instances/trawl-neighbour-$! (and one that comes and goes)"
 }
 
 check() { # check NAME CONDITION-COMMAND...
@@ -44,18 +69,33 @@ check() { # check NAME CONDITION-COMMAND...
 	fi
 }
 
-# Every setting trawl record may touch, top level and per CPU, every event's
-# enable, filter and trigger that is not the default, and the instances.
-# Buffer sizes in pages: a buffer never allocated since boot ("7
-# (expanded: 1408)") cannot be put back as it was; trawl record gives it
-# the size of its first use (1408), which reads 1410 (whole pages).
+# The tracefs instances of this test's own trawl runs are named
+# trawl-TAG-PID (TRAWL_INSTANCE_TAG), so that other tracing on the machine
+# (another build's tests, a benchmark, a user's recording) can go on beside
+# it: snapshot looks at this test's instances only.
+export TRAWL_INSTANCE_TAG=${TRAWL_INSTANCE_TAG:-$(basename "$0" .sh)-$$}
+
+# snapshot [DIR]: every setting trawl record may touch in the tracefs at DIR
+# (default $TFS), top level and per CPU, every event's enable, filter and
+# trigger that is not the default, the files named in $SNAPSHOT_MORE (a
+# test whose tools touch more), and this test's instances.
+#
+# Buffer sizes are compared in pages (the kernel rounds the kB it is given
+# up to 4080-byte pages). A buffer never allocated since boot reads "N
+# (expanded: M)" at the top level and N per CPU; that state cannot be put
+# back (the kernel never un-expands), and trawl record leaves it at the
+# size of its first use, M (README), so it reads as M pages, at the top
+# level and per CPU: a tracer leaving N, or any other size, still differs.
+# tests/live/test-tracefs-state.sh checks this on stand-in trees of a
+# fresh and a used machine.
 snapshot() {
+	local dir=${1:-$TFS}
 	(
-		cd $TFS || exit 1
+		cd "$dir" || exit 1
 		for f in tracing_on current_tracer trace_clock buffer_size_kb \
 			buffer_percent options/overwrite events/enable set_event \
-			saved_cmdlines_size; do
-			[ -e "$f" ] && printf '%s: %s\n' "$f" "$(cat "$f")"
+			saved_cmdlines_size ${SNAPSHOT_MORE:-}; do
+			[ -e "$f" ] && printf '%s: %s\n' "$f" "$(tr '\n' ' ' <"$f")"
 		done
 		for c in per_cpu/cpu*; do
 			printf '%s: %s\n' "$c" "$(cat "$c/buffer_size_kb")"
@@ -63,15 +103,22 @@ snapshot() {
 		grep -H -v '^none$' events/*/*/filter
 		grep -H -v '^#' events/*/*/trigger
 		grep -H -v '^0$' events/*/*/enable
-		ls instances
+		ls instances | while read -r i; do
+			case $i in "trawl-$TRAWL_INSTANCE_TAG-"*) echo "instance: $i" ;; esac
+		done
 	) 2>/dev/null | awk '
-		# a buffer size as the pages it takes (the kernel rounds the kB
-		# it is given up to 4080-byte pages); "N (expanded: M)", never
-		# allocated since boot, as M, the size trawl puts back
-		/buffer_size_kb: |^per_cpu[^:]*: / && $2 ~ /^[0-9]+$/ {
+		function pages(kb) { return int((kb * 1024 + 4079) / 4080) " pages" }
+		$1 == "buffer_size_kb:" && $2 ~ /^[0-9]+$/ {
+			if ($3 == "(expanded:") {
+				unexpanded = $2; first_use = $4; sub(/\)/, "", first_use)
+				print $1 " " pages(first_use); next
+			}
+			print $1 " " pages($2); next
+		}
+		/^per_cpu[^:]*: / && $2 ~ /^[0-9]+$/ {
 			kb = $2
-			if ($3 == "(expanded:") { kb = $4; sub(/\)/, "", kb) }
-			print $1 " " int((kb * 1024 + 4079) / 4080) " pages"; next
+			if (unexpanded != "" && kb == unexpanded) kb = first_use
+			print $1 " " pages(kb); next
 		}
 		{ print }'
 }

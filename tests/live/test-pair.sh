@@ -57,9 +57,10 @@ T=$(mktemp -d /tmp/trawl-test-pair.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 fails=0
 n=0
-# check (and the other helpers; snapshot is this test's own, below: it
-# takes more, as trace-cmd may touch more than trawl)
+# check, snapshot (every setting a recorder may touch, in pages for buffer
+# sizes, this test's instances only)
 . "$HERE/live-lib.sh"
+neighbour_start
 
 # trace-cmd 3.1.6 needs the ftshim preload here (../shared/tools/README.md).
 SHIM=${FTSHIM_DIR:-}
@@ -82,38 +83,9 @@ if [ -z "$SHIM" ] || [ ! -f "$SHIM/ftshim.so" ]; then
 	echo 1 >"$SHIM/ftrace_enabled"
 fi
 
-# Every setting record-pair.sh changes or trace-cmd could touch, top level
-# and per CPU, every event's enable, filter and trigger that is not the
-# default, and the instances. A buffer never allocated since boot reads
-# "7 (expanded: 1408)"; that state cannot be written back, and
-# record-pair.sh writes back 1408, the size of its first use (see there),
-# so sizes are compared in pages, "N (expanded: M)" as M.
-snapshot() {
-	(
-		cd $TFS || exit 1
-		for f in tracing_on current_tracer trace_clock buffer_size_kb \
-			buffer_percent events/enable set_event set_event_pid \
-			tracing_cpumask saved_cmdlines_size options/*; do
-			[ -e "$f" ] && printf '%s: %s\n' "$f" "$(cat "$f" | tr '\n' ' ')"
-		done
-		for c in per_cpu/cpu*; do
-			printf '%s: %s\n' "$c" "$(cat "$c/buffer_size_kb")"
-		done
-		grep -H -v '^none$' events/*/*/filter
-		grep -H -v '^#' events/*/*/trigger
-		grep -H -v '^0$' events/*/*/enable
-		ls instances
-	) 2>/dev/null | awk '
-		# a buffer size as the pages it takes (the kernel rounds the kB
-		# it is given up to 4080-byte pages); "N (expanded: M)", never
-		# allocated since boot, as M, the size trawl puts back
-		/buffer_size_kb: |^per_cpu[^:]*: / && $2 ~ /^[0-9]+$/ {
-			kb = $2
-			if ($3 == "(expanded:") { kb = $4; sub(/\)/, "", kb) }
-			print $1 " " int((kb * 1024 + 4079) / 4080) " pages"; next
-		}
-		{ print }'
-}
+# snapshot (live-lib.sh) takes more here, as trace-cmd may touch more than
+# trawl: every option, the event pid filter and the CPU mask.
+SNAPSHOT_MORE='set_event_pid tracing_cpumask options/*'
 
 snapshot >"$T/state.before"
 if grep -q "(expanded:" $TFS/buffer_size_kb; then

@@ -246,6 +246,6 @@ else
 	echo "# SKIP disk-full tests: cannot mount a tmpfs"
 fi
 
-check "no instance left behind" sh -c "! ls $TFS/instances | grep -q '^trawl-'"
+check "no instance of this test left behind" sh -c "! ls $TFS/instances | grep -q -F 'trawl-$TRAWL_INSTANCE_TAG-'"
 echo "1..$n"
 [ $fails = 0 ]

@@ -94,28 +94,28 @@ begin
 pid=$!
 f=""
 for _ in $(seq 50); do
-	f=$(cat $TFS/instances/trawl-$pid/events/syscalls/sys_enter_write/filter 2>/dev/null)
+	f=$(cat $TFS/instances/trawl-$TRAWL_INSTANCE_TAG-$pid/events/syscalls/sys_enter_write/filter 2>/dev/null)
 	[ -n "$f" ] && [ "$f" != none ] && break
 	sleep 0.05
 done
 echo "  filter while running: $f"
 check "the predicate is the event's filter" test "$f" = 'fd == 1 && COMM == "dd"'
 check "the event is enabled in the instance" \
-	test "$(cat $TFS/instances/trawl-$pid/events/syscalls/sys_enter_write/enable 2>/dev/null)" = 1
+	test "$(cat $TFS/instances/trawl-$TRAWL_INSTANCE_TAG-$pid/events/syscalls/sys_enter_write/enable 2>/dev/null)" = 1
 check "and not at the top level" test "$(cat $TFS/events/syscalls/sys_enter_write/enable)" = 0
-check "the clock is mono" grep -q '\[mono\]' $TFS/instances/trawl-$pid/trace_clock
+check "the clock is mono" grep -q '\[mono\]' $TFS/instances/trawl-$TRAWL_INSTANCE_TAG-$pid/trace_clock
 wait $pid
 check "the run ended well" test $? = 0
-check "the instance is gone" test ! -e $TFS/instances/trawl-$pid
+check "the instance is gone" test ! -e $TFS/instances/trawl-$TRAWL_INSTANCE_TAG-$pid
 "$TRAWL" run --live --no-pushdown -d 1 -e 'syscalls:sys_enter_write /args.fd == 1/ { @ = count(); }' \
 	>"$T/out" 2>"$T/err" &
 pid=$!
 f=""
 for _ in $(seq 50); do
-	[ "$(cat $TFS/instances/trawl-$pid/events/syscalls/sys_enter_write/enable 2>/dev/null)" = 1 ] && break
+	[ "$(cat $TFS/instances/trawl-$TRAWL_INSTANCE_TAG-$pid/events/syscalls/sys_enter_write/enable 2>/dev/null)" = 1 ] && break
 	sleep 0.05
 done
-f=$(cat $TFS/instances/trawl-$pid/events/syscalls/sys_enter_write/filter 2>/dev/null)
+f=$(cat $TFS/instances/trawl-$TRAWL_INSTANCE_TAG-$pid/events/syscalls/sys_enter_write/filter 2>/dev/null)
 check "--no-pushdown sets no filter" test "$f" = none
 wait $pid
 check "a predicate the kernel cannot say is not pushed" status 0 \

@@ -95,3 +95,27 @@ Test(journal, an_expanded_buffer_gets_its_size_back)
 {
 	set_and_restore("1410\n", "1410");
 }
+
+static const char *instance(const char *tag, long pid)
+{
+	static char name[64];
+	return tw_instance_name(tag, pid, name, sizeof(name)) == 0 ? name
+								   : NULL;
+}
+
+Test(instance, named_by_pid_and_tag)
+{
+	cr_expect_str_eq(instance(NULL, 42), "trawl-42");
+	cr_expect_str_eq(instance("", 42), "trawl-42");
+	cr_expect_str_eq(instance("test-record-977", 1234),
+			 "trawl-test-record-977-1234");
+	cr_expect_str_eq(instance("ci.v7_a", 7), "trawl-ci.v7_a-7");
+	cr_expect_null(instance("a/b", 7));
+	cr_expect_str_eq(instance("..", 7),
+			 "trawl-..-7"); /* no slash: a name */
+	cr_expect_null(instance("sp ace", 7));
+	cr_expect_null(
+		instance("0123456789012345678901234567890123456789x", 7));
+	cr_expect_not_null(
+		instance("0123456789012345678901234567890123456789", 7));
+}

@@ -84,7 +84,11 @@ static void help(FILE *f)
 		"line: time,\nevents and bytes saved (and per second), events "
 		"lost so far.\n"
 		"When recording fails (disk full, ...), CMD is stopped too "
-		"(SIGTERM, then\nSIGKILL after 2 s).\n\n"
+		"(SIGTERM, then\nSIGKILL after 2 s).\n"
+		"The instance is instances/trawl-PID, or trawl-TAG-PID with "
+		"TRAWL_INSTANCE_TAG=TAG\nin the environment (to tell several "
+		"recordings apart); instances left by a\nkilled recorder are "
+		"removed at the next start.\n\n"
 		"Exit status: 0 recorded, 1 bad usage or CMD could not start, "
 		"2 no tracefs\nor not root, or recording failed.\n");
 }
@@ -398,7 +402,7 @@ static int record(struct options *o)
 	if (stale)
 		fprintf(stderr,
 			"trawl: removed %d tracefs instance%s (instances/"
-			"trawl-PID) left by a recorder that was killed\n",
+			"trawl-[TAG-]PID) left by a recorder that was killed\n",
 			stale, stale == 1 ? "" : "s");
 	double start = now(), end = o->seconds ? start + o->seconds : 0;
 	FILE *json = stdout;
