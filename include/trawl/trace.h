@@ -47,7 +47,10 @@ enum trawl_open_flag {
  *                input before a sorted run is spilled to disk (default 32 MiB)
  * @tmpdir:       where spilled runs go (default $TMPDIR or /tmp); the file is
  *                unlinked at once, so nothing is left behind
- * @threads:      worker threads for parsing (default 2; 1 disables them)
+ * @threads:      worker threads for parsing (default 2; 1 disables them).
+ *                A trace.dat's merge runs ahead on the second thread only
+ *                while that is measured to be faster (TRAWL_MERGE_AHEAD=on
+ *                or off in the environment fixes it)
  * @window:       0 (default): the order is exact, which for a pipe means
  *                reading it to the end before the first event; N: stream
  *                instead (live trace_pipe), holding at most N events to put

@@ -10,6 +10,11 @@
  * Batches go round a ring of AHEAD_BATCHES: the worker fills the free ones,
  * the consumer gives one back when it moves past it (its records and texts
  * are valid until then, as an event's are until the next one).
+ *
+ * The worker can be parked (tw_dat_ahead_park): it stops at its next batch
+ * boundary, the consumer takes what was filled before, and then the merge
+ * is the consumer's to pull from itself until tw_dat_ahead_resume(). The
+ * reader runs the merge on its own thread where the thread does not pay.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -44,6 +49,8 @@ struct tw_dat_ahead {
 	pthread_mutex_t lock;
 	pthread_cond_t filled, freed;
 	int stop;
+	int park;   /* asked to stop pulling at the next batch boundary */
+	int parked; /* and it has: the merge is the consumer's */
 	uint64_t filled_n; /* batches filled so far */
 	struct ahead_batch b[AHEAD_BATCHES];
 	/* the consumer's side, written for every record: away from what
@@ -100,8 +107,13 @@ static void *work(void *arg)
 	for (size_t i = 0;; i = (i + 1) % AHEAD_BATCHES) {
 		struct ahead_batch *b = &a->b[i];
 		pthread_mutex_lock(&a->lock);
-		while (b->full && !a->stop)
+		while ((b->full || a->park) && !a->stop) {
+			if (a->park && !a->parked) {
+				a->parked = 1;
+				pthread_cond_signal(&a->filled);
+			}
 			pthread_cond_wait(&a->freed, &a->lock);
+		}
 		int stop = a->stop;
 		pthread_mutex_unlock(&a->lock);
 		if (stop)
@@ -162,9 +174,13 @@ int tw_dat_ahead_next(tw_dat_ahead *a, tw_dat_ahead_rec *rec,
 		struct ahead_batch *b = &a->b[a->at];
 		if (!a->holding) {
 			pthread_mutex_lock(&a->lock);
-			while (!b->full)
+			while (!b->full && !a->parked)
 				pthread_cond_wait(&a->filled, &a->lock);
+			/* full batches come in ring order: none is left */
+			int parked = !b->full;
 			pthread_mutex_unlock(&a->lock);
+			if (parked)
+				return 2;
 			a->holding = 1;
 			a->pos = 0;
 			a->done = b->done;
@@ -196,6 +212,24 @@ int tw_dat_ahead_next(tw_dat_ahead *a, tw_dat_ahead_rec *rec,
 		pthread_mutex_unlock(&a->lock);
 		a->at = (a->at + 1) % AHEAD_BATCHES;
 	}
+}
+
+void tw_dat_ahead_park(tw_dat_ahead *a)
+{
+	pthread_mutex_lock(&a->lock);
+	a->park = 1;
+	pthread_cond_signal(&a->freed);
+	pthread_mutex_unlock(&a->lock);
+}
+
+void tw_dat_ahead_resume(tw_dat_ahead *a)
+{
+	pthread_mutex_lock(&a->lock);
+	a->park = a->parked = 0;
+	/* small batches first again, so the consumer waits little */
+	a->filled_n = 0;
+	pthread_cond_signal(&a->freed);
+	pthread_mutex_unlock(&a->lock);
 }
 
 uint64_t tw_dat_ahead_done(const tw_dat_ahead *a)

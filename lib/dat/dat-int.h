@@ -376,14 +376,66 @@ typedef struct tw_dat_ahead tw_dat_ahead;
 tw_dat_ahead *tw_dat_ahead_start(const tw_mem *mem,
 				 const tw_dat_ahead_src *src);
 /* The next record: 1 with *rec, *data, *text and *pre (NULL: none) set;
- * 0 at the end; -1 when memory ran out on the way. */
+ * 0 at the end; -1 when memory ran out on the way; 2 when the worker is
+ * parked and everything it filled was taken (the merge is the caller's). */
 int tw_dat_ahead_next(tw_dat_ahead *a, tw_dat_ahead_rec *rec,
 		      const unsigned char **data, const char **text,
 		      const unsigned char **pre, const char **json);
+/* Ask the worker to stop pulling at its next batch boundary; then
+ * tw_dat_ahead_next() hands out what it filled and returns 2. */
+void tw_dat_ahead_park(tw_dat_ahead *a);
+/* After tw_dat_ahead_next() returned 2: the worker pulls again, from where
+ * the caller left the merge. */
+void tw_dat_ahead_resume(tw_dat_ahead *a);
 /* Progress as of the batch being read. */
 uint64_t tw_dat_ahead_done(const tw_dat_ahead *a);
 /* Stop the thread and free everything. */
 void tw_dat_ahead_stop(tw_dat_ahead *a);
+
+/*
+ * dat-choice.c: whether the merge runs ahead on its thread or on the
+ * consumer's, found out by timing both in windows of events on the run
+ * itself (see there). The reader counts events down in `left` (not the
+ * batches a parked worker filled before) and calls tw_dat_choice_end()
+ * when it reaches 0.
+ */
+enum { TW_WAY_HERE = 0, TW_WAY_AHEAD = 1 };
+enum {
+	TW_CHOICE_AUTO,	 /* timed, as above */
+	TW_CHOICE_HERE,	 /* one thread: --threads 1, a caller's allocator */
+	TW_CHOICE_AHEAD, /* always ahead (TRAWL_MERGE_AHEAD=on) */
+	TW_CHOICE_FLIP,	 /* the other way every window (flip:N, tests) */
+};
+
+typedef struct tw_dat_choice {
+	int64_t (*now)(void); /* the clock (ns); a test's own */
+	int policy;
+	int way;	  /* of the window running */
+	uint64_t left;	  /* its events still to come */
+	uint64_t window;  /* events a window */
+	uint64_t windows; /* ended so far */
+	uint64_t switches;
+	int settling;	      /* in the untimed start of a window */
+	int ahead_warm;	      /* the thread ran one window */
+	int exploring;	      /* this window times the losing way again */
+	unsigned since_other; /* windows of the best way since then */
+	unsigned explore_every;
+	int64_t t0;   /* the timed part's start, ns */
+	double ns[2]; /* recent time per event of each way; 0: none */
+#define TW_CHOICE_KEEP 3
+	double kept[2][TW_CHOICE_KEEP]; /* the last windows' of each way */
+} tw_dat_choice;
+
+/* possible: a second thread may be used at all. TRAWL_MERGE_AHEAD=auto,
+ * on, off or flip:N picks the policy (auto by default). now: the clock,
+ * NULL for CLOCK_MONOTONIC (tw_dat_choice_now). */
+void tw_dat_choice_init(tw_dat_choice *c, int possible, int64_t (*now)(void));
+/* The way of the next window. */
+int tw_dat_choice_end(tw_dat_choice *c);
+/* CLOCK_MONOTONIC in ns. */
+int64_t tw_dat_choice_now(void);
+/* No thread could be had: here from now on. */
+void tw_dat_choice_give_up_ahead(tw_dat_choice *c);
 
 /*
  * dat-feed.c: the merge of a feed's CPUs (a trace.dat still being made,

@@ -136,8 +136,11 @@ typedef struct dat_reader {
 	tw_pf_resolve resolve; /* symbols and strings for the programs */
 	struct sym_cache syms;
 	/* the merge on a second thread (dat-ahead.c), and its own cache */
-	tw_dat_ahead *ahead;
-	int ahead_tried;
+	tw_dat_ahead *ahead; /* made the first time it is chosen */
+	int ahead_on;	     /* the events come from it now */
+	int draining;	     /* it is parked: its last batches come first */
+	int choice_made;     /* choice is set up for this run */
+	tw_dat_choice choice;
 	tw_pf_resolve ahead_resolve;
 	struct sym_cache *ahead_syms;
 	struct ahead_scratch *ahead_dec;
@@ -520,11 +523,64 @@ static int short_record(trawl_trace *t, dat_reader *r, uint32_t len,
 	return 0;
 }
 
+/*
+ * A window of events ended (dat-choice.c): run the next one the way
+ * chosen. Ahead to here parks the worker; the batches it filled before
+ * are taken first and count for neither way.
+ */
+static __attribute__((noinline)) void new_window(trawl_trace *t, dat_reader *r)
+{
+	int way = tw_dat_choice_end(&r->choice);
+	if (way == TW_WAY_AHEAD && !r->ahead_on) {
+		if (r->ahead)
+			tw_dat_ahead_resume(r->ahead);
+		else
+			ahead_start(t, r);
+		if (r->ahead)
+			r->ahead_on = 1;
+		else
+			tw_dat_choice_give_up_ahead(&r->choice);
+	} else if (way == TW_WAY_HERE && r->ahead_on) {
+		tw_dat_ahead_park(r->ahead);
+		r->draining = 1;
+	}
+}
+
+static void choice_start(trawl_trace *t, dat_reader *r)
+{
+	/* not with one thread asked for, nor with a caller's allocator
+	 * (which need not be thread-safe), nor for a live feed (the merge
+	 * waits for the kernel) */
+	int possible = t->opts.threads != 1 && !t->opts.realloc && !r->feed;
+	tw_dat_choice_init(&r->choice, possible, NULL);
+	r->choice_made = 1;
+	if (r->choice.way == TW_WAY_AHEAD) {
+		ahead_start(t, r);
+		if (r->ahead)
+			r->ahead_on = 1;
+		else
+			tw_dat_choice_give_up_ahead(&r->choice);
+	}
+}
+
+static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
+		      trawl_error *err);
+
 static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 {
 	dat_reader *r = rd(t);
-	if (!scan && !r->ahead_tried)
-		ahead_start(t, r);
+	if (!scan) {
+		if (TW_UNLIKELY(!r->choice_made))
+			choice_start(t, r);
+		if (!r->draining && TW_UNLIKELY(--r->choice.left == 0))
+			new_window(t, r);
+	}
+	return next_event(t, r, rec, scan, err);
+}
+
+static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
+		      trawl_error *err)
+{
 	if (r->merge) {
 		for (;;) {
 			tw_dat_pulled p;
@@ -550,51 +606,54 @@ static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 				return rc;
 		}
 	}
-	if (r->ahead) {
-		for (;;) {
-			tw_dat_ahead_rec a;
-			const unsigned char *data, *pre;
-			const char *text, *json;
-			int rc = tw_dat_ahead_next(r->ahead, &a, &data, &text,
-						   &pre, &json);
-			if (rc < 0)
-				return tw_error_at(err, TRAWL_ENOMEM, 0,
-						   t->name, 0, 0, 0,
-						   "out of memory");
-			if (rc == 0)
-				return finish(t, r, err);
-			if (a.lost)
-				tw_note_lost(t, a.cpu, a.lost);
-			if (fill_rec(t, r, rec, a.ts, a.buffer, a.cpu, data,
-				     a.data_len) == 0) {
-				rec->text = text;
-				rec->text_len = text ? a.text_len : 0;
-				r->cur_pre = pre;
-				r->cur_json = json;
-				r->cur_json_len = a.json_len;
-				break;
-			}
-			if ((rc = short_record(t, r, a.data_len, a.cpu, err)))
-				return rc;
+	int got = 0;
+	while (r->ahead_on && !got) {
+		tw_dat_ahead_rec a;
+		const unsigned char *data, *pre;
+		const char *text, *json;
+		int rc = tw_dat_ahead_next(r->ahead, &a, &data, &text, &pre,
+					   &json);
+		if (rc == 2) {
+			/* parked and drained: the merge is this thread's */
+			r->ahead_on = r->draining = 0;
+			r->cur_pre = NULL;
+			r->cur_json = NULL;
+			break;
 		}
-	} else {
-		for (;;) {
-			tw_dat_cursor *c = merge_next(r);
-			if (!c)
-				return scan ? TW_NEXT_EOF : finish(t, r, err);
-			if (scan) {
-				rec->ts = c->cur_ts;
-				return TW_NEXT_EVENT;
-			}
-			note_lost(t, c);
-			if (fill_rec(t, r, rec, c->cur_ts, c->span->buffer,
-				     c->span->cpu, c->cur, c->cur_len) == 0)
-				break;
-			int rc = short_record(t, r, c->cur_len, c->span->cpu,
-					      err);
-			if (rc)
-				return rc;
+		if (rc < 0)
+			return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0,
+					   0, "out of memory");
+		if (rc == 0)
+			return finish(t, r, err);
+		if (a.lost)
+			tw_note_lost(t, a.cpu, a.lost);
+		if (fill_rec(t, r, rec, a.ts, a.buffer, a.cpu, data,
+			     a.data_len) == 0) {
+			rec->text = text;
+			rec->text_len = text ? a.text_len : 0;
+			r->cur_pre = pre;
+			r->cur_json = json;
+			r->cur_json_len = a.json_len;
+			got = 1;
+		} else if ((rc = short_record(t, r, a.data_len, a.cpu, err))) {
+			return rc;
 		}
+	}
+	while (!got) {
+		tw_dat_cursor *c = merge_next(r);
+		if (!c)
+			return scan ? TW_NEXT_EOF : finish(t, r, err);
+		if (scan) {
+			rec->ts = c->cur_ts;
+			return TW_NEXT_EVENT;
+		}
+		note_lost(t, c);
+		if (fill_rec(t, r, rec, c->cur_ts, c->span->buffer,
+			     c->span->cpu, c->cur, c->cur_len) == 0)
+			break;
+		int rc = short_record(t, r, c->cur_len, c->span->cpu, err);
+		if (rc)
+			return rc;
 	}
 	if (t->need_raw) {
 		/* all the sorter needs to give the record back */
@@ -633,7 +692,6 @@ static int rewind_dat(trawl_trace *t, trawl_error *err)
 	if (r->merge)
 		return -TRAWL_EUNSUPPORTED; /* what came is gone */
 	ahead_stop(r);
-	r->ahead_tried = 0;
 	for (size_t i = 0; i < r->ncur; i++) {
 		if (tw_dat_cursor_init(&r->cur[i], &r->f, &r->f.spans[i]))
 			return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0,
@@ -1380,7 +1438,7 @@ static int fields_payload(const trawl_event *ev)
 static void want_text(dat_reader *r, const trawl_event *ev)
 {
 	dat_type *dt = (dat_type *)ev->type->bin;
-	if (!r->ahead || dt->want_text)
+	if (r->choice.policy == TW_CHOICE_HERE || dt->want_text)
 		return;
 	if (++dt->asked < 64 || dt->asked * 2 < ev->type->events)
 		return;
@@ -1393,7 +1451,8 @@ static void want_fields(dat_reader *r, const trawl_event *ev)
 {
 	dat_type *dt = (dat_type *)ev->type->bin;
 	/* a type read as JSON is decoded for it: not counted twice */
-	if (!r->ahead || dt->want_fields || !dt->pf || dt->asked_json)
+	if (r->choice.policy == TW_CHOICE_HERE || dt->want_fields || !dt->pf ||
+	    dt->asked_json)
 		return;
 	if (++dt->asked_fields < 64 || dt->asked_fields * 2 < ev->type->events)
 		return;
@@ -1941,7 +2000,7 @@ static const char *fields_json(const trawl_event *ev, size_t *len)
 		return r->cur_json;
 	}
 	dat_type *dt = (dat_type *)ev->type->bin;
-	if (!r->ahead || !dt || dt->want_json ||
+	if (r->choice.policy == TW_CHOICE_HERE || !dt || dt->want_json ||
 	    ev->type->kind == TW_KIND_PRINT)
 		return NULL;
 	if (!program(r, ev))
@@ -2009,15 +2068,11 @@ static uint64_t ahead_done(void *ctx)
 }
 
 /*
- * Run the merge on a second thread when there is a core for it: not with
- * one thread asked for, nor with a caller's allocator (which need not be
- * thread-safe). Without it everything runs here, as before.
+ * The merge on a second thread, the first time the choice (dat-choice.c)
+ * takes it; r->ahead stays NULL when no memory or thread can be had.
  */
 static int ahead_start(trawl_trace *t, dat_reader *r)
 {
-	r->ahead_tried = 1;
-	if (t->opts.threads == 1 || t->opts.realloc)
-		return 0;
 	r->ahead_syms = tw_calloc(&t->mem, 1, sizeof(*r->ahead_syms));
 	if (!r->ahead_syms)
 		return 0;
@@ -2042,6 +2097,7 @@ static void ahead_stop(dat_reader *r)
 {
 	tw_dat_ahead_stop(r->ahead);
 	r->ahead = NULL;
+	r->ahead_on = r->draining = r->choice_made = 0;
 	tw_free(r->f.mem, r->ahead_syms);
 	r->ahead_syms = NULL;
 	if (r->ahead_dec) {
@@ -2113,7 +2169,8 @@ static void progress(const trawl_trace *t, uint64_t *done, uint64_t *total)
 	uint64_t n = 0;
 	for (size_t i = 0; i < r->ncur; i++)
 		n += r->f.spans[i].size;
-	*done = r->ahead ? tw_dat_ahead_done(r->ahead) : cursors_done(r);
+	/* the cursors are the worker's while it runs */
+	*done = r->ahead_on ? tw_dat_ahead_done(r->ahead) : cursors_done(r);
 	*total = n;
 }
 
@@ -2361,7 +2418,6 @@ int tw_dat_open_feed(trawl_trace *t, const tw_feed *feed, trawl_error *err)
 	t->format = TRAWL_FORMAT_LIVE;
 	t->streaming = 1;
 	r->feed = feed;
-	r->ahead_tried = 1; /* the merge waits for the kernel: no thread */
 	r->strict = (t->opts.flags & TRAWL_OPEN_STRICT) != 0;
 	for (unsigned k = 0; k < 256; k++)
 		r->flag_map[k] = map_flags(k);

@@ -100,10 +100,21 @@ static int on_event(const trawl_event *ev, void *ctx)
 	return s->stop_after && s->events == s->stop_after;
 }
 
-static void run(const char *name, int threads, struct seen *s)
+/*
+ * One run with the merge on one thread (way NULL: --threads 1), or two
+ * ways (TRAWL_MERGE_AHEAD, lib/dat/dat-choice.c): "on" the merge ahead from
+ * the first event, "flip:N" handed over between the threads every N events
+ * (the worker parked, its batches taken, the merge taken back on the
+ * consumer's thread, the worker woken again), "auto" as it chooses.
+ */
+static void run(const char *name, const char *way, struct seen *s)
 {
 	const char *path = fixture(name);
-	trawl_open_opts o = {.threads = threads};
+	trawl_open_opts o = {.threads = way ? 0 : 1};
+	if (way)
+		setenv("TRAWL_MERGE_AHEAD", way, 1);
+	else
+		unsetenv("TRAWL_MERGE_AHEAD");
 	trawl_error err;
 	trawl_trace *t = trawl_open(path, &o, &err);
 	cr_assert_not_null(t, "%s: %s", path, err.msg);
@@ -121,30 +132,43 @@ static const char *const fixtures[] = {
 	"tc-v7-nocomp.dat", "tc-instance.dat", "same-recording.dat",
 };
 
+/* The ways the two-thread runs take: ahead all along, handed over at odd
+ * places (the first record, inside the first small batches, at a full
+ * batch's edge) and left to choose. */
+static const char *const ways[] = {"on",	 "flip:1",    "flip:7",
+				   "flip:100",	 "flip:4096", "flip:4097",
+				   "flip:40000", "auto"};
+
 /* The fixtures, and a synthetic file long enough for the merge ahead to
- * take over decoding (its compact form) after the first batches. */
+ * take over decoding (its compact form) after the first batches, and for
+ * the choice to time both ways (128 k events, 4 of its windows). */
 static void same_both_ways(struct seen pattern)
 {
 	char synth[] = "/tmp/trawl-ahead-XXXXXX";
 	int fd = mkstemp(synth);
 	cr_assert(fd >= 0);
 	close(fd);
-	cr_assert_eq(synth_dat(synth, 3000, 500, -1, 0), 0);
+	cr_assert_eq(synth_dat(synth, 28000, 4000, -1, 0), 0);
 	const size_t nf = sizeof(fixtures) / sizeof(*fixtures);
 	for (size_t i = 0; i <= nf; i++) {
 		const char *name = i < nf ? fixtures[i] : synth;
-		struct seen one = pattern, two = pattern;
-		run(name, 1, &one);
-		run(name, 2, &two);
+		struct seen one = pattern;
+		run(name, NULL, &one);
 		cr_assert_gt(one.events, 0);
-		cr_expect_eq(one.events, two.events, "%s: %llu vs %llu events",
-			     name, (unsigned long long)one.events,
-			     (unsigned long long)two.events);
-		cr_expect_eq(one.fields, two.fields, "%s: fields differ", name);
-		cr_expect_eq(one.hash, two.hash,
-			     "%s: events, texts or fields differ with the "
-			     "merge ahead",
-			     name);
+		for (size_t w = 0; w < sizeof(ways) / sizeof(*ways); w++) {
+			struct seen two = pattern;
+			run(name, ways[w], &two);
+			cr_expect_eq(one.events, two.events,
+				     "%s, %s: %llu vs %llu events", name,
+				     ways[w], (unsigned long long)one.events,
+				     (unsigned long long)two.events);
+			cr_expect_eq(one.fields, two.fields,
+				     "%s, %s: fields differ", name, ways[w]);
+			cr_expect_eq(one.hash, two.hash,
+				     "%s, %s: events, texts or fields differ "
+				     "with the merge ahead",
+				     name, ways[w]);
+		}
 	}
 	unlink(synth);
 }
@@ -181,12 +205,15 @@ Test(ahead, a_consumer_that_stops_early)
 	const uint64_t stops[] = {1, 100, 4096, 4097, 6000};
 	for (size_t i = 0; i < sizeof(stops) / sizeof(*stops); i++) {
 		struct seen one = {.stop_after = stops[i]};
-		struct seen two = one;
-		run("pair-broad.dat", 1, &one);
-		run("pair-broad.dat", 2, &two);
+		run("pair-broad.dat", NULL, &one);
 		cr_expect_eq(one.events, stops[i]);
-		cr_expect_eq(two.events, stops[i]);
-		cr_expect_eq(one.hash, two.hash, "stopped after %llu",
-			     (unsigned long long)stops[i]);
+		for (size_t w = 0; w < sizeof(ways) / sizeof(*ways); w++) {
+			struct seen two = {.stop_after = stops[i]};
+			run("pair-broad.dat", ways[w], &two);
+			cr_expect_eq(two.events, stops[i]);
+			cr_expect_eq(one.hash, two.hash,
+				     "%s: stopped after %llu", ways[w],
+				     (unsigned long long)stops[i]);
+		}
 	}
 }
