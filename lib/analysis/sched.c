@@ -11,7 +11,17 @@
  *                           (switch in: running)
  *
  * Time is added when a state is left, so a state is counted only when its
- * start was seen; the last one is closed at the end of the trace. A task
+ * start was seen; the last one is closed at the end of the trace.
+ *
+ * A CPU runs what the last sched_switch on it switched in, until the next
+ * sched_switch on it, whatever that one's prev_pid says (a lost event, or
+ * a capture missing lines, leaves the two apart): that switch ends the run
+ * of the task it found there, which is then in no known state until it is
+ * seen again, and the disagreement is an anomaly. So a task runs only
+ * while a CPU runs it, and the tasks' run times never add up to more than
+ * the CPUs' busy time. A task switched in on a CPU while running on
+ * another ends its run there too. Only the buffer (trace.dat instance) of
+ * the first sched_switch is read. A
  * first seen being woken may have been running all along (the trace began
  * mid-way, or the wakeup came on its way to sleep): if it is switched out
  * before it is switched in, that "runnable" time is dropped, as latency.c
@@ -33,6 +43,7 @@ enum {
 	A_SWITCH_IN_RUNNING, /* switched in while on a CPU already */
 	A_SWITCH_OUT_OFF,    /* switched out while known to be off a CPU */
 	A_STATE_UNREADABLE,  /* prev_state missing or not a state */
+	A_PREV_NOT_CURRENT,  /* prev_pid is not what the CPU switched in */
 };
 
 #define COMM_MAX 32
@@ -47,8 +58,9 @@ struct task {
 };
 
 struct cpu {
-	int seen; /* a sched_switch on it was seen */
-	int idle; /* idle (pid 0) is running on it */
+	int seen;    /* a sched_switch on it was seen */
+	int idle;    /* idle (pid 0) is running on it */
+	int running; /* the pid the last switch on it switched in */
 	int64_t since;
 	trawl_sched_cpu out;
 };
@@ -62,6 +74,10 @@ struct sched {
 	int64_t first, last; /* events seen in the window */
 	int any;
 	uint64_t migrate_events; /* sched_migrate_task seen at all */
+	/* the buffer (trace.dat instance) of the first sched_switch: the
+	 * only one read, since instances often trace the same CPUs' events
+	 * again, which would be two lanes for one CPU */
+	const char *buffer;
 	trawl_field prev_pid, prev_comm, prev_state, next_pid, next_comm;
 	trawl_field woken_pid, woken_comm;
 	trawl_field mig_pid, orig_cpu, dest_cpu;
@@ -142,6 +158,18 @@ static void enter(struct task *tk, int state, int64_t ts)
 	tk->guessed = 0;
 }
 
+/* The event is of another buffer than the first sched_switch's. */
+static int other_buffer(struct sched *s, const trawl_event *ev, int is_switch)
+{
+	const char *b = trawl_event_buffer(ev);
+	if (!s->buffer) {
+		if (is_switch)
+			s->buffer = b;
+		return 0;
+	}
+	return b != s->buffer && strcmp(b, s->buffer);
+}
+
 static void seen(struct sched *s, int64_t ts)
 {
 	if (!s->any) {
@@ -190,6 +218,8 @@ static int switch_out(trawl_analysis *a, struct sched *s, const trawl_event *ev,
 		next = S_UNKNOWN;
 	}
 	if (tk->state == S_RUNNING) {
+		/* on this CPU, or on another whose switch-out was lost:
+		 * either way a CPU ran it until now */
 		leave(tk, ts);
 	} else if ((tk->state == S_ASLEEP || tk->state == S_RUNNABLE) &&
 		   !tk->guessed) {
@@ -218,8 +248,9 @@ static int switch_in(trawl_analysis *a, struct sched *s, const trawl_event *ev,
 	if (tk->state == S_RUNNING)
 		tw_part_anomaly(&a->parts[0], A_SWITCH_IN_RUNNING,
 				"switch-in of a task already running", ts);
-	else
-		leave(tk, ts);
+	/* running elsewhere: that run ends here (its CPU's switch-out was
+	 * lost), and the one on this CPU begins */
+	leave(tk, ts);
 	tk->out.count++;
 	if (!s->migrate_events && tk->cpu >= 0 && tk->cpu != cpu)
 		tk->out.migrations++;
@@ -247,8 +278,38 @@ static int cpu_switch(trawl_analysis *a, struct sched *s, const trawl_event *ev,
 	}
 	c->seen = 1;
 	c->idle = next == 0;
+	c->running = (int)next;
 	c->since = ts;
 	c->out.switches++;
+	return 0;
+}
+
+/*
+ * A switch on a CPU whose last switch-in was another task than prev_pid:
+ * that task's run ends now (it ran here until this switch), and what it
+ * does next is not known.
+ */
+static int end_current(trawl_analysis *a, struct sched *s, int id, int64_t prev,
+		       int64_t ts)
+{
+	if (id < 0 || (size_t)id >= s->ncpus || !s->cpus[id].seen)
+		return 0;
+	int cur = s->cpus[id].running;
+	if (cur == prev)
+		return 0;
+	tw_part_anomaly(&a->parts[0], A_PREV_NOT_CURRENT,
+			"sched_switch's prev_pid is not the task switched in "
+			"on its CPU",
+			ts);
+	if (cur <= 0)
+		return 0;
+	struct task *tk = task_of(a, s, cur);
+	if (!tk)
+		return tw_oom(a);
+	if (tk->state == S_RUNNING && tk->cpu == id) {
+		leave(tk, ts);
+		enter(tk, S_UNKNOWN, ts);
+	}
 	return 0;
 }
 
@@ -256,14 +317,17 @@ static int on_switch(const trawl_event *ev, void *ctx)
 {
 	trawl_analysis *a = ctx;
 	struct sched *s = a->state;
-	if (!tw_in_window(a, ev))
+	if (!tw_in_window(a, ev) || other_buffer(s, ev, 1))
 		return 0;
 	int64_t ts = trawl_event_time(ev);
 	seen(s, ts);
 	int64_t prev, next;
 	int rc = 0;
-	if (!trawl_event_get_int(ev, s->prev_pid, &prev) && prev > 0 &&
-	    prev <= INT32_MAX)
+	int have_prev = !trawl_event_get_int(ev, s->prev_pid, &prev) &&
+			prev >= 0 && prev <= INT32_MAX;
+	if (have_prev)
+		rc = end_current(a, s, trawl_event_cpu(ev), prev, ts);
+	if (!rc && have_prev && prev > 0)
 		rc = switch_out(a, s, ev, (int)prev, ts);
 	if (trawl_event_get_int(ev, s->next_pid, &next) || next < 0 ||
 	    next > INT32_MAX)
@@ -279,7 +343,7 @@ static int on_wakeup(const trawl_event *ev, void *ctx)
 {
 	trawl_analysis *a = ctx;
 	struct sched *s = a->state;
-	if (!tw_in_window(a, ev))
+	if (!tw_in_window(a, ev) || other_buffer(s, ev, 0))
 		return 0;
 	int64_t ts = trawl_event_time(ev);
 	seen(s, ts);
@@ -312,7 +376,7 @@ static int on_migrate(const trawl_event *ev, void *ctx)
 {
 	trawl_analysis *a = ctx;
 	struct sched *s = a->state;
-	if (!tw_in_window(a, ev))
+	if (!tw_in_window(a, ev) || other_buffer(s, ev, 0))
 		return 0;
 	seen(s, trawl_event_time(ev));
 	int64_t pid, from, to;

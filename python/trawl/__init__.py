@@ -186,13 +186,24 @@ class Trace:
                                start=start, end=end)
         return _table(parts, table, None, self_depth=True)
 
-    def sched(self, pid=None, comm=None, start=None, end=None):
+    def sched(self, pid=None, comm=None, start=None, end=None, table=None):
         """Run, runnable and sleep time per task, busy and idle per CPU:
-        `trawl sched --csv`. .attrs: start, end, migrations_from."""
+        `trawl sched --csv`. A CPU runs what its last sched_switch switched
+        in until its next one, whatever that one's prev_pid says, so the
+        tasks' run never exceeds the CPUs' busy time; the disagreements are
+        anomalies. .attrs: start, end, migrations_from, anomalies (how many
+        in all); table="anomalies": them, one row per kind (what, count,
+        first)."""
         r = self._analysis("sched", pid=pid, comm=comm, start=start, end=end)
+        if table == "anomalies":
+            return anomalies_frame([dict(name="sched",
+                                         anomalies=r["anomalies"])])
+        if table is not None:
+            raise ValueError("table: None or 'anomalies', not %r" % table)
         df = sched_frame(r)
         df.attrs.update(start=r["start"], end=r["end"],
-                        migrations_from=r["migrations_from"])
+                        migrations_from=r["migrations_from"],
+                        anomalies=sum(a[1] for a in r["anomalies"]))
         return df
 
 

@@ -75,6 +75,17 @@ static const trawl_sched_task *task(const trawl_sched_report *r, int pid)
 	return NULL;
 }
 
+/* The anomaly of that kind, first seen at first (ns). */
+static const trawl_anomaly *sched_anomaly(const trawl_sched_report *r,
+					  const char *what, int64_t first)
+{
+	for (size_t i = 0; i < r->nanomalies; i++)
+		if (!strcmp(r->anomalies[i].what, what) &&
+		    r->anomalies[i].first == first)
+			return &r->anomalies[i];
+	return NULL;
+}
+
 #define US(x) ((int64_t)(x)*1000)
 
 #define assert_task(t, n, run_, rbl, slp, sw, pre, mig)                        \
@@ -192,8 +203,9 @@ Test(sched, pid_filter_selects_rows_and_overall)
  * 20 migrate a 0 -> 1; 21 migrate a 1 -> 1 (no move); 22 wakes a: sleep 12
  * 30 cpu1 idle -> a: runnable 8; runs to the end
  * 40 cpu2 y (S) -> idle: y asleep from 40
- * 45 cpu2 y (S) -> idle again: an anomaly; the 5 us are not counted;
- *    asleep from 45
+ * 45 cpu2 y (S) -> idle again: two anomalies (y switched out while
+ *    asleep; cpu2's last switch-in was idle, not y); the 5 us are not
+ *    counted; asleep from 45
  * 50 cpu3 z (X) -> idle: z first seen, dead
  * 60 wakeup_new z: a new task with z's pid, runnable from 60
  * 70 cpu3 idle -> z: runnable 10; the trace ends at 70:
@@ -226,10 +238,74 @@ Test(sched, migrate_events_count_and_anomalies)
 	assert_task(task(s, 10), 2, 50, 8, 12, 1, 0, 1);
 	assert_task(task(s, 77), 0, 0, 0, 25, 2, 0, 0);
 	assert_task(task(s, 88), 1, 0, 10, 0, 1, 0, 0);
-	cr_assert_eq(s->nanomalies, 1);
-	cr_expect_str_eq(s->anomalies[0].what,
-			 "switch-out of a task not running");
-	cr_expect_eq(s->anomalies[0].first, 100000045000);
+	cr_assert_eq(s->nanomalies, 2);
+	cr_expect_not_null(sched_anomaly(s, "switch-out of a task not running",
+					 100000045000));
+	cr_expect_not_null(
+		sched_anomaly(s,
+			      "sched_switch's prev_pid is not the task "
+			      "switched in on its CPU",
+			      100000045000));
+	run_done(&r);
+}
+
+/*
+ * A switch-out that is not in the trace (a lost event, a capture missing
+ * lines): a CPU runs what its last sched_switch switched in until its next
+ * one, whatever that one's prev_pid says.
+ *  0 cpu0 idle -> a (75)      a running from 0 on cpu0
+ *  5 cpu1 idle -> b (80)      b running from 5 on cpu1
+ * 10 cpu0 c (S) -> idle       cpu0 ran a, not c: a's run ends, 10; a's
+ *                             state is not known after; c asleep from 10
+ *                             (no switch-in of c seen: an anomaly too)
+ * 20 cpu1 b (S) -> a          b run 15; a running from 20 on cpu1
+ * 40 cpu0 idle -> b           b asleep 20 (no wakeup seen); runs from 40
+ * 50 cpu1 a (R) -> idle       a run 10 + 30 = 40
+ * 60 cpu0 d (S) -> idle       cpu0 ran b: b's run ends, 15 + 20 = 35;
+ *                             d asleep from 60
+ * 100 the trace ends (a print on cpu1): a runnable 50, c asleep 90,
+ *     d asleep 40; cpu0 busy 10 + 20 = 30, idle 70; cpu1 busy 45, idle 50
+ * The tasks' run (75) is the CPUs' busy time (75); before the rule, a ran
+ * from 0 to 100 on cpu0 and b from 40 to 100.
+ */
+/* clang-format off */
+static const char missing_switch_out[] =
+	L("<idle>-0", 0, "100.000000", SW("swapper/0", "0", "R", "a", "75"))
+	L("<idle>-0", 1, "100.000005", SW("swapper/1", "0", "R", "b", "80"))
+	L("c-90", 0, "100.000010", SW("c", "90", "S", "swapper/0", "0"))
+	L("b-80", 1, "100.000020", SW("b", "80", "S", "a", "75"))
+	L("<idle>-0", 0, "100.000040", SW("swapper/0", "0", "R", "b", "80"))
+	L("a-75", 1, "100.000050", SW("a", "75", "R", "swapper/1", "0"))
+	L("d-95", 0, "100.000060", SW("d", "95", "S", "swapper/0", "0"))
+	L("x-99", 1, "100.000100", "tracing_mark_write: end");
+/* clang-format on */
+
+Test(sched, a_cpu_runs_what_it_switched_in_until_its_next_switch)
+{
+	struct run r;
+	run_open(&r, missing_switch_out);
+	r.a = trawl_sched_new(r.t, NULL, NULL);
+	run_go(&r);
+	const trawl_sched_report *s = trawl_sched_result(r.a);
+	cr_assert_not_null(s);
+	/* count, run, runnable, sleep, switches, preempted, migrations */
+	assert_task(task(s, 75), 2, 40, 50, 0, 1, 1, 1);
+	assert_task(task(s, 80), 2, 35, 0, 20, 1, 0, 1);
+	assert_task(task(s, 90), 0, 0, 0, 90, 1, 0, 0);
+	assert_task(task(s, 95), 0, 0, 0, 40, 1, 0, 0);
+	assert_cpu(&s->cpus[0], 0, 30, 70, 4);
+	assert_cpu(&s->cpus[1], 1, 45, 50, 3);
+	cr_expect_eq(s->overall.run, s->cpus[0].busy + s->cpus[1].busy,
+		     "tasks ran %lld, CPUs were busy %lld",
+		     (long long)s->overall.run,
+		     (long long)(s->cpus[0].busy + s->cpus[1].busy));
+	const trawl_anomaly *x =
+		sched_anomaly(s,
+			      "sched_switch's prev_pid is not the task "
+			      "switched in on its CPU",
+			      100000010000);
+	cr_assert_not_null(x);
+	cr_expect_eq(x->count, 2, "at 10 and 60 on cpu0");
 	run_done(&r);
 }
 

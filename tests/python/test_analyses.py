@@ -93,6 +93,29 @@ class AnalysesTest(unittest.TestCase):
                                   df.attrs["migrations_from"]),
                                  (want["start"], want["end"],
                                   want["migrations_from"]))
+                an = trawl.open(path).sched(table="anomalies")
+                self.assertEqual(
+                    [(a.what, a.count, a.first) for a in an.itertuples()],
+                    [(a["what"], a["count"], a["first"])
+                     for a in want["anomalies"]])
+                self.assertEqual(df.attrs["anomalies"], an["count"].sum())
+                # a CPU runs what it switched in until its next switch:
+                # the tasks ran exactly as long as the CPUs were busy
+                tasks = df[df.kind == "task"]
+                cpus = df[df.kind == "cpu"]
+                self.assertEqual(tasks.run.sum(), cpus.busy.sum())
+
+    def test_sched_a_missing_switch_out_ends_at_the_next_switch(self):
+        # pair-broad: pid 69's switch-out is not in the trace; the CPU's
+        # next sched_switch (prev_pid another task) ends its run: 0.678 ms
+        # by the CPU lanes (tests/analysis/check-sched-lanes.py), not the
+        # 38.5 ms to the end of the trace it had before
+        for name in ["pair-broad.txt", "pair-broad.dat"]:
+            with self.subTest(name):
+                df = trawl.open(fixture(name)).sched()
+                run = df[(df.kind == "task") & (df.id == 69)].run.iloc[0]
+                self.assertLess(abs(run - 678000), 1000, run)
+                self.assertGreater(df.attrs["anomalies"], 0)
 
     def test_bad_arguments(self):
         tr = trawl.open(fixture("tc.dat"))

@@ -20,7 +20,7 @@ import sys
 
 MARK = re.compile(r"(?:buf=)?([BECSF])(?:\|(\d+)(?:\|([^|]*)(?:\|(-?\d+))?)?)?\s*$")
 LINE = re.compile(
-    r"^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+(?:\(\s*[-\d]+\)\s+)?\[(?P<cpu>\d+)\]\s+"
+    r"^(?:(?P<buf>\w+):)?\s*(?P<comm>.*?)-(?P<pid>\d+)\s+(?:\(\s*[-\d]+\)\s+)?\[(?P<cpu>\d+)\]\s+"
     r"(?:[^\s]{4,5}\s+)?(?P<ts>\d+\.\d+):\s+(?P<event>\w+):\s*(?P<rest>.*)$")
 KV = re.compile(r"(\w+)=(.*?)(?=\s+\[?\w+=|\s+==>|\]?\s*$)")
 WQ_TEXT = re.compile(r"work struct[ =](\w+):?(?: function[ =](\S+))?")
@@ -52,6 +52,8 @@ def events(path):
                 f.setdefault("function", w[2])
         if "struct" in f and "work" not in f:
             f["work"] = f["struct"]
+        # trace-cmd report puts "NAME:" before an instance's lines
+        f["_buffer"] = m["buf"] or ""
         if m["event"] in ("print", "tracing_mark_write"):
             b = m["rest"].split("buf=", 1)[-1]
             mk = MARK.match(b)
@@ -171,10 +173,18 @@ def after_switch_out(state):
 
 def sched(evs):
     """Per task: times in each state, counted only once a state's start was
-    seen; per CPU: busy (not pid 0) and idle from its first switch."""
+    seen; per CPU: busy (not pid 0) and idle from its first switch. A CPU
+    runs what its last sched_switch switched in until its next one, whatever
+    that one's prev_pid says: that switch ends the run of the task found
+    there (then in no known state); a task switched in while running on
+    another CPU ends its run there. Only the buffer of the first
+    sched_switch counts."""
     st, tot, cpus = {}, {}, {}
-    migrate_traced = any(e[5] == "sched_migrate_task" for e in evs)
     end = evs[-1][0] if evs else 0
+    first = [e[6].get("_buffer", "") for e in evs if e[5] == "sched_switch"]
+    evs = [e for e in evs if not first or e[6].get("_buffer", "") == first[0]]
+    migrate_traced = any(e[5] == "sched_migrate_task" for e in evs)
+    on_cpu = {}  # cpu -> the pid its last switch switched in
 
     def task(p):
         return tot.setdefault(p, dict(count=0, run=0, runnable=0, sleep=0,
@@ -191,6 +201,13 @@ def sched(evs):
     for ts, _, cpu, pid, comm, ev, f in evs:
         if ev == "sched_switch":
             prev, nxt = int(f["prev_pid"]), int(f["next_pid"])
+            cur = on_cpu.get(cpu, prev)
+            if cur != prev and cur > 0:
+                s = st.get(cur, ("unknown", 0, False, -1))
+                if s[0] == "running" and s[3] == cpu:
+                    close(cur, ts)
+                    st[cur] = ("unknown", ts, False, cpu)
+            on_cpu[cpu] = nxt
             if prev > 0:
                 s = st.get(prev, ("unknown", 0, False, -1))
                 if s[0] == "running":
@@ -206,7 +223,7 @@ def sched(evs):
                     # a wakeup of an unknown task, then its switch-in:
                     # it did wait from the wakeup
                     task(nxt)["runnable"] += ts - s[1]
-                elif s[0] != "running":
+                else:  # running elsewhere: that run ends here
                     close(nxt, ts)
                 t = task(nxt)
                 t["count"] += 1

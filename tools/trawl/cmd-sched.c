@@ -25,7 +25,11 @@ static void help(FILE *f)
 		"to the end of the trace (or --to). Without wakeup events, "
 		"waiting\nafter a wakeup counts as sleep. Migrations are "
 		"sched_migrate_task events\nwhen traced, else switch-ins on "
-		"another CPU than the last one.\n\n" CLI_ANALYSIS_HELP
+		"another CPU than the last one.\n"
+		"A CPU runs what its last sched_switch switched in until its "
+		"next one,\nwhatever that one's prev_pid says (a lost event): "
+		"the disagreement is an\nanomaly, and the tasks' run time "
+		"never exceeds the CPUs' busy time.\n\n" CLI_ANALYSIS_HELP
 		"                 (--worst has no effect here)\n"
 		"  -h, --help     this text\n");
 }
