@@ -20,12 +20,12 @@
  * seen again, and the disagreement is an anomaly. So a task runs only
  * while a CPU runs it, and the tasks' run times never add up to more than
  * the CPUs' busy time. A task switched in on a CPU while running on
- * another ends its run there too. Only the buffer (trace.dat instance) of
- * the first sched_switch is read. A
- * first seen being woken may have been running all along (the trace began
- * mid-way, or the wakeup came on its way to sleep): if it is switched out
- * before it is switched in, that "runnable" time is dropped, as latency.c
- * drops such a wakeup.
+ * another ends its run there too, and a switch-out of a task that another
+ * CPU runs is taken for that CPU's anomaly, not the task's. Only the buffer
+ * (trace.dat instance) of the first sched_switch is read. A first seen being
+ * woken may have been running all along (the trace began mid-way, or the wakeup
+ * came on its way to sleep): if it is switched out before it is switched in,
+ * that "runnable" time is dropped, as latency.c drops such a wakeup.
  */
 #include <stdlib.h>
 
@@ -211,6 +211,10 @@ static int switch_out(trawl_analysis *a, struct sched *s, const trawl_event *ev,
 	size_t n = 0;
 	const char *comm = trawl_event_raw(ev, s->prev_comm, &n);
 	set_comm(tk, comm, n);
+	if (tk->state == S_RUNNING && tk->cpu != trawl_event_cpu(ev))
+		/* another CPU switched it in and has not switched since: it
+		 * runs there (this CPU's anomaly is counted) */
+		return 0;
 	int next = state_after(ev, s->prev_state);
 	if (next < 0) {
 		tw_part_anomaly(p, A_STATE_UNREADABLE, "prev_state unreadable",
@@ -218,8 +222,6 @@ static int switch_out(trawl_analysis *a, struct sched *s, const trawl_event *ev,
 		next = S_UNKNOWN;
 	}
 	if (tk->state == S_RUNNING) {
-		/* on this CPU, or on another whose switch-out was lost:
-		 * either way a CPU ran it until now */
 		leave(tk, ts);
 	} else if ((tk->state == S_ASLEEP || tk->state == S_RUNNABLE) &&
 		   !tk->guessed) {

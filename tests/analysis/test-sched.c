@@ -309,6 +309,36 @@ Test(sched, a_cpu_runs_what_it_switched_in_until_its_next_switch)
 	run_done(&r);
 }
 
+/*
+ * A switch-out of a task another CPU runs (that CPU switched it in and has
+ * not switched since) changes nothing of the task:
+ *  0 cpu0 idle -> a (75)      a running on cpu0
+ * 10 cpu1 a (S) -> idle       cpu1's first switch; a runs on cpu0: kept
+ * 20 cpu0 a (S) -> idle       a run 20, asleep from 20
+ * 30 the end: a sleep 10; cpu0 busy 20, idle 10; cpu1 idle 20
+ */
+/* clang-format off */
+static const char switched_out_elsewhere[] =
+	L("<idle>-0", 0, "100.000000", SW("swapper/0", "0", "R", "a", "75"))
+	L("a-75", 1, "100.000010", SW("a", "75", "S", "swapper/1", "0"))
+	L("a-75", 0, "100.000020", SW("a", "75", "S", "swapper/0", "0"))
+	L("x-99", 1, "100.000030", "tracing_mark_write: end");
+/* clang-format on */
+
+Test(sched, a_switch_out_of_a_task_another_cpu_runs_changes_nothing)
+{
+	struct run r;
+	run_open(&r, switched_out_elsewhere);
+	r.a = trawl_sched_new(r.t, NULL, NULL);
+	run_go(&r);
+	const trawl_sched_report *s = trawl_sched_result(r.a);
+	cr_assert_not_null(s);
+	assert_task(task(s, 75), 1, 20, 0, 10, 1, 0, 0);
+	assert_cpu(&s->cpus[0], 0, 20, 10, 2);
+	assert_cpu(&s->cpus[1], 1, 0, 20, 1);
+	run_done(&r);
+}
+
 /* Fail allocation N = 0, 1, ... until none fails: always a clean error. */
 Test(sched, every_allocation_failure_is_a_clean_error)
 {

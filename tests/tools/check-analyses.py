@@ -177,8 +177,9 @@ def sched(evs):
     runs what its last sched_switch switched in until its next one, whatever
     that one's prev_pid says: that switch ends the run of the task found
     there (then in no known state); a task switched in while running on
-    another CPU ends its run there. Only the buffer of the first
-    sched_switch counts."""
+    another CPU ends its run there, and a switch-out of a task another CPU
+    runs changes nothing of it. Only the buffer of the first sched_switch
+    counts."""
     st, tot, cpus = {}, {}, {}
     end = evs[-1][0] if evs else 0
     first = [e[6].get("_buffer", "") for e in evs if e[5] == "sched_switch"]
@@ -208,8 +209,10 @@ def sched(evs):
                     close(cur, ts)
                     st[cur] = ("unknown", ts, False, cpu)
             on_cpu[cpu] = nxt
-            if prev > 0:
-                s = st.get(prev, ("unknown", 0, False, -1))
+            s = st.get(prev, ("unknown", 0, False, -1))
+            if prev > 0 and s[0] == "running" and s[3] != cpu:
+                pass  # another CPU runs it: this one's switch is wrong
+            elif prev > 0:
                 if s[0] == "running":
                     close(prev, ts)
                 t = task(prev)
