@@ -17,6 +17,12 @@
  * event changes nothing. A task switched out while "woken" was running when
  * the wakeup came (the trace started mid-way, or it was woken on its way to
  * sleep), so that wakeup measured nothing and is dropped.
+ *
+ * As in sched.c, a CPU runs what its last sched_switch switched in until
+ * its next one, whatever that one's prev_pid says (a lost event): the task
+ * found there is then in no known state (so its next wakeup counts), and a
+ * switch-out of a task another CPU runs changes nothing of it. Only the
+ * buffer (trace.dat instance) of the first sched_switch is read.
  */
 #include "analysis-int.h"
 
@@ -37,6 +43,7 @@ enum {
 struct task {
 	int pid;
 	uint8_t state;
+	int cpu; /* where it runs, while T_RUNNING */
 	int start_cpu;
 	int64_t start;
 	long row; /* -1 until its first instance */
@@ -49,7 +56,42 @@ struct latency {
 	size_t ntasks, cap;
 	trawl_field prev_pid, prev_state, next_pid, next_comm;
 	trawl_field woken_pid;
+	/* per CPU, the pid its last sched_switch switched in + 1 (0: none
+	 * seen yet); and the buffer of the first sched_switch */
+	int *on_cpu;
+	size_t ncpus;
+	const char *buffer;
 };
+
+/* The event is of another buffer than the first sched_switch's. */
+static int other_buffer(struct latency *l, const trawl_event *ev, int is_switch)
+{
+	const char *b = trawl_event_buffer(ev);
+	if (!l->buffer) {
+		if (is_switch)
+			l->buffer = b;
+		return 0;
+	}
+	return b != l->buffer && strcmp(b, l->buffer);
+}
+
+/* The slot of what cpu switched in last, or NULL (out of memory, or not a
+ * CPU number). */
+static int *on_cpu(trawl_analysis *a, struct latency *l, int cpu)
+{
+	if (cpu < 0 || cpu >= TW_MAX_CPUS)
+		return NULL;
+	if ((size_t)cpu >= l->ncpus) {
+		size_t n = (size_t)cpu + 1;
+		int *c = tw_realloc(a->mem, l->on_cpu, n * sizeof(*c));
+		if (!c)
+			return NULL;
+		memset(c + l->ncpus, 0, (n - l->ncpus) * sizeof(*c));
+		l->on_cpu = c;
+		l->ncpus = n;
+	}
+	return &l->on_cpu[cpu];
+}
 
 static struct task *task_of(trawl_analysis *a, struct latency *l, int pid)
 {
@@ -104,7 +146,7 @@ static int on_wakeup(const trawl_event *ev, void *ctx)
 {
 	trawl_analysis *a = ctx;
 	struct latency *l = a->state;
-	if (!tw_in_window(a, ev))
+	if (!tw_in_window(a, ev) || other_buffer(l, ev, 0))
 		return 0;
 	int64_t pid;
 	if (trawl_event_get_int(ev, l->woken_pid, &pid) || pid <= 0 ||
@@ -129,16 +171,32 @@ static int on_switch(const trawl_event *ev, void *ctx)
 {
 	trawl_analysis *a = ctx;
 	struct latency *l = a->state;
-	if (!tw_in_window(a, ev))
+	if (!tw_in_window(a, ev) || other_buffer(l, ev, 1))
 		return 0;
 	int64_t ts = trawl_event_time(ev);
 	int64_t prev, next;
 	tw_part *p = &a->parts[0];
-	if (!trawl_event_get_int(ev, l->prev_pid, &prev) && prev > 0 &&
-	    prev <= INT32_MAX) {
+	int cpu = trawl_event_cpu(ev);
+	int *cur = on_cpu(a, l, cpu);
+	if (!cur && cpu >= 0 && cpu < TW_MAX_CPUS)
+		return tw_oom(a);
+	int have_prev = !trawl_event_get_int(ev, l->prev_pid, &prev) &&
+			prev >= 0 && prev <= INT32_MAX;
+	if (cur && *cur > 1 && have_prev && *cur - 1 != prev) {
+		/* the task this CPU switched in is not what it switches out:
+		 * that task stopped running here, to do what is not known */
+		struct task *tk = task_of(a, l, *cur - 1);
+		if (!tk)
+			return tw_oom(a);
+		if (tk->state == T_RUNNING && tk->cpu == cpu)
+			tk->state = T_UNKNOWN;
+	}
+	if (have_prev && prev > 0) {
 		struct task *tk = task_of(a, l, (int)prev);
 		if (!tk)
 			return tw_oom(a);
+		if (tk->state == T_RUNNING && tk->cpu != cpu)
+			goto next; /* another CPU runs it */
 		int runnable = tw_prev_state_runnable(ev, l->prev_state);
 		if (runnable < 0)
 			tw_part_anomaly(p, A_STATE_UNREADABLE,
@@ -154,8 +212,13 @@ static int on_switch(const trawl_event *ev, void *ctx)
 			tk->state = T_OFF;
 		}
 	}
-	if (!trawl_event_get_int(ev, l->next_pid, &next) && next > 0 &&
-	    next <= INT32_MAX) {
+next:
+	if (trawl_event_get_int(ev, l->next_pid, &next) || next < 0 ||
+	    next > INT32_MAX)
+		return 0;
+	if (cur)
+		*cur = (int)next + 1;
+	if (next > 0) {
 		struct task *tk = task_of(a, l, (int)next);
 		if (!tk)
 			return tw_oom(a);
@@ -171,6 +234,7 @@ static int on_switch(const trawl_event *ev, void *ctx)
 					ts);
 		}
 		tk->state = T_RUNNING;
+		tk->cpu = cpu;
 	}
 	return 0;
 }
@@ -182,6 +246,7 @@ static void fini(trawl_analysis *a)
 		return;
 	tw_map_fini(&l->pids);
 	tw_free(a->mem, l->tasks);
+	tw_free(a->mem, l->on_cpu);
 	tw_free(a->mem, l);
 }
 

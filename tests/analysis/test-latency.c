@@ -160,6 +160,35 @@ Test(latency, filters_by_pid_comm_and_window)
 	run_done(&r);
 }
 
+/*
+ * A switch-out that is not in the trace: the CPU's next sched_switch ends
+ * what it had switched in, so that task's next wakeup counts.
+ *  0 cpu0 idle -> a (75)
+ * 10 cpu0 b (S) -> idle       a's switch-out is missing: a stops running
+ * 20 cpu1 x wakes a           a was not running: a wakeup latency starts
+ * 30 cpu1 idle -> a           10 us (before the rule: a "ran" since 0, the
+ *                             wakeup was dropped, nothing measured)
+ */
+Test(latency, a_cpu_runs_what_it_switched_in_until_its_next_switch)
+{
+	static const char lost[] = L("<idle>-0", 0, "5.000000",
+				     SW("swapper/0", "0", "R", "a", "75"))
+		L("b-80", 0, "5.000010", SW("b", "80", "S", "swapper/0", "0"))
+			L("x-99", 1, "5.000020", WAKING("a", "75", "001"))
+				L("<idle>-0", 1, "5.000030",
+				  SW("swapper/1", "0", "R", "a", "75"));
+	struct run r;
+	run_open(&r, lost);
+	r.a = trawl_latency_new(r.t, TRAWL_LATENCY_WAKEUP, NULL, NULL);
+	run_go(&r);
+	const trawl_result *res = trawl_analysis_result(r.a, 0);
+	cr_assert_not_null(res);
+	cr_assert_eq(res->nrows, 1, "a's wakeup is measured");
+	assert_summary(row_named(res, "a", 75)->s, 1, 10000, 10000, 10000,
+		       10000, 10000);
+	run_done(&r);
+}
+
 /* Lost events make impossible sequences: counted, not dropped silently. */
 Test(latency, impossible_sequences_are_counted)
 {

@@ -71,12 +71,29 @@ def runnable(state):
     return state.startswith("R")
 
 
+def first_buffer(evs):
+    """The events of the buffer (trace.dat instance) of the first
+    sched_switch: instances often trace the same switches again."""
+    first = [e[6].get("_buffer", "") for e in evs if e[5] == "sched_switch"]
+    return [e for e in evs if not first or e[6].get("_buffer", "") == first[0]]
+
+
 def latency(evs, kind):
+    """A CPU runs what its last switch switched in until its next one: the
+    task found there by a switch naming another prev_pid is in no known
+    state; a switch-out of a task another CPU runs changes nothing."""
     st, start, samples = {}, {}, {}
-    for ts, _, cpu, pid, comm, ev, f in evs:
+    on_cpu, where = {}, {}
+    for ts, _, cpu, pid, comm, ev, f in first_buffer(evs):
         if ev == "sched_switch":
             prev, nxt = int(f["prev_pid"]), int(f["next_pid"])
-            if prev > 0:
+            cur = on_cpu.get(cpu, prev)
+            if cur > 0 and cur != prev and st.get(cur) == "running" and \
+                    where.get(cur) == cpu:
+                st[cur] = "unknown"
+            on_cpu[cpu] = nxt
+            if prev > 0 and not (st.get(prev) == "running" and
+                                 where.get(prev) != cpu):
                 if runnable(f["prev_state"]):
                     st[prev], start[prev] = "runnable", ts
                 else:
@@ -85,7 +102,7 @@ def latency(evs, kind):
                 want = "woken" if kind == "wakeup" else "runnable"
                 if st.get(nxt) == want:
                     samples.setdefault(nxt, []).append(ts - start[nxt])
-                st[nxt] = "running"
+                st[nxt], where[nxt] = "running", cpu
         elif kind == "wakeup" and ev in ("sched_waking", "sched_wakeup",
                                          "sched_wakeup_new"):
             p = int(f["pid"])
@@ -182,8 +199,7 @@ def sched(evs):
     counts."""
     st, tot, cpus = {}, {}, {}
     end = evs[-1][0] if evs else 0
-    first = [e[6].get("_buffer", "") for e in evs if e[5] == "sched_switch"]
-    evs = [e for e in evs if not first or e[6].get("_buffer", "") == first[0]]
+    evs = first_buffer(evs)
     migrate_traced = any(e[5] == "sched_migrate_task" for e in evs)
     on_cpu = {}  # cpu -> the pid its last switch switched in
 

@@ -11,7 +11,8 @@
  * that wrote it, which the header's sizes check):
  *
  *   "TRAWLVIX" u32 version, u32 sizeof(view_task), u32 sizeof(bucket)
- *   i64 first last, u64 events lost longs_total, i64 irq_threshold,
+ *   i64 first last, u64 events lost switch_anomalies,
+ *   i64 switch_anomaly_first, u64 longs_total, i64 irq_threshold,
  *   i32 ncpus, u64 ntasks nlongs nlanes nstrings pool_bytes
  *   tasks[] longs[] offs[] pool
  *   per lane: i32 kind cpu pid depth buffer points, u32 name,
@@ -26,8 +27,10 @@
  *             counters[], u32 async_rows[32] marker_lane lost_lane
  *
  * Version 2: the changes of dense lanes and their finest levels are read
- * back from the trace (checkpoints, replay tables); version 1 files are
- * refused and made again.
+ * back from the trace (checkpoints, replay tables). Version 3: a CPU runs
+ * what it switched in until its next switch (task lanes end there), and
+ * the switches that disagree are counted. Older files are refused and
+ * made again.
  *
  * Reading checks every count against what is left of the file and every
  * string offset, task lane and level size against the rest, so a damaged
@@ -43,7 +46,7 @@
 #include "view.h"
 
 #define MAGIC	  "TRAWLVIX"
-#define VERSION	  2
+#define VERSION	  3
 #define MAX_COUNT (1ull << 40)
 
 struct out {
@@ -211,6 +214,8 @@ int view_cache_save(const struct view_index *ix, const char *path)
 	PUT(&o, ix->last);
 	PUT(&o, ix->events);
 	PUT(&o, ix->lost);
+	PUT(&o, ix->switch_anomalies);
+	PUT(&o, ix->switch_anomaly_first);
 	PUT(&o, ix->longs_total);
 	PUT(&o, ix->irq_threshold);
 	int32_t ncpus = ix->ncpus;
@@ -423,6 +428,8 @@ struct view_index *view_cache_load(const char *path, const char *trace)
 	GET(&in, ix->last);
 	GET(&in, ix->events);
 	GET(&in, ix->lost);
+	GET(&in, ix->switch_anomalies);
+	GET(&in, ix->switch_anomaly_first);
 	GET(&in, ix->longs_total);
 	GET(&in, ix->irq_threshold);
 	int32_t ncpus;

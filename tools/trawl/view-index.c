@@ -75,6 +75,10 @@ struct builder {
 	int task_buffer; /* whose sched events make the thread states:
 			  * the first with a sched_switch (instances
 			  * often trace the same switches again) */
+	/* per CPU of that buffer, what its last sched_switch switched in:
+	 * 0 none seen, 1 idle, task index + 2 (the builder's own, also in
+	 * a replay, where the checkpoint's CPU lanes give it back) */
+	uint32_t *cpu_task;
 	struct open_async *async;
 	size_t nasync;
 	uint32_t async_rows[VIEW_ASYNC_ROWS]; /* lane or NONE */
@@ -470,6 +474,45 @@ static int state_after(const trawl_event *ev, trawl_field f)
 	}
 }
 
+/* What cpu's last sched_switch switched in (see cpu_task), or NULL. */
+static uint32_t *cpu_task_of(struct builder *b, int cpu)
+{
+	if (cpu < 0 || cpu >= MAX_CPUS)
+		return NULL;
+	if (!b->cpu_task &&
+	    !(b->cpu_task = calloc(MAX_CPUS, sizeof(uint32_t)))) {
+		b->ix->oom = !b->replay || b->ix->oom;
+		b->failed = 1;
+		return NULL;
+	}
+	return &b->cpu_task[cpu];
+}
+
+/*
+ * A CPU runs what its last sched_switch switched in until its next one,
+ * whatever that one's prev_pid says (a lost event, a capture missing
+ * lines): the task found there stops running now, in no known state until
+ * it is seen again, and the disagreement is counted (as trawl sched does,
+ * lib/analysis/sched.c). So a task lane never runs while its CPU's lane
+ * runs another.
+ */
+static void end_current(struct builder *b, int cpu, int64_t prev, int64_t ts)
+{
+	uint32_t *ct = cpu_task_of(b, cpu);
+	if (!ct || !*ct)
+		return;
+	struct view_task *cur = *ct >= 2 ? &tasks_of(b)[*ct - 2] : NULL;
+	if (cur ? cur->pid == prev : prev == 0)
+		return;
+	if (!b->replay) {
+		struct view_index *ix = b->ix;
+		if (!ix->switch_anomalies++)
+			ix->switch_anomaly_first = ts;
+	}
+	if (cur && cur->state == VIEW_STATE_RUNNING && cur->cpu == cpu)
+		set_state(b, cur, ts, VIEW_STATE_UNKNOWN, 0);
+}
+
 static void on_switch(struct builder *b, const trawl_event *ev, int64_t ts)
 {
 	int cpu = trawl_event_cpu(ev);
@@ -485,6 +528,8 @@ static void on_switch(struct builder *b, const trawl_event *ev, int64_t ts)
 	if (b->task_buffer < 0)
 		b->task_buffer = b->buffer;
 	int states = b->task_buffer == b->buffer;
+	if (states)
+		end_current(b, cpu, prev, ts);
 	if (prev > 0 && states) {
 		struct view_task *tk = task_of(b, (int)prev);
 		if (tk) {
@@ -494,7 +539,11 @@ static void on_switch(struct builder *b, const trawl_event *ev, int64_t ts)
 			else
 				n = strlen(s);
 			set_comm(b, tk, s, n);
-			set_state(b, tk, ts, state_after(ev, b->prev_state), 0);
+			/* another CPU switched it in and runs it still: this
+			 * CPU's switch is the one that is wrong */
+			if (tk->state != VIEW_STATE_RUNNING || tk->cpu == cpu)
+				set_state(b, tk, ts,
+					  state_after(ev, b->prev_state), 0);
 		}
 	}
 	uint32_t v = 0;
@@ -511,6 +560,11 @@ static void on_switch(struct builder *b, const trawl_event *ev, int64_t ts)
 					  (uint32_t)(cpu + 1));
 			v = task_index(b, tk) + 1;
 		}
+	}
+	if (states) {
+		uint32_t *ct = cpu_task_of(b, cpu);
+		if (ct)
+			*ct = v + 1;
 	}
 	step(b, cpu_lane(b, cpu, VIEW_LANE_CPU), ts, v, 0);
 }
@@ -1038,8 +1092,17 @@ static int replay_state(struct builder *b, const struct view_index *ix,
 		const struct view_lane *l = &ix->lanes[at];
 		if (l->kind == VIEW_LANE_TASK) {
 			uint32_t ti = find_task(ix, l->pid);
-			if (ti != NONE)
+			if (ti != NONE) {
 				b->tasks[ti].state = (int)st.v;
+				if (st.v == VIEW_STATE_RUNNING && st.aux)
+					b->tasks[ti].cpu = (int)st.aux - 1;
+			}
+		} else if (l->kind == VIEW_LANE_CPU &&
+			   l->buffer == b->task_buffer && st.v >= 0 &&
+			   (uint64_t)st.v <= ix->ntasks) {
+			uint32_t *ct = cpu_task_of(b, l->cpu);
+			if (ct)
+				*ct = (uint32_t)st.v + 1;
 		}
 		step(b, (uint32_t)at, st.t, st.v, st.aux);
 	}
@@ -1111,6 +1174,7 @@ out:
 	free(b.kind);
 	free(b.tasks);
 	free(b.async);
+	free(b.cpu_task);
 	if (out && out->steps) {
 		for (size_t i = 0; i < out->nlanes; i++) {
 			view_steps_shrink(&out->steps[i]);
@@ -1365,6 +1429,7 @@ out:
 	free(b.cpus);
 	free(b.async);
 	free(b.counters);
+	free(b.cpu_task);
 	view_index_free(ix);
 	return status;
 }

@@ -320,6 +320,10 @@ struct view_index {
 	int64_t first, last; /* time span of the trace */
 	uint64_t events;
 	uint64_t lost;
+	/* sched_switches whose prev_pid was not what their CPU had switched
+	 * in (view-index.c's end_current), and the first one's time */
+	uint64_t switch_anomalies;
+	int64_t switch_anomaly_first;
 	int ncpus;
 	struct view_lane *lanes;
 	size_t nlanes, lcap;

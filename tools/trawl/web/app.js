@@ -569,6 +569,15 @@ async function runAnalysis() {
   h += row('wakeups', w.count);
   if (w.count) h += row('latency p50 / p90 / p99', esc(fmtDur(w.p50) + ' / ' + fmtDur(w.p90) + ' / ' + fmtDur(w.p99))) + row('latency max', esc(fmtDur(w.max)));
   h += '</table>';
+  // a CPU runs what it switched in until its next switch: the switches
+  // that name another prev_pid (a lost event) are counted, as trawl sched does
+  const inf = view.info;
+  if (inf.switch_anomalies) {
+    const t0 = inf.switch_anomaly_first;
+    h += '<p class="warn" id="switch-anomalies">' + inf.switch_anomalies +
+      ' sched_switch(es) in the trace name another prev_pid than the task their CPU switched in; that task stops running there (first at <a class="jump" data-from="' +
+      (t0 - 1e6) + '" data-to="' + (t0 + 1e6) + '">' + esc(fmtTime(t0)) + '</a>)</p>';
+  }
   document.getElementById('analysis-body').innerHTML = h;
   const q = j.irq_over_threshold;
   view.longs = q.list;
