@@ -341,6 +341,13 @@ async function main() {
     }, null, { timeout: 15000 });
     const side = await page.locator('#analysis-body').innerText();
     check(/latency p50/.test(side) && /CPU 0 busy/.test(side), 'the side panel has the analyses');
+    // a CPU runs what it switched in until its next switch: the switches
+    // that name another prev_pid are said, with the first one a link
+    const anom = await page.locator('#switch-anomalies').count();
+    check(anom === (info.switch_anomalies ? 1 : 0), 'switch anomalies shown: ' + anom + ' for ' + info.switch_anomalies);
+    if (anom)
+      check((await page.locator('#switch-anomalies').innerText()).startsWith(info.switch_anomalies + ' sched_switch'),
+        'with their count');
     const isr = await page.locator('#isr-body').innerText();
     check(/handler run\(s\) over/.test(isr), 'the ISR list is there: ' + isr.split('\n')[0]);
     if (info.irq_over_threshold) {
