@@ -131,6 +131,26 @@ def windows(s, info, trace):
                   '%s lane %d level %d is used (%s)' % (trace, l['id'], k,
                                                         got['level']))
             check(cols_width(got['cols']) == width, 'level width adds up')
+    # under a nanosecond a column: every column shows what holds at its
+    # time, none is left empty between full ones (a comb of stripes)
+    cpus = lanes_of(info, 'cpu')
+    w = s.api('/api/window', {'lanes': cpus[0]['id'], 'width': 2000,
+                              'level': 'raw'})
+    span = (last + 1 - first) / 2000
+    x = 0
+    for col in w['lanes'][0]['cols']:
+        if col[1] and col[0] > 2:  # a run held for more than two columns
+            t = int(first + (x + 1) * span)
+            for width in (1000, 8192):
+                sub = s.api('/api/window', {'lanes': cpus[0]['id'],
+                                            'from': t, 'to': t + 300,
+                                            'width': width})['lanes'][0]
+                runs = [c for c in sub['cols'] if c[1] != col[1]]
+                check(sub['cols'] == [[width, col[1], 65535, 0, 65535]],
+                      '%s: 300 ns in %d columns inside a run of %d: %s'
+                      % (trace, width, col[1], runs[:4]))
+            break
+        x += col[0]
     # the CPU lanes' busy time from columns agrees with trawl sched's
     sched = {c['cpu']: c['busy'] for c in trawl_json('sched', trace)['cpus']}
     if any(l['buffer'] for l in info['lanes']):

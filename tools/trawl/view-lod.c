@@ -74,6 +74,8 @@ static void flush(struct acc *a)
 		return;
 	struct view_col *c = &a->cols[a->cur];
 	int64_t w = edge(a, a->cur + 1) - edge(a, a->cur);
+	if (w < 1)
+		w = 1; /* a column without width holds one time's value */
 	int best = -1;
 	for (int i = 0; i < a->ncand; i++)
 		if (best < 0 || a->cand[i].dur > a->cand[best].dur)
@@ -138,8 +140,15 @@ static void acc_segment(struct acc *a, int64_t t0, int64_t t1, int64_t v)
 		if (e0 >= t1)
 			break;
 		int64_t s = t0 > e0 ? t0 : e0, e = t1 < e1 ? t1 : e1;
-		if (e <= s)
+		if (e0 == e1 && t0 <= e0) {
+			/* under a nanosecond a column: several begin at one
+			 * time and have no width; each shows what holds at
+			 * its time, as if it were a nanosecond wide */
+			s = e0;
+			e = e0 + 1;
+		} else if (e <= s) {
 			continue;
+		}
 		enter(a, c);
 		add_cand(a, v, e - s);
 		if (busy)
