@@ -325,6 +325,19 @@ async function main() {
     check(pinned2 === pinned.length, 'and the pinned lanes');
     await page2.close();
 
+    // the time axis at every zoom down to a few events: ticks that tell
+    // themselves apart (they read "+4.072 s" five times below 10 ms)
+    for (const span of [1e9, 1e7, 1e5, 3e3, 40]) {
+      const mid = Math.round((info.first + info.last) / 2);
+      n = await draws(page);
+      await page.evaluate(([a, b]) => window.trawlView.setWindow(a, b), [mid, mid + span]);
+      await waitDraw(page, n);
+      const ticks = await page.evaluate(() => window.trawlView.ticks);
+      check(ticks.length >= 2 && new Set(ticks).size === ticks.length,
+        'axis ticks over ' + span + ' ns tell themselves apart: ' + ticks.slice(0, 4).join(' '));
+    }
+    await page.keyboard.press('0');
+
     // lane filters
     n = await draws(page);
     await page.click('#kinds input[data-kind=cpu]');

@@ -52,6 +52,15 @@ function fmtDur(ns) {
   return Math.round(ns) + ' ns';
 }
 
+// A tick's offset with the digits its step needs, so that ticks a
+// microsecond apart four seconds in read +4.072001 s, +4.072002 s, ...
+function fmtTick(ns, step) {
+  const a = Math.abs(ns);
+  const [unit, name] = a >= 1e9 ? [1e9, ' s'] : a >= 1e6 ? [1e6, ' ms'] : a >= 1e3 ? [1e3, ' µs'] : [1, ' ns'];
+  const digits = Math.min(9, Math.max(0, Math.ceil(Math.log10(unit / step) - 1e-9)));
+  return (ns / unit).toFixed(digits) + name;
+}
+
 function fmtTime(t) { return fmtAbs(t) + ' (+' + fmtDur(t - view.info.first) + ')'; }
 function fmtAbs(t) { return (t / 1e9).toFixed(9) + ' s'; }
 
@@ -192,11 +201,15 @@ function drawAxis() {
   ctx.font = '11px sans-serif';
   const step = niceStep(span, view.plotW);
   const base = view.info.first;
-  let t = base + Math.ceil((view.from - base) / step) * step;
-  for (; t < view.to; t += step) {
+  const k0 = Math.ceil((view.from - base) / step);
+  view.ticks = [];
+  for (let k = k0; base + k * step < view.to; k++) {
+    const t = base + k * step; // not summed: no drift at a fine step
     const x = xOf(t);
     ctx.beginPath(); ctx.moveTo(x, AXIS_H - 6); ctx.lineTo(x, view.height); ctx.stroke();
-    ctx.fillText('+' + fmtDur(t - base), x + 2, AXIS_H - 9);
+    const label = '+' + fmtTick(t - base, step);
+    ctx.fillText(label, x + 2, AXIS_H - 9);
+    view.ticks.push(label);
   }
   ctx.fillText(fmtDur(span) + ' shown', 6, AXIS_H - 9);
 }
