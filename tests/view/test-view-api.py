@@ -201,6 +201,39 @@ def details(s, info, trace):
                 break
         x += col[0]
     check(found, '%s: some run to click' % trace)
+    # an empty stretch of a handler, work or slice lane is nothing, with
+    # the item before it and the next one (it was shown as an item, "a
+    # 31 ms hardirq"); an item itself is found, with its name
+    empty = 0
+    for l in info['lanes']:
+        if l['kind'] not in ('hardirq', 'softirq', 'work', 'slice', 'async'):
+            continue
+        w = s.api('/api/window', {'lanes': l['id'], 'width': 2000,
+                                  'level': 'raw'})
+        x = 0
+        for col in w['lanes'][0]['cols']:
+            t = int(info['first'] + (x + 0.5) * span)
+            d = s.api('/api/detail', {'lane': l['id'], 't': t})
+            if col[1] == 0 and col[2] == 0 and col[3] == 0:
+                check(not d['found'] and d.get('empty'),
+                      '%s lane %d: nothing at %d, not %s' % (trace, l['id'],
+                                                             t, d))
+                if d.get('before'):
+                    check(d['before']['end'] <= t and d['before']['label'],
+                          '%s: the item before ends before it' % trace)
+                if d.get('after'):
+                    check(d['after']['start'] > t and d['after']['label'],
+                          '%s: the next item begins after it' % trace)
+                empty += 1
+            elif col[2] == 65535:
+                check(d['found'] and d.get('label') and d['duration'] > 0,
+                      '%s lane %d: an item at %d: %s' % (trace, l['id'], t,
+                                                         d))
+            x += col[0]
+            if x > 400:
+                break
+    check(empty or not any(l['kind'] == 'hardirq' for l in info['lanes']),
+          '%s: some empty stretch of a handler lane clicked' % trace)
     tasks = lanes_of(info, 'task')
     t0 = tasks[0]
     r = s.api('/api/search', {'q': str(t0['pid'])})

@@ -518,8 +518,13 @@ static void change_in(const struct view_steps *st, int64_t t, struct at *a)
 	memset(a, 0, sizeof(*a));
 	struct view_iter it;
 	struct view_step c, last = {0}, before = {0};
-	if (view_iter_seek(&it, st, t) || !view_iter_next(&it, &c) || c.t > t)
+	if (view_iter_seek(&it, st, t) || !view_iter_next(&it, &c))
 		return;
+	if (c.t > t) { /* before the lane's first change: only a next */
+		a->next = c;
+		a->has_next = 1;
+		return;
+	}
 	a->found = 1;
 	a->s = c;
 	a->has_next = view_iter_next(&it, &a->next);
@@ -765,6 +770,15 @@ static void run_json(struct view_index *ix, uint32_t task, int64_t start,
 	}
 }
 
+/* Lanes whose value 0 is no item (no handler, work or slice running),
+ * unlike a CPU's idle, a task's unknown state or a counter's 0. */
+static int holds_nothing(int kind)
+{
+	return kind == VIEW_LANE_HARDIRQ || kind == VIEW_LANE_SOFTIRQ ||
+	       kind == VIEW_LANE_WORK || kind == VIEW_LANE_SLICE ||
+	       kind == VIEW_LANE_ASYNC;
+}
+
 static int api_detail(struct view_index *ix, struct req *r)
 {
 	static const char *const names[] = {"lane", "t", "tol", "fields", NULL};
@@ -795,6 +809,36 @@ static int api_detail(struct view_index *ix, struct req *r)
 	key_string_id(b, ix, "lane_name", l->name);
 	buf_char(b, ',');
 	key_i64(b, "cpu", l->cpu);
+	if (holds_nothing(l->kind) && (!a.found || a.s.v == 0)) {
+		/* between two handlers, works or slices (or before the
+		 * first): nothing, and where the one before ended and the
+		 * next begins */
+		buf_str(b, ",\"found\":false,\"empty\":true");
+		if (a.found) {
+			buf_char(b, ',');
+			key_i64(b, "start", a.s.t);
+			buf_char(b, ',');
+			key_i64(b, "end", end_of(ix, &a));
+		}
+		if (a.found && a.has_prev && a.prev.v > 0) {
+			buf_str(b, ",\"before\":{");
+			key_i64(b, "start", a.prev.t);
+			buf_char(b, ',');
+			key_i64(b, "end", a.s.t);
+			buf_char(b, ',');
+			key_string_id(b, ix, "label", (uint32_t)a.prev.v - 1);
+			buf_char(b, '}');
+		}
+		if (a.has_next && a.next.v > 0) {
+			buf_str(b, ",\"after\":{");
+			key_i64(b, "start", a.next.t);
+			buf_char(b, ',');
+			key_string_id(b, ix, "label", (uint32_t)a.next.v - 1);
+			buf_char(b, '}');
+		}
+		buf_str(b, "}\n");
+		return 200;
+	}
 	if (!a.found) {
 		buf_str(b, ",\"found\":false}\n");
 		return 200;

@@ -464,7 +464,15 @@ async function showDetail(lane, t, tol) {
     j = await api('/api/detail', { lane: lane.id, t: Math.round(t), tol: Math.round(tol), fields: 1 });
   } catch (e) { body.textContent = e.message; return; }
   let h = '<table>' + row('lane', esc(j.lane_name) + ' (' + esc(j.kind) + ')');
-  if (!j.found) { body.innerHTML = h + row('', 'nothing here') + '</table>'; return; }
+  if (!j.found) {
+    h += row('', 'nothing here');
+    // between two items: the one before and the next, to jump to
+    if (j.before) h += row('before', '<a class="jump" data-from="' + j.before.start + '" data-to="' + j.before.end + '">' + esc(j.before.label) + '</a>, ended ' + esc(fmtDur(t - j.before.end)) + ' before');
+    if (j.after) h += row('next', '<a class="jump" data-t="' + j.after.start + '">' + esc(j.after.label) + '</a>, ' + esc(fmtDur(j.after.start - t)) + ' later');
+    body.innerHTML = h + '</table>';
+    document.body.dataset.detail = 'empty';
+    return;
+  }
   h += row('start', esc(fmtTime(j.start))) + row('end', esc(fmtAbs(j.end))) + row('duration', esc(fmtDur(j.duration)));
   if (j.task) h += row('task', taskLink(j.task));
   if (j.idle) h += row('task', 'idle');
