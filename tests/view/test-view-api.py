@@ -46,6 +46,11 @@ def trawl_json(*args):
                                      capture_output=True, text=True).stdout)
 
 
+def trawl_json_lines(*args):
+    return json.loads(subprocess.run([TRAWL, *args, '--json'], check=True,
+                                     capture_output=True, text=True).stdout)
+
+
 def lanes_of(info, kind):
     return [l for l in info['lanes'] if l['kind'] == kind]
 
@@ -206,7 +211,7 @@ def details(s, info, trace):
     # 31 ms hardirq"); an item itself is found, with its name
     empty = 0
     for l in info['lanes']:
-        if l['kind'] not in ('hardirq', 'softirq', 'work', 'slice', 'async'):
+        if l['kind'] not in ('hardirq', 'softirq', 'workqueue', 'slice', 'async'):
             continue
         w = s.api('/api/window', {'lanes': l['id'], 'width': 2000,
                                   'level': 'raw'})
@@ -234,6 +239,30 @@ def details(s, info, trace):
                 break
     check(empty or not any(l['kind'] == 'hardirq' for l in info['lanes']),
           '%s: some empty stretch of a handler lane clicked' % trace)
+    # an event's fields as trawl report --json has them, exact in a
+    # browser: integers past 2^53 (a work struct's address) as strings;
+    # the labels and the text too
+    rep = [e for e in trawl_json_lines('report', trace)
+           if e['event'] == 'workqueue_execute_start']
+    works = lanes_of(info, 'workqueue')
+    if rep and works:
+        e = rep[0]
+        lane = [l for l in works if l['cpu'] == e['cpu']][0]
+        st, _, body = s.get('/api/detail', {'lane': lane['id'],
+                                            't': e['time'], 'fields': 1})
+        text = body.decode()
+        check(not re.search(r'[:\[,]-?\d{17,}', text),
+              '%s: no integer JSON cannot hold in %s' % (trace, text[:300]))
+        d = json.loads(text)
+        got = [x for x in d['events'] if x['seq'] == e['seq']]
+        check(got and got[0]['fields']['work'] == str(e['fields']['work']),
+              '%s: the work struct exact: %s vs %s' % (
+                  trace, got and got[0]['fields']['work'],
+                  e['fields']['work']))
+        check(got and got[0].get('labels') == e.get('labels') and
+              got[0].get('text') == e['text'],
+              '%s: labels and text as trawl report: %s' % (
+                  trace, got and (got[0].get('labels'), got[0].get('text'))))
     tasks = lanes_of(info, 'task')
     t0 = tasks[0]
     r = s.api('/api/search', {'q': str(t0['pid'])})

@@ -643,6 +643,56 @@ struct reread {
 	int64_t seq_off;
 };
 
+/*
+ * JSON for JavaScript, whose numbers are doubles: an integer beyond 2^53
+ * (a kernel pointer, a work struct's address) would come out rounded
+ * (18446612708506910000), so it goes as a string of its digits.
+ */
+static void buf_json_for_js(struct cli_buf *b, const char *j, size_t n)
+{
+	size_t i = 0, from = 0;
+	int in_str = 0;
+	while (i < n) {
+		char c = j[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+			i++;
+			continue;
+		}
+		if (c == '"') {
+			in_str = 1;
+			i++;
+			continue;
+		}
+		if (c != '-' && (c < '0' || c > '9')) {
+			i++;
+			continue;
+		}
+		size_t start = i, digits = 0;
+		if (c == '-')
+			i++;
+		while (i < n && j[i] >= '0' && j[i] <= '9') {
+			i++;
+			digits++;
+		}
+		/* 2^53 - 1 = 9007199254740991, 16 digits */
+		int big = digits > 16 ||
+			  (digits == 16 &&
+			   memcmp(j + i - 16, "9007199254740991", 16) > 0);
+		if (!big)
+			continue;
+		buf_bytes(b, j + from, start - from);
+		buf_char(b, '"');
+		buf_bytes(b, j + start, i - start);
+		buf_char(b, '"');
+		from = i;
+	}
+	buf_bytes(b, j + from, n - from);
+}
+
 static int on_reread(const trawl_event *ev, void *ctx)
 {
 	struct reread *r = ctx;
@@ -674,7 +724,16 @@ static int on_reread(const trawl_event *ev, void *ctx)
 	buf_char(b, ',');
 	key_str(b, "comm", trawl_event_comm(ev), strlen(trawl_event_comm(ev)));
 	buf_str(b, ",\"fields\":");
-	buf_json_fields(b, ev);
+	size_t jn;
+	const char *j = trawl_event_fields_json(ev, &jn);
+	buf_json_for_js(b, j, jn);
+	/* as trawl report --json: the labels (prev_state S, a work
+	 * function's name) and the event's text */
+	buf_json_field_notes(b, ev);
+	size_t tn;
+	const char *text = trawl_event_payload(ev, &tn);
+	buf_char(b, ',');
+	key_str(b, "text", text ? text : "", text ? tn : 0);
 	buf_char(b, '}');
 	return 0;
 }

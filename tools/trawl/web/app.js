@@ -495,8 +495,13 @@ async function showDetail(lane, t, tol) {
   h += '</table>';
   if (j.events && j.events.length) {
     h += '<h3>events at ' + esc(fmtAbs(j.start)) + '</h3>';
-    for (const ev of j.events)
-      h += '<div><b>' + esc(ev.event) + '</b> cpu ' + ev.cpu + ' ' + esc(ev.comm) + ' (' + ev.pid + ')<pre class="fields">' + esc(JSON.stringify(ev.fields, null, 1)) + '</pre></div>';
+    for (const ev of j.events) {
+      // as trawl report shows it: the text, then the fields with their
+      // labels (integers past 2^53 come as strings, exact)
+      const lab = ev.labels || {};
+      const f = Object.entries(ev.fields).map(([k, v]) => k + '=' + v + (lab[k] !== undefined ? ' (' + lab[k] + ')' : '')).join('\n');
+      h += '<div><b>' + esc(ev.event) + '</b> cpu ' + ev.cpu + ' ' + esc(ev.comm) + ' (' + ev.pid + ')<div class="text">' + esc(ev.text || '') + '</div><pre class="fields">' + esc(f) + '</pre></div>';
+    }
   }
   if (j.events_error) h += '<p class="hint">' + esc(j.events_error) + '</p>';
   body.innerHTML = h;
