@@ -207,6 +207,19 @@ TRAWL_API const char *trawl_format_name(int format);
  */
 TRAWL_API const char *trawl_compression(const trawl_trace *t);
 
+/**
+ * trawl_data_bytes() - the size of the trace's data, uncompressed
+ * @t: the trace
+ *
+ * Known after trawl_open() where the format says it without reading the
+ * events: a trace.dat's ring-buffer pages, every CPU's of every instance,
+ * version 7's compressed chunks at the size they decompress to (so the v6
+ * and v7 files of one recording give the same number).
+ *
+ * Return: bytes, or 0 when not known (text sources).
+ */
+TRAWL_API uint64_t trawl_data_bytes(const trawl_trace *t);
+
 /* Lines remembered for reporting, per trace, by trawl_bad_line(). */
 #define TRAWL_BAD_LINES_KEPT 8
 

@@ -300,6 +300,7 @@ struct trawl_trace {
 	char name[256];
 	int format;
 	const char *compression;
+	uint64_t data_bytes; /* trawl_data_bytes(); 0 not known */
 	int ran;
 	int need_raw; /* the run keeps records: readers must fill rec->raw */
 	int ranged;   /* TRAWL_OPEN_RANGE: only opts.from..opts.to */

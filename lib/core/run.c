@@ -593,6 +593,11 @@ TRAWL_API const char *trawl_compression(const trawl_trace *t)
 	return t ? t->compression : "none";
 }
 
+TRAWL_API uint64_t trawl_data_bytes(const trawl_trace *t)
+{
+	return t ? t->data_bytes : 0;
+}
+
 TRAWL_API const trawl_stats *trawl_trace_stats(const trawl_trace *t)
 {
 	return t ? &t->stats : NULL;

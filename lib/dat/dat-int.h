@@ -324,6 +324,9 @@ typedef struct tw_dat_place {
  */
 int tw_dat_seek_place(const tw_dat_file *f, const tw_dat_span *span,
 		      int64_t from, tw_dat_place *out);
+/* A span's page data in bytes, uncompressed (v7's chunks at the size they
+ * decompress to, read from their headers: what a v6 file holds). */
+uint64_t tw_dat_span_bytes(const tw_dat_file *f, const tw_dat_span *span);
 /* Start a cursor just made (tw_dat_cursor_init) at a place. */
 void tw_dat_cursor_place(tw_dat_cursor *c, const tw_dat_place *at);
 

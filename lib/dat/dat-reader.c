@@ -2388,6 +2388,8 @@ int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err)
 		return rc;
 	if (r->f.compressed)
 		t->compression = r->f.comp_zstd ? "zstd" : "zlib";
+	for (size_t i = 0; i < r->f.nspans; i++)
+		t->data_bytes += tw_dat_span_bytes(&r->f, &r->f.spans[i]);
 	if (r->f.nspans > 1)
 		qsort(r->f.spans, r->f.nspans, sizeof(*r->f.spans), cmp_span);
 	tw_dat_index_formats(&r->f);

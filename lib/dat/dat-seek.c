@@ -208,3 +208,38 @@ out:
 	ZSTD_freeDStream(s.zs);
 	return rc;
 }
+
+/* A piece's page data: as mapped, or its chunks at their uncompressed
+ * size (count4, then csize4 usize4 data per chunk), within the file. */
+static uint64_t piece_bytes(const tw_dat_file *f, uint64_t off, uint64_t size)
+{
+	if (off > f->size)
+		return 0;
+	if (!f->compressed)
+		return size < f->size - off ? size : f->size - off;
+	if (f->size - off < 4)
+		return 0;
+	uint32_t count = tw_dat_u32(f, f->map + off);
+	uint64_t at = off + 4, n = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		if (at > f->size || f->size - at < 8)
+			break;
+		uint32_t csize = tw_dat_u32(f, f->map + at);
+		if (csize > f->size - at - 8)
+			break;
+		n += tw_dat_u32(f, f->map + at + 4);
+		at += 8 + (uint64_t)csize;
+	}
+	return n;
+}
+
+uint64_t tw_dat_span_bytes(const tw_dat_file *f, const tw_dat_span *span)
+{
+	if (!span->part)
+		return piece_bytes(f, span->offset, span->size);
+	uint64_t n = 0;
+	for (uint32_t i = span->part; i; i = f->parts[i - 1].next)
+		n += piece_bytes(f, f->parts[i - 1].offset,
+				 f->parts[i - 1].size);
+	return n;
+}

@@ -538,6 +538,30 @@ def main():
         finally:
             rc = s.stop()
         check(rc == 0, '%s: SIGINT ends trawl view with 0 (%s)' % (name, rc))
+    # one recording as v7 zstd, v6 and v7 uncompressed: the same data
+    # size, so the same budget and index (a zstd file's was ten times
+    # smaller: coarser levels, more read back, another look), and the
+    # same lanes at every level
+    seen = []
+    for name in ('tc.dat', 'tc-v6.dat', 'tc-v7-nocomp.dat'):
+        s = Server(TRAWL, os.path.join(FIX, name), '--no-cache')
+        try:
+            info = s.api('/api/info')
+            ids = ','.join(str(l['id']) for l in info['lanes'])
+            w = s.api('/api/window', {'lanes': ids, 'width': 3000})
+            seen.append((name, info['data_bytes'], info['budget_bytes'],
+                         [(l['name'], l['levels'], l.get('kept_level'))
+                          for l in info['lanes']], w['lanes']))
+        finally:
+            s.stop()
+    for name, data, budget, lanes, cols in seen[1:]:
+        check(data == seen[0][1] and budget == seen[0][2],
+              '%s: data %d, budget %d; tc.dat: %d, %d' % (
+                  name, data, budget, seen[0][1], seen[0][2]))
+        check(lanes == seen[0][3] and cols == seen[0][4],
+              '%s: the same lanes, levels and columns as tc.dat' % name)
+    check(seen[0][1] != os.path.getsize(os.path.join(FIX, 'tc.dat')),
+          'tc.dat: the data size is not the zstd file\'s size')
     # lost events
     s = Server(TRAWL, os.path.join(FIX, 'lost-events.txt'))
     try:

@@ -314,6 +314,11 @@ static int api_info(struct view_index *ix, struct req *r)
 	key_i64(b, "irq_over_threshold", (int64_t)ix->longs_total);
 	buf_char(b, ',');
 	key_i64(b, "index_bytes", (int64_t)view_index_bytes(ix));
+	buf_char(b, ',');
+	key_i64(b, "data_bytes", ix->file_size);
+	buf_char(b, ',');
+	size_t budget = view_index_budget(ix);
+	key_i64(b, "budget_bytes", budget == SIZE_MAX ? -1 : (int64_t)budget);
 	buf_str(b, ix->cached ? ",\"cached\":true" : ",\"cached\":false");
 	buf_char(b, ',');
 	key_i64(b, "checkpoints", (int64_t)ix->nchecks);

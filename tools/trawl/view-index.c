@@ -1357,18 +1357,23 @@ static int index_trace(const char *path, const struct view_build_opts *o,
 	b.lat = trawl_hist_new(NULL);
 	if (!b.async || !b.lat)
 		goto oom;
+	t = cli_open(path, &o->input, &status);
+	if (!t)
+		goto out;
+	/* the budget's base: the trace's data uncompressed where the format
+	 * tells it (a trace.dat's pages, so that a v7 file's zstd does not
+	 * make its index coarser than its v6 copy's), else the file's size */
 	struct stat fst;
 	ix->file_size =
 		strcmp(path, "-") && !stat(path, &fst) ? fst.st_size : 0;
+	if (ix->file_size && trawl_data_bytes(t))
+		ix->file_size = (int64_t)trawl_data_bytes(t);
 	/* the changes beyond the budget wait in the spill file */
 	b.budget = view_index_budget(ix);
 	if (b.budget != SIZE_MAX && !view_spill_open(&spill)) {
 		b.spill = &spill;
 		b.look_at = b.budget;
 	}
-	t = cli_open(path, &o->input, &status);
-	if (!t)
-		goto out;
 	b.t = t;
 	if (lookup_fields(&b, t))
 		goto oom;

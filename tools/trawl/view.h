@@ -347,7 +347,9 @@ struct view_index {
 	size_t nsnap, snapcap;
 	struct view_replay_tables rt;
 	trawl_summary whole_latency; /* wakeup latency over the trace */
-	int64_t file_size;	     /* of the trace, for the memory budget */
+	/* the trace's size for the memory budget: its data uncompressed
+	 * (trawl_data_bytes()) where known, else the file's */
+	int64_t file_size;
 	pthread_mutex_t replay_lock; /* the cache of replays */
 	struct view_replay *cache[VIEW_REPLAY_CACHE];
 	uint64_t clock;
