@@ -231,6 +231,10 @@ def module_missing(tc):
 
 
 def main():
+    global NOT_A_TRACE
+    NOT_A_TRACE = os.path.join(OUT, 'not-a-trace.txt')
+    with open(NOT_A_TRACE, 'w') as f:
+        f.write('this is a note, not a trace\n')
     tc = os.path.join(FIX, 'tc.dat')
     out, root, kinds = chart(tc, 'tc.svg')
     check(root.tag == NS + 'svg', 'an svg root')
@@ -286,11 +290,33 @@ def main():
                        (['chart', tc, '-o', os.path.join(OUT, 'x.svg'),
                          '--format', 'gif'], 'format'),
                        (['chart', tc, '-o', '/nonexistent/dir/x.png'],
-                        'cannot write')):
+                        'cannot write'),
+                       # a name that says another format: not SVG in it
+                       (['chart', tc, '-o', os.path.join(OUT, 'x.jpg')],
+                        'not jpg'),
+                       # a window outside the trace: no empty chart
+                       (['chart', tc, '-o', os.path.join(OUT, 'x.svg'),
+                         '--from', '1', '--to', '2'], 'outside the trace'),
+                       (['chart', tc, '-o', os.path.join(OUT, 'x.svg'),
+                         '--from', '5000'], 'outside the trace'),
+                       # a file without events: said, no empty chart
+                       (['chart', NOT_A_TRACE, '-o',
+                         os.path.join(OUT, 'x.svg')], 'no events')):
+        for name in ('x.jpg', 'x.svg'):
+            if os.path.exists(os.path.join(OUT, name)):
+                os.unlink(os.path.join(OUT, name))
         r = subprocess.run([TRAWL, *args], capture_output=True, text=True)
         check(r.returncode in (1, 2) and word in r.stderr,
               '%s: fails naming %s (%d %r)' % (args, word, r.returncode,
                                                r.stderr[:100]))
+        check(not os.path.exists(os.path.join(OUT, 'x.jpg')) and
+              not os.path.exists(os.path.join(OUT, 'x.svg')),
+              '%s: and writes nothing' % args)
+    # trawl view of a non-trace says so instead of an empty page
+    r = subprocess.run([TRAWL, 'view', NOT_A_TRACE, '--port', '0'],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 1 and 'no events' in r.stderr,
+          'view of a non-trace: %d %r' % (r.returncode, r.stderr[:120]))
     png_checks(tc)
     module_missing(tc)
     if failures:

@@ -168,8 +168,18 @@ int cmd_chart(int argc, char **argv)
 		return EXIT_INPUT;
 	}
 	if (png < 0) {
+		/* by the name: .png or .svg; another ending (x.jpg) would get
+		 * SVG under a name that says otherwise */
 		size_t n = strlen(out);
+		const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
 		png = n > 4 && !strcasecmp(out + n - 4, ".png");
+		if (!png && strcmp(out, "-") && dot &&
+		    (!slash || dot > slash) && strcasecmp(dot, ".svg")) {
+			cli_error("%s: trawl chart writes SVG or PNG, not %s; "
+				  "name it .svg or .png, or say --format svg",
+				  out, dot + 1);
+			return EXIT_INPUT;
+		}
 	}
 	/* before the indexing, which can take a while */
 	const struct chart_png_ops *ops = NULL;
@@ -183,8 +193,22 @@ int cmd_chart(int argc, char **argv)
 		co.from = ix->first;
 	if (!has_to)
 		co.to = ix->last + 1;
-	if (co.to <= co.from) {
+	if (co.to <= co.from &&
+	    ((has_from && has_to) || (ix->events && co.from <= ix->last))) {
 		cli_error("--to must be after --from");
+		view_index_free(ix);
+		return EXIT_INPUT;
+	}
+	if (!ix->events || co.to <= ix->first || co.from > ix->last) {
+		char a[48], b[48];
+		cli_error(ix->events ? "the window is outside the trace, "
+				       "which runs from %s to %s s"
+				     : "%s has no events to draw",
+			  ix->events ? (snprintf(a, sizeof(a), "%.6f",
+						 ix->first / 1e9),
+					a)
+				     : argv[optind],
+			  (snprintf(b, sizeof(b), "%.6f", ix->last / 1e9), b));
 		view_index_free(ix);
 		return EXIT_INPUT;
 	}

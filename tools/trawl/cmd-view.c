@@ -250,6 +250,14 @@ int cmd_view(int argc, char **argv)
 	int status = view_index_build(argv[optind], &bo, &s.ix);
 	if (status)
 		return status;
+	if (!s.ix->events && !follow) {
+		/* nothing to show: say so rather than serve an empty page */
+		cli_error("%s has no events to show (is it a trace? `trawl "
+			  "stats %s` says what was read)",
+			  argv[optind], argv[optind]);
+		view_index_free(s.ix);
+		return EXIT_INPUT;
+	}
 	s.guard.bind = bind;
 	view_follow_set(follow);
 	const char *why = "";
