@@ -325,6 +325,33 @@ async function main() {
     check(pinned2 === pinned.length, 'and the pinned lanes');
     await page2.close();
 
+    // a pin is undone by a click on its lane's label (it could not be)
+    const lane = await page.evaluate(() => {
+      const e = window.trawlView.layout.find(x => x.lane.kind === 'task' && window.trawlView.pinned.has(x.lane.pid));
+      return e && { pid: e.lane.pid, y: e.y + e.h / 2 };
+    });
+    if (lane) {
+      const box = await page.locator('#canvas').boundingBox();
+      n = await draws(page);
+      await page.mouse.click(box.x + 40, box.y + lane.y);
+      await waitDraw(page, n);
+      check(await page.evaluate(p => !window.trawlView.pinned.has(p), lane.pid), 'a click on the label unpins ' + lane.pid);
+      check(!/pin=/.test(await page.evaluate(() => location.hash)), 'and the URL has no pin');
+    } else check(false, 'a pinned lane to unpin');
+
+    // the wheel over the lane labels zooms about the plot's left edge,
+    // so the window keeps its start (it zoomed about a time outside it)
+    {
+      const box = await page.locator('#canvas').boundingBox();
+      const [f0] = await win(page);
+      n = await draws(page);
+      await page.mouse.move(box.x + 60, box.y + 80);
+      await page.mouse.wheel(0, -200);
+      await waitDraw(page, n);
+      const [f1, t1] = await win(page);
+      check(Math.abs(f1 - f0) <= 2 && t1 > f1, 'the wheel over the labels keeps the start: ' + f0 + ' -> ' + f1);
+    }
+
     // the time axis at every zoom down to a few events: ticks that tell
     // themselves apart (they read "+4.072 s" five times below 10 ms)
     for (const span of [1e9, 1e7, 1e5, 3e3, 40]) {
@@ -354,6 +381,21 @@ async function main() {
     }, null, { timeout: 15000 });
     const side = await page.locator('#analysis-body').innerText();
     check(/latency p50/.test(side) && /CPU 0 busy/.test(side), 'the side panel has the analyses');
+    check(/event\(s\) lost in the trace/.test(side), 'and the lost events');
+    // a zoom: the figures shown say they are of the window before until
+    // the new ones come
+    const stale = await page.evaluate(() => {
+      window.trawlView.setWindow(window.trawlView.from, (window.trawlView.from + window.trawlView.to) / 2);
+      const b = document.getElementById('analysis-body');
+      return b.classList.contains('stale') && !!document.getElementById('analysis-stale');
+    });
+    check(stale, 'the analyses of the window before are marked while new ones come');
+    await page.waitForFunction(() => !document.getElementById('analysis-body').classList.contains('stale'), null, { timeout: 15000 });
+    await page.keyboard.press('0');
+    await page.waitForFunction(() => {
+      const v = window.trawlView;
+      return v.analysisFor && v.analysisFor[0] === Math.floor(v.from) && v.analysisFor[1] >= Math.ceil(v.to);
+    }, null, { timeout: 15000 });
     // a CPU runs what it switched in until its next switch: the switches
     // that name another prev_pid are said, with the first one a link
     const anom = await page.locator('#switch-anomalies').count();

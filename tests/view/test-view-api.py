@@ -562,6 +562,35 @@ def main():
               '%s: the same lanes, levels and columns as tc.dat' % name)
     check(seen[0][1] != os.path.getsize(os.path.join(FIX, 'tc.dat')),
           'tc.dat: the data size is not the zstd file\'s size')
+    # slices begun and never ended, counted: systrace.txt without its last
+    # two E lines and its last F line, against a count of its markers
+    lines = open(os.path.join(FIX, 'systrace.txt')).read().splitlines(True)
+    drop = [i for i, l in enumerate(lines) if 'tracing_mark_write: E' in l][-2:]
+    drop += [i for i, l in enumerate(lines) if 'tracing_mark_write: F|' in l][-1:]
+    cut = os.path.join(tempfile.mkdtemp(prefix='trawl-view-'), 'unended.txt')
+    with open(cut, 'w') as f:
+        f.writelines(l for i, l in enumerate(lines) if i not in drop)
+    depth, want = {}, 0
+    for l in open(cut):
+        m = re.search(r'-(\d+)\s.*tracing_mark_write: ([BE])', l)
+        if m:
+            p = int(m.group(1))
+            depth[p] = max(0, depth.get(p, 0) + (1 if m.group(2) == 'B' else -1))
+    want = sum(depth.values())
+    async_open = set()
+    for l in open(cut):
+        m = re.search(r'tracing_mark_write: ([SF])\|(\d+)\|([^|]*)\|(-?\d+)', l)
+        if m:
+            k = m.group(2, 3, 4)
+            (async_open.add if m.group(1) == 'S' else async_open.discard)(k)
+    want += len(async_open)
+    s = Server(TRAWL, cut, '--no-cache')
+    try:
+        got = s.api('/api/info')['unended_slices']
+        check(got == want == 3, 'unended slices %d, the markers say %d' % (
+            got, want))
+    finally:
+        s.stop()
     # lost events
     s = Server(TRAWL, os.path.join(FIX, 'lost-events.txt'))
     try:

@@ -299,6 +299,8 @@ static int api_info(struct view_index *ix, struct req *r)
 	buf_char(b, ',');
 	key_i64(b, "lost_events", (int64_t)ix->lost);
 	buf_char(b, ',');
+	key_i64(b, "unended_slices", (int64_t)ix->unended_slices);
+	buf_char(b, ',');
 	key_i64(b, "switch_anomalies", (int64_t)ix->switch_anomalies);
 	if (ix->switch_anomalies) {
 		buf_char(b, ',');

@@ -12,7 +12,8 @@
  *
  *   "TRAWLVIX" u32 version, u32 sizeof(view_task), u32 sizeof(bucket)
  *   i64 first last, u64 events lost switch_anomalies,
- *   i64 switch_anomaly_first, u64 longs_total, i64 irq_threshold,
+ *   i64 switch_anomaly_first, u64 unended_slices longs_total,
+ *   i64 irq_threshold,
  *   i32 ncpus, u64 ntasks nlongs nlanes nstrings pool_bytes
  *   tasks[] longs[] offs[] pool
  *   per lane: i32 kind cpu pid depth buffer points, u32 name,
@@ -29,7 +30,8 @@
  * Version 2: the changes of dense lanes and their finest levels are read
  * back from the trace (checkpoints, replay tables). Version 3: a CPU runs
  * what it switched in until its next switch (task lanes end there), and
- * the switches that disagree are counted. Older files are refused and
+ * the switches that disagree and the slices not ended are counted. Older
+ * files are refused and
  * made again.
  *
  * Reading checks every count against what is left of the file and every
@@ -216,6 +218,7 @@ int view_cache_save(const struct view_index *ix, const char *path)
 	PUT(&o, ix->lost);
 	PUT(&o, ix->switch_anomalies);
 	PUT(&o, ix->switch_anomaly_first);
+	PUT(&o, ix->unended_slices);
 	PUT(&o, ix->longs_total);
 	PUT(&o, ix->irq_threshold);
 	int32_t ncpus = ix->ncpus;
@@ -430,6 +433,7 @@ struct view_index *view_cache_load(const char *path, const char *trace)
 	GET(&in, ix->lost);
 	GET(&in, ix->switch_anomalies);
 	GET(&in, ix->switch_anomaly_first);
+	GET(&in, ix->unended_slices);
 	GET(&in, ix->longs_total);
 	GET(&in, ix->irq_threshold);
 	int32_t ncpus;

@@ -1401,6 +1401,11 @@ static int index_trace(const char *path, const struct view_build_opts *o,
 	ix->last = st->last_time;
 	ix->events = st->events;
 	ix->lost = st->lost_events;
+	/* slices begun and not ended by the end of the trace (their lanes
+	 * run to the end): B without E per thread, S without F */
+	for (size_t i = 0; i < ix->ntasks; i++)
+		ix->unended_slices += (uint64_t)ix->tasks[i].depth;
+	ix->unended_slices += b.nasync;
 	if (keep_tables(&b) || whole_end(&b))
 		goto oom;
 	/* the trace's buffers go back before the levels are made */

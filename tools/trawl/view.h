@@ -324,6 +324,7 @@ struct view_index {
 	 * in (view-index.c's end_current), and the first one's time */
 	uint64_t switch_anomalies;
 	int64_t switch_anomaly_first;
+	uint64_t unended_slices; /* B or S not ended at the trace's end */
 	int ncpus;
 	struct view_lane *lanes;
 	size_t nlanes, lcap;

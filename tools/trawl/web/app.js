@@ -417,6 +417,10 @@ window.addEventListener('mouseup', ev => {
   if (!d.moved && x > LABEL_W) {
     const e = laneAt(y);
     if (e) showDetail(e.lane, tOf(x), (view.to - view.from) / view.plotW * 3);
+  } else if (!d.moved) {
+    // a task lane's label pins it to the top, or takes its pin away
+    const e = laneAt(y);
+    if (e && e.lane.kind === 'task') togglePin(e.lane.pid);
   }
 });
 canvas.addEventListener('wheel', ev => {
@@ -426,7 +430,9 @@ canvas.addEventListener('wheel', ev => {
     pan((ev.deltaX || ev.deltaY) / 1000);
     return;
   }
-  zoom(Math.pow(1.0015, ev.deltaY), ev.clientX - r.left);
+  // over the lane labels the point is left of the plot: zoom about its
+  // left edge, not about a time before the window
+  zoom(Math.pow(1.0015, ev.deltaY), Math.max(LABEL_W, ev.clientX - r.left));
 }, { passive: false });
 window.addEventListener('keydown', ev => {
   if (ev.target.tagName === 'INPUT') return;
@@ -530,6 +536,15 @@ function pinTask(pid) {
 }
 view.pinTask = pinTask;
 
+function togglePin(pid) {
+  if (!view.pinned.has(pid)) { pinTask(pid); return; }
+  view.pinned.delete(pid);
+  if (view.highlight === pid) view.highlight = -1;
+  layout();
+  refresh(true);
+}
+view.togglePin = togglePin;
+
 // ---- search ------------------------------------------------------------
 
 const search = document.getElementById('search'), results = document.getElementById('results');
@@ -578,6 +593,15 @@ let analysisTimer = 0;
 function scheduleAnalysis() {
   clearTimeout(analysisTimer);
   analysisTimer = setTimeout(runAnalysis, 300);
+  // what is shown is of the window before: say so until it is replaced
+  const body = document.getElementById('analysis-body');
+  if (view.analysisFor && !body.classList.contains('stale')) {
+    body.classList.add('stale');
+    const p = document.createElement('p');
+    p.className = 'hint'; p.id = 'analysis-stale';
+    p.textContent = 'of the window before: updating…';
+    body.prepend(p);
+  }
 }
 
 async function runAnalysis() {
@@ -590,7 +614,11 @@ async function runAnalysis() {
   for (const t of j.top_tasks)
     h += '<tr><td>' + taskLink(t) + '</td><td class="n">' + esc(fmtDur(t.run)) + ' · ' + (100 * t.run / span).toFixed(1) + ' %</td></tr>';
   h += '</table><table>';
-  for (const c of j.cpus) h += row('CPU ' + c.cpu + ' busy', (100 * c.busy / span).toFixed(1) + ' %');
+  for (const c of j.cpus) {
+    // the lane's own name: an instance's CPUs are its name and the CPU
+    const l = view.lanes.find(x => x.kind === 'cpu' && x.cpu === c.cpu && x.buffer === c.buffer);
+    h += row((l ? l.name : 'CPU ' + c.cpu) + ' busy', (100 * c.busy / span).toFixed(1) + ' %');
+  }
   const w = j.wakeup_latency;
   h += row('wakeups', w.count);
   if (w.count) h += row('latency p50 / p90 / p99', esc(fmtDur(w.p50) + ' / ' + fmtDur(w.p90) + ' / ' + fmtDur(w.p99))) + row('latency max', esc(fmtDur(w.max)));
@@ -598,13 +626,18 @@ async function runAnalysis() {
   // a CPU runs what it switched in until its next switch: the switches
   // that name another prev_pid (a lost event) are counted, as trawl sched does
   const inf = view.info;
+  // in the whole trace: events the kernel lost, slices never ended
+  h += '<p class="' + (inf.lost_events ? 'warn' : 'hint') + '" id="lost-events">' + inf.lost_events + ' event(s) lost in the trace</p>';
+  if (inf.unended_slices) h += '<p class="warn" id="unended-slices">' + inf.unended_slices + ' slice(s) begun and not ended by the end of the trace</p>';
   if (inf.switch_anomalies) {
     const t0 = inf.switch_anomaly_first;
     h += '<p class="warn" id="switch-anomalies">' + inf.switch_anomalies +
       ' sched_switch(es) in the trace name another prev_pid than the task their CPU switched in; that task stops running there (first at <a class="jump" data-from="' +
       (t0 - 1e6) + '" data-to="' + (t0 + 1e6) + '">' + esc(fmtTime(t0)) + '</a>)</p>';
   }
-  document.getElementById('analysis-body').innerHTML = h;
+  const body = document.getElementById('analysis-body');
+  body.innerHTML = h;
+  body.classList.remove('stale');
   const q = j.irq_over_threshold;
   view.longs = q.list;
   let s = '<p class="' + (q.count ? 'warn' : 'hint') + '">' + q.count + ' handler run(s) over ' + esc(fmtDur(q.threshold)) + ' in view (' + view.info.irq_over_threshold + ' in the trace)</p><table>';
