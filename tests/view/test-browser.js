@@ -325,6 +325,30 @@ async function main() {
     check(pinned2 === pinned.length, 'and the pinned lanes');
     await page2.close();
 
+    // many lanes in a short window: scrolled down them, the time axis
+    // stays at the top of what is seen (it scrolled away)
+    {
+      const p2 = await context.newPage();
+      await p2.setViewportSize({ width: 1400, height: 320 });
+      await p2.goto(href);
+      await waitDraw(p2, 0);
+      const n2 = await draws(p2);
+      await p2.click('#kinds input[data-kind=task]');
+      await waitDraw(p2, n2);
+      const tall = await p2.evaluate(() => document.documentElement.scrollHeight > window.innerHeight + 150);
+      check(tall, 'with the task lanes the lanes are taller than the window');
+      await p2.evaluate(() => window.scrollTo(0, 150));
+      await p2.waitForTimeout(200);
+      const a = await p2.evaluate(() => {
+        const v = window.trawlView, c = document.getElementById('canvas');
+        const dpr = window.devicePixelRatio || 1;
+        const px = c.getContext('2d').getImageData(5 * dpr, (v.axisY + 3) * dpr, 1, 1).data;
+        return { y: v.axisY, rgb: [px[0], px[1], px[2]] };
+      });
+      check(a.y > 100 && a.rgb.join() === '240,240,240', 'the axis is drawn where the page is scrolled to: ' + JSON.stringify(a));
+      await p2.close();
+    }
+
     // a pin is undone by a click on its lane's label (it could not be)
     const lane = await page.evaluate(() => {
       const e = window.trawlView.layout.find(x => x.lane.kind === 'task' && window.trawlView.pinned.has(x.lane.pid));

@@ -193,8 +193,19 @@ async function fetchWindow() {
 function xOf(t) { return LABEL_W + (t - view.from) / (view.to - view.from) * view.plotW; }
 function tOf(x) { return view.from + (x - LABEL_W) / view.plotW * (view.to - view.from); }
 
+// The axis stays in sight: drawn at the top of the visible part of the
+// canvas (below the sticky bar) when the page is scrolled down the lanes.
+function axisTop() {
+  const bar = document.getElementById('bar').getBoundingClientRect().bottom;
+  const top = canvas.getBoundingClientRect().top;
+  return Math.max(0, Math.min(view.height - AXIS_H, Math.round(bar - top)));
+}
+
 function drawAxis() {
   const span = view.to - view.from;
+  const y0 = view.axisY = axisTop();
+  ctx.save();
+  ctx.translate(0, y0);
   ctx.fillStyle = '#f0f0f0';
   ctx.fillRect(0, 0, LABEL_W + view.plotW, AXIS_H);
   ctx.fillStyle = '#333'; ctx.strokeStyle = '#bbb';
@@ -206,13 +217,15 @@ function drawAxis() {
   for (let k = k0; base + k * step < view.to; k++) {
     const t = base + k * step; // not summed: no drift at a fine step
     const x = xOf(t);
-    ctx.beginPath(); ctx.moveTo(x, AXIS_H - 6); ctx.lineTo(x, view.height); ctx.stroke();
+    ctx.beginPath(); ctx.moveTo(x, AXIS_H - 6); ctx.lineTo(x, view.height - y0); ctx.stroke();
     const label = '+' + fmtTick(t - base, step);
     ctx.fillText(label, x + 2, AXIS_H - 9);
     view.ticks.push(label);
   }
   ctx.fillText(fmtDur(span) + ' shown', 6, AXIS_H - 9);
+  ctx.restore();
 }
+window.addEventListener('scroll', () => { if (view.info && view.axisY !== axisTop()) draw(); }, { passive: true });
 
 function laneLabel(l) {
   if (l.kind === 'task') return l.pid + ' ' + l.name;
