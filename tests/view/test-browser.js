@@ -349,6 +349,31 @@ async function main() {
       await p2.close();
     }
 
+    // the task lanes of a window are its living tasks: not one that died
+    // before it nor one born after it (they filled the task lanes)
+    {
+      const life = await page.evaluate(() => {
+        const ts = window.trawlView.lanes.filter(l => l.kind === 'task' && l.changes && !window.trawlView.pinned.has(l.pid));
+        const d = ts.find(l => l.dead_at !== undefined), u = ts.slice().sort((a, b) => b.first - a.first)[0];
+        return { dead: d && { pid: d.pid, at: d.dead_at }, unborn: u && { pid: u.pid, at: u.first } };
+      });
+      const tasksShown = () => page.evaluate(() => window.trawlView.layout.filter(e => e.lane.kind === 'task').map(e => e.lane.pid));
+      const wasOn = await page.evaluate(() => !!window.trawlView.kinds.task);
+      if (!wasOn) await page.click('#kinds input[data-kind=task]');
+      if (life.dead) {
+        await page.evaluate(t => window.trawlView.setWindow(t + 1000, window.trawlView.info.last + 1), life.dead.at);
+        check(!(await tasksShown()).includes(life.dead.pid), 'a task dead before the window has no lane in it (' + life.dead.pid + ')');
+        await page.evaluate(t => window.trawlView.setWindow(t - 100000, t + 1000), life.dead.at);
+        check((await tasksShown()).includes(life.dead.pid), 'and has one while it lives');
+      } else check(false, 'a dead task in the trace');
+      if (life.unborn && life.unborn.at > info.first + 2000) {
+        await page.evaluate(t => window.trawlView.setWindow(window.trawlView.info.first, t - 1000), life.unborn.at);
+        check(!(await tasksShown()).includes(life.unborn.pid), 'a task born after the window has no lane in it (' + life.unborn.pid + ')');
+      }
+      if (!wasOn) await page.click('#kinds input[data-kind=task]');
+      await page.keyboard.press('0');
+    }
+
     // a pin is undone by a click on its lane's label (it could not be)
     const lane = await page.evaluate(() => {
       const e = window.trawlView.layout.find(x => x.lane.kind === 'task' && window.trawlView.pinned.has(x.lane.pid));

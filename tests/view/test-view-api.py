@@ -108,6 +108,41 @@ def analyses_agree(s, trace):
     return info
 
 
+def lives(info, trace):
+    """A task lane's life: its first change is the task's first sched event
+    (a switch or a wakeup naming it), and a task whose last switch-out is
+    as dead (X, Z) and is never seen again is dead from then."""
+    if any(l['buffer'] for l in info['lanes']):
+        return
+    first, last_out, last_any = {}, {}, {}
+    for e in trawl_json_lines('report', trace):
+        f = e['fields']
+        pids = []
+        if e['event'] == 'sched_switch':
+            pids = [f['prev_pid'], f['next_pid']]
+            last_out[f['prev_pid']] = (e['time'], e.get('labels', {}).get(
+                'prev_state', str(f['prev_state'])))
+        elif e['event'] in ('sched_waking', 'sched_wakeup',
+                            'sched_wakeup_new'):
+            pids = [f['pid']]
+        for p in pids:
+            first.setdefault(p, e['time'])
+            last_any[p] = e['time']
+    dead = 0
+    for l in lanes_of(info, 'task'):
+        p = l['pid']
+        if p in first:
+            check(l.get('first') == first[p], '%s pid %d: first %s, the trace '
+                  '%s' % (trace, p, l.get('first'), first[p]))
+        t, st = last_out.get(p, (None, ''))
+        gone = st[:1] in ('X', 'Z') and last_any[p] == t
+        check(('dead_at' in l) == gone and (not gone or l['dead_at'] == t),
+              '%s pid %d: dead_at %s, the trace: last out %s as %s' % (
+                  trace, p, l.get('dead_at'), t, st))
+        dead += gone
+    return dead
+
+
 def windows(s, info, trace):
     first, last = info['first'], info['last']
     ids = ','.join(str(l['id']) for l in info['lanes'])
@@ -521,6 +556,8 @@ def main():
         s = Server(TRAWL, trace)
         try:
             info = analyses_agree(s, trace)
+            if name in ('tc.dat', 'same-recording.dat'):
+                check(lives(info, trace), '%s: some task died' % trace)
             windows(s, info, trace)
             if lanes_of(info, 'cpu'):
                 details(s, info, trace)

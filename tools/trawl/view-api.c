@@ -263,6 +263,15 @@ static void lane_json(struct cli_buf *b, const struct view_index *ix, size_t i)
 	key_i64(b, "buffer", l->buffer);
 	buf_char(b, ',');
 	key_i64(b, "changes", (int64_t)l->changes);
+	if (l->first_t != INT64_MIN) {
+		/* its life: the first change, and a task's death */
+		buf_char(b, ',');
+		key_i64(b, "first", l->first_t);
+		if (l->kind == VIEW_LANE_TASK && l->end_v == VIEW_STATE_DEAD) {
+			buf_char(b, ',');
+			key_i64(b, "dead_at", l->end_t);
+		}
+	}
 	buf_str(b, l->dropped ? ",\"read_back\":true" : ",\"read_back\":false");
 	buf_char(b, ',');
 	key_i64(b, "kept_level", l->kept);

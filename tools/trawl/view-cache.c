@@ -17,7 +17,8 @@
  *   i32 ncpus, u64 ntasks nlongs nlanes nstrings pool_bytes
  *   tasks[] longs[] offs[] pool
  *   per lane: i32 kind cpu pid depth buffer points, u32 name,
- *             u64 n nbytes nblocks, i64 last_t last_v, i32 nlevels,
+ *             u64 n nbytes nblocks, i64 last_t last_v first_t end_t end_v,
+ *             i32 nlevels,
  *             u64 changes, i32 dropped kept, i64 whole,
  *             bytes blocks, per level: i64 width, u64 n, [buckets, minmax
  *             from level kept on]
@@ -247,6 +248,9 @@ int view_cache_save(const struct view_index *ix, const char *path)
 		PUT(&o, nk);
 		PUT(&o, l->steps.last_t);
 		PUT(&o, l->steps.last_v);
+		PUT(&o, l->first_t);
+		PUT(&o, l->end_t);
+		PUT(&o, l->end_v);
 		int32_t nlev = l->nlevels;
 		PUT(&o, nlev);
 		int32_t dk[2] = {l->dropped, l->kept};
@@ -476,6 +480,9 @@ struct view_index *view_cache_load(const char *path, const char *trace)
 		GET(&in, nk);
 		GET(&in, l->steps.last_t);
 		GET(&in, l->steps.last_v);
+		GET(&in, l->first_t);
+		GET(&in, l->end_t);
+		GET(&in, l->end_v);
 		int32_t nlev, dk[2];
 		GET(&in, nlev);
 		GET(&in, l->changes);

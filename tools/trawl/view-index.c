@@ -140,6 +140,7 @@ static uint32_t new_lane(struct view_index *ix, int kind, int cpu, int pid,
 	}
 	struct view_lane *l = &ix->lanes[ix->nlanes];
 	memset(l, 0, sizeof(*l));
+	l->first_t = INT64_MIN; /* no change yet */
 	l->kind = kind;
 	l->cpu = cpu;
 	l->pid = pid;
@@ -238,6 +239,10 @@ static void step(struct builder *b, uint32_t lane, int64_t t, int64_t v,
 	if (!b->replay) {
 		struct view_lane *l = &b->ix->lanes[lane];
 		struct view_steps *s = &l->steps;
+		if (l->first_t == INT64_MIN)
+			l->first_t = t;
+		l->end_t = t;
+		l->end_v = v;
 		if (s->n &&
 		    (l->kind == VIEW_LANE_CPU || l->kind == VIEW_LANE_TASK))
 			whole_step(b, l, t, v);

@@ -225,6 +225,10 @@ struct view_lane {
 	struct view_level *levels;
 	int nlevels;
 	int64_t whole; /* cpu: busy, task: running time over the trace */
+	/* its first and last change, and the last one's value, kept or
+	 * not: a task lane's life (unborn before the first, dead after a
+	 * last change to dead) */
+	int64_t first_t, end_t, end_v;
 };
 
 /*

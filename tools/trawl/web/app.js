@@ -98,7 +98,10 @@ function visibleLanes() {
     if (!l.changes) continue;
     const pinned = l.pid >= 0 && view.pinned.has(l.pid);
     if (l.kind === 'task') {
-      if (pinned || (view.kinds.task && tasks++ < MAX_TASK_LANES)) out.push(l);
+      // a task not yet born or already dead in the window has nothing
+      // to show there (pinned ones stay)
+      const alive = l.first === undefined || (l.first < view.to && !(l.dead_at !== undefined && l.dead_at < view.from));
+      if (pinned || (view.kinds.task && alive && tasks++ < MAX_TASK_LANES)) out.push(l);
       continue;
     }
     if (view.kinds[l.kind] || (pinned && l.kind === 'slice')) out.push(l);
@@ -123,6 +126,7 @@ function sortLanes(lanes) {
 
 function layout() {
   const lanes = sortLanes(visibleLanes());
+  view.layoutSig = lanes.map(l => l.id).join();
   let y = AXIS_H;
   view.layout = lanes.map(l => { const e = { lane: l, y, h: laneHeight(l) }; y += e.h; return e; });
   const w = canvas.parentElement.clientWidth;
@@ -150,6 +154,8 @@ function clampWindow() {
 let fetchTimer = 0;
 function refresh(now) {
   clampWindow();
+  // the tasks alive in the window change as it moves
+  if (view.lanes && sortLanes(visibleLanes()).map(l => l.id).join() !== view.layoutSig) layout();
   saveHash();
   draw();
   clearTimeout(fetchTimer);
