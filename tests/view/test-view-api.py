@@ -305,6 +305,35 @@ def details(s, info, trace):
     r = s.api('/api/search', {'q': t0['name'][:4].upper()})
     check(any(t['pid'] == t0['pid'] for t in r['tasks']),
           'search by name, any case')
+    # a part of a pid finds it (only whole pids did)
+    part = str(t0['pid'])[1:]
+    if part:
+        r = s.api('/api/search', {'q': part})
+        check(any(t['pid'] == t0['pid'] for t in r['tasks']),
+              'search by a part of a pid (%s in %d)' % (part, t0['pid']))
+    # slices by name: the first of each name on each lane, as the lane
+    # has it (they were never found)
+    for l in info['lanes']:
+        if l['kind'] not in ('slice', 'async') or not l['changes']:
+            continue
+        w = s.api('/api/window', {'lanes': l['id'], 'level': 'raw',
+                                  'width': 4000})
+        names = w['labels']
+        if not names:
+            continue
+        name = sorted(names.values())[0]
+        r = s.api('/api/search', {'q': name[1:].upper()})
+        got = [x for x in r['slices'] if x['lane'] == l['id']]
+        check(any(x['name'] == name for x in got) and
+              all(x['start'] < x['end'] for x in got),
+              '%s: search finds slice %r on lane %d: %s' % (
+                  trace, name, l['id'], got[:3]))
+        d = got and s.api('/api/detail', {'lane': l['id'],
+                                            't': got[0]['start']})
+        check(d and d['found'] and d['label'] == got[0]['name'] and
+              d['start'] == got[0]['start'] and d['end'] == got[0]['end'],
+              '%s: the slice found is the lane\'s there: %s' % (trace, d))
+        break
 
 
 def bad_parameters(s, info):

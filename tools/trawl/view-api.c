@@ -993,6 +993,74 @@ static int contains_ci(const char *hay, size_t n, const char *needle)
 	return 0;
 }
 
+/*
+ * ,"slices":[...]: the slices (B/E, S/F) whose name holds q, the first
+ * of each name on each lane, with where it begins and ends; from the
+ * lanes' changes in memory (a lane whose changes are read back from the
+ * trace is not searched: counted in slice_lanes_not_searched).
+ */
+static void search_slices(struct view_index *ix, const char *q, int64_t limit,
+			  struct cli_buf *b)
+{
+	uint8_t *hit = calloc(ix->str.n ? ix->str.n : 1, 1);
+	int any = 0;
+	for (uint32_t id = 0; hit && id < ix->str.n; id++) {
+		size_t len;
+		const char *str = view_string(&ix->str, id, &len);
+		if (len && contains_ci(str, len, q))
+			any = hit[id] = 1;
+	}
+	buf_str(b, ",\"slices\":[");
+	int64_t n = 0, total = 0, skipped = 0;
+	for (size_t i = 0; any && i < ix->nlanes; i++) {
+		const struct view_lane *l = &ix->lanes[i];
+		if (l->kind != VIEW_LANE_SLICE && l->kind != VIEW_LANE_ASYNC)
+			continue;
+		if (l->dropped) {
+			skipped++;
+			continue;
+		}
+		uint8_t *shown = calloc(ix->str.n, 1);
+		if (!shown)
+			break;
+		struct view_iter it;
+		struct view_step c, next;
+		view_iter_start(&it, &l->steps);
+		int more = view_iter_next(&it, &c);
+		while (more) {
+			more = view_iter_next(&it, &next);
+			uint32_t id =
+				c.v > 0 ? (uint32_t)(c.v - 1) : UINT32_MAX;
+			if (id < ix->str.n && hit[id] && !shown[id]) {
+				shown[id] = 1;
+				if (total++ < limit) {
+					if (n++)
+						buf_char(b, ',');
+					buf_char(b, '{');
+					key_string_id(b, ix, "name", id);
+					buf_char(b, ',');
+					key_i64(b, "lane", (int64_t)i);
+					buf_char(b, ',');
+					key_i64(b, "pid", l->pid);
+					buf_char(b, ',');
+					key_i64(b, "start", c.t);
+					buf_char(b, ',');
+					key_i64(b, "end",
+						more ? next.t : ix->last + 1);
+					buf_char(b, '}');
+				}
+			}
+			c = next;
+		}
+		free(shown);
+	}
+	free(hit);
+	buf_str(b, "],");
+	key_i64(b, "slice_matches", total);
+	buf_char(b, ',');
+	key_i64(b, "slice_lanes_not_searched", skipped);
+}
+
 static int api_search(struct view_index *ix, struct req *r)
 {
 	static const char *const names[] = {"q", "limit", NULL};
@@ -1002,9 +1070,8 @@ static int api_search(struct view_index *ix, struct req *r)
 	const char *q = param(r, "q");
 	if (!q || !*q)
 		return fail(r, "parameter 'q' (a task name or pid) is missing");
-	int64_t pid = -1;
-	if (parse_i64(q, &pid))
-		pid = -1;
+	/* digits: a pid holding them (15 finds 15989), as a name can */
+	int digits = strspn(q, "0123456789") == strlen(q);
 	struct cli_buf *b = r->out;
 	buf_str(b, "{\"tasks\":[");
 	int64_t n = 0, total = 0;
@@ -1012,7 +1079,10 @@ static int api_search(struct view_index *ix, struct req *r)
 		const struct view_task *tk = &ix->tasks[i];
 		size_t len;
 		const char *comm = view_string(&ix->str, tk->comm, &len);
-		if (tk->pid != pid && !contains_ci(comm, len, q))
+		char num[24];
+		int nl = snprintf(num, sizeof(num), "%d", tk->pid);
+		if (!(digits && contains_ci(num, (size_t)nl, q)) &&
+		    !contains_ci(comm, len, q))
 			continue;
 		if (total++ >= limit)
 			continue;
@@ -1034,6 +1104,7 @@ static int api_search(struct view_index *ix, struct req *r)
 	}
 	buf_str(b, "],");
 	key_i64(b, "matches", total);
+	search_slices(ix, q, limit, b);
 	buf_str(b, "}\n");
 	return 200;
 }

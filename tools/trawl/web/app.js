@@ -575,8 +575,11 @@ search.addEventListener('input', () => {
     if (!q) { results.hidden = true; return; }
     try {
       const j = await api('/api/search', { q, limit: 50 });
-      results.innerHTML = j.tasks.map(t => '<div data-pid="' + t.pid + '">' + esc(t.comm) + ' <small>pid ' + t.pid + '</small></div>').join('') ||
-        '<div>no task matches</div>';
+      // tasks by name or pid, then slices by name (the first of each on
+      // its thread: a click shows it and pins the thread)
+      results.innerHTML = (j.tasks.map(t => '<div data-pid="' + t.pid + '">' + esc(t.comm) + ' <small>pid ' + t.pid + '</small></div>').join('') +
+        j.slices.map(x => '<div class="slice" data-pid="' + x.pid + '" data-from="' + x.start + '" data-to="' + x.end + '">' + esc(x.name) + ' <small>slice · pid ' + x.pid + ' · ' + esc(fmtDur(x.end - x.start)) + '</small></div>').join('')) ||
+        '<div>no task or slice matches</div>';
       results.hidden = false;
     } catch (e) { status(e.message); }
   }, 150);
@@ -586,7 +589,11 @@ results.addEventListener('click', ev => {
   if (!d) return;
   results.hidden = true;
   search.blur();
-  pinTask(+d.dataset.pid);
+  if (d.dataset.from) {
+    const f = +d.dataset.from, to = +d.dataset.to, pad = Math.max(1000, (to - f) / 2);
+    view.from = f - pad; view.to = to + pad;
+  }
+  if (+d.dataset.pid >= 0) pinTask(+d.dataset.pid); else refresh(true);
 });
 
 // ---- lane filters --------------------------------------------------------
