@@ -374,6 +374,44 @@ async function main() {
       await page.keyboard.press('0');
     }
 
+    // measuring: two markers and the time between them; an area with its
+    // aggregates, the same as /api/analysis of that range; Esc clears
+    {
+      const box = await page.locator('#canvas').boundingBox();
+      const [f, t] = await win(page);
+      const plotW = await page.evaluate(() => window.trawlView.plotW);
+      await page.mouse.move(box.x + 180 + plotW * 0.25, box.y + 80);
+      await page.keyboard.press('m');
+      await page.mouse.click(box.x + 180 + plotW * 0.75, box.y + 10); // on the axis
+      const m = await page.evaluate(() => window.trawlView.markers.slice());
+      check(m.length === 2 && m[1] > m[0], 'two markers: ' + m);
+      const want = Math.abs(m[1] - m[0]);
+      const shown = await page.locator('#measure').innerText();
+      check(Math.abs(want - (t - f) / 2) <= (t - f) / plotW * 3 && shown.startsWith('A→B '),
+        'the time between them, half the window: ' + shown + ' for ' + want);
+      check(/m=/.test(await page.evaluate(() => location.hash)), 'the markers are in the URL');
+      await page.keyboard.down('Control');
+      await page.mouse.move(box.x + 180 + plotW * 0.2, box.y + 100);
+      await page.mouse.down();
+      await page.mouse.move(box.x + 180 + plotW * 0.6, box.y + 120, { steps: 4 });
+      await page.mouse.up();
+      await page.keyboard.up('Control');
+      await page.waitForFunction(() => window.trawlView.areaFor, null, { timeout: 15000 });
+      const area = await page.evaluate(() => window.trawlView.area.slice());
+      const [w0, w1] = await win(page);
+      check(w0 === f && w1 === t, 'an area does not zoom');
+      const rows = await page.evaluate(() => [...document.querySelectorAll('#area-tasks tr[data-pid]')].map(r => [+r.dataset.pid, +r.dataset.run]));
+      const api = await page.evaluate(async a => {
+        const tok = new URLSearchParams(location.search).get('token') || '';
+        const r = await fetch('/api/analysis?from=' + a[0] + '&to=' + a[1] + '&top=50&token=' + tok);
+        return (await r.json()).top_tasks.map(x => [x.pid, x.run]);
+      }, area);
+      check(rows.length > 0 && JSON.stringify(rows) === JSON.stringify(api), 'the area\'s CPU time per task is the analysis of its range: ' + JSON.stringify(rows.slice(0, 3)));
+      await page.keyboard.press('Escape');
+      const cleared = await page.evaluate(() => [window.trawlView.markers.length, window.trawlView.area]);
+      check(cleared[0] === 0 && cleared[1] === null && await page.locator('#area').isHidden(), 'Esc clears the markers and the area');
+    }
+
     // a pin is undone by a click on its lane's label (it could not be)
     const lane = await page.evaluate(() => {
       const e = window.trawlView.layout.find(x => x.lane.kind === 'task' && window.trawlView.pinned.has(x.lane.pid));

@@ -341,6 +341,7 @@ function draw() {
   for (const e of view.layout) drawLane(e, d && d.lanes.get(e.lane.id), scale, shift);
   drawAxis();
   drawLongs();
+  drawMeasure();
   if (view.selection) {
     const [a, b] = view.selection;
     ctx.fillStyle = 'rgba(60,120,220,0.2)';
@@ -400,14 +401,16 @@ function describe(e, c) {
 let drag = null;
 canvas.addEventListener('mousedown', ev => {
   const r = canvas.getBoundingClientRect();
-  drag = { x: ev.clientX - r.left, from: view.from, to: view.to, select: ev.shiftKey, moved: false };
+  drag = { x: ev.clientX - r.left, from: view.from, to: view.to, select: ev.shiftKey,
+    area: ev.ctrlKey || ev.altKey, moved: false };
 });
 window.addEventListener('mousemove', ev => {
   const r = canvas.getBoundingClientRect();
   const x = ev.clientX - r.left, y = ev.clientY - r.top;
+  view.pointerX = x;
   if (drag) {
     if (Math.abs(x - drag.x) > 3) drag.moved = true;
-    if (drag.select) { view.selection = [drag.x, x]; draw(); return; }
+    if (drag.select || drag.area) { view.selection = [drag.x, x]; draw(); return; }
     if (drag.moved) {
       const dt = (x - drag.x) / view.plotW * (drag.to - drag.from);
       view.from = drag.from - dt; view.to = drag.to - dt;
@@ -427,6 +430,18 @@ window.addEventListener('mouseup', ev => {
   const r = canvas.getBoundingClientRect();
   const x = ev.clientX - r.left, y = ev.clientY - r.top;
   const d = drag; drag = null;
+  if (d.area && view.selection) {
+    // an area kept: its length, and its aggregates in the panel
+    view.selection = null;
+    const a = Math.min(d.x, x), b = Math.max(d.x, x);
+    if (b - a > 3) setArea(tOf(Math.max(a, LABEL_W)), tOf(Math.min(b, LABEL_W + view.plotW)));
+    else draw();
+    return;
+  }
+  if (!d.moved && y < (view.axisY || 0) + AXIS_H && x > LABEL_W) {
+    addMarker(tOf(x)); // a click on the time axis drops a marker
+    return;
+  }
   if (d.select && view.selection) {
     view.selection = null;
     const a = Math.min(d.x, x), b = Math.max(d.x, x);
@@ -461,6 +476,8 @@ window.addEventListener('keydown', ev => {
   else if (k === 'a' || k === 'ArrowLeft') pan(-0.2);
   else if (k === 'd' || k === 'ArrowRight') pan(0.2);
   else if (k === '0') setWindow(view.info.first, view.info.last + 1);
+  else if (k === 'm') addMarker(tOf(view.pointerX !== undefined && view.pointerX > LABEL_W ? view.pointerX : LABEL_W + view.plotW / 2));
+  else if (k === 'Escape') { view.markers = []; view.area = null; showMeasure(); draw(); }
   else return;
   ev.preventDefault();
 });
@@ -676,6 +693,89 @@ async function runAnalysis() {
   draw();
 }
 
+// ---- measuring: two markers, or an area ---------------------------------
+
+view.markers = []; view.area = null;
+
+// A marker at t (m, or a click on the time axis); a third replaces the
+// older of two.
+function addMarker(t) {
+  t = Math.round(t);
+  if (view.markers.length >= 2) view.markers.shift();
+  view.markers.push(t);
+  showMeasure();
+  saveHash();
+  draw();
+}
+view.addMarker = addMarker;
+
+function setArea(a, b) {
+  view.area = [Math.round(a), Math.round(b)];
+  showMeasure();
+  saveHash();
+  draw();
+  areaAnalysis();
+}
+view.setArea = setArea;
+
+function showMeasure() {
+  const m = document.getElementById('measure');
+  let s = '';
+  if (view.markers.length === 2) s = 'A→B ' + fmtDur(Math.abs(view.markers[1] - view.markers[0]));
+  else if (view.markers.length === 1) s = 'A at +' + fmtDur(view.markers[0] - view.info.first);
+  if (view.area) s += (s ? ' · ' : '') + 'area ' + fmtDur(view.area[1] - view.area[0]);
+  m.textContent = s;
+  m.hidden = !s;
+  if (!view.area) document.getElementById('area').hidden = true;
+}
+
+function drawMeasure() {
+  const y0 = view.axisY || 0;
+  if (view.area) {
+    const a = Math.max(LABEL_W, xOf(view.area[0])), b = Math.min(LABEL_W + view.plotW, xOf(view.area[1]));
+    if (b > a) {
+      ctx.fillStyle = 'rgba(255,170,0,0.15)';
+      ctx.fillRect(a, y0 + AXIS_H, b - a, view.height - y0 - AXIS_H);
+    }
+  }
+  ctx.save();
+  ctx.setLineDash([4, 3]);
+  ctx.strokeStyle = '#c60'; ctx.fillStyle = '#c60';
+  ctx.font = 'bold 11px sans-serif';
+  view.markers.forEach((t, i) => {
+    const x = xOf(t);
+    if (x < LABEL_W || x > LABEL_W + view.plotW) return;
+    ctx.beginPath(); ctx.moveTo(x + 0.5, y0); ctx.lineTo(x + 0.5, view.height); ctx.stroke();
+    ctx.fillText('AB'[i], x + 3, y0 + 10);
+  });
+  ctx.restore();
+}
+
+// The selected area's aggregates: CPU time per task, each CPU's busy
+// share, wakeup latency, as the visible window's are.
+async function areaAnalysis() {
+  const [from, to] = view.area;
+  let j;
+  try { j = await api('/api/analysis', { from, to, top: 50 }); } catch (e) { status(e.message); return; }
+  if (!view.area || view.area[0] !== from || view.area[1] !== to) return;
+  const span = to - from;
+  let h = '<p>' + esc(fmtDur(span)) + ' from +' + esc(fmtDur(from - view.info.first)) + '</p><table id="area-tasks"><tr><th>task</th><th>CPU time</th></tr>';
+  for (const t of j.top_tasks)
+    h += '<tr data-pid="' + t.pid + '" data-run="' + t.run + '"><td>' + taskLink(t) + '</td><td class="n">' + esc(fmtDur(t.run)) + ' · ' + (100 * t.run / span).toFixed(1) + ' %</td></tr>';
+  h += '</table><table>';
+  for (const c of j.cpus) {
+    const l = view.lanes.find(x => x.kind === 'cpu' && x.cpu === c.cpu && x.buffer === c.buffer);
+    h += row((l ? l.name : 'CPU ' + c.cpu) + ' busy', (100 * c.busy / span).toFixed(1) + ' %');
+  }
+  const w = j.wakeup_latency;
+  h += row('wakeups', w.count);
+  if (w.count) h += row('latency p50 / max', esc(fmtDur(w.p50) + ' / ' + fmtDur(w.max)));
+  h += '</table>';
+  document.getElementById('area-body').innerHTML = h;
+  document.getElementById('area').hidden = false;
+  view.areaFor = [from, to];
+}
+
 // ---- the URL -------------------------------------------------------------
 
 function saveHash() {
@@ -684,6 +784,8 @@ function saveHash() {
   p.set('kinds', KIND_ORDER.filter(k => view.kinds[k]).join(','));
   if (view.pinned.size) p.set('pin', [...view.pinned].join(','));
   if (view.highlight >= 0) p.set('hl', String(view.highlight));
+  if (view.markers && view.markers.length) p.set('m', view.markers.join(','));
+  if (view.area) p.set('area', view.area.join(','));
   history.replaceState(null, '', location.pathname + location.search + '#' + p.toString());
 }
 
@@ -697,6 +799,9 @@ function loadHash() {
   }
   if (p.get('pin')) for (const x of p.get('pin').split(',')) if (x) view.pinned.add(+x);
   if (p.has('hl')) view.highlight = +p.get('hl');
+  if (p.get('m')) view.markers = p.get('m').split(',').filter(x => x).slice(0, 2).map(Number);
+  const a = (p.get('area') || '').split(',').map(Number);
+  if (a.length === 2 && a[1] > a[0]) view.areaFromUrl = a;
 }
 
 // ---- following a growing trace (--follow) -----------------------------------
@@ -780,6 +885,8 @@ async function start() {
   buildKinds();
   layout();
   refresh(true);
+  showMeasure();
+  if (view.areaFromUrl) setArea(...view.areaFromUrl);
   if (view.info.follow) schedulePoll(POLL_MS);
 }
 start();
