@@ -125,6 +125,24 @@ int tw_part_add(trawl_analysis *a, tw_part *p, tw_row *r,
 /* Count anomaly slot i (named what) at time ts. */
 void tw_part_anomaly(tw_part *p, unsigned i, const char *what, int64_t ts);
 
+/*
+ * The sched analyses read the buffer (trace.dat instance) of the first
+ * sched_switch only: instances often trace the same CPUs' switches again,
+ * which would be a second lane for one CPU. *first holds that buffer
+ * (NULL until a switch is seen). Return: 1 when ev is of another buffer.
+ */
+static inline int tw_other_buffer(const char **first, const trawl_event *ev,
+				  int is_switch)
+{
+	const char *b = trawl_event_buffer(ev);
+	if (!*first) {
+		if (is_switch)
+			*first = b;
+		return 0;
+	}
+	return b != *first && strcmp(b, *first);
+}
+
 /* Whether the event lies in the time window. */
 static inline int tw_in_window(const trawl_analysis *a, const trawl_event *ev)
 {

@@ -63,18 +63,6 @@ struct latency {
 	const char *buffer;
 };
 
-/* The event is of another buffer than the first sched_switch's. */
-static int other_buffer(struct latency *l, const trawl_event *ev, int is_switch)
-{
-	const char *b = trawl_event_buffer(ev);
-	if (!l->buffer) {
-		if (is_switch)
-			l->buffer = b;
-		return 0;
-	}
-	return b != l->buffer && strcmp(b, l->buffer);
-}
-
 /* The slot of what cpu switched in last, or NULL (out of memory, or not a
  * CPU number). */
 static int *on_cpu(trawl_analysis *a, struct latency *l, int cpu)
@@ -146,7 +134,7 @@ static int on_wakeup(const trawl_event *ev, void *ctx)
 {
 	trawl_analysis *a = ctx;
 	struct latency *l = a->state;
-	if (!tw_in_window(a, ev) || other_buffer(l, ev, 0))
+	if (!tw_in_window(a, ev) || tw_other_buffer(&l->buffer, ev, 0))
 		return 0;
 	int64_t pid;
 	if (trawl_event_get_int(ev, l->woken_pid, &pid) || pid <= 0 ||
@@ -171,7 +159,7 @@ static int on_switch(const trawl_event *ev, void *ctx)
 {
 	trawl_analysis *a = ctx;
 	struct latency *l = a->state;
-	if (!tw_in_window(a, ev) || other_buffer(l, ev, 1))
+	if (!tw_in_window(a, ev) || tw_other_buffer(&l->buffer, ev, 1))
 		return 0;
 	int64_t ts = trawl_event_time(ev);
 	int64_t prev, next;

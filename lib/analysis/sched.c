@@ -158,18 +158,6 @@ static void enter(struct task *tk, int state, int64_t ts)
 	tk->guessed = 0;
 }
 
-/* The event is of another buffer than the first sched_switch's. */
-static int other_buffer(struct sched *s, const trawl_event *ev, int is_switch)
-{
-	const char *b = trawl_event_buffer(ev);
-	if (!s->buffer) {
-		if (is_switch)
-			s->buffer = b;
-		return 0;
-	}
-	return b != s->buffer && strcmp(b, s->buffer);
-}
-
 static void seen(struct sched *s, int64_t ts)
 {
 	if (!s->any) {
@@ -319,7 +307,7 @@ static int on_switch(const trawl_event *ev, void *ctx)
 {
 	trawl_analysis *a = ctx;
 	struct sched *s = a->state;
-	if (!tw_in_window(a, ev) || other_buffer(s, ev, 1))
+	if (!tw_in_window(a, ev) || tw_other_buffer(&s->buffer, ev, 1))
 		return 0;
 	int64_t ts = trawl_event_time(ev);
 	seen(s, ts);
@@ -345,7 +333,7 @@ static int on_wakeup(const trawl_event *ev, void *ctx)
 {
 	trawl_analysis *a = ctx;
 	struct sched *s = a->state;
-	if (!tw_in_window(a, ev) || other_buffer(s, ev, 0))
+	if (!tw_in_window(a, ev) || tw_other_buffer(&s->buffer, ev, 0))
 		return 0;
 	int64_t ts = trawl_event_time(ev);
 	seen(s, ts);
@@ -378,7 +366,7 @@ static int on_migrate(const trawl_event *ev, void *ctx)
 {
 	trawl_analysis *a = ctx;
 	struct sched *s = a->state;
-	if (!tw_in_window(a, ev) || other_buffer(s, ev, 0))
+	if (!tw_in_window(a, ev) || tw_other_buffer(&s->buffer, ev, 0))
 		return 0;
 	seen(s, trawl_event_time(ev));
 	int64_t pid, from, to;

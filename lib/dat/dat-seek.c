@@ -78,6 +78,33 @@ static int chunk_head(struct seeker *s, const unsigned char *src, size_t n,
 	return ok ? 0 : -1;
 }
 
+/*
+ * The chunks of a compressed piece at off (count4, then csize4 usize4 data
+ * per chunk, as dat-cpu.c walks them), each within the file: 1 with *at
+ * at the next chunk's header (its sizes in *csize, *usize), 0 past the
+ * last. Start with *at = off and *left = 0xffffffff.
+ */
+static int next_chunk(const tw_dat_file *f, uint64_t off, uint64_t *at,
+		      uint32_t *left, uint32_t *csize, uint32_t *usize)
+{
+	if (*left == UINT32_MAX) {
+		if (off > f->size || f->size - off < 4)
+			return 0;
+		*left = tw_dat_u32(f, f->map + off);
+		*at = off + 4;
+	} else {
+		*at += 8 + (uint64_t)*csize;
+	}
+	if (!*left || *at > f->size || f->size - *at < 8)
+		return 0;
+	*csize = tw_dat_u32(f, f->map + *at);
+	*usize = tw_dat_u32(f, f->map + *at + 4);
+	if (*csize > f->size - *at - 8)
+		return 0;
+	(*left)--;
+	return 1;
+}
+
 static int add_piece(struct seeker *s, uint32_t part, uint64_t off,
 		     uint64_t size)
 {
@@ -103,18 +130,10 @@ static int add_piece(struct seeker *s, uint32_t part, uint64_t off,
 		s->total += p->n;
 		return 0;
 	}
-	/* count4, then csize4 usize4 data per chunk, as dat-cpu.c walks them */
-	if (f->size - off < 4)
-		return 0;
-	uint32_t count = tw_dat_u32(f, f->map + off);
-	uint64_t at = off + 4;
+	uint64_t at = off;
+	uint32_t left = UINT32_MAX, csize = 0, usize;
 	size_t cap = 0;
-	for (uint32_t i = 0; i < count; i++) {
-		if (at > f->size || f->size - at < 8)
-			break;
-		uint32_t csize = tw_dat_u32(f, f->map + at);
-		if (csize > f->size - at - 8)
-			break;
+	while (next_chunk(f, off, &at, &left, &csize, &usize)) {
 		if (p->n == cap) {
 			cap = cap ? cap * 2 : 64;
 			uint64_t *c =
@@ -124,7 +143,6 @@ static int add_piece(struct seeker *s, uint32_t part, uint64_t off,
 			p->chunks = c;
 		}
 		p->chunks[p->n++] = at;
-		at += 8 + (uint64_t)csize;
 	}
 	s->total += p->n;
 	return 0;
@@ -210,26 +228,17 @@ out:
 }
 
 /* A piece's page data: as mapped, or its chunks at their uncompressed
- * size (count4, then csize4 usize4 data per chunk), within the file. */
+ * size, within the file. */
 static uint64_t piece_bytes(const tw_dat_file *f, uint64_t off, uint64_t size)
 {
 	if (off > f->size)
 		return 0;
 	if (!f->compressed)
 		return size < f->size - off ? size : f->size - off;
-	if (f->size - off < 4)
-		return 0;
-	uint32_t count = tw_dat_u32(f, f->map + off);
-	uint64_t at = off + 4, n = 0;
-	for (uint32_t i = 0; i < count; i++) {
-		if (at > f->size || f->size - at < 8)
-			break;
-		uint32_t csize = tw_dat_u32(f, f->map + at);
-		if (csize > f->size - at - 8)
-			break;
-		n += tw_dat_u32(f, f->map + at + 4);
-		at += 8 + (uint64_t)csize;
-	}
+	uint64_t at = off, n = 0;
+	uint32_t left = UINT32_MAX, csize = 0, usize;
+	while (next_chunk(f, off, &at, &left, &csize, &usize))
+		n += usize;
 	return n;
 }
 

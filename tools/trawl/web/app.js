@@ -494,6 +494,17 @@ function esc(s) {
 
 function row(k, v) { return '<tr><th>' + esc(k) + '</th><td>' + v + '</td></tr>'; }
 
+// Each CPU's busy share over span, by its lane's own name (an instance's
+// CPUs are its name and the CPU).
+function cpuRows(cpus, span) {
+  let h = '';
+  for (const c of cpus) {
+    const l = view.lanes.find(x => x.kind === 'cpu' && x.cpu === c.cpu && x.buffer === c.buffer);
+    h += row((l ? l.name : 'CPU ' + c.cpu) + ' busy', (100 * c.busy / span).toFixed(1) + ' %');
+  }
+  return h;
+}
+
 function taskLink(t) {
   return '<a class="jump" data-pid="' + t.pid + '">' + esc(t.comm) + ' (' + t.pid + ')</a>';
 }
@@ -657,11 +668,7 @@ async function runAnalysis() {
   for (const t of j.top_tasks)
     h += '<tr><td>' + taskLink(t) + '</td><td class="n">' + esc(fmtDur(t.run)) + ' · ' + (100 * t.run / span).toFixed(1) + ' %</td></tr>';
   h += '</table><table>';
-  for (const c of j.cpus) {
-    // the lane's own name: an instance's CPUs are its name and the CPU
-    const l = view.lanes.find(x => x.kind === 'cpu' && x.cpu === c.cpu && x.buffer === c.buffer);
-    h += row((l ? l.name : 'CPU ' + c.cpu) + ' busy', (100 * c.busy / span).toFixed(1) + ' %');
-  }
+  h += cpuRows(j.cpus, span);
   const w = j.wakeup_latency;
   h += row('wakeups', w.count);
   if (w.count) h += row('latency p50 / p90 / p99', esc(fmtDur(w.p50) + ' / ' + fmtDur(w.p90) + ' / ' + fmtDur(w.p99))) + row('latency max', esc(fmtDur(w.max)));
@@ -763,10 +770,7 @@ async function areaAnalysis() {
   for (const t of j.top_tasks)
     h += '<tr data-pid="' + t.pid + '" data-run="' + t.run + '"><td>' + taskLink(t) + '</td><td class="n">' + esc(fmtDur(t.run)) + ' · ' + (100 * t.run / span).toFixed(1) + ' %</td></tr>';
   h += '</table><table>';
-  for (const c of j.cpus) {
-    const l = view.lanes.find(x => x.kind === 'cpu' && x.cpu === c.cpu && x.buffer === c.buffer);
-    h += row((l ? l.name : 'CPU ' + c.cpu) + ' busy', (100 * c.busy / span).toFixed(1) + ' %');
-  }
+  h += cpuRows(j.cpus, span);
   const w = j.wakeup_latency;
   h += row('wakeups', w.count);
   if (w.count) h += row('latency p50 / max', esc(fmtDur(w.p50) + ' / ' + fmtDur(w.max)));
