@@ -403,10 +403,22 @@ async function main() {
       const rows = await page.evaluate(() => [...document.querySelectorAll('#area-tasks tr[data-pid]')].map(r => [+r.dataset.pid, +r.dataset.run]));
       const api = await page.evaluate(async a => {
         const tok = new URLSearchParams(location.search).get('token') || '';
-        const r = await fetch('/api/analysis?from=' + a[0] + '&to=' + a[1] + '&top=50&token=' + tok);
+        const r = await fetch('/api/analysis?from=' + a[0] + '&to=' + a[1] + '&top=200&detail=1&token=' + tok);
         return (await r.json()).top_tasks.map(x => [x.pid, x.run]);
       }, area);
       check(rows.length > 0 && JSON.stringify(rows) === JSON.stringify(api), 'the area\'s CPU time per task is the analysis of its range: ' + JSON.stringify(rows.slice(0, 3)));
+      // sortable: by sleep, then by slice count
+      await page.click('#area-tasks th[data-key=sleep]');
+      const sleeps = await page.evaluate(() => [...document.querySelectorAll('#area-tasks tr[data-pid]')].map(r => r.children[3].textContent));
+      check(sleeps.length === rows.length, 'sorted by sleep: ' + sleeps.slice(0, 3).join(' | '));
+      const order = await page.evaluate(() => [...document.querySelectorAll('#area-tasks tr[data-pid]')].map(r => +r.dataset.pid));
+      const bySleep = await page.evaluate(() => window.trawlView.areaData.top_tasks.slice().sort((a, b) => b.sleep - a.sleep).map(t => t.pid));
+      check(JSON.stringify(order) === JSON.stringify(bySleep), 'the rows in sleep order');
+      if (await page.locator('#area-slices').count()) {
+        await page.click('#area-slices th[data-key=count]');
+        const counts = await page.evaluate(() => [...document.querySelectorAll('#area-slices tr[data-name]')].map(r => +r.dataset.count));
+        check(counts.every((c, i) => !i || counts[i - 1] >= c), 'slices sorted by count: ' + counts.slice(0, 5));
+      }
       await page.keyboard.press('Escape');
       const cleared = await page.evaluate(() => [window.trawlView.markers.length, window.trawlView.area]);
       check(cleared[0] === 0 && cleared[1] === null && await page.locator('#area').isHidden(), 'Esc clears the markers and the area');

@@ -628,6 +628,41 @@ def main():
               '%s: the same lanes, levels and columns as tc.dat' % name)
     check(seen[0][1] != os.path.getsize(os.path.join(FIX, 'tc.dat')),
           'tc.dat: the data size is not the zstd file\'s size')
+    # an area's detail: the slices by name, their count and time, against
+    # the markers of systrace.txt (B/E nested per thread); every task's
+    # run the same with and without the detail
+    sys_trace = os.path.join(FIX, 'systrace.txt')
+    stack, want = {}, {}
+    for l in open(sys_trace):
+        m = re.search(r'-(\d+)\s.*?(\d+)\.(\d+): tracing_mark_write: '
+                      r'([BE])(?:\|\d+(?:\|(.*))?)?$', l.rstrip('\n'))
+        if not m:
+            continue
+        t = int(m.group(2)) * 10**9 + int(m.group(3).ljust(9, '0'))
+        st = stack.setdefault(int(m.group(1)), [])
+        if m.group(4) == 'B':
+            st.append((m.group(5), t))
+        elif st:
+            name, t0 = st.pop()
+            c = want.setdefault(name, [0, 0])
+            c[0] += 1
+            c[1] += t - t0
+    s = Server(TRAWL, sys_trace, '--no-cache')
+    try:
+        a = s.api('/api/analysis', {'detail': 1, 'top': 1000})
+        b0 = s.api('/api/analysis', {'top': 1000})
+        got = {x['name']: [x['count'], x['total']] for x in a['slices']}
+        for name, c in want.items():
+            check(got.get(name) == c, 'systrace slice %r: %s, the markers %s'
+                  % (name, got.get(name), c))
+        runs = {t['pid']: t['run'] for t in a['top_tasks'] if t['run']}
+        check(runs == {t['pid']: t['run'] for t in b0['top_tasks']},
+              'run per task the same with the detail')
+        span = b0['to'] - b0['from']
+        check(all(t['run'] + t['runnable'] + t['sleep'] <= span
+                  for t in a['top_tasks']), 'a task\'s times fit the window')
+    finally:
+        s.stop()
     # slices begun and never ended, counted: systrace.txt without its last
     # two E lines and its last F line, against a count of its markers
     lines = open(os.path.join(FIX, 'systrace.txt')).read().splitlines(True)

@@ -1111,7 +1111,7 @@ static int api_search(struct view_index *ix, struct req *r)
 
 struct task_time {
 	uint32_t idx;
-	int64_t run;
+	int64_t run, runnable, sleep;
 };
 
 static int by_run(const void *a, const void *b)
@@ -1155,6 +1155,14 @@ struct lane_sum {
 	int has, done;
 	struct view_step s;
 	int64_t sum;
+	int64_t runnable, sleep; /* task lanes, with detail */
+};
+
+/* A slice name's time in the window (detail): slices of it that overlap
+ * it, their time inside it, the first one's start. */
+struct name_sum {
+	uint64_t count;
+	int64_t total, first;
 };
 
 struct sums {
@@ -1162,7 +1170,32 @@ struct sums {
 	int64_t from, to;
 	trawl_hist *lat;
 	struct lane_sum *lanes; /* by lane id */
+	struct name_sum *names; /* by string id; NULL: no detail */
 };
+
+/* The value held over [t0, t1) of a lane, into its sums. */
+static void sum_span(struct sums *u, struct lane_sum *a, int64_t t0, int64_t t1)
+{
+	int64_t d = overlap(t0, t1, u->from, u->to);
+	int kind = a->l->kind;
+	int64_t v = a->s.v;
+	if (view_counts_busy(kind, v))
+		a->sum += d;
+	if (!u->names || !d)
+		return;
+	if (kind == VIEW_LANE_TASK && v == VIEW_STATE_RUNNABLE)
+		a->runnable += d;
+	else if (kind == VIEW_LANE_TASK &&
+		 (v == VIEW_STATE_SLEEPING || v == VIEW_STATE_UNINTERRUPTIBLE))
+		a->sleep += d;
+	else if ((kind == VIEW_LANE_SLICE || kind == VIEW_LANE_ASYNC) &&
+		 v > 0 && (uint64_t)v <= u->ix->str.n) {
+		struct name_sum *n = &u->names[v - 1];
+		if (!n->count++ || t0 < n->first)
+			n->first = t0;
+		n->total += d;
+	}
+}
 
 static void sum_step(struct sums *u, struct lane_sum *a,
 		     const struct view_step *c)
@@ -1174,8 +1207,7 @@ static void sum_step(struct sums *u, struct lane_sum *a,
 		a->has = 1;
 		return;
 	}
-	if (view_counts_busy(a->l->kind, a->s.v))
-		a->sum += overlap(a->s.t, c->t, u->from, u->to);
+	sum_span(u, a, a->s.t, c->t);
 	if (c->t >= u->to) {
 		a->done = 1;
 		return;
@@ -1188,8 +1220,8 @@ static void sum_step(struct sums *u, struct lane_sum *a,
 
 static void sum_end(struct sums *u, struct lane_sum *a)
 {
-	if (a->has && !a->done && view_counts_busy(a->l->kind, a->s.v))
-		a->sum += overlap(a->s.t, u->ix->last, u->from, u->to);
+	if (a->has && !a->done)
+		sum_span(u, a, a->s.t, u->ix->last);
 	a->done = 1;
 }
 
@@ -1209,7 +1241,10 @@ static int window_sums(struct view_index *ix, struct sums *u)
 	int stream = 0;
 	for (size_t i = 0; i < ix->nlanes; i++) {
 		const struct view_lane *l = &ix->lanes[i];
-		if (l->kind != VIEW_LANE_CPU && l->kind != VIEW_LANE_TASK)
+		int slices = l->kind == VIEW_LANE_SLICE ||
+			     l->kind == VIEW_LANE_ASYNC;
+		if (l->kind != VIEW_LANE_CPU && l->kind != VIEW_LANE_TASK &&
+		    !(slices && u->names))
 			continue;
 		struct view_replay *rp = NULL;
 		const struct view_steps *st =
@@ -1227,6 +1262,8 @@ static int window_sums(struct view_index *ix, struct sums *u)
 				sum_step(u, &a, &c);
 		sum_end(u, &a);
 		u->lanes[i].sum = a.sum;
+		u->lanes[i].runnable = a.runnable;
+		u->lanes[i].sleep = a.sleep;
 		view_replay_put(ix, rp);
 	}
 	if (!stream)
@@ -1241,12 +1278,51 @@ static int window_sums(struct view_index *ix, struct sums *u)
 	return 0;
 }
 
+/* The slice names of the window, most time first (top of them). */
+static void slice_names_json(struct cli_buf *b, const struct view_index *ix,
+			     const struct name_sum *names, int64_t top)
+{
+	uint32_t *ids = malloc((ix->str.n ? ix->str.n : 1) * sizeof(*ids));
+	size_t n = 0;
+	for (uint32_t i = 0; ids && i < ix->str.n; i++)
+		if (names[i].count)
+			ids[n++] = i;
+	/* a selection of the top, n is small: most time first */
+	for (size_t k = 0; k < n && (int64_t)k < top; k++) {
+		size_t best = k;
+		for (size_t j = k + 1; j < n; j++) {
+			const struct name_sum *x = &names[ids[j]],
+					      *y = &names[ids[best]];
+			if (x->total > y->total ||
+			    (x->total == y->total && ids[j] < ids[best]))
+				best = j;
+		}
+		uint32_t id = ids[best];
+		ids[best] = ids[k];
+		ids[k] = id;
+		if (k)
+			buf_char(b, ',');
+		buf_char(b, '{');
+		key_string_id(b, ix, "name", id);
+		buf_char(b, ',');
+		key_i64(b, "count", (int64_t)names[id].count);
+		buf_char(b, ',');
+		key_i64(b, "total", names[id].total);
+		buf_char(b, ',');
+		key_i64(b, "first", names[id].first);
+		buf_char(b, '}');
+	}
+	free(ids);
+}
+
 static int api_analysis(struct view_index *ix, struct req *r)
 {
-	static const char *const names[] = {"from", "to", "top", NULL};
-	int64_t from, to, top;
+	static const char *const names[] = {"from", "to", "top", "detail",
+					    NULL};
+	int64_t from, to, top, detail;
 	if (known(r, names) || window_params(r, ix, &from, &to) ||
-	    int_param(r, "top", 1, 1000, 20, 0, &top))
+	    int_param(r, "top", 1, 1000, 20, 0, &top) ||
+	    int_param(r, "detail", 0, 1, 0, 0, &detail))
 		return 400;
 	struct task_time *tt = calloc(ix->ntasks + 1, sizeof(*tt));
 	trawl_hist *lat = trawl_hist_new(NULL);
@@ -1257,13 +1333,21 @@ static int api_analysis(struct view_index *ix, struct req *r)
 	}
 	for (size_t i = 0; i < ix->ntasks; i++)
 		tt[i].idx = (uint32_t)i;
-	/* the whole trace was summed when indexing */
-	int whole = from <= ix->first && to > ix->last;
+	/* the whole trace was summed when indexing (but for the detail:
+	 * runnable and sleep per task, and the slices by name) */
+	int whole = !detail && from <= ix->first && to > ix->last;
 	struct sums u = {.ix = ix, .from = from, .to = to, .lat = lat};
+	if (detail &&
+	    !(u.names = calloc(ix->str.n ? ix->str.n : 1, sizeof(*u.names)))) {
+		free(tt);
+		trawl_hist_free(lat);
+		return 503;
+	}
 	if (!whole) {
 		u.lanes = calloc(ix->nlanes ? ix->nlanes : 1, sizeof(*u.lanes));
 		if (!u.lanes || window_sums(ix, &u)) {
 			free(u.lanes);
+			free(u.names);
 			free(tt);
 			trawl_hist_free(lat);
 			return 503;
@@ -1296,13 +1380,20 @@ static int api_analysis(struct view_index *ix, struct req *r)
 	for (size_t i = 0; i < ix->ntasks; i++) {
 		uint32_t lane = ix->tasks[i].lane;
 		tt[i].run = whole ? ix->lanes[lane].whole : u.lanes[lane].sum;
+		if (detail) {
+			tt[i].runnable = u.lanes[lane].runnable;
+			tt[i].sleep = u.lanes[lane].sleep;
+		}
 	}
 	free(u.lanes);
 	buf_str(b, "],\"top_tasks\":[");
 	qsort(tt, ix->ntasks, sizeof(*tt), by_run);
-	for (int64_t i = 0; i < top && (size_t)i < ix->ntasks && tt[i].run;
-	     i++) {
-		if (i)
+	int64_t shown_tasks = 0;
+	for (size_t i = 0; shown_tasks < top && i < ix->ntasks; i++) {
+		/* with detail, a task that only waited or slept is one too */
+		if (!tt[i].run && !tt[i].runnable && !tt[i].sleep)
+			continue;
+		if (shown_tasks++)
 			buf_char(b, ',');
 		const struct view_task *tk = &ix->tasks[tt[i].idx];
 		buf_char(b, '{');
@@ -1313,7 +1404,18 @@ static int api_analysis(struct view_index *ix, struct req *r)
 		key_i64(b, "lane", tk->lane);
 		buf_char(b, ',');
 		key_i64(b, "run", tt[i].run);
+		if (detail) {
+			buf_char(b, ',');
+			key_i64(b, "runnable", tt[i].runnable);
+			buf_char(b, ',');
+			key_i64(b, "sleep", tt[i].sleep);
+		}
 		buf_char(b, '}');
+	}
+	if (detail) {
+		buf_str(b, "],\"slices\":[");
+		slice_names_json(b, ix, u.names, top);
+		free(u.names);
 	}
 
 	trawl_summary sum;

@@ -758,27 +758,52 @@ function drawMeasure() {
   ctx.restore();
 }
 
-// The selected area's aggregates: CPU time per task, each CPU's busy
-// share, wakeup latency, as the visible window's are.
+// The selected area's aggregates: per task its CPU, runnable and sleep
+// time, per slice name its count and time, each CPU's busy share, its
+// wakeups; a click on a column sorts by it, on a task pins it, on a slice
+// name goes to its first slice in the area.
 async function areaAnalysis() {
   const [from, to] = view.area;
   let j;
-  try { j = await api('/api/analysis', { from, to, top: 50 }); } catch (e) { status(e.message); return; }
+  try { j = await api('/api/analysis', { from, to, top: 200, detail: 1 }); } catch (e) { status(e.message); return; }
   if (!view.area || view.area[0] !== from || view.area[1] !== to) return;
-  const span = to - from;
-  let h = '<p>' + esc(fmtDur(span)) + ' from +' + esc(fmtDur(from - view.info.first)) + '</p><table id="area-tasks"><tr><th>task</th><th>CPU time</th></tr>';
-  for (const t of j.top_tasks)
-    h += '<tr data-pid="' + t.pid + '" data-run="' + t.run + '"><td>' + taskLink(t) + '</td><td class="n">' + esc(fmtDur(t.run)) + ' · ' + (100 * t.run / span).toFixed(1) + ' %</td></tr>';
-  h += '</table><table>';
-  h += cpuRows(j.cpus, span);
+  view.areaData = j;
+  view.areaFor = [from, to];
+  drawArea();
+}
+
+view.areaSort = { tasks: 'run', slices: 'total' };
+function drawArea() {
+  const j = view.areaData, [from, to] = view.areaFor, span = to - from;
+  const pct = v => esc(fmtDur(v)) + ' · ' + (100 * v / span).toFixed(1) + ' %';
+  const by = (k, list) => list.slice().sort((a, b) => typeof a[k] === 'string' ? a[k].localeCompare(b[k]) : b[k] - a[k]);
+  const head = (table, cols) => '<tr>' + cols.map(([k, n]) => '<th class="sort' + (view.areaSort[table] === k ? ' on' : '') + '" data-table="' + table + '" data-key="' + k + '">' + n + '</th>').join('') + '</tr>';
+  let h = '<p>' + esc(fmtDur(span)) + ' from +' + esc(fmtDur(from - view.info.first)) + '</p>';
+  h += '<table id="area-tasks">' + head('tasks', [['comm', 'task'], ['run', 'CPU'], ['runnable', 'runnable'], ['sleep', 'sleep']]);
+  for (const t of by(view.areaSort.tasks, j.top_tasks))
+    h += '<tr data-pid="' + t.pid + '" data-run="' + t.run + '"><td>' + taskLink(t) + '</td><td class="n">' + pct(t.run) + '</td><td class="n">' + esc(fmtDur(t.runnable)) + '</td><td class="n">' + esc(fmtDur(t.sleep)) + '</td></tr>';
+  h += '</table>';
+  if (j.slices.length) {
+    h += '<table id="area-slices">' + head('slices', [['name', 'slice'], ['count', 'count'], ['total', 'time']]);
+    for (const x of by(view.areaSort.slices, j.slices))
+      h += '<tr data-name="' + esc(x.name) + '" data-count="' + x.count + '" data-total="' + x.total + '"><td><a class="jump" data-t="' + x.first + '">' + esc(x.name) + '</a></td><td class="n">' + x.count + '</td><td class="n">' + pct(x.total) + '</td></tr>';
+    h += '</table>';
+  }
+  h += '<table>' + cpuRows(j.cpus, span);
   const w = j.wakeup_latency;
   h += row('wakeups', w.count);
   if (w.count) h += row('latency p50 / max', esc(fmtDur(w.p50) + ' / ' + fmtDur(w.max)));
   h += '</table>';
   document.getElementById('area-body').innerHTML = h;
   document.getElementById('area').hidden = false;
-  view.areaFor = [from, to];
 }
+
+document.getElementById('area-body').addEventListener('click', ev => {
+  const th = ev.target.closest('th.sort');
+  if (!th) return;
+  view.areaSort[th.dataset.table] = th.dataset.key;
+  drawArea();
+});
 
 // ---- the URL -------------------------------------------------------------
 
