@@ -296,6 +296,14 @@ async function main() {
       check(text.includes(String(target.pid)) && text.includes(target.comm),
         'details name the task clicked (' + target.comm + ' ' + target.pid + '): ' + text.slice(0, 200));
       check(/sched_switch/.test(text), 'details show the event fields');
+      // the run outlined, and its wakeup an arrow to its start
+      const sel = await page.evaluate(() => {
+        const v = window.trawlView, s = v.selected;
+        return s && { s, arrow: v.arrow, x1: s ? v.xOf(s.start) : 0 };
+      });
+      check(sel && sel.s.end > sel.s.start, 'the run clicked is selected: ' + JSON.stringify(sel && sel.s));
+      if (sel && sel.s.wakeup)
+        check(sel.arrow && Math.abs(sel.arrow.x1 - sel.x1) < 1, 'its wakeup drawn to its start: ' + JSON.stringify(sel.arrow));
       await page.screenshot({ path: path.join(outdir, '04-details.png') });
     }
 
@@ -481,6 +489,23 @@ async function main() {
     const side = await page.locator('#analysis-body').innerText();
     check(/latency p50/.test(side) && /CPU 0 busy/.test(side), 'the side panel has the analyses');
     check(/event\(s\) lost in the trace/.test(side), 'and the lost events');
+    // the latency max is a link to the longest wakeup and its run
+    {
+      const link = await page.evaluate(() => { const a = document.getElementById('latency-max'); return a && [+a.dataset.from, +a.dataset.to]; });
+      check(link && link[1] > link[0], 'the latency max is a link: ' + link);
+      if (link) {
+        n = await draws(page);
+        await page.click('#latency-max');
+        await waitDraw(page, n);
+        const [lf, lt] = await win(page);
+        check(lf <= link[0] && lt >= link[1], 'it shows the wakeup and the switch-in: [' + lf + ', ' + lt + '] holds ' + link);
+        await page.keyboard.press('0');
+        await page.waitForFunction(() => {
+          const v = window.trawlView;
+          return v.analysisFor && v.analysisFor[0] === Math.floor(v.from) && v.analysisFor[1] >= Math.ceil(v.to);
+        }, null, { timeout: 15000 });
+      }
+    }
     // a zoom: the figures shown say they are of the window before until
     // the new ones come
     const stale = await page.evaluate(() => {

@@ -95,11 +95,17 @@ def analyses_agree(s, trace):
     gotb = {c['cpu']: c['busy'] for c in a['cpus']}
     if not multi:
         check(gotb == busy, '%s: CPU busy %s != %s' % (trace, gotb, busy))
-    lat = trawl_json('latency', 'wakeup', trace)['overall']
+    lj = trawl_json('latency', 'wakeup', trace)
+    lat = lj['overall']
     w = a['wakeup_latency']
     for k in ('count', 'min', 'max', 'p50', 'p90', 'p99'):
         check(w[k] == lat[k], '%s: wakeup latency %s %s != %s'
               % (trace, k, w[k], lat[k]))
+    # where the longest ends (the panel's link): trawl latency's worst
+    if lat['count']:
+        ends = {x['end'] for x in lj['worst'] if x['duration'] == lat['max']}
+        check(w.get('max_at') in ends, '%s: the longest wakeup ends at %s, '
+              'trawl latency says %s' % (trace, w.get('max_at'), ends))
     irq = trawl_json('irq', trace)
     check(a['irq_over_threshold']['count'] == irq['long_count'] ==
           info['irq_over_threshold'],

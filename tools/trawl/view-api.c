@@ -1122,7 +1122,9 @@ static int by_run(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-static void summary_json(struct cli_buf *b, const trawl_summary *s)
+/* The summary as JSON; with max_at >= 0, where the longest one ends. */
+static void summary_json(struct cli_buf *b, const trawl_summary *s,
+			 int64_t max_at)
 {
 	buf_char(b, '{');
 	key_i64(b, "count", (int64_t)s->count);
@@ -1136,6 +1138,10 @@ static void summary_json(struct cli_buf *b, const trawl_summary *s)
 	key_i64(b, "p99", s->p99);
 	buf_char(b, ',');
 	key_i64(b, "max", s->max);
+	if (max_at >= 0) {
+		buf_char(b, ',');
+		key_i64(b, "max_at", max_at);
+	}
 	buf_char(b, '}');
 }
 
@@ -1169,8 +1175,9 @@ struct sums {
 	struct view_index *ix;
 	int64_t from, to;
 	trawl_hist *lat;
-	struct lane_sum *lanes; /* by lane id */
-	struct name_sum *names; /* by string id; NULL: no detail */
+	struct lane_sum *lanes;	 /* by lane id */
+	struct name_sum *names;	 /* by string id; NULL: no detail */
+	int64_t max_lat, max_at; /* the longest wakeup and its switch-in */
 };
 
 /* The value held over [t0, t1) of a lane, into its sums. */
@@ -1213,8 +1220,13 @@ static void sum_step(struct sums *u, struct lane_sum *a,
 		return;
 	}
 	if (view_is_wakeup(a->l->kind, a->s.v, a->s.aux, c->v) &&
-	    c->t >= u->from)
+	    c->t >= u->from) {
 		trawl_hist_add(u->lat, c->t - a->s.t);
+		if (c->t - a->s.t > u->max_lat || !u->max_at) {
+			u->max_lat = c->t - a->s.t;
+			u->max_at = c->t;
+		}
+	}
 	a->s = *c;
 }
 
@@ -1420,10 +1432,14 @@ static int api_analysis(struct view_index *ix, struct req *r)
 
 	trawl_summary sum;
 	trawl_hist_summary(lat, &sum);
-	if (whole)
+	int64_t max_at = u.max_at;
+	if (whole) {
 		sum = ix->whole_latency;
+		max_at = ix->whole_latency_max_at;
+	}
 	buf_str(b, "],\"wakeup_latency\":");
-	summary_json(b, &sum);
+	/* with the longest one's switch-in, for the panel's link */
+	summary_json(b, &sum, sum.count ? max_at : -1);
 	buf_str(b, ",\"irq_over_threshold\":{");
 	key_i64(b, "threshold", ix->irq_threshold);
 	buf_str(b, ",\"list\":[");

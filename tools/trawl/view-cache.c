@@ -22,7 +22,7 @@
  *             u64 changes, i32 dropped kept, i64 whole,
  *             bytes blocks, per level: i64 width, u64 n, [buckets, minmax
  *             from level kept on]
- *   i64 file_size, trawl_summary whole_latency,
+ *   i64 file_size, trawl_summary whole_latency, i64 its max's time,
  *   u64 nchecks nsnap, checks[] snap[],
  *   replay tables: i32 ncpus nbuffers task_buffer, u64 ncounters,
  *             cpus[ncpus * 16], per buffer u32 length + name,
@@ -274,6 +274,7 @@ int view_cache_save(const struct view_index *ix, const char *path)
 	}
 	PUT(&o, ix->file_size);
 	PUT(&o, ix->whole_latency);
+	PUT(&o, ix->whole_latency_max_at);
 	uint64_t nchecks = ix->nchecks, nsnap = ix->nsnap;
 	PUT(&o, nchecks);
 	PUT(&o, nsnap);
@@ -526,6 +527,7 @@ struct view_index *view_cache_load(const char *path, const char *trace)
 	}
 	GET(&in, ix->file_size);
 	GET(&in, ix->whole_latency);
+	GET(&in, ix->whole_latency_max_at);
 	uint64_t nchecks = 0, nsnap = 0;
 	GET(&in, nchecks);
 	GET(&in, nsnap);

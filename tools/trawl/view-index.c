@@ -186,6 +186,12 @@ static void whole_step(struct builder *b, struct view_lane *l, int64_t t,
 		if (t > b->first_ts) {
 			if (trawl_hist_add(b->lat, t - s->last_t))
 				b->ix->oom = 1;
+			/* the longest's switch-in, for the panel's link */
+			if (t - s->last_t > b->ix->whole_latency_max ||
+			    !b->ix->whole_latency_max_at) {
+				b->ix->whole_latency_max = t - s->last_t;
+				b->ix->whole_latency_max_at = t;
+			}
 		} else
 			b->zero_at_first++;
 	}

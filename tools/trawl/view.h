@@ -352,6 +352,8 @@ struct view_index {
 	size_t nsnap, snapcap;
 	struct view_replay_tables rt;
 	trawl_summary whole_latency; /* wakeup latency over the trace */
+	/* its longest and where that one's switch-in is */
+	int64_t whole_latency_max, whole_latency_max_at;
 	/* the trace's size for the memory budget: its data uncompressed
 	 * (trawl_data_bytes()) where known, else the file's */
 	int64_t file_size;

@@ -197,6 +197,7 @@ async function fetchWindow() {
 // ---- drawing ---------------------------------------------------------
 
 function xOf(t) { return LABEL_W + (t - view.from) / (view.to - view.from) * view.plotW; }
+view.xOf = xOf;
 function tOf(x) { return view.from + (x - LABEL_W) / view.plotW * (view.to - view.from); }
 
 // The axis stays in sight: drawn at the top of the visible part of the
@@ -308,6 +309,43 @@ function label(s, x, y, w, h) {
   ctx.restore();
 }
 
+// The item clicked, outlined on its lane, and the wakeup that made a run
+// runnable drawn as an arrow from where the waker ran (its CPU lane at the
+// wakeup, else the item's own lane) to the run's start.
+function drawSelected() {
+  const sel = view.selected;
+  view.arrow = null;
+  if (!sel) return;
+  const e = view.layout.find(x => x.lane.id === sel.lane);
+  if (!e) return;
+  const x0 = Math.max(LABEL_W, xOf(sel.start)), x1 = Math.min(LABEL_W + view.plotW, xOf(sel.end));
+  ctx.save();
+  ctx.strokeStyle = '#f80'; ctx.lineWidth = 2;
+  if (x1 >= LABEL_W && x0 <= LABEL_W + view.plotW) ctx.strokeRect(x0, e.y + 1, Math.max(2, x1 - x0), e.h - 2);
+  if (sel.wakeup) {
+    const d = view.data;
+    let from = e;
+    const xw = xOf(sel.wakeup.time);
+    if (d && sel.wakeup.pid > 0) {
+      for (const c of view.layout) {
+        if (c.lane.kind !== 'cpu') continue;
+        const col = colAt(c, xw), t = col && d.tasks[col[1]];
+        if (t && t.pid === sel.wakeup.pid) { from = c; break; }
+      }
+    }
+    const ya = from.y + from.h / 2, yb = e.y + e.h / 2, xb = xOf(sel.start);
+    ctx.strokeStyle = '#d40'; ctx.fillStyle = '#d40'; ctx.lineWidth = 1.5;
+    ctx.beginPath(); ctx.moveTo(xw, ya); ctx.lineTo(xb, yb); ctx.stroke();
+    const ang = Math.atan2(yb - ya, xb - xw);
+    ctx.beginPath(); ctx.moveTo(xb, yb);
+    ctx.lineTo(xb - 8 * Math.cos(ang - 0.4), yb - 8 * Math.sin(ang - 0.4));
+    ctx.lineTo(xb - 8 * Math.cos(ang + 0.4), yb - 8 * Math.sin(ang + 0.4));
+    ctx.fill();
+    view.arrow = { from: from.lane.id, x0: xw, y0: ya, x1: xb, y1: yb };
+  }
+  ctx.restore();
+}
+
 function drawLongs() {
   // the handlers over the threshold stand out: a red bar over their lane
   for (const q of view.longs) {
@@ -342,6 +380,7 @@ function draw() {
   drawAxis();
   drawLongs();
   drawMeasure();
+  drawSelected();
   if (view.selection) {
     const [a, b] = view.selection;
     ctx.fillStyle = 'rgba(60,120,220,0.2)';
@@ -477,7 +516,7 @@ window.addEventListener('keydown', ev => {
   else if (k === 'd' || k === 'ArrowRight') pan(0.2);
   else if (k === '0') setWindow(view.info.first, view.info.last + 1);
   else if (k === 'm') addMarker(tOf(view.pointerX !== undefined && view.pointerX > LABEL_W ? view.pointerX : LABEL_W + view.plotW / 2));
-  else if (k === 'Escape') { view.markers = []; view.area = null; showMeasure(); draw(); }
+  else if (k === 'Escape') { view.markers = []; view.area = null; view.selected = null; showMeasure(); draw(); }
   else return;
   ev.preventDefault();
 });
@@ -518,6 +557,8 @@ async function showDetail(lane, t, tol) {
   } catch (e) { body.textContent = e.message; return; }
   let h = '<table>' + row('lane', esc(j.lane_name) + ' (' + esc(j.kind) + ')');
   if (!j.found) {
+    view.selected = null;
+    draw();
     h += row('', 'nothing here');
     // between two items: the one before and the next, to jump to
     if (j.before) h += row('before', '<a class="jump" data-from="' + j.before.start + '" data-to="' + j.before.end + '">' + esc(j.before.label) + '</a>, ended ' + esc(fmtDur(t - j.before.end)) + ' before');
@@ -526,6 +567,9 @@ async function showDetail(lane, t, tol) {
     document.body.dataset.detail = 'empty';
     return;
   }
+  view.selected = { lane: lane.id, start: j.start, end: j.end,
+    wakeup: j.wakeup && { time: j.wakeup.time, pid: j.wakeup.waker ? j.wakeup.waker.pid : 0 } };
+  draw();
   h += row('start', esc(fmtTime(j.start))) + row('end', esc(fmtAbs(j.end))) + row('duration', esc(fmtDur(j.duration)));
   if (j.task) h += row('task', taskLink(j.task));
   if (j.idle) h += row('task', 'idle');
@@ -671,7 +715,9 @@ async function runAnalysis() {
   h += cpuRows(j.cpus, span);
   const w = j.wakeup_latency;
   h += row('wakeups', w.count);
-  if (w.count) h += row('latency p50 / p90 / p99', esc(fmtDur(w.p50) + ' / ' + fmtDur(w.p90) + ' / ' + fmtDur(w.p99))) + row('latency max', esc(fmtDur(w.max)));
+  // the longest a link: to its wakeup and run
+  if (w.count) h += row('latency p50 / p90 / p99', esc(fmtDur(w.p50) + ' / ' + fmtDur(w.p90) + ' / ' + fmtDur(w.p99))) +
+    row('latency max', '<a class="jump" id="latency-max" data-from="' + (w.max_at - w.max) + '" data-to="' + w.max_at + '">' + esc(fmtDur(w.max)) + '</a>');
   h += '</table>';
   // a CPU runs what it switched in until its next switch: the switches
   // that name another prev_pid (a lost event) are counted, as trawl sched does
