@@ -459,6 +459,22 @@ async function main() {
       check(Math.abs(f1 - f0) <= 2 && t1 > f1, 'the wheel over the labels keeps the start: ' + f0 + ' -> ' + f1);
     }
 
+    // the trace's name in the tab; the info page (i) as trawl stats has
+    // it; the keys and the colours (?); Esc closes them
+    check((await page.title()).startsWith(path.basename(trace)), 'the tab is named after the trace: ' + await page.title());
+    await page.keyboard.press('i');
+    await page.waitForSelector('#overlay:not([hidden]) #info-events', { timeout: 10000 });
+    const infoText = await page.locator('#overlay').innerText();
+    check(infoText.includes(String(info.events)) && /lost events/.test(infoText) && /bad lines/.test(infoText),
+      'the info page: events, lost events, bad lines');
+    await page.keyboard.press('Escape');
+    check(await page.locator('#overlay').isHidden(), 'Esc closes it');
+    await page.keyboard.press('?');
+    await page.waitForSelector('#overlay:not([hidden]) #legend', { timeout: 10000 });
+    check(await page.locator('#legend tr').count() === 5 && await page.locator('#help-keys tr').count() >= 8,
+      'the keys and the five thread-state colours');
+    await page.keyboard.press('Escape');
+
     // the time axis at every zoom down to a few events: ticks that tell
     // themselves apart (they read "+4.072 s" five times below 10 ms)
     for (const span of [1e9, 1e7, 1e5, 3e3, 40]) {

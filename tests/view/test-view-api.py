@@ -149,6 +149,17 @@ def lives(info, trace):
     return dead
 
 
+def summary(s, trace):
+    """The trace info page says what trawl stats --json says."""
+    got = s.api('/api/summary')['summary']
+    want = trawl_json('stats', trace)
+    for k in ('format', 'compression', 'total_events', 'events', 'cpus',
+              'lost_events', 'overwritten_events', 'bad_lines',
+              'reordered_events'):
+        check(got.get(k) == want.get(k), '%s info page %s: %s, trawl stats '
+              '%s' % (trace, k, str(got.get(k))[:120], str(want.get(k))[:120]))
+
+
 def windows(s, info, trace):
     first, last = info['first'], info['last']
     ids = ','.join(str(l['id']) for l in info['lanes'])
@@ -501,6 +512,7 @@ def cache(trace):
             ids = '0-%d' % (len(info['lanes']) - 1)
             body = s.get('/api/window', {'lanes': ids, 'width': 777})[2]
             body += s.get('/api/analysis')[2]
+            body += s.get('/api/summary')[2]
             body += s.get('/api/detail', {'lane': 1, 't': info['first'] +
                                           12345, 'fields': 1})[2]
         finally:
@@ -591,6 +603,7 @@ def main():
         s = Server(TRAWL, trace)
         try:
             info = analyses_agree(s, trace)
+            summary(s, trace)
             if name in ('tc.dat', 'same-recording.dat'):
                 check(lives(info, trace), '%s: some task died' % trace)
             windows(s, info, trace)

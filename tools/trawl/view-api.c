@@ -284,6 +284,25 @@ static void lane_json(struct cli_buf *b, const struct view_index *ix, size_t i)
 	buf_str(b, "]}");
 }
 
+/* The trace info page: what the indexing pass saw (view-summary.c). */
+static int api_summary(struct view_index *ix, struct req *r)
+{
+	static const char *const names[] = {NULL};
+	if (known(r, names))
+		return 400;
+	struct cli_buf *b = r->out;
+	buf_str(b, "{\"trace\":");
+	buf_json(b, ix->path, strlen(ix->path));
+	buf_str(b, ",\"summary\":");
+	buf_str(b, ix->summary ? ix->summary : "null");
+	buf_char(b, ',');
+	key_i64(b, "unended_slices", (int64_t)ix->unended_slices);
+	buf_char(b, ',');
+	key_i64(b, "switch_anomalies", (int64_t)ix->switch_anomalies);
+	buf_str(b, "}\n");
+	return 200;
+}
+
 static int api_info(struct view_index *ix, struct req *r)
 {
 	static const char *const names[] = {"lanes", NULL};
@@ -1484,9 +1503,9 @@ int view_api(struct view_index *ix, const char *path,
 		const char *path;
 		int (*fn)(struct view_index *, struct req *);
 	} routes[] = {
-		{"/api/info", api_info},	 {"/api/window", api_window},
-		{"/api/detail", api_detail},	 {"/api/search", api_search},
-		{"/api/analysis", api_analysis},
+		{"/api/info", api_info},     {"/api/summary", api_summary},
+		{"/api/window", api_window}, {"/api/detail", api_detail},
+		{"/api/search", api_search}, {"/api/analysis", api_analysis},
 	};
 	int status = 404;
 	snprintf(r.why, sizeof(r.why), "no such API: %.60s", path);

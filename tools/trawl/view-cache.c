@@ -23,6 +23,7 @@
  *             bytes blocks, per level: i64 width, u64 n, [buckets, minmax
  *             from level kept on]
  *   i64 file_size, trawl_summary whole_latency, i64 its max's time,
+ *   u64 length + the info page's JSON,
  *   u64 nchecks nsnap, checks[] snap[],
  *   replay tables: i32 ncpus nbuffers task_buffer, u64 ncounters,
  *             cpus[ncpus * 16], per buffer u32 length + name,
@@ -275,6 +276,9 @@ int view_cache_save(const struct view_index *ix, const char *path)
 	PUT(&o, ix->file_size);
 	PUT(&o, ix->whole_latency);
 	PUT(&o, ix->whole_latency_max_at);
+	uint64_t slen = ix->summary ? strlen(ix->summary) : 0;
+	PUT(&o, slen);
+	put(&o, ix->summary, slen);
 	uint64_t nchecks = ix->nchecks, nsnap = ix->nsnap;
 	PUT(&o, nchecks);
 	PUT(&o, nsnap);
@@ -528,6 +532,17 @@ struct view_index *view_cache_load(const char *path, const char *trace)
 	GET(&in, ix->file_size);
 	GET(&in, ix->whole_latency);
 	GET(&in, ix->whole_latency_max_at);
+	uint64_t slen = 0;
+	GET(&in, slen);
+	char *sum = dup_array(&in, slen, 1);
+	if (sum) {
+		ix->summary = realloc(sum, slen + 1);
+		if (!ix->summary) {
+			free(sum);
+			goto bad;
+		}
+		ix->summary[slen] = '\0';
+	}
 	uint64_t nchecks = 0, nsnap = 0;
 	GET(&in, nchecks);
 	GET(&in, nsnap);

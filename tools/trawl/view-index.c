@@ -1417,6 +1417,7 @@ static int index_trace(const char *path, const struct view_build_opts *o,
 	for (size_t i = 0; i < ix->ntasks; i++)
 		ix->unended_slices += (uint64_t)ix->tasks[i].depth;
 	ix->unended_slices += b.nasync;
+	ix->summary = view_summary_json(t);
 	if (keep_tables(&b) || whole_end(&b))
 		goto oom;
 	/* the trace's buffers go back before the levels are made */
@@ -1459,6 +1460,7 @@ void view_index_free(struct view_index *ix)
 {
 	if (!ix)
 		return;
+	free(ix->summary);
 	for (size_t i = 0; i < ix->nlanes; i++) {
 		struct view_lane *l = &ix->lanes[i];
 		view_steps_free(&l->steps);

@@ -329,6 +329,7 @@ struct view_index {
 	uint64_t switch_anomalies;
 	int64_t switch_anomaly_first;
 	uint64_t unended_slices; /* B or S not ended at the trace's end */
+	char *summary;		 /* the info page's JSON; NULL none */
 	int ncpus;
 	struct view_lane *lanes;
 	size_t nlanes, lcap;
@@ -421,6 +422,9 @@ int view_indexed_event(const char *name);
  * trace's size, at least 2 MiB; everything when the trace cannot be read
  * again (SIZE_MAX). */
 size_t view_index_budget(const struct view_index *ix);
+/* The trace info page's JSON (view-summary.c), after the pass; NULL out
+ * of memory. The caller frees it. */
+char *view_summary_json(trawl_trace *t);
 /*
  * After the pass (view-budget.c): the summary levels of every lane and,
  * within the budget, what is kept: the lanes with the most changes (every

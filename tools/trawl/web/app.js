@@ -516,7 +516,12 @@ window.addEventListener('keydown', ev => {
   else if (k === 'd' || k === 'ArrowRight') pan(0.2);
   else if (k === '0') setWindow(view.info.first, view.info.last + 1);
   else if (k === 'm') addMarker(tOf(view.pointerX !== undefined && view.pointerX > LABEL_W ? view.pointerX : LABEL_W + view.plotW / 2));
-  else if (k === 'Escape') { view.markers = []; view.area = null; view.selected = null; showMeasure(); draw(); }
+  else if (k === 'Escape') {
+    if (!overlay.hidden) { overlay.hidden = true; return; }
+    view.markers = []; view.area = null; view.selected = null; showMeasure(); draw();
+  }
+  else if (k === 'i') showInfo();
+  else if (k === '?') showHelp();
   else return;
   ev.preventDefault();
 });
@@ -851,6 +856,47 @@ document.getElementById('area-body').addEventListener('click', ev => {
   drawArea();
 });
 
+// ---- the trace info page, the keys and the colours ------------------------
+
+const overlay = document.getElementById('overlay');
+function showOverlay(html, kind) {
+  document.getElementById('overlay-body').innerHTML = html;
+  overlay.hidden = false;
+  overlay.dataset.kind = kind;
+}
+overlay.addEventListener('click', () => { overlay.hidden = true; });
+
+async function showInfo() {
+  let j;
+  try { j = await api('/api/summary'); } catch (e) { status(e.message); return; }
+  const s = j.summary || {};
+  let h = '<h2>' + esc(j.trace) + '</h2><table>' +
+    row('format', esc(s.format + (s.compression && s.compression !== 'none' ? ', ' + s.compression : ''))) +
+    row('events', s.total_events) + row('span', esc(fmtDur(view.info.last - view.info.first))) +
+    row('lost events', s.lost_events) + row('overwritten events', s.overwritten_events) +
+    row('bad lines', s.bad_lines) + row('reordered events', s.reordered_events) +
+    row('slices never ended', j.unended_slices) +
+    row('sched_switches naming another prev_pid than their CPU ran', j.switch_anomalies) + '</table>';
+  h += '<h3>per CPU</h3><table id="info-cpus"><tr><th>CPU</th><th>events</th><th>lost</th></tr>';
+  for (const [c, x] of Object.entries(s.cpus || {})) h += '<tr><td>' + esc(c) + '</td><td>' + x.events + '</td><td>' + x.lost_events + '</td></tr>';
+  h += '</table><h3>events by type</h3><table id="info-events">';
+  for (const [n, c] of Object.entries(s.events || {}).sort((a, b) => b[1] - a[1])) h += '<tr><td>' + esc(n) + '</td><td>' + c + '</td></tr>';
+  showOverlay(h + '</table>', 'info');
+}
+
+function showHelp() {
+  const keys = [['wheel, w s, + -', 'zoom (shift-drag: zoom to a range)'], ['drag, a d, arrows, shift-wheel', 'pan'],
+    ['0', 'the whole trace'], ['m, a click on the axis', 'a marker (two: the time between)'],
+    ['ctrl-drag', 'an area and its aggregates'], ['a click on a lane', 'its details; on a task\'s label: pin it or unpin it'],
+    ['i', 'the trace info'], ['?', 'this'], ['Esc', 'clear markers, area and selection; close this']];
+  let h = '<h2>keys</h2><table id="help-keys">' + keys.map(([k, v]) => row(k, esc(v))).join('') + '</table><h2>thread states</h2><table id="legend">';
+  for (let i = 1; i < STATE_NAMES.length; i++)
+    h += '<tr><td><span class="swatch" style="background:' + STATE_COLOURS[i] + '"></span>' + esc(STATE_NAMES[i]) + '</td></tr>';
+  showOverlay(h + '</table>', 'help');
+}
+document.getElementById('info').onclick = () => showInfo();
+document.getElementById('help-button').onclick = () => showHelp();
+
 // ---- the URL -------------------------------------------------------------
 
 function saveHash() {
@@ -928,6 +974,8 @@ async function takeIndex() {
 
 function setInfo(info) {
   view.info = info;
+  // the trace's name in the tab
+  document.title = info.trace.split('/').pop() + ' · trawl view';
   view.lanes = info.lanes;
   view.byId = new Map();
   for (const l of view.lanes) view.byId.set(l.id, l);
