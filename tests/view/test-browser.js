@@ -475,6 +475,24 @@ async function main() {
       'the keys and the five thread-state colours');
     await page.keyboard.press('Escape');
 
+    // a dark theme where the system asks for one: the page and the canvas
+    {
+      const dark = await browser.newContext({ viewport: { width: 1400, height: 900 }, bypassCSP: true, colorScheme: 'dark' });
+      const p3 = await dark.newPage();
+      await p3.goto(url);
+      await waitDraw(p3, 0);
+      const d = await p3.evaluate(() => {
+        const c = document.getElementById('canvas'), dpr = window.devicePixelRatio || 1;
+        const e = window.trawlView.layout[0];
+        const px = c.getContext('2d').getImageData(3 * dpr, (e.y + 2) * dpr, 1, 1).data;
+        return { theme: window.trawlView.theme, body: getComputedStyle(document.body).backgroundColor, label: [px[0], px[1], px[2]] };
+      });
+      check(d.theme === 'dark' && d.body === 'rgb(20, 23, 27)' && d.label.every(v => v < 60),
+        'a dark theme follows the system: ' + JSON.stringify(d));
+      await p3.screenshot({ path: path.join(outdir, '07-dark.png') });
+      await dark.close();
+    }
+
     // the time axis at every zoom down to a few events: ticks that tell
     // themselves apart (they read "+4.072 s" five times below 10 ms)
     for (const span of [1e9, 1e7, 1e5, 3e3, 40]) {

@@ -12,6 +12,18 @@ const KIND_ORDER = ['cpu', 'hardirq', 'softirq', 'workqueue', 'counter',
   'marker', 'lost', 'async', 'task', 'slice'];
 const KIND_DEFAULT = { cpu: 1, hardirq: 1, softirq: 1, workqueue: 1,
   counter: 1, marker: 1, lost: 1, async: 1, task: 0, slice: 1 };
+// The canvas's own colours, light or dark as the system asks (the page's
+// are app.css's, with the same media query); a change redraws.
+const THEMES = {
+  light: { axis: '#f0f0f0', text: '#333', grid: '#bbb', labels: '#fff', rule: '#e4e4e4', ink: '#111', pinned: '#06c',
+    lane: ['#f7f9fb', '#ffffff'] },
+  dark: { axis: '#2a2f36', text: '#ccd', grid: '#555', labels: '#1b1f24', rule: '#30353c', ink: '#eee', pinned: '#6af',
+    lane: ['#181c21', '#1d2127'] },
+};
+const darkQuery = window.matchMedia('(prefers-color-scheme: dark)');
+let theme = darkQuery.matches ? THEMES.dark : THEMES.light;
+darkQuery.addEventListener('change', () => { theme = darkQuery.matches ? THEMES.dark : THEMES.light; view.theme = darkQuery.matches ? 'dark' : 'light'; draw(); });
+
 const STATE_COLOURS = ['#ffffff', '#2e9a44', '#8fd19e', '#d8d8d8',
   '#e8a33d', '#555555'];
 const STATE_NAMES = ['unknown', 'running', 'runnable', 'sleeping',
@@ -30,6 +42,7 @@ const view = {
   longs: [], frames: [], draws: 0, selection: null, layout: [],
 };
 window.trawlView = view;
+view.theme = darkQuery.matches ? 'dark' : 'light';
 
 async function api(path, q) {
   const p = new URLSearchParams(q || {});
@@ -213,9 +226,9 @@ function drawAxis() {
   const y0 = view.axisY = axisTop();
   ctx.save();
   ctx.translate(0, y0);
-  ctx.fillStyle = '#f0f0f0';
+  ctx.fillStyle = theme.axis;
   ctx.fillRect(0, 0, LABEL_W + view.plotW, AXIS_H);
-  ctx.fillStyle = '#333'; ctx.strokeStyle = '#bbb';
+  ctx.fillStyle = theme.text; ctx.strokeStyle = theme.grid;
   ctx.font = '11px sans-serif';
   const step = niceStep(span, view.plotW);
   const base = view.info.first;
@@ -242,7 +255,7 @@ function laneLabel(l) {
 
 function drawLane(e, d, scale, shift) {
   const l = e.lane, y = e.y, h = e.h;
-  ctx.fillStyle = (view.layout.indexOf(e) % 2) ? '#ffffff' : '#f7f9fb';
+  ctx.fillStyle = theme.lane[view.layout.indexOf(e) % 2];
   ctx.fillRect(LABEL_W, y, view.plotW, h);
   if (d) {
     let x = 0;
@@ -292,19 +305,19 @@ function drawLane(e, d, scale, shift) {
       }
     }
   }
-  ctx.fillStyle = '#fff';
+  ctx.fillStyle = theme.labels;
   ctx.fillRect(0, y, LABEL_W, h);
-  ctx.fillStyle = l.kind === 'task' && view.pinned.has(l.pid) ? '#06c' : '#333';
+  ctx.fillStyle = l.kind === 'task' && view.pinned.has(l.pid) ? theme.pinned : theme.text;
   ctx.font = '11px sans-serif';
   ctx.fillText(laneLabel(l).slice(0, 30), 4, y + h - 5);
-  ctx.strokeStyle = '#e4e4e4';
+  ctx.strokeStyle = theme.rule;
   ctx.beginPath(); ctx.moveTo(0, y + h - 0.5); ctx.lineTo(LABEL_W + view.plotW, y + h - 0.5); ctx.stroke();
 }
 
 function label(s, x, y, w, h) {
   ctx.save();
   ctx.beginPath(); ctx.rect(Math.max(x, LABEL_W), y, w, h); ctx.clip();
-  ctx.fillStyle = '#111'; ctx.font = '10px sans-serif';
+  ctx.fillStyle = theme.ink; ctx.font = '10px sans-serif';
   ctx.fillText(s, Math.max(x, LABEL_W) + 2, y + h - 6);
   ctx.restore();
 }
