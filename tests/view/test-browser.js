@@ -446,6 +446,29 @@ async function main() {
       check(!/pin=/.test(await page.evaluate(() => location.hash)), 'and the URL has no pin');
     } else check(false, 'a pinned lane to unpin');
 
+    // any lane pins to the top by its label, whatever its kind, and the
+    // URL keeps it; a second click takes it down
+    {
+      const box = await page.locator('#canvas').boundingBox();
+      const last = await page.evaluate(() => {
+        const L = window.trawlView.layout, e = L[L.length - 1];
+        return { id: e.lane.id, kind: e.lane.kind, y: e.y + e.h / 2 };
+      });
+      if (last.kind !== 'task') {
+        n = await draws(page);
+        await page.mouse.click(box.x + 40, box.y + last.y);
+        await waitDraw(page, n);
+        const top = await page.evaluate(() => window.trawlView.layout[0].lane.id);
+        check(top === last.id, 'a ' + last.kind + ' lane pinned to the top: ' + top + ' is ' + last.id);
+        check(/top=/.test(await page.evaluate(() => location.hash)), 'the URL keeps it');
+        const y0 = await page.evaluate(() => { const e = window.trawlView.layout[0]; return e.y + e.h / 2; });
+        n = await draws(page);
+        await page.mouse.click(box.x + 40, box.y + y0);
+        await waitDraw(page, n);
+        check(await page.evaluate(i => window.trawlView.layout[0].lane.id !== i, last.id), 'and taken down again');
+      }
+    }
+
     // the wheel over the lane labels zooms about the plot's left edge,
     // so the window keeps its start (it zoomed about a time outside it)
     {

@@ -104,11 +104,17 @@ function labelColour(id, kind) {
 
 function laneHeight(l) { return l.kind === 'counter' ? COUNTER_H : LANE_H; }
 
+// A lane's name that lasts from one index to the next (ids do not): what
+// pins a lane that is not a task's.
+function laneKey(l) { return [l.kind, l.cpu, l.pid, l.depth, l.buffer].join(':'); }
+view.pinnedLanes = new Set();
+
 function visibleLanes() {
   const out = [];
   let tasks = 0;
   for (const l of view.lanes) {
     if (!l.changes) continue;
+    if (view.pinnedLanes.has(laneKey(l))) { out.push(l); continue; }
     const pinned = l.pid >= 0 && view.pinned.has(l.pid);
     if (l.kind === 'task') {
       // a task not yet born or already dead in the window has nothing
@@ -125,6 +131,9 @@ function visibleLanes() {
 
 function sortLanes(lanes) {
   lanes.sort((a, b) => {
+    // lanes pinned to the top first, whatever their kind
+    const qa = view.pinnedLanes.has(laneKey(a)), qb = view.pinnedLanes.has(laneKey(b));
+    if (qa !== qb) return qa ? -1 : 1;
     const ka = KIND_ORDER.indexOf(a.kind), kb = KIND_ORDER.indexOf(b.kind);
     if (ka !== kb) return ka - kb;
     if (a.kind === 'task') {
@@ -307,7 +316,7 @@ function drawLane(e, d, scale, shift) {
   }
   ctx.fillStyle = theme.labels;
   ctx.fillRect(0, y, LABEL_W, h);
-  ctx.fillStyle = l.kind === 'task' && view.pinned.has(l.pid) ? theme.pinned : theme.text;
+  ctx.fillStyle = (l.kind === 'task' && view.pinned.has(l.pid)) || view.pinnedLanes.has(laneKey(l)) ? theme.pinned : theme.text;
   ctx.font = '11px sans-serif';
   ctx.fillText(laneLabel(l).slice(0, 30), 4, y + h - 5);
   ctx.strokeStyle = theme.rule;
@@ -507,6 +516,7 @@ window.addEventListener('mouseup', ev => {
     // a task lane's label pins it to the top, or takes its pin away
     const e = laneAt(y);
     if (e && e.lane.kind === 'task') togglePin(e.lane.pid);
+    else if (e) toggleLanePin(e.lane);
   }
 });
 canvas.addEventListener('wheel', ev => {
@@ -653,6 +663,15 @@ function togglePin(pid) {
   refresh(true);
 }
 view.togglePin = togglePin;
+
+// Any other lane: its label pins it to the top, or takes it down.
+function toggleLanePin(l) {
+  const k = laneKey(l);
+  if (view.pinnedLanes.has(k)) view.pinnedLanes.delete(k); else view.pinnedLanes.add(k);
+  layout();
+  refresh(true);
+}
+view.toggleLanePin = toggleLanePin;
 
 // ---- search ------------------------------------------------------------
 
@@ -917,6 +936,7 @@ function saveHash() {
   p.set('from', String(view.from)); p.set('to', String(view.to));
   p.set('kinds', KIND_ORDER.filter(k => view.kinds[k]).join(','));
   if (view.pinned.size) p.set('pin', [...view.pinned].join(','));
+  if (view.pinnedLanes.size) p.set('top', [...view.pinnedLanes].join(','));
   if (view.highlight >= 0) p.set('hl', String(view.highlight));
   if (view.markers && view.markers.length) p.set('m', view.markers.join(','));
   if (view.area) p.set('area', view.area.join(','));
@@ -932,6 +952,7 @@ function loadHash() {
     for (const k of KIND_ORDER) view.kinds[k] = ks.has(k) ? 1 : 0;
   }
   if (p.get('pin')) for (const x of p.get('pin').split(',')) if (x) view.pinned.add(+x);
+  if (p.get('top')) for (const x of p.get('top').split(',')) if (x) view.pinnedLanes.add(x);
   if (p.has('hl')) view.highlight = +p.get('hl');
   if (p.get('m')) view.markers = p.get('m').split(',').filter(x => x).slice(0, 2).map(Number);
   const a = (p.get('area') || '').split(',').map(Number);
