@@ -432,6 +432,44 @@ async function main() {
       check(cleared[0] === 0 && cleared[1] === null && await page.locator('#area').isHidden(), 'Esc clears the markers and the area');
     }
 
+    // the event list: the window's events in order, virtual-scrolled; a row
+    // centres the timeline on its event; a filter keeps what it names
+    {
+      await page.keyboard.press('0');
+      await page.waitForFunction(() => window.trawlView.events.count > 0 && window.trawlView.events.from === Math.floor(window.trawlView.from), null, { timeout: 15000 });
+      const E0 = await page.evaluate(() => ({ count: window.trawlView.events.count, text: document.getElementById('events-count').textContent }));
+      check(E0.count === info.events && E0.text.startsWith(String(info.events)), 'the list holds the window\'s events: ' + E0.text);
+      await page.evaluate(() => { document.getElementById('events-list').scrollTop = 600 * 18; });
+      await page.waitForSelector('.ev-row[data-row="600"]', { timeout: 15000 });
+      const r600 = await page.evaluate(() => {
+        const d = document.querySelector('.ev-row[data-row="600"]');
+        return { seq: +d.dataset.seq, ev: window.trawlView.events.rows.get(600) };
+      });
+      const apiRow = await page.evaluate(async () => {
+        const tok = new URLSearchParams(location.search).get('token') || '';
+        const E = window.trawlView.events;
+        const r = await fetch('/api/events?from=' + E.from + '&to=' + E.to + '&row=600&limit=1&token=' + tok);
+        return (await r.json()).events[0];
+      });
+      check(r600.seq === apiRow.seq && r600.ev.time === apiRow.time, 'row 600 scrolled to is the 600th event: ' + r600.seq);
+      const [f0, t0] = await win(page);
+      n = await draws(page);
+      await page.click('.ev-row[data-row="600"]');
+      await waitDraw(page, n);
+      const [f1, t1] = await win(page);
+      check(Math.abs((f1 + t1) / 2 - r600.ev.time) <= (t1 - f1) * 0.03 + 2 || f1 <= info.first, 'a row centres the timeline on its event');
+      check(Math.abs((t1 - f1) - (t0 - f0)) <= (t0 - f0) * 0.06 + 2, 'at the same zoom');
+      await page.fill('#events-q', 'sched_switch');
+      await page.waitForFunction(() => {
+        const E = window.trawlView.events;
+        return E.q === 'sched_switch' && E.rows.size > 0 && document.body.dataset.events === String(E.gen);
+      }, null, { timeout: 15000 });
+      const evs = await page.evaluate(() => [...document.querySelectorAll('.ev-row .e')].map(x => x.textContent));
+      check(evs.length > 0 && evs.every(e => e === 'sched_switch'), 'the filter keeps sched_switch only (' + evs.length + ' rows)');
+      await page.fill('#events-q', '');
+      await page.keyboard.press('0');
+    }
+
     // a pin is undone by a click on its lane's label (it could not be)
     const lane = await page.evaluate(() => {
       const e = window.trawlView.layout.find(x => x.lane.kind === 'task' && window.trawlView.pinned.has(x.lane.pid));
@@ -473,6 +511,11 @@ async function main() {
     // so the window keeps its start (it zoomed about a time outside it)
     {
       const box = await page.locator('#canvas').boundingBox();
+      // inside the trace: at the whole trace the window's start is held
+      // by its margin, not by the zoom
+      n = await draws(page);
+      await page.evaluate(() => { const i = window.trawlView.info, q = (i.last - i.first) / 4; window.trawlView.setWindow(i.first + q, i.last - q); });
+      await waitDraw(page, n);
       const [f0] = await win(page);
       n = await draws(page);
       await page.mouse.move(box.x + 60, box.y + 80);

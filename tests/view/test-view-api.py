@@ -160,6 +160,49 @@ def summary(s, trace):
               '%s' % (trace, k, str(got.get(k))[:120], str(want.get(k))[:120]))
 
 
+def event_list(s, info, trace):
+    """The event list's pages are trawl report --json's events: rows by
+    their place in the whole run (seq), in windows, by time, filtered."""
+    rep = trawl_json_lines('report', trace)
+    n = len(rep)
+    j = s.api('/api/events', {'row': 0, 'limit': 1})
+    check(j['count'] == n == info['events'], '%s: the list has every event '
+          '(%d, report %d)' % (trace, j['count'], n))
+    for row in (0, 1, n // 3, n // 2, n - 7):
+        j = s.api('/api/events', {'row': row, 'limit': 5})
+        got = [(e['seq'], e['time'], e['event'], e['cpu'], e['text'])
+               for e in j['events']]
+        want = [(e['seq'], e['time'], e['event'], e['cpu'], e['text'])
+                for e in rep[row:row + 5]]
+        check(got == want, '%s: rows %d..: %s, report %s' % (
+            trace, row, got[:2], want[:2]))
+    a, b = rep[n // 4]['time'], rep[n // 2]['time']
+    j = s.api('/api/events', {'from': a, 'to': b, 'limit': 3})
+    inside = [e for e in rep if a <= e['time'] < b]
+    check(j['count'] == len(inside) and
+          [e['seq'] for e in j['events']] == [e['seq'] for e in inside[:3]],
+          '%s: a window\'s list is its events (%d, report %d)' % (
+              trace, j['count'], len(inside)))
+    t = rep[2 * n // 3]['time']
+    j = s.api('/api/events', {'t': t, 'limit': 1})
+    first = next(i for i, e in enumerate(rep) if e['time'] >= t)
+    check(j['row'] == first, '%s: the row at a time: %d, report %d' % (
+        trace, j['row'], first))
+    # a filter: the events it names, page after page, nothing skipped
+    got, row = [], 0
+    while True:
+        j = s.api('/api/events', {'q': 'sched_switch,pid=0', 'row': row,
+                                  'limit': 7})
+        got += [e['seq'] for e in j['events']]
+        if j['ended']:
+            break
+        row = j['next']
+    want = [e['seq'] for e in rep if e['event'] == 'sched_switch' and
+            e['pid'] == 0]
+    check(got == want, '%s: filtered pages %d events, report %d' % (
+        trace, len(got), len(want)))
+
+
 def windows(s, info, trace):
     first, last = info['first'], info['last']
     ids = ','.join(str(l['id']) for l in info['lanes'])
@@ -604,6 +647,8 @@ def main():
         try:
             info = analyses_agree(s, trace)
             summary(s, trace)
+            if name in ('tc.dat', 'systrace.txt', 'pair-broad.dat'):
+                event_list(s, info, trace)
             if name in ('tc.dat', 'same-recording.dat'):
                 check(lives(info, trace), '%s: some task died' % trace)
             windows(s, info, trace)
@@ -623,6 +668,19 @@ def main():
         finally:
             rc = s.stop()
         check(rc == 0, '%s: SIGINT ends trawl view with 0 (%s)' % (name, rc))
+    # the event list read back from checkpoints (one every 100 events: a
+    # page starts at the one before it and numbers by its seq)
+    for name in ('pair-broad.dat', 'systrace.txt'):
+        trace = os.path.join(FIX, name)
+        s = Server(TRAWL, trace, '--no-cache', env=dict(
+            os.environ, TRAWL_VIEW_CHECK_EVENTS='100'))
+        try:
+            info = s.api('/api/info')
+            check(info['checkpoints'] >= 3, '%s: checkpoints %d' % (
+                name, info['checkpoints']))
+            event_list(s, info, trace)
+        finally:
+            s.stop()
     # one recording as v7 zstd, v6 and v7 uncompressed: the same data
     # size, so the same budget and index (a zstd file's was ten times
     # smaller: coarser levels, more read back, another look), and the

@@ -284,6 +284,65 @@ static void lane_json(struct cli_buf *b, const struct view_index *ix, size_t i)
 	buf_str(b, "]}");
 }
 
+/*
+ * The event list's pages: the window's events in the whole run's order,
+ * row 0 its first; `row` the first row of the page (or `t`: the row of the
+ * first event at or after t), `q` a filter (event names, pid=N, cpu=N).
+ * Without a filter a row is a seq; with one, `next` says where to go on.
+ */
+static int api_events(struct view_index *ix, struct req *r)
+{
+	static const char *const names[] = {"from", "to",    "row", "t",
+					    "q",    "limit", NULL};
+	int64_t from, to, row, t, limit;
+	if (known(r, names) || window_params(r, ix, &from, &to) ||
+	    int_param(r, "row", 0, INT64_MAX / 2, 0, 0, &row) ||
+	    int_param(r, "t", INT64_MIN / 2, INT64_MAX / 2, INT64_MIN / 2, 0,
+		      &t) ||
+	    int_param(r, "limit", 1, 500, 100, 0, &limit))
+		return 400;
+	const char *q = param(r, "q");
+	uint64_t first, end, at;
+	char why[256] = "";
+	if (view_events_seq_at(ix, from, &first, why, sizeof(why)) ||
+	    view_events_seq_at(ix, to, &end, why, sizeof(why)))
+		return fail(r, "cannot read the trace again: %s", why);
+	if (end < first)
+		end = first;
+	if (t != INT64_MIN / 2) {
+		if (view_events_seq_at(ix, t < from ? from : t, &at, why,
+				       sizeof(why)))
+			return fail(r, "cannot read the trace again: %s", why);
+		row = (int64_t)(at - first);
+	}
+	struct cli_buf *b = r->out;
+	buf_char(b, '{');
+	key_i64(b, "from", from);
+	buf_char(b, ',');
+	key_i64(b, "to", to);
+	buf_char(b, ',');
+	key_i64(b, "first_seq", (int64_t)first);
+	buf_char(b, ',');
+	key_i64(b, "count", (int64_t)(end - first));
+	buf_char(b, ',');
+	key_i64(b, "row", row);
+	buf_str(b, ",\"events\":[");
+	uint64_t next = 0;
+	int ended = 1;
+	if ((uint64_t)row < end - first &&
+	    view_events_page(ix, first + (uint64_t)row, to, q, (size_t)limit, b,
+			     &next, &ended, why, sizeof(why))) {
+		buf_str(b, "],");
+		key_str(b, "events_error", why, strlen(why));
+		buf_str(b, "}\n");
+		return 200;
+	}
+	buf_str(b, "],");
+	key_i64(b, "next", next > first ? (int64_t)(next - first) : row);
+	buf_str(b, ended ? ",\"ended\":true}\n" : ",\"ended\":false}\n");
+	return 200;
+}
+
 /* The trace info page: what the indexing pass saw (view-summary.c). */
 static int api_summary(struct view_index *ix, struct req *r)
 {
@@ -1506,6 +1565,7 @@ int view_api(struct view_index *ix, const char *path,
 		{"/api/info", api_info},     {"/api/summary", api_summary},
 		{"/api/window", api_window}, {"/api/detail", api_detail},
 		{"/api/search", api_search}, {"/api/analysis", api_analysis},
+		{"/api/events", api_events},
 	};
 	int status = 404;
 	snprintf(r.why, sizeof(r.why), "no such API: %.60s", path);

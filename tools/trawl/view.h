@@ -422,6 +422,20 @@ int view_indexed_event(const char *name);
  * trace's size, at least 2 MiB; everything when the trace cannot be read
  * again (SIZE_MAX). */
 size_t view_index_budget(const struct view_index *ix);
+/*
+ * The event list (view-events.c). view_events_seq_at(): the seq of the
+ * first event at or after t (ix->events when none). view_events_page():
+ * the events from seq from_seq on, before time to, that pass the filter
+ * (event names, pid=N, cpu=N, comma-separated; NULL or "" all), at most
+ * limit, as JSON objects separated by commas into b; *next: the seq to go
+ * on from, *ended: no more in the window. Return: 0, or -1 with why.
+ */
+int view_events_seq_at(struct view_index *ix, int64_t t, uint64_t *seq,
+		       char *why, size_t whylen);
+int view_events_page(struct view_index *ix, uint64_t from_seq, int64_t to,
+		     const char *filter, size_t limit, struct cli_buf *b,
+		     uint64_t *next, int *ended, char *why, size_t whylen);
+
 /* The trace info page's JSON (view-summary.c), after the pass; NULL out
  * of memory. The caller frees it. */
 char *view_summary_json(trawl_trace *t);

@@ -183,6 +183,7 @@ function refresh(now) {
   clearTimeout(fetchTimer);
   fetchTimer = setTimeout(fetchWindow, now ? 0 : 40);
   scheduleAnalysis();
+  scheduleEvents();
 }
 
 async function fetchWindow() {
@@ -512,6 +513,7 @@ window.addEventListener('mouseup', ev => {
   if (!d.moved && x > LABEL_W) {
     const e = laneAt(y);
     if (e) showDetail(e.lane, tOf(x), (view.to - view.from) / view.plotW * 3);
+    eventsAt(tOf(x));
   } else if (!d.moved) {
     // a task lane's label pins it to the top, or takes its pin away
     const e = laneAt(y);
@@ -887,6 +889,139 @@ document.getElementById('area-body').addEventListener('click', ev => {
   view.areaSort[th.dataset.table] = th.dataset.key;
   drawArea();
 });
+
+// ---- the event list: the window's events, virtual-scrolled ---------------
+
+const ROW_H = 18, PAGE = 100;
+const evList = document.getElementById('events-list'), evSpacer = document.getElementById('events-spacer');
+const evQ = document.getElementById('events-q');
+view.events = { from: 0, to: 0, q: '', count: 0, rows: new Map(), pages: new Set(), next: 0, ended: true, gen: 0, selected: null };
+
+let eventsTimer = 0;
+function scheduleEvents() {
+  clearTimeout(eventsTimer);
+  eventsTimer = setTimeout(resetEvents, 250);
+}
+
+// A new window or filter: the list starts again (rows are the window's).
+async function resetEvents() {
+  const E = view.events;
+  E.from = Math.floor(view.from); E.to = Math.max(E.from + 1, Math.ceil(view.to));
+  E.q = evQ.value.trim();
+  E.rows = new Map(); E.pages = new Set(); E.gen++;
+  const gen = E.gen;
+  for (const el of [...evList.querySelectorAll('.ev-row')]) el.remove(); // the old window's
+  let j;
+  const at = E.selected && E.selected.time >= E.from && E.selected.time < E.to ? E.selected.time : undefined;
+  try { j = await api('/api/events', eventsQuery(0, at)); } catch (e) { status(e.message); return; }
+  if (gen !== E.gen) return;
+  E.count = j.count;
+  takePage(j);
+  if (E.q) { E.next = j.next; E.ended = j.ended; }
+  sizeEvents();
+  if (at !== undefined && !E.q) evList.scrollTop = Math.max(0, (j.row - 3) * ROW_H);
+  else evList.scrollTop = 0;
+  renderEvents();
+  document.body.dataset.events = String(E.gen);
+}
+
+function eventsQuery(row, t) {
+  const E = view.events, q = { from: E.from, to: E.to, row, limit: PAGE };
+  if (E.q) q.q = E.q;
+  if (t !== undefined) q.t = t;
+  return q;
+}
+
+// Rows of a page: by row number without a filter, in the order they come
+// with one (a filtered list grows as it is scrolled).
+function takePage(j) {
+  const E = view.events;
+  if (E.q) {
+    let i = E.rows.size;
+    for (const ev of j.events) E.rows.set(i++, ev);
+  } else {
+    j.events.forEach((ev, i) => E.rows.set(j.row + i, ev));
+    E.pages.add(Math.floor(j.row / PAGE));
+  }
+}
+
+function sizeEvents() {
+  const E = view.events;
+  const n = E.q ? E.rows.size + (E.ended ? 0 : 20) : E.count;
+  evSpacer.style.height = n * ROW_H + 'px';
+  document.getElementById('events-count').textContent = E.q
+    ? E.rows.size + (E.ended ? '' : '+') + ' matching of ' + E.count + ' in view'
+    : E.count + ' events in view';
+}
+
+function renderEvents() {
+  const E = view.events;
+  const r0 = Math.floor(evList.scrollTop / ROW_H), r1 = r0 + Math.ceil(evList.clientHeight / ROW_H) + 1;
+  for (const el of [...evList.querySelectorAll('.ev-row')]) el.remove();
+  const frag = document.createDocumentFragment();
+  const want = new Set();
+  for (let r = r0; r < r1; r++) {
+    const ev = E.rows.get(r);
+    if (!ev) { if (!E.q && r < E.count) want.add(Math.floor(r / PAGE)); continue; }
+    const d = document.createElement('div');
+    d.className = 'ev-row' + (E.selected && E.selected.seq === ev.seq ? ' sel' : '');
+    d.style.top = r * ROW_H + 'px';
+    d.dataset.row = String(r); d.dataset.seq = String(ev.seq);
+    d.innerHTML = '<span class="t">+' + esc(fmtTick(ev.time - view.info.first, 1)) + '</span><span class="c">' + ev.cpu +
+      '</span><span class="p">' + esc(ev.comm) + '-' + ev.pid + '</span><span class="e">' + esc(ev.event) + '</span>' + esc(ev.text);
+    frag.append(d);
+  }
+  evList.append(frag);
+  for (const p of want) fetchPage(p);
+  if (E.q && !E.ended && r1 >= E.rows.size) fetchMore();
+}
+
+async function fetchPage(p) {
+  const E = view.events, gen = E.gen;
+  if (E.pages.has(p)) return;
+  E.pages.add(p);
+  let j;
+  try { j = await api('/api/events', eventsQuery(p * PAGE)); } catch (e) { E.pages.delete(p); return; }
+  if (gen !== E.gen) return;
+  takePage(j);
+  renderEvents();
+}
+
+let fetchingMore = false;
+async function fetchMore() {
+  const E = view.events, gen = E.gen;
+  if (fetchingMore || E.ended) return;
+  fetchingMore = true;
+  try {
+    const j = await api('/api/events', eventsQuery(E.next));
+    if (gen === E.gen) { takePage(j); E.next = j.next; E.ended = j.ended; sizeEvents(); renderEvents(); }
+  } catch (e) { status(e.message); } finally { fetchingMore = false; }
+}
+
+evList.addEventListener('scroll', () => requestAnimationFrame(renderEvents), { passive: true });
+evQ.addEventListener('input', () => { clearTimeout(eventsTimer); eventsTimer = setTimeout(resetEvents, 300); });
+// a row: the timeline centred on its event, which stays selected
+evList.addEventListener('click', ev => {
+  const d = ev.target.closest('.ev-row');
+  if (!d) return;
+  const e = view.events.rows.get(+d.dataset.row);
+  if (!e) return;
+  view.events.selected = { seq: e.seq, time: e.time };
+  const span = view.to - view.from;
+  setWindow(e.time - span / 2, e.time + span / 2);
+});
+
+// A click on the timeline: the list goes to the first event at that time.
+async function eventsAt(t) {
+  const E = view.events;
+  if (E.q) return;
+  let j;
+  try { j = await api('/api/events', eventsQuery(0, Math.round(t))); } catch (e) { return; }
+  takePage(j);
+  evList.scrollTop = Math.max(0, (j.row - 3) * ROW_H);
+  view.events.atRow = j.row;
+  renderEvents();
+}
 
 // ---- the trace info page, the keys and the colours ------------------------
 

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The viewer's event list: the events of a window read back from the
+ * trace, by their place in the whole run's order (seq), so that a list of
+ * a million rows costs one short read per page. A page starts at the
+ * checkpoint at or before its first seq (view-index.c writes one every
+ * VIEW_CHECK_EVENTS events, at an indexed event with its seq) and a ranged
+ * run from there: the run's own numbering is the whole run's from that
+ * checkpoint's event on (the first indexed event the range meets; events
+ * before it share its time and come before it in the whole run).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "view.h"
+
+/* The filter of a list: event names, pid=N, cpu=N, comma-separated. */
+struct ev_filter {
+	const char *names[16];
+	size_t lens[16];
+	int nnames;
+	int64_t pid, cpu; /* -1: any */
+};
+
+struct pager {
+	const struct view_index *ix;
+	int known;
+	uint64_t check_seq;
+	int64_t seq_off;
+	/* what is wanted */
+	uint64_t from_seq; /* the first row's seq */
+	int64_t to;	   /* the window's end (exclusive) */
+	int64_t time_at;   /* find mode: the first seq at or after it */
+	int find;
+	uint64_t found; /* find mode: the seq found */
+	int found_ok;
+	const struct ev_filter *f;
+	size_t limit, n;
+	uint64_t last_seq; /* the last event looked at */
+	int ended;	   /* reached the window's end */
+	struct cli_buf *b;
+};
+
+static int matches(const struct ev_filter *f, const trawl_event *ev)
+{
+	if (!f)
+		return 1;
+	if (f->pid >= 0 && trawl_event_pid(ev) != f->pid)
+		return 0;
+	if (f->cpu >= 0 && trawl_event_cpu(ev) != f->cpu)
+		return 0;
+	if (!f->nnames)
+		return 1;
+	const char *name = trawl_event_name(ev);
+	size_t n = strlen(name);
+	for (int i = 0; i < f->nnames; i++)
+		if (f->lens[i] == n && !memcmp(f->names[i], name, n))
+			return 1;
+	return 0;
+}
+
+static int on_event(const trawl_event *ev, void *ctx)
+{
+	struct pager *p = ctx;
+	if (!p->known) {
+		if (!view_indexed_event(trawl_event_name(ev)))
+			return 0;
+		p->known = 1;
+		p->seq_off =
+			(int64_t)p->check_seq - (int64_t)trawl_event_seq(ev);
+	}
+	uint64_t seq = (uint64_t)((int64_t)trawl_event_seq(ev) + p->seq_off);
+	int64_t ts = trawl_event_time(ev);
+	if (p->find) {
+		if (ts < p->time_at)
+			return 0;
+		p->found = seq;
+		p->found_ok = 1;
+		return 1;
+	}
+	if (seq < p->from_seq)
+		return 0;
+	if (ts >= p->to) {
+		p->ended = 1;
+		return 1;
+	}
+	p->last_seq = seq;
+	if (!matches(p->f, ev))
+		return 0;
+	struct cli_buf *b = p->b;
+	if (p->n++)
+		buf_char(b, ',');
+	buf_str(b, "{\"seq\":");
+	buf_u64(b, seq);
+	buf_str(b, ",\"time\":");
+	buf_i64(b, ts);
+	buf_str(b, ",\"cpu\":");
+	buf_i64(b, trawl_event_cpu(ev));
+	buf_str(b, ",\"pid\":");
+	buf_i64(b, trawl_event_pid(ev));
+	buf_str(b, ",\"comm\":");
+	const char *comm = trawl_event_comm(ev);
+	buf_json(b, comm, strlen(comm));
+	buf_str(b, ",\"event\":");
+	const char *name = trawl_event_name(ev);
+	buf_json(b, name, strlen(name));
+	size_t tn;
+	const char *text = trawl_event_payload(ev, &tn);
+	buf_str(b, ",\"text\":");
+	buf_json(b, text ? text : "", text ? tn : 0);
+	buf_char(b, '}');
+	return p->n >= p->limit;
+}
+
+/* The last checkpoint by seq (by_time: by time) at or before key, -1 for
+ * the start of the trace. */
+static ssize_t checkpoint_before(const struct view_index *ix, uint64_t key,
+				 int by_time)
+{
+	size_t lo = 0, hi = ix->nchecks;
+	ssize_t k = -1;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int before = by_time ? ix->checks[mid].t <= (int64_t)key
+				     : ix->checks[mid].seq <= key;
+		if (before) {
+			k = (ssize_t)mid;
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return k;
+}
+
+/* A ranged run from checkpoint k to `to` with p's callback. */
+static int run_from(struct view_index *ix, ssize_t k, int64_t to,
+		    struct pager *p, char *why, size_t whylen)
+{
+	p->known = k < 0;
+	p->check_seq = k >= 0 ? ix->checks[k].seq : 0;
+	p->seq_off = 0;
+	trawl_open_opts o = {.flags = ix->input.flags | TRAWL_OPEN_RANGE,
+			     .threads = ix->input.threads,
+			     .formats = ix->input.formats,
+			     .from = k >= 0 ? ix->checks[k].t : INT64_MIN,
+			     .to = to};
+	trawl_error err = {0};
+	pthread_mutex_lock(&ix->reread);
+	trawl_trace *t = trawl_open(ix->path, &o, &err);
+	int rc = t ? trawl_on(t, "*", on_event, p) : -1;
+	if (!rc)
+		rc = trawl_run(t, &err);
+	trawl_close(t);
+	pthread_mutex_unlock(&ix->reread);
+	if (rc < 0) {
+		snprintf(why, whylen, "%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+int view_events_seq_at(struct view_index *ix, int64_t t, uint64_t *seq,
+		       char *why, size_t whylen)
+{
+	if (t <= ix->first) {
+		*seq = 0;
+		return 0;
+	}
+	if (t > ix->last) {
+		*seq = ix->events;
+		return 0;
+	}
+	struct pager p = {.ix = ix, .find = 1, .time_at = t};
+	ssize_t k = checkpoint_before(ix, (uint64_t)t, 1);
+	if (run_from(ix, k, ix->last + 1, &p, why, whylen))
+		return -1;
+	*seq = p.found_ok ? p.found : ix->events;
+	return 0;
+}
+
+int view_events_page(struct view_index *ix, uint64_t from_seq, int64_t to,
+		     const char *filter, size_t limit, struct cli_buf *b,
+		     uint64_t *next, int *ended, char *why, size_t whylen)
+{
+	struct ev_filter f = {.pid = -1, .cpu = -1};
+	int filtered = filter && *filter;
+	for (const char *s = filter; filtered && *s;) {
+		size_t n = strcspn(s, ",");
+		if (n > 4 && !strncmp(s, "pid=", 4))
+			f.pid = strtoll(s + 4, NULL, 10);
+		else if (n > 4 && !strncmp(s, "cpu=", 4))
+			f.cpu = strtoll(s + 4, NULL, 10);
+		else if (n && f.nnames < 16) {
+			f.names[f.nnames] = s;
+			f.lens[f.nnames++] = n;
+		}
+		s += n + (s[n] == ',');
+	}
+	if (!ix->path || !strcmp(ix->path, "-")) {
+		snprintf(why, whylen, "standard input cannot be read again");
+		return -1;
+	}
+	struct pager p = {.ix = ix,
+			  .from_seq = from_seq,
+			  .to = to,
+			  .f = filtered ? &f : NULL,
+			  .limit = limit,
+			  .b = b,
+			  .last_seq = from_seq ? from_seq - 1 : 0};
+	ssize_t k = checkpoint_before(ix, from_seq, 0);
+	if (run_from(ix, k, to, &p, why, whylen))
+		return -1;
+	/* the next page starts after the last event looked at */
+	*next = p.last_seq + 1 > from_seq ? p.last_seq + 1 : from_seq;
+	*ended = p.ended || p.n < limit;
+	return 0;
+}
