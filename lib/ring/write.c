@@ -96,21 +96,22 @@ static inline int reserve(trawl_ring *r, struct tw_ring_cpu *c, uint32_t len,
 			/* Acquire pairs with the reader's release of consumed:
 			 * the reader is done with the page before it is
 			 * written again. */
-			if (!r->overwrite &&
-			    begin + size -
-					    __atomic_load_n(&c->consumed,
-							    __ATOMIC_ACQUIRE) >
-				    (uint64_t)r->subbufs * size) {
-				count(&c->lost_full);
-				return 0;
-			}
+			uint64_t done =
+				__atomic_load_n(&c->consumed, __ATOMIC_ACQUIRE);
+			int full = !r->overwrite &&
+				   begin + size - done >
+					   (uint64_t)r->subbufs * size;
 			/* Acquire pairs with the commits' release: every
 			 * record of the previous cycle is written before this
 			 * place is used again. */
 			uint64_t w = __atomic_load_n(&c->place[i].commit,
 						     __ATOMIC_ACQUIRE);
-			if (!finished(w, cycle - 1, (uint32_t)size)) {
-				count(&c->lost_busy);
+			if (full || !finished(w, cycle - 1, (uint32_t)size)) {
+				/* a stale woff: another writer opened it */
+				if (__atomic_load_n(&c->woff,
+						    __ATOMIC_RELAXED) != old)
+					continue;
+				count(full ? &c->lost_full : &c->lost_busy);
 				return 0;
 			}
 		}
