@@ -51,7 +51,7 @@ typedef struct trawl_ring_type trawl_ring_type;
 /* Types a channel may declare, counting the four built-in ones. */
 #define TRAWL_RING_MAX_TYPES 255
 /* Fields per type, and the longest type or field name. */
-#define TRAWL_RING_MAX_FIELDS 16
+#define TRAWL_RING_MAX_FIELDS 32
 #define TRAWL_RING_NAME_MAX   63
 
 enum trawl_ring_mode {

@@ -212,7 +212,9 @@ TRAWL_API int trawl_ring_read(trawl_ring *r, int cpu, unsigned flags,
 	/* each pass takes one sub-buffer, resyncs, or returns: bounded even
 	 * when the producer moves woff without end */
 	for (uint32_t pass = 0; pass < 4 * r->subbufs + 8; pass++) {
-		uint64_t woff = __atomic_load_n(&c->woff, __ATOMIC_ACQUIRE);
+		/* records are 8-byte aligned; a damaged woff is not */
+		uint64_t woff = __atomic_load_n(&c->woff, __ATOMIC_ACQUIRE) &
+				~(uint64_t)7;
 		if (rd->pos >= woff)
 			return 0;
 		struct walk w = {.r = r,
