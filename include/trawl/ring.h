@@ -279,19 +279,35 @@ TRAWL_API int trawl_ring_emit(const trawl_ring_type *t, const void *fixed,
  * @r:    a channel created by this process
  * @name: the slice's name
  *
- * trawl_ring_slice_end(), trawl_ring_instant() and trawl_ring_counter()
- * are the same for the other built-in types.
- *
  * Return: as trawl_ring_emit(). Lifetime: @name is copied.
  */
 TRAWL_API int trawl_ring_slice_begin(trawl_ring *r, const char *name);
-/** trawl_ring_slice_end() - the slice @name ends; see trawl_ring_slice_begin()
+/**
+ * trawl_ring_slice_end() - the slice named @name ends on this thread
+ * @r:    a channel created by this process
+ * @name: the slice's name, as its trawl_ring_slice_begin() gave it
+ *
+ * Return: as trawl_ring_emit(). Lifetime: @name is copied.
  */
 TRAWL_API int trawl_ring_slice_end(trawl_ring *r, const char *name);
-/** trawl_ring_instant() - a marker named @name; see trawl_ring_slice_begin() */
+
+/**
+ * trawl_ring_instant() - a marker named @name at this moment
+ * @r:    a channel created by this process
+ * @name: the marker's name
+ *
+ * Return: as trawl_ring_emit(). Lifetime: @name is copied.
+ */
 TRAWL_API int trawl_ring_instant(trawl_ring *r, const char *name);
-/** trawl_ring_counter() - counter @name is now @value; see
- * trawl_ring_slice_begin() */
+
+/**
+ * trawl_ring_counter() - the counter named @name is now @value
+ * @r:     a channel created by this process
+ * @name:  the counter's name
+ * @value: its value from now on
+ *
+ * Return: as trawl_ring_emit(). Lifetime: @name is copied.
+ */
 TRAWL_API int trawl_ring_counter(trawl_ring *r, const char *name,
 				 int64_t value);
 

@@ -669,8 +669,9 @@ static long kernel_max_id(const tw_dat_meta *m)
 static int add_apps(trawl_record *r, tw_dat_meta *m, tw_dat_system **systems,
 		    tw_dat_extra **extra, trawl_error *err)
 {
-	if (r->app_thread_on && !(r->flags & TRAWL_RECORD_FLIGHT))
-		apps_stop(r);
+	/* the poller stops while the channels are read here; the flight
+	 * recorder's starts again after the save (apps_done) */
+	apps_stop(r);
 	if (kernel_max_id(m) >= (long)(APP_ID_TOP - 256 * r->napps))
 		return tw_error_at(err, TRAWL_ELIMIT, 0, NULL, 0, 0, 0,
 				   "cannot give application events ids: the "
@@ -729,9 +730,7 @@ static int add_apps(trawl_record *r, tw_dat_meta *m, tw_dat_system **systems,
 static void apps_done(trawl_record *r, tw_dat_system *systems,
 		      tw_dat_extra *extra)
 {
-	if (!systems)
-		return;
-	for (size_t i = 0; extra && i < r->napps; i++) {
+	for (size_t i = 0; systems && extra && i < r->napps; i++) {
 		if (!extra[i].name)
 			break;
 		tw_free(&r->mem, (void *)extra[i].cpu_pages);
@@ -741,6 +740,11 @@ static void apps_done(trawl_record *r, tw_dat_system *systems,
 		tw_ring_pages_reset(r->apps[i]);
 	tw_free(&r->mem, systems);
 	tw_free(&r->mem, extra);
+	if (r->napps && (r->flags & TRAWL_RECORD_FLIGHT) && !r->app_thread_on) {
+		__atomic_store_n(&r->app_stop, 0, __ATOMIC_RELEASE);
+		r->app_thread_on =
+			pthread_create(&r->app_thread, NULL, apps_poll, r) == 0;
+	}
 }
 
 /* Version 7: the writer's final file; fill r->cpu. */
