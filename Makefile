@@ -22,7 +22,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 DEB := build-deb
 
-.PHONY: all deps build run test test-unit test-asan test-tsan test-cli test-fuzz bench clean format \
+.PHONY: all deps build run test test-unit test-asan test-tsan soak-ring test-cli test-fuzz bench clean format \
 	install uninstall deb test-deb test-make-install
 
 all: build
@@ -97,6 +97,12 @@ test-asan: deps $(ASAN)/build.ninja
 # not start under TSan, so only that plain C program)
 $(TSAN)/build.ninja:
 	CC=clang meson setup $(TSAN) --buildtype=debug -Db_sanitize=thread -Db_lundef=false
+
+# a long soak of the ring buffer, outside make test: SOAK_EVENTS per writer
+# thread in each of stress-ring's five settings
+SOAK_EVENTS ?= 20000000
+soak-ring: build
+	$(BUILD)/tests/stress-ring $(SOAK_EVENTS)
 
 test-tsan: deps $(TSAN)/build.ninja
 	ninja -C $(TSAN) tests/stress-ring
