@@ -403,7 +403,7 @@ static const char *conversion(int kind)
 
 #define PUT(...)                                                               \
 	do {                                                                   \
-		int k = snprintf(buf + (n < size ? n : size),                  \
+		int k = snprintf(n < size ? buf + n : NULL,                    \
 				 n < size ? size - n : 0, __VA_ARGS__);        \
 		if (k > 0)                                                     \
 			n += (size_t)k;                                        \

@@ -145,6 +145,13 @@ Test(ring, a_type_reads_back_as_a_kernel_format)
 			 "REC->big, __get_str(label)"),
 		  "%s", buf);
 	cr_expect_str_eq(trawl_ring_type_name(r, id), "frame");
+	/* sizing, as snprintf: no buffer */
+	cr_expect_eq(trawl_ring_type_format(r, id, 1500, NULL, 0),
+		     (int)strlen(buf));
+	char small[16];
+	cr_expect_eq(trawl_ring_type_format(r, id, 1500, small, sizeof(small)),
+		     (int)strlen(buf));
+	cr_expect_eq(strlen(small), sizeof(small) - 1);
 	cr_expect_eq(trawl_ring_type_format(r, id + 1, 0, buf, sizeof(buf)),
 		     -TRAWL_ENOENT);
 	struct {
