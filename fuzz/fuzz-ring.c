@@ -55,6 +55,7 @@ static void read_all(trawl_ring *r, unsigned flags, struct tally *t)
 	char buf[512];
 	for (int id = 0; id < trawl_ring_type_count(r) + 2; id++) {
 		trawl_ring_type_format(r, id, 1000 + id, buf, sizeof(buf));
+		trawl_ring_type_format(r, id, 1000 + id, NULL, 0);
 		trawl_ring_type_name(r, id);
 	}
 }
