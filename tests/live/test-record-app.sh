@@ -103,8 +103,31 @@ rc=$?
 sed 's/^/# /' "$T/check.txt"
 check "trawl report: app events in time order, on the threads the kernel ran, slices whole" test $rc = 0
 
+"$TRAWL" run -e 'demo:frame /args.id == 3/ { @n[args.thread] = count(); }' "$T/app.dat" >"$T/run.txt" 2>&1
+check "trawl run: a script on demo:frame's fields (each thread's frame 3)" \
+	test "$(grep -c '^@n\[[0-3]\]: 1$' "$T/run.txt")" = 4
+
 "$TRAWL" stats --json "$T/app.dat" >"$T/stats.json" 2>/dev/null
 check "no events lost" python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); sys.exit(s.get("lost_events", 0) != 0)' "$T/stats.json"
+
+# an app killed in the middle of its events: the recording goes on and
+# keeps what the app finished (its unfinished events count as lost)
+begin
+"$TRAWL" record -e sched:sched_switch --app demo -d 1.5 -o "$T/killed.dat" >"$T/rec.out" 2>&1 &
+rec=$!
+sleep 0.2
+"$DEMO" 5 &
+demo=$!
+sleep 0.6
+kill -KILL $demo
+wait $demo 2>/dev/null
+wait $rec
+check "record goes on after the app is killed" test $? = 0
+killed=$("$TRAWL" report "$T/killed.dat" --events 'demo:*' 2>/dev/null | wc -l)
+check "and keeps the app's events ($killed)" test "$killed" -gt 100
+check "trace-cmd report opens it" sh -c "trace-cmd report '$T/killed.dat' 2>/dev/null | grep -q '^demo: '"
+check "tracefs is as it was" same_state
+rm -f /dev/shm/trawl-ring.demo
 
 begin
 check "--app with another clock is refused" \
