@@ -8,12 +8,13 @@ DEBS := meson ninja-build pkg-config gcc clang libclang-rt-14-dev \
 	libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd \
 	man-db bash-completion build-essential dpkg-dev debhelper lintian \
 	libcivetweb-dev python3-dev python3-numpy python3-pandas python3-dask \
-	python3-distributed chromium libcairo2-dev
+	python3-distributed chromium libcairo2-dev spin
 SAMPLE := tests/fixtures/ftrace-irqinfo.txt
 SAMPLE_DAT := tests/fixtures/tc.dat
 PAIR := tests/fixtures/pair-broad
 BUILD := build
 ASAN := build-asan
+TSAN := build-tsan
 FUZZ := build-fuzz
 FUZZ_SECONDS ?= 10
 # make install: where (Meson's prefix) and under what staging root
@@ -21,7 +22,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 DEB := build-deb
 
-.PHONY: all deps build run test test-unit test-asan test-cli test-fuzz bench clean format \
+.PHONY: all deps build run test test-unit test-asan test-tsan soak-ring test-cli test-fuzz bench clean format \
 	install uninstall deb test-deb test-make-install
 
 all: build
@@ -92,6 +93,21 @@ test-asan: deps $(ASAN)/build.ninja
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 		meson test -C $(ASAN) --print-errorlogs
 
+# the ring buffer's stress test under ThreadSanitizer (criterion's tests do
+# not start under TSan, so only that plain C program)
+$(TSAN)/build.ninja:
+	CC=clang meson setup $(TSAN) --buildtype=debug -Db_sanitize=thread -Db_lundef=false
+
+# a long soak of the ring buffer, outside make test: SOAK_EVENTS per writer
+# thread in each of stress-ring's five settings
+SOAK_EVENTS ?= 20000000
+soak-ring: build
+	$(BUILD)/tests/stress-ring $(SOAK_EVENTS)
+
+test-tsan: deps $(TSAN)/build.ninja
+	ninja -C $(TSAN) tests/stress-ring
+	TSAN_OPTIONS=halt_on_error=1 $(TSAN)/tests/stress-ring 20000
+
 test-fuzz: deps $(FUZZ)/build.ninja
 	ninja -C $(FUZZ)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
@@ -100,6 +116,7 @@ test-fuzz: deps $(FUZZ)/build.ninja
 test: build
 	$(MAKE) test-unit
 	$(MAKE) test-asan
+	$(MAKE) test-tsan
 	$(MAKE) test-fuzz
 	$(MAKE) test-make-install
 	$(MAKE) test-deb

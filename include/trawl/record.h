@@ -92,6 +92,13 @@ enum trawl_record_flag {
  *             must be thread-safe. libtracefs and libtraceevent allocate on
  *             their own
  * @alloc_ctx: passed to @realloc
+ * @apps:      names of application channels (trawl/ring.h) to record
+ *             beside the kernel's buffers, each into a buffer of its own
+ *             named after it, its events under the system of that name;
+ *             attached as soon as the channel appears. Version 7 only; the
+ *             clock is "mono" (CLOCK_MONOTONIC, the channels' clock) when
+ *             @clock is not given, and must be
+ * @napps:     how many
  */
 typedef struct trawl_record_opts {
 	const trawl_record_event *events;
@@ -106,6 +113,8 @@ typedef struct trawl_record_opts {
 	const char *compression;
 	void *(*realloc)(void *ctx, void *ptr, size_t size);
 	void *alloc_ctx;
+	const char *const *apps;
+	size_t napps;
 } trawl_record_opts;
 
 /**

@@ -19,6 +19,7 @@
 #include "trace.h"
 #include "analysis.h"
 #include "script.h"
+#include "ring.h"
 #include <trawl/version.h> /* generated from version.h.in */
 
 #endif

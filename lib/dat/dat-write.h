@@ -43,6 +43,16 @@ typedef struct tw_dat_option {
 	tw_blob value;
 } tw_dat_option;
 
+/* A buffer of its own beside the kernel's (an application's channel,
+ * lib/ring): whole pages in the kernel's format, per CPU. Written into the
+ * final version 7 file only. */
+typedef struct tw_dat_extra {
+	const char *name;
+	const char *clock;
+	int ncpus;
+	const tw_blob *cpu_pages; /* ncpus */
+} tw_dat_extra;
+
 typedef struct tw_dat_meta {
 	uint32_t page_size;
 	tw_blob header_page;   /* events/header_page */
@@ -57,6 +67,8 @@ typedef struct tw_dat_meta {
 	const tw_dat_option *options;
 	size_t noptions;
 	int ncpus;
+	const tw_dat_extra *extra;
+	size_t nextra;
 } tw_dat_meta;
 
 /*

@@ -674,7 +674,79 @@ static int copy_bytes(tw_dat7 *w, int src, uint64_t in, int dst, uint64_t out,
 	return rc;
 }
 
-/* The standard file: every CPU's chunks together, one BUFFER option. */
+/*
+ * One extra buffer's flyrecord section at *at (page aligned), its CPUs'
+ * pages in chunks as the kernel's buffer has them; its BUFFER option into
+ * ob. *at (OUT) moves past it.
+ */
+static int write_extra(tw_dat7 *w, int fd, const tw_dat_extra *e, uint64_t *at,
+		       tw_buf *ob)
+{
+	uint64_t ps = w->page_size, sec = (*at + ps - 1) / ps * ps;
+	uint64_t pos = (sec + 16 + ps - 1) / ps * ps;
+	int compressed = w->comp != TW_DAT_COMP_NONE;
+	tw_buf body = {0};
+	int bad =
+		put_u64(&w->mem, &body, sec) | put_str(&w->mem, &body, e->name);
+	bad |= put_str(&w->mem, &body, e->clock);
+	bad |= put_u32(&w->mem, &body, w->page_size) |
+	       put_u32(&w->mem, &body, (uint32_t)e->ncpus);
+	size_t bound = bound_of(w->comp, w->chunk);
+	unsigned char *z = compressed ? tw_malloc(&w->mem, bound) : NULL;
+	int rc = compressed && !z ? -ENOMEM : 0;
+	for (int c = 0; c < e->ncpus && !rc && !bad; c++) {
+		const tw_blob *pg = &e->cpu_pages[c];
+		pos = (pos + ps - 1) / ps * ps;
+		uint64_t start = pos;
+		uint32_t chunks = 0;
+		if (compressed)
+			pos += 4;
+		for (size_t off = 0; off < pg->len && !rc; off += w->chunk) {
+			size_t n = pg->len - off < w->chunk ? pg->len - off
+							    : w->chunk;
+			if (!compressed) {
+				rc = tw_dat_pwrite_all(fd, pg->data + off, n,
+						       pos);
+				pos += n;
+				continue;
+			}
+			size_t k = squeeze(w->comp, w->cpu[0].cctx, z, bound,
+					   pg->data + off, n);
+			uint32_t head[2] = {(uint32_t)k, (uint32_t)n};
+			if (!k) {
+				rc = -EIO;
+				break;
+			}
+			rc = tw_dat_pwrite_all(fd, head, 8, pos);
+			if (!rc)
+				rc = tw_dat_pwrite_all(fd, z, k, pos + 8);
+			pos += 8 + k;
+			chunks++;
+		}
+		if (!rc && compressed)
+			rc = tw_dat_pwrite_all(fd, &chunks, 4, start);
+		bad |= put_u32(&w->mem, &body, (uint32_t)c);
+		bad |= put_u64(&w->mem, &body, start) |
+		       put_u64(&w->mem, &body, pos - start);
+	}
+	tw_buf h = {0};
+	bad |= put_section(&w->mem, &h, SEC_FLYRECORD, compressed,
+			   pos - sec - 16);
+	if (!rc && !bad)
+		rc = tw_dat_pwrite_all(fd, h.data, h.len, sec);
+	uint16_t id = OPT_BUFFER;
+	uint32_t len = (uint32_t)body.len;
+	bad |= put(&w->mem, ob, &id, 2) | put(&w->mem, ob, &len, 4) |
+	       put(&w->mem, ob, body.data, body.len);
+	tw_free(&w->mem, z);
+	tw_buf_fini(&w->mem, &h);
+	tw_buf_fini(&w->mem, &body);
+	*at = pos;
+	return rc ? rc : bad ? -ENOMEM : 0;
+}
+
+/* The standard file: every CPU's chunks together, one BUFFER option (and
+ * one for each extra buffer after it). */
 static int write_final(tw_dat7 *w, int fd, const tw_dat_meta *m,
 		       uint64_t *file_size, trawl_error *err)
 {
@@ -723,6 +795,8 @@ static int write_final(tw_dat7 *w, int fd, const tw_dat_meta *m,
 	tw_buf ob = {0}, h = {0};
 	bad |= put(&w->mem, &ob, &id, 2) | put(&w->mem, &ob, &len, 4) |
 	       put(&w->mem, &ob, body.data, body.len);
+	for (size_t i = 0; i < m->nextra && !rc && !bad; i++)
+		rc = write_extra(w, fd, &m->extra[i], &at, &ob);
 	uint64_t opts = (at + 7) & ~7ull, done_field;
 	bad |= put_options(&w->mem, &o, &ob, opts, &done_field);
 	bad |= put_section(&w->mem, &h, SEC_FLYRECORD,

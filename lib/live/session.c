@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,13 @@
 #include <unistd.h>
 
 #include "../core/core.h"
+#include "../ring/ring-pages.h"
 #include "live-int.h"
+
+/* Application channels' event ids: channel j takes the 255 ids below
+ * 65536 - 256 * j (common_type is 16 bits), far above the kernel's, which
+ * count up from 1; save7() checks that they do not meet. */
+#define APP_ID_TOP 65536u
 
 struct trawl_record {
 	tw_mem mem; /* the caller's allocator (trawl_record_opts.realloc) */
@@ -46,6 +54,14 @@ struct trawl_record {
 				       * when output is NULL */
 	unsigned filters_refused;     /* live: filters the kernel refused */
 	const char *more_comms;	      /* live: names besides saved_cmdlines */
+	/* application channels (trawl_record_opts.apps), polled by a thread
+	 * of their own (attached only, for the flight recorder) */
+	tw_ring_pages **apps;
+	size_t napps;
+	pthread_t app_thread;
+	int app_thread_on;
+	int app_stop;
+	size_t app_sys_base; /* save7: where the apps' systems start */
 };
 
 static int open_output(const char *path, trawl_error *err)
@@ -227,8 +243,44 @@ static int alloc_state(trawl_record *r)
 	return 0;
 }
 
+static void apps_stop(trawl_record *r)
+{
+	if (!r->app_thread_on)
+		return;
+	__atomic_store_n(&r->app_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(r->app_thread, NULL);
+	r->app_thread_on = 0;
+}
+
+static void *apps_poll(void *arg)
+{
+	trawl_record *r = arg;
+	int flight = !!(r->flags & TRAWL_RECORD_FLIGHT);
+	while (!__atomic_load_n(&r->app_stop, __ATOMIC_ACQUIRE)) {
+		for (size_t i = 0; i < r->napps; i++)
+			if (flight)
+				tw_ring_pages_attach(r->apps[i]);
+			else
+				tw_ring_pages_poll(r->apps[i], 0);
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static void apps_free(trawl_record *r)
+{
+	apps_stop(r);
+	for (size_t i = 0; i < r->napps; i++)
+		tw_ring_pages_free(r->apps[i]);
+	tw_free(&r->mem, r->apps);
+	r->apps = NULL;
+	r->napps = 0;
+}
+
 static void release(trawl_record *r)
 {
+	apps_free(r);
 	if (r->stop_fd >= 0) {
 		uint64_t one = 1;
 		if (write(r->stop_fd, &one, sizeof(one)) < 0) {
@@ -422,7 +474,16 @@ trawl_record *tw_record_start(const trawl_record_opts *o,
 				   TW_SET_BUFFER_KB, err) < 0)
 			goto fail;
 	}
-	if (o->clock && set_clock(r, o->clock, err) < 0)
+	if (o->napps &&
+	    (version != 7 || hooks || (o->clock && strcmp(o->clock, "mono")))) {
+		tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
+			    "application channels (--app) are recorded into "
+			    "trace.dat version 7 with the clock \"mono\" "
+			    "(CLOCK_MONOTONIC, theirs)");
+		goto fail;
+	}
+	const char *clock = o->clock ? o->clock : o->napps ? "mono" : NULL;
+	if (clock && set_clock(r, clock, err) < 0)
 		goto fail;
 	if (o->flags & TRAWL_RECORD_FLIGHT) {
 		if (tw_tracefs_set(&r->tf, "options/overwrite", "1",
@@ -451,6 +512,36 @@ trawl_record *tw_record_start(const trawl_record_opts *o,
 	if (o->trigger && set_trigger(r, o->trigger, err) < 0)
 		goto fail;
 
+	if (o->napps) {
+		r->apps = tw_calloc(&r->mem, o->napps, sizeof(*r->apps));
+		if (!r->apps || o->napps > 64) {
+			tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
+				    "cannot record %zu application channels "
+				    "(64 at most)",
+				    o->napps);
+			goto fail;
+		}
+		for (size_t i = 0; i < o->napps; i++) {
+			r->apps[i] = tw_ring_pages_new(
+				o->apps[i], (uint32_t)r->page_size,
+				APP_ID_TOP - 256 * (uint32_t)(i + 1));
+			if (!r->apps[i]) {
+				tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
+					    "cannot record application "
+					    "channel \"%s\": not a channel "
+					    "name",
+					    o->apps[i] ? o->apps[i] : "");
+				goto fail;
+			}
+			r->napps++;
+		}
+		if (pthread_create(&r->app_thread, NULL, apps_poll, r)) {
+			tw_error_at(err, TRAWL_EENV, errno, NULL, 0, 0, 0,
+				    "cannot start a thread");
+			goto fail;
+		}
+		r->app_thread_on = 1;
+	}
 	r->stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (r->stop_fd < 0) {
 		tw_error_at(err, TRAWL_EENV, errno, NULL, 0, 0, 0,
@@ -548,6 +639,114 @@ static int drain_all(trawl_record *r, trawl_error *err)
 	return rc;
 }
 
+/* The highest event id of the kernel's formats in m. */
+static long kernel_max_id(const tw_dat_meta *m)
+{
+	long max = 0;
+	for (size_t i = 0; i < m->nsystems; i++)
+		for (size_t j = 0; j < m->systems[i].nformats; j++) {
+			const tw_blob *b = &m->systems[i].formats[j];
+			const char *id = memmem(b->data, b->len, "\nID: ", 5);
+			long v = id ? strtol(id + 5, NULL, 10) : 0;
+			if (v > max)
+				max = v;
+		}
+	for (size_t j = 0; j < m->nftrace; j++) {
+		const char *id = memmem(m->ftrace[j].data, m->ftrace[j].len,
+					"\nID: ", 5);
+		long v = id ? strtol(id + 5, NULL, 10) : 0;
+		if (v > max)
+			max = v;
+	}
+	return max;
+}
+
+/*
+ * The application channels into m: the last of their events read, their
+ * formats as systems of their own after the kernel's, their pages as
+ * buffers of their own. *systems and *extra (OUT) are for apps_done().
+ */
+static int add_apps(trawl_record *r, tw_dat_meta *m, tw_dat_system **systems,
+		    tw_dat_extra **extra, trawl_error *err)
+{
+	/* the poller stops while the channels are read here; the flight
+	 * recorder's starts again after the save (apps_done) */
+	apps_stop(r);
+	if (kernel_max_id(m) >= (long)(APP_ID_TOP - 256 * r->napps))
+		return tw_error_at(err, TRAWL_ELIMIT, 0, NULL, 0, 0, 0,
+				   "cannot give application events ids: the "
+				   "kernel's reach %ld",
+				   kernel_max_id(m));
+	tw_dat_system *sys =
+		tw_calloc(&r->mem, m->nsystems + r->napps, sizeof(*sys));
+	tw_dat_extra *ex = tw_calloc(&r->mem, r->napps, sizeof(*ex));
+	if (!sys || !ex) {
+		tw_free(&r->mem, sys);
+		tw_free(&r->mem, ex);
+		return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
+				   "out of memory");
+	}
+	memcpy(sys, m->systems, m->nsystems * sizeof(*sys));
+	size_t nsys = m->nsystems, nex = 0;
+	for (size_t i = 0; i < r->napps; i++) {
+		tw_ring_pages *p = r->apps[i];
+		if (tw_ring_pages_poll(p, 1) <= 0)
+			continue; /* never appeared: nothing to save */
+		const char *const *texts;
+		const size_t *lens;
+		size_t n = tw_ring_pages_formats(p, &texts, &lens);
+		tw_blob *f = tw_calloc(&r->mem, n ? n : 1, sizeof(*f));
+		int ncpus = tw_ring_pages_ncpus(p);
+		tw_blob *pages =
+			tw_calloc(&r->mem, (size_t)ncpus, sizeof(*pages));
+		if (!f || !pages) {
+			tw_free(&r->mem, f);
+			tw_free(&r->mem, pages);
+			continue;
+		}
+		for (size_t k = 0; k < n; k++)
+			f[k] = (tw_blob){texts[k], lens[k]};
+		sys[nsys++] = (tw_dat_system){tw_ring_pages_name(p), f, n};
+		for (int c = 0; c < ncpus; c++) {
+			size_t len;
+			const void *d = tw_ring_pages_data(p, c, &len);
+			pages[c] = (tw_blob){d, len};
+		}
+		ex[nex++] = (tw_dat_extra){tw_ring_pages_name(p), "mono", ncpus,
+					   pages};
+	}
+	/* apps_done() finds the blobs through these */
+	m->systems = sys;
+	m->nsystems = nsys;
+	m->extra = ex;
+	m->nextra = nex;
+	*systems = sys;
+	*extra = ex;
+	r->app_sys_base = nsys - nex;
+	return 0;
+}
+
+/* After a save: the pages are in the file; free what add_apps() made. */
+static void apps_done(trawl_record *r, tw_dat_system *systems,
+		      tw_dat_extra *extra)
+{
+	for (size_t i = 0; systems && extra && i < r->napps; i++) {
+		if (!extra[i].name)
+			break;
+		tw_free(&r->mem, (void *)extra[i].cpu_pages);
+		tw_free(&r->mem, (void *)systems[r->app_sys_base + i].formats);
+	}
+	for (size_t i = 0; i < r->napps; i++)
+		tw_ring_pages_reset(r->apps[i]);
+	tw_free(&r->mem, systems);
+	tw_free(&r->mem, extra);
+	if (r->napps && (r->flags & TRAWL_RECORD_FLIGHT) && !r->app_thread_on) {
+		__atomic_store_n(&r->app_stop, 0, __ATOMIC_RELEASE);
+		r->app_thread_on =
+			pthread_create(&r->app_thread, NULL, apps_poll, r) == 0;
+	}
+}
+
 /* Version 7: the writer's final file; fill r->cpu. */
 static int save7(trawl_record *r, tw_dat7 *w, trawl_error *err)
 {
@@ -566,10 +765,16 @@ static int save7(trawl_record *r, tw_dat7 *w, trawl_error *err)
 			meta.m.cmdlines.len = names.len;
 		}
 	}
-	if (rc == 0) {
+	tw_dat_system *systems = NULL;
+	tw_dat_extra *extra = NULL;
+	int collected = rc == 0;
+	if (rc == 0 && r->napps)
+		rc = add_apps(r, &meta.m, &systems, &extra, err);
+	if (rc == 0)
 		rc = tw_dat7_finish(w, &meta.m, &r->file_size, err);
+	if (collected)
 		tw_meta_fini(&meta);
-	}
+	apps_done(r, systems, extra);
 	tw_buf_fini(&r->mem, &names);
 	for (int c = 0; c < r->ncpus; c++) {
 		trawl_record_cpu *x = &r->cpu[c];

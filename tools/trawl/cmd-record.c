@@ -27,7 +27,8 @@ static void help(FILE *f)
 		"[-b KB]\n"
 		"                    [--clock CLOCK] [-d SECONDS] "
 		"[--flight-recorder [--trigger EVENT]]\n"
-		"                    [--json] [-- CMD ARGS...]\n\n"
+		"                    [--app NAME]... [--json] [-- CMD "
+		"ARGS...]\n\n"
 		"Records kernel events into a trace.dat (trace-cmd's format; "
 		"`trace-cmd report`\nand KernelShark open it) until CMD exits, "
 		"SECONDS pass, or Ctrl-C / SIGTERM.\nNeeds root. Recording "
@@ -65,6 +66,13 @@ static void help(FILE *f)
 		"                  its settings are saved and put back\n"
 		"  --no-kallsyms   leave /proc/kallsyms out of the file (5 MB "
 		"or so)\n"
+		"  --app NAME      also record the application channel NAME "
+		"(trawl/ring.h,\n"
+		"                  e.g. build/examples/ring-demo's \"demo\") "
+		"into a buffer of its\n"
+		"                  own, its events as NAME:EVENT; repeat for "
+		"more; the clock is\n"
+		"                  mono\n"
 		"  --file-version N\n"
 		"                  trace.dat version: 7 (default, as trace-cmd "
 		"3.x) or 6\n"
@@ -97,6 +105,8 @@ struct options {
 	trawl_record_opts rec;
 	trawl_record_event *events;
 	size_t nevents;
+	const char **apps;
+	size_t napps;
 	double seconds;
 	int json;
 	const char *json_file; /* --json=FILE; NULL: stdout */
@@ -126,6 +136,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{"json", optional_argument, NULL, 0x205},
 		{"file-version", required_argument, NULL, 0x206},
 		{"compression", required_argument, NULL, 0x207},
+		{"app", required_argument, NULL, 0x208},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -133,7 +144,8 @@ static int parse(int argc, char **argv, struct options *o)
 	char *end;
 	memset(o, 0, sizeof(*o));
 	o->events = calloc((size_t)argc, sizeof(*o->events));
-	if (!o->events)
+	o->apps = calloc((size_t)argc, sizeof(*o->apps));
+	if (!o->events || !o->apps)
 		return EXIT_ENV;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+e:f:o:b:d:h", longs, NULL)) !=
@@ -209,6 +221,9 @@ static int parse(int argc, char **argv, struct options *o)
 			}
 			o->rec.compression = optarg;
 			break;
+		case 0x208:
+			o->apps[o->napps++] = optarg;
+			break;
 		case 'h':
 			help(stdout);
 			return -1;
@@ -229,6 +244,8 @@ static int parse(int argc, char **argv, struct options *o)
 	}
 	o->rec.events = o->events;
 	o->rec.nevents = o->nevents;
+	o->rec.apps = (const char *const *)o->apps;
+	o->rec.napps = o->napps;
 	if (!o->rec.output)
 		o->rec.output = "trace.dat";
 	o->cmd = optind < argc ? argv + optind : NULL;
@@ -521,5 +538,6 @@ int cmd_record(int argc, char **argv)
 	else if (rc < 0)
 		rc = EXIT_OK; /* --help */
 	free(o.events);
+	free(o.apps);
 	return rc;
 }
