@@ -435,8 +435,14 @@ async function main() {
     // the event list: the window's events in order, virtual-scrolled; a row
     // centres the timeline on its event; a filter keeps what it names
     {
+      // the list made again for the whole trace (its generation moves on
+      // when the new window's first page is in)
+      const g0 = await page.evaluate(() => window.trawlView.events.gen);
       await page.keyboard.press('0');
-      await page.waitForFunction(() => window.trawlView.events.count > 0 && window.trawlView.events.from === Math.floor(window.trawlView.from), null, { timeout: 15000 });
+      await page.waitForFunction(g => {
+        const E = window.trawlView.events;
+        return E.gen > g && document.body.dataset.events === String(E.gen) && E.count > 0 && E.from === Math.floor(window.trawlView.from);
+      }, g0, { timeout: 15000 });
       const E0 = await page.evaluate(() => ({ count: window.trawlView.events.count, text: document.getElementById('events-count').textContent }));
       check(E0.count === info.events && E0.text.startsWith(String(info.events)), 'the list holds the window\'s events: ' + E0.text);
       await page.evaluate(() => { document.getElementById('events-list').scrollTop = 600 * 18; });
