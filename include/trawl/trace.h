@@ -114,7 +114,8 @@ enum trawl_format {
 	TRAWL_FORMAT_SYSTRACE_HTML,    /* the same, wrapped in systrace HTML */
 	TRAWL_FORMAT_TRACE_CMD_REPORT, /* `trace-cmd report` output */
 	TRAWL_FORMAT_TRACE_DAT,	       /* trace-cmd trace.dat, v6 or v7 */
-	TRAWL_FORMAT_LIVE, /* a live session (include/trawl/live.h) */
+	TRAWL_FORMAT_LIVE,	/* a live session (include/trawl/live.h) */
+	TRAWL_FORMAT_PERF_DATA, /* perf.data as `perf record` writes it */
 };
 
 /**

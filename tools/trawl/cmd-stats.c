@@ -156,7 +156,8 @@ static void print_text(trawl_trace *t, const char *path)
 		strcmp(trawl_compression(t), "none") ? ", " : "",
 		strcmp(trawl_compression(t), "none") ? trawl_compression(t)
 						     : "");
-	int binary = trawl_format(t) == TRAWL_FORMAT_TRACE_DAT;
+	int binary = trawl_format(t) == TRAWL_FORMAT_TRACE_DAT ||
+		     trawl_format(t) == TRAWL_FORMAT_PERF_DATA;
 	if (binary)
 		fprintf(f, "input:        %llu bytes\n",
 			(unsigned long long)st->bytes);

@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The perf.data record source (lib/dat/dat-records.h): the data section's
+ * records walked in file order, their tracepoint samples handed to the
+ * trace.dat reader in time order, the rest applied (COMM, FORK: task
+ * names; LOST, LOST_SAMPLES: lost events) or counted and skipped.
+ *
+ * Order: perf empties each CPU's buffer in turn and writes a
+ * FINISHED_ROUND after each pass over all of them, so a record can be
+ * older than one of an earlier CPU's chunk but, as perf itself assumes
+ * (tools/perf/util/session.c, process_finished_round), never older than
+ * the newest record of the round before the last. Records wait in a heap
+ * on (time, record number) and leave once a FINISHED_ROUND says nothing
+ * older can come, so memory holds about two rounds. A file that breaks
+ * the rule, or has no rounds (the heap is bounded by HEAP_MAX and lets
+ * its oldest go when full), comes out in a disorder the run's pre-scan
+ * sees, and the run then sorts it (lib/core/run.c): the order is exact
+ * either way.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../input/input.h"
+#include "perf-int.h"
+
+#define HEAP_MAX (1u << 20) /* 24 MiB of references */
+#define COMM_MAX 31
+
+struct comm_ent {
+	int32_t tid;
+	uint8_t used;
+	uint8_t len;
+	char comm[COMM_MAX + 1];
+};
+
+typedef struct perf_src {
+	trawl_trace *t;
+	tw_input *in;
+	tw_perf_file f;
+	tw_records recs;
+	/* the walk over the data section, in file order */
+	uint64_t at, end, seq;
+	int eof;
+	int64_t last_ts;
+	/* the rounds: what may leave the heap */
+	int64_t limit, round_max, seen_max;
+	tw_perf_heap heap;
+	/* task names by tid, as the records handed out so far say */
+	struct comm_ent *comms;
+	size_t ncomms, comms_cap;
+	/* this pass's counts */
+	uint64_t records[TW_PERF_RECORD_MAX];
+	uint64_t other_samples; /* of events that are not tracepoints */
+	uint64_t stop_off;	/* the walk could not go on from here */
+	char stop_why[96];
+} perf_src;
+
+static int bad_record(perf_src *s, int scan, uint64_t off)
+{
+	if (!scan)
+		tw_note_bad_line(s->t, off);
+	return 0;
+}
+
+static struct comm_ent *comm_slot(perf_src *s, int32_t tid, int make)
+{
+	if (!s->comms_cap) {
+		if (!make)
+			return NULL;
+		s->comms = tw_calloc(&s->t->mem, 1024, sizeof(*s->comms));
+		if (!s->comms)
+			return NULL;
+		s->comms_cap = 1024;
+	}
+	if (make && (s->ncomms + 1) * 2 > s->comms_cap) {
+		size_t ncap = s->comms_cap * 2;
+		struct comm_ent *n = tw_calloc(&s->t->mem, ncap, sizeof(*n));
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < s->comms_cap; i++) {
+			if (!s->comms[i].used)
+				continue;
+			size_t k = ((uint32_t)s->comms[i].tid * 2654435761u) &
+				   (ncap - 1);
+			while (n[k].used)
+				k = (k + 1) & (ncap - 1);
+			n[k] = s->comms[i];
+		}
+		tw_free(&s->t->mem, s->comms);
+		s->comms = n;
+		s->comms_cap = ncap;
+	}
+	size_t mask = s->comms_cap - 1;
+	size_t k = ((uint32_t)tid * 2654435761u) & mask;
+	while (s->comms[k].used) {
+		if (s->comms[k].tid == tid)
+			return &s->comms[k];
+		k = (k + 1) & mask;
+	}
+	if (!make)
+		return NULL;
+	s->comms[k].used = 1;
+	s->comms[k].tid = tid;
+	s->comms[k].len = 0;
+	s->comms[k].comm[0] = 0;
+	s->ncomms++;
+	return &s->comms[k];
+}
+
+/* Out of memory: the name is not kept, the events still go out. */
+static void set_comm(perf_src *s, int32_t tid, const char *c, size_t n)
+{
+	struct comm_ent *e = comm_slot(s, tid, 1);
+	if (!e)
+		return;
+	if (n > COMM_MAX)
+		n = COMM_MAX;
+	memcpy(e->comm, c, n);
+	e->comm[n] = 0;
+	e->len = (uint8_t)n;
+}
+
+static const char *comm_of(void *ctx, int32_t pid, uint32_t *len)
+{
+	perf_src *s = ctx;
+	const struct comm_ent *e = comm_slot(s, pid, 0);
+	if (e) {
+		*len = e->len;
+		return e->comm;
+	}
+	if (pid == 0) { /* as perf names the idle task */
+		*len = 7;
+		return "swapper";
+	}
+	return NULL;
+}
+
+static void stop(perf_src *s, const char *why)
+{
+	s->eof = 1;
+	s->stop_off = s->at;
+	snprintf(s->stop_why, sizeof(s->stop_why), "%s", why);
+}
+
+/*
+ * The next record of the file into the heap (or applied, if it needs no
+ * time order). Return: 0, or -1 out of memory.
+ */
+static int read_one(perf_src *s, int scan)
+{
+	if (s->end - s->at < 8) {
+		if (s->at < s->end)
+			stop(s, "a record header cut short");
+		s->eof = 1;
+		return 0;
+	}
+	const unsigned char *rec = s->f.map + s->at;
+	uint32_t type = tw_perf_u32(rec);
+	uint16_t size;
+	memcpy(&size, rec + 6, 2);
+	if (size < 8) {
+		stop(s, "a record smaller than its header");
+		return 0;
+	}
+	if (size > s->end - s->at) {
+		stop(s, "a record that runs past the data section");
+		return 0;
+	}
+	uint64_t off = s->at;
+	s->at += size;
+	s->seq++;
+	if (type < TW_PERF_RECORD_MAX)
+		s->records[type]++;
+	const unsigned char *body = rec + 8;
+	size_t n = size - 8u;
+	tw_perf_sample smp;
+	int64_t ts;
+	switch (type) {
+	case TW_PERF_RECORD_SAMPLE: {
+		int a = tw_perf_record_attr(&s->f, rec, size, 1);
+		if (a < 0 ||
+		    tw_perf_sample_parse(&s->f.attrs[a], body, n, &smp))
+			return bad_record(s, scan, off);
+		if (s->f.attrs[a].type != TW_PERF_TYPE_TRACEPOINT) {
+			s->other_samples++;
+			return 0;
+		}
+		if (!smp.raw || smp.raw_size < 8)
+			return bad_record(s, scan, off);
+		ts = smp.time;
+		break;
+	}
+	case TW_PERF_RECORD_COMM:
+	case TW_PERF_RECORD_FORK:
+	case TW_PERF_RECORD_LOST:
+	case TW_PERF_RECORD_LOST_SAMPLES: {
+		int a = tw_perf_record_attr(&s->f, rec, size, 0);
+		if (a < 0 || tw_perf_sample_id(&s->f.attrs[a], body, n, &smp))
+			return bad_record(s, scan, off);
+		ts = smp.time;
+		break;
+	}
+	case TW_PERF_RECORD_FINISHED_ROUND:
+		/* what is older than the last round's newest may go */
+		if (s->round_max > s->limit)
+			s->limit = s->round_max;
+		s->round_max = s->seen_max;
+		return 0;
+	default:
+		return 0; /* counted by type above */
+	}
+	if (ts == INT64_MIN)
+		ts = s->last_ts; /* no time: where the file puts it */
+	s->last_ts = ts;
+	if (ts > s->seen_max)
+		s->seen_max = ts;
+	tw_perf_ref r = {ts, s->seq, off};
+	return tw_perf_heap_push(&s->heap, &r);
+}
+
+/* A record off the heap: 1 with *out when it is an event to hand out. */
+static int apply(perf_src *s, const tw_perf_ref *r, tw_record *out, int scan)
+{
+	const unsigned char *rec = s->f.map + r->off;
+	uint32_t type = tw_perf_u32(rec);
+	uint16_t size;
+	memcpy(&size, rec + 6, 2);
+	const unsigned char *body = rec + 8;
+	size_t n = size - 8u;
+	tw_perf_sample smp;
+	int a = tw_perf_record_attr(&s->f, rec, size,
+				    type == TW_PERF_RECORD_SAMPLE);
+	if (type == TW_PERF_RECORD_SAMPLE) {
+		/* read whole before it went in: it reads again */
+		tw_perf_sample_parse(&s->f.attrs[a], body, n, &smp);
+		out->ts = r->ts;
+		out->cpu = smp.cpu;
+		out->data = smp.raw;
+		out->len = smp.raw_size;
+		return 1;
+	}
+	if (scan)
+		return 0;
+	tw_perf_sample_id(&s->f.attrs[a], body, n, &smp);
+	switch (type) {
+	case TW_PERF_RECORD_COMM:
+		/* u32 pid, u32 tid, char comm[] (NUL-padded to 8) */
+		if (n >= 8) {
+			size_t room =
+				n - 8 -
+				s->f.attrs[a].id_trailer *
+					(size_t)s->f.attrs[a].sample_id_all;
+			if (room > n - 8)
+				room = n - 8;
+			const char *c = (const char *)body + 8;
+			set_comm(s, (int32_t)tw_perf_u32(body + 4), c,
+				 strnlen(c, room));
+		}
+		break;
+	case TW_PERF_RECORD_FORK:
+		/* u32 pid, ppid, tid, ptid: a new thread has its parent's
+		 * name until it sets its own */
+		if (n >= 16) {
+			int32_t tid = (int32_t)tw_perf_u32(body + 8);
+			int32_t ptid = (int32_t)tw_perf_u32(body + 12);
+			const struct comm_ent *p = comm_slot(s, ptid, 0);
+			if (p && tid != ptid) {
+				char c[COMM_MAX + 1];
+				memcpy(c, p->comm, sizeof(c));
+				set_comm(s, tid, c, p->len);
+			}
+		}
+		break;
+	case TW_PERF_RECORD_LOST: /* u64 id, u64 lost */
+		if (n >= 16)
+			tw_note_lost(s->t, smp.cpu, tw_perf_u64(body + 8));
+		break;
+	case TW_PERF_RECORD_LOST_SAMPLES: /* u64 lost */
+		if (n >= 8)
+			tw_note_lost(s->t, smp.cpu, tw_perf_u64(body));
+		break;
+	}
+	return 0;
+}
+
+static int next(void *ctx, tw_record *out, int scan, trawl_error *err)
+{
+	perf_src *s = ctx;
+	for (;;) {
+		const tw_perf_ref *top = tw_perf_heap_top(&s->heap);
+		if (top &&
+		    (s->eof || top->ts <= s->limit || s->heap.n > HEAP_MAX)) {
+			tw_perf_ref r;
+			tw_perf_heap_pop(&s->heap, &r);
+			if (apply(s, &r, out, scan))
+				return TW_NEXT_EVENT;
+			continue;
+		}
+		if (s->eof)
+			return TW_NEXT_EOF;
+		if (read_one(s, scan))
+			return tw_error_at(err, TRAWL_ENOMEM, 0, s->t->name, 0,
+					   0, 0, "out of memory");
+	}
+}
+
+static int rewind_src(void *ctx, trawl_error *err)
+{
+	(void)err;
+	perf_src *s = ctx;
+	s->at = s->f.data.offset;
+	s->end = s->f.data.offset + s->f.data.size;
+	s->seq = 0;
+	s->eof = 0;
+	s->last_ts = 0;
+	s->limit = s->round_max = s->seen_max = INT64_MIN;
+	s->heap.n = 0;
+	if (s->comms)
+		memset(s->comms, 0, s->comms_cap * sizeof(*s->comms));
+	s->ncomms = 0;
+	memset(s->records, 0, sizeof(s->records));
+	s->other_samples = 0;
+	s->stop_off = 0;
+	s->stop_why[0] = 0;
+	return 0;
+}
+
+static int finish(void *ctx, trawl_error *err)
+{
+	perf_src *s = ctx;
+	trawl_trace *t = s->t;
+	if (s->f.feat_damaged) {
+		tw_note_bad_line(t, s->f.feat_damage_off);
+		t->stats.bad_lines += s->f.feat_damaged - 1;
+	}
+	if (s->stop_why[0]) {
+		tw_note_bad_line(t, s->stop_off);
+		return tw_error_at(
+			err, TRAWL_EPARSE, 0, t->name, 0, 0, s->stop_off,
+			"%s: %s at offset %llu; the records "
+			"before it were read",
+			t->name, s->stop_why, (unsigned long long)s->stop_off);
+	}
+	if (s->f.cut)
+		return tw_error_at(err, TRAWL_EPARSE, 0, t->name, 0, 0,
+				   s->f.size,
+				   "%s: the file is truncated at offset %llu, "
+				   "inside its data section; the records "
+				   "before were read",
+				   t->name, (unsigned long long)s->f.size);
+	return 0;
+}
+
+static void progress(void *ctx, uint64_t *done, uint64_t *total)
+{
+	const perf_src *s = ctx;
+	*done = s->at - s->f.data.offset;
+	*total = s->f.data.size;
+}
+
+static void close_src(void *ctx)
+{
+	perf_src *s = ctx;
+	trawl_trace *t = s->t;
+	tw_perf_heap_fini(&s->heap);
+	tw_free(&t->mem, s->comms);
+	tw_perf_file_close(&s->f);
+	if (s->in)
+		tw_input_close(s->in);
+	tw_free(&t->mem, s);
+}
+
+int tw_perf_open(trawl_trace *t, struct tw_input *in,
+		 const struct tw_records **src, trawl_error *err)
+{
+	perf_src *s = tw_calloc(&t->mem, 1, sizeof(*s));
+	if (!s) {
+		tw_input_close(in);
+		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
+				   "out of memory");
+	}
+	s->t = t;
+	s->in = in;
+	s->heap.mem = &t->mem;
+	size_t len;
+	const unsigned char *map =
+		(const unsigned char *)tw_input_map(in, &len);
+	int rc;
+	if (!map) {
+		rc = tw_error_at(err, TRAWL_EUNSUPPORTED, 0, t->name, 0, 0, 0,
+				 "%s: a perf.data is read from a file, not "
+				 "yet from a pipe or a compressed stream",
+				 t->name);
+		goto fail;
+	}
+	if ((rc = tw_perf_file_open(&s->f, &t->mem, t->name, map, len, err)))
+		goto fail;
+	for (int c = 0; c < s->f.nr_cpus; c++)
+		if (tw_note_cpu(t, c) < 0) {
+			rc = tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
+					 "out of memory");
+			goto fail;
+		}
+	t->stats.bytes = len;
+	s->recs = (tw_records){
+		.meta = &s->f.meta,
+		.next = next,
+		.rewind = rewind_src,
+		.comm = comm_of,
+		.finish = finish,
+		.progress = progress,
+		.close = close_src,
+		.ctx = s,
+	};
+	rewind_src(s, err);
+	*src = &s->recs;
+	return 0;
+fail:
+	close_src(s);
+	return rc;
+}
