@@ -2510,6 +2510,10 @@ int tw_dat_open_records(trawl_trace *t, const tw_records *src, int format,
 				       err);
 	if (rc)
 		return rc;
+	if (!src->meta->kallsyms.len && src->kallsyms) {
+		r->f.kallsyms_late = src->kallsyms;
+		r->f.kallsyms_ctx = src->ctx;
+	}
 	tw_dat_index_formats(&r->f);
 	if (common_layout(r))
 		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,

@@ -44,6 +44,10 @@ typedef struct tw_records {
 	 * or NULL when the source does not know it; *len its length.
 	 * Valid until the next call to next(). */
 	const char *(*comm)(void *ctx, int32_t pid, uint32_t *len);
+	/* Optional: kallsyms when the metadata has none (perf writes none),
+	 * asked for once, when a text first needs a symbol: NULL when there
+	 * are none to be had; *len its length. Valid until close(). */
+	const char *(*kallsyms)(void *ctx, size_t *len);
 	/* After the last record: what the source found and counts (damage,
 	 * records of other kinds) into the trace's counters; the error to
 	 * return after the readable part (a file cut short), or 0. */

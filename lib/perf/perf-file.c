@@ -261,5 +261,6 @@ void tw_perf_file_close(tw_perf_file *f)
 	tw_free(f->mem, f->ftrace_formats);
 	tw_free(f->mem, f->systems);
 	tw_free(f->mem, f->formats);
+	tw_free(f->mem, f->kallsyms);
 	memset(f, 0, sizeof(*f));
 }

@@ -119,6 +119,11 @@ typedef struct tw_perf_file {
 	tw_blob *ftrace_formats;
 	tw_dat_system *systems;
 	tw_blob *formats;
+	/* this machine's kallsyms when it recorded the file (perf-kallsyms.c)
+	 */
+	char *kallsyms;
+	size_t kallsyms_len;
+	int kallsyms_tried;
 } tw_perf_file;
 
 static inline uint32_t tw_perf_u32(const void *p)
@@ -147,6 +152,10 @@ int tw_perf_attr_of_id(const tw_perf_file *f, uint64_t id);
  * the metadata of a trace.dat (f->meta; its blobs point into the map). */
 int tw_perf_tracing_parse(tw_perf_file *f, uint64_t off, uint64_t len,
 			  trawl_error *err);
+
+/* perf-kallsyms.c: kallsyms for the file's texts: this machine's, when
+ * the file was recorded on this boot of it; else NULL. */
+const char *tw_perf_kallsyms(tw_perf_file *f, size_t *len);
 
 /* perf-sample.c: what a sample or a record's sample_id says. */
 typedef struct tw_perf_sample {

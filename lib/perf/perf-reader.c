@@ -351,6 +351,11 @@ static int finish(void *ctx, trawl_error *err)
 	return 0;
 }
 
+static const char *kallsyms(void *ctx, size_t *len)
+{
+	return tw_perf_kallsyms(&((perf_src *)ctx)->f, len);
+}
+
 static void progress(void *ctx, uint64_t *done, uint64_t *total)
 {
 	const perf_src *s = ctx;
@@ -407,6 +412,7 @@ int tw_perf_open(trawl_trace *t, struct tw_input *in,
 		.next = next,
 		.rewind = rewind_src,
 		.comm = comm_of,
+		.kallsyms = kallsyms,
 		.finish = finish,
 		.progress = progress,
 		.close = close_src,
