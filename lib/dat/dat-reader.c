@@ -689,9 +689,19 @@ static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
 		/* all the sorter needs to give the record back */
 		struct kept_header h = {rec->name_len, rec->cpu, rec->ts};
 		r->raw.len = 0;
-		if (tw_buf_append(&t->mem, &r->raw, &h, sizeof(h)) ||
-		    tw_buf_append(&t->mem, &r->raw, rec->payload,
-				  rec->payload_len))
+		int rc = tw_buf_append(&t->mem, &r->raw, &h, sizeof(h)) ||
+			 tw_buf_append(&t->mem, &r->raw, rec->payload,
+				       rec->payload_len);
+		if (r->recs && !rc) {
+			/* a source's names change as it goes: the one of now
+			 * goes with the record, NUL-terminated, its length
+			 * last */
+			uint32_t n = rec->comm_len;
+			rc = tw_buf_append(&t->mem, &r->raw, rec->comm, n) ||
+			     tw_buf_append(&t->mem, &r->raw, "", 1) ||
+			     tw_buf_append(&t->mem, &r->raw, &n, sizeof(n));
+		}
+		if (rc)
 			return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0,
 					   0, "out of memory");
 		rec->raw = r->raw.data;
@@ -708,10 +718,25 @@ static int reparse(trawl_trace *t, const char *raw, size_t len, tw_rec *rec)
 	if (len < sizeof(h))
 		return -1;
 	memcpy(&h, raw, sizeof(h));
+	uint32_t comm_len = 0;
+	size_t data_len = len - sizeof(h);
+	if (rd(t)->recs) {
+		if (data_len < sizeof(comm_len) + 1)
+			return -1;
+		memcpy(&comm_len, raw + len - sizeof(comm_len),
+		       sizeof(comm_len));
+		if (comm_len > data_len - sizeof(comm_len) - 1)
+			return -1;
+		data_len -= sizeof(comm_len) + 1 + comm_len;
+	}
 	if (fill_rec(t, rd(t), rec, h.ts, h.buffer, h.cpu,
 		     (const unsigned char *)raw + sizeof(h),
-		     (uint32_t)(len - sizeof(h))))
+		     (uint32_t)data_len))
 		return -1;
+	if (rd(t)->recs) {
+		rec->comm = raw + sizeof(h) + data_len;
+		rec->comm_len = comm_len;
+	}
 	return TW_NEXT_EVENT;
 }
 

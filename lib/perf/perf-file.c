@@ -29,9 +29,9 @@ static int bad(const tw_perf_file *f, trawl_error *err, uint64_t off,
 	       const char *what)
 {
 	return tw_error_at(err, TRAWL_EFORMAT, 0, f->name, 0, 0, off,
-			   "%s: not a perf.data trawl can read: %s at offset "
+			   "not a perf.data trawl can read: %s at offset "
 			   "%llu",
-			   f->name, what, (unsigned long long)off);
+			   what, (unsigned long long)off);
 }
 
 /* [off, off + len) lies in the file. */
@@ -51,7 +51,7 @@ static int cmp_id(const void *x, const void *y)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-int tw_perf_attr_of_id(const tw_perf_file *f, uint64_t id)
+tw_perf_id *tw_perf_id_find(const tw_perf_file *f, uint64_t id)
 {
 	size_t lo = 0, hi = f->nids;
 	while (lo < hi) {
@@ -61,7 +61,13 @@ int tw_perf_attr_of_id(const tw_perf_file *f, uint64_t id)
 		else
 			hi = mid;
 	}
-	return lo < f->nids && f->ids[lo].id == id ? (int)f->ids[lo].attr : -1;
+	return lo < f->nids && f->ids[lo].id == id ? &f->ids[lo] : NULL;
+}
+
+int tw_perf_attr_of_id(const tw_perf_file *f, uint64_t id)
+{
+	const tw_perf_id *e = tw_perf_id_find(f, id);
+	return e ? (int)e->attr : -1;
 }
 
 static int read_attrs(tw_perf_file *f, uint64_t attr_size,
@@ -112,7 +118,7 @@ static int read_attrs(tw_perf_file *f, uint64_t attr_size,
 		for (uint64_t k = 0; k < isize / 8; k++)
 			f->ids[f->nids++] =
 				(tw_perf_id){tw_perf_u64(f->map + ioff + k * 8),
-					     (uint32_t)i};
+					     (uint32_t)i, -1};
 	}
 	qsort(f->ids, f->nids, sizeof(*f->ids), cmp_id);
 	return 0;
@@ -206,11 +212,10 @@ int tw_perf_file_open(tw_perf_file *f, const tw_mem *mem, const char *name,
 	uint64_t hsize = tw_perf_u64(map + 8);
 	if (hsize == 16)
 		return tw_error_at(err, TRAWL_EUNSUPPORTED, 0, name, 0, 0, 0,
-				   "%s: a pipe-mode perf.data (perf record "
+				   "a pipe-mode perf.data (perf record "
 				   "-o -) is not read yet; write the file "
 				   "with perf record -o FILE, or convert it "
-				   "with perf inject -i FILE -o FILE2",
-				   name);
+				   "with perf inject -i FILE -o FILE2");
 	if (hsize != HEADER_SIZE || size < HEADER_SIZE)
 		return bad(f, err, 8, "a header size that is not 104");
 	tw_perf_section attrs = {tw_perf_u64(map + 24), tw_perf_u64(map + 32)};
@@ -234,22 +239,30 @@ int tw_perf_file_open(tw_perf_file *f, const tw_mem *mem, const char *name,
 	int tracepoints = 0;
 	for (size_t i = 0; i < f->nattrs; i++)
 		tracepoints |= f->attrs[i].type == TW_PERF_TYPE_TRACEPOINT;
+	if (!td->size && f->cut)
+		return tw_error_at(
+			err, TRAWL_EPARSE, 0, name, 0, 0, size,
+			"the file is truncated at offset %llu, inside "
+			"its data section (which runs to %llu): the "
+			"event formats perf writes after the data "
+			"are gone, so nothing can be decoded",
+			(unsigned long long)size,
+			(unsigned long long)(f->data.offset +
+					     tw_perf_u64(map + 48)));
 	if (!td->size)
 		return tw_error_at(
 			err, TRAWL_EUNSUPPORTED, 0, name, 0, 0, 72,
-			tracepoints
-				? "%s: the tracing data (HEADER_TRACING_DATA, "
-				  "the event formats) is missing or "
-				  "damaged, so tracepoint samples "
-				  "cannot be decoded (feature table at "
-				  "offset %llu)"
-				: "%s: no tracepoint events (no "
-				  "HEADER_TRACING_DATA): trawl reads the "
-				  "tracepoint samples of a perf.data "
-				  "(perf record -e sched:...); samples of "
-				  "other events are not read yet "
-				  "(feature table at offset %llu)",
-			name,
+			tracepoints ? "the tracing data (HEADER_TRACING_DATA, "
+				      "the event formats) is missing or "
+				      "damaged, so tracepoint samples "
+				      "cannot be decoded (feature table at "
+				      "offset %llu)"
+				    : "no tracepoint events (no "
+				      "HEADER_TRACING_DATA): trawl reads the "
+				      "tracepoint samples of a perf.data "
+				      "(perf record -e sched:...); samples of "
+				      "other events are not read yet "
+				      "(feature table at offset %llu)",
 			(unsigned long long)(f->data.offset + f->data.size));
 	return tw_perf_tracing_parse(f, td->offset, td->size, err);
 }

@@ -30,6 +30,7 @@ enum {
 	TW_PERF_RECORD_SAMPLE = 9,
 	TW_PERF_RECORD_LOST_SAMPLES = 13,
 	TW_PERF_RECORD_FINISHED_ROUND = 68,
+	TW_PERF_RECORD_ID_INDEX = 69,
 	TW_PERF_RECORD_COMPRESSED = 81,
 	TW_PERF_RECORD_MAX = 128, /* counted by type below this */
 };
@@ -89,6 +90,7 @@ typedef struct tw_perf_attr {
 typedef struct tw_perf_id {
 	uint64_t id;
 	uint32_t attr;
+	int32_t cpu; /* from PERF_RECORD_ID_INDEX; -1: not known */
 } tw_perf_id;
 
 typedef struct tw_perf_section {
@@ -147,6 +149,8 @@ int tw_perf_file_open(tw_perf_file *f, const tw_mem *mem, const char *name,
 void tw_perf_file_close(tw_perf_file *f);
 /* The attr of a stream id, or -1. */
 int tw_perf_attr_of_id(const tw_perf_file *f, uint64_t id);
+/* The entry of a stream id, or NULL. */
+tw_perf_id *tw_perf_id_find(const tw_perf_file *f, uint64_t id);
 
 /* perf-tracing.c: the HEADER_TRACING_DATA section at [off, off + len) as
  * the metadata of a trace.dat (f->meta; its blobs point into the map). */

@@ -55,10 +55,21 @@ typedef struct perf_src {
 	char stop_why[96];
 } perf_src;
 
+static void stop(perf_src *s, const char *why);
+
+/* A record that cannot be what it says: counted at its offset, or with
+ * TRAWL_OPEN_STRICT the end of the run there. */
 static int bad_record(perf_src *s, int scan, uint64_t off)
 {
-	if (!scan)
-		tw_note_bad_line(s->t, off);
+	if (scan)
+		return 0;
+	if (s->t->opts.flags & TRAWL_OPEN_STRICT) {
+		s->at = off;
+		stop(s, "a damaged record (its content does not fit its "
+			"size, or no attr has its id)");
+		return 0;
+	}
+	tw_note_bad_line(s->t, off);
 	return 0;
 }
 
@@ -143,6 +154,82 @@ static void stop(perf_src *s, const char *why)
 }
 
 /*
+ * PERF_RECORD_ID_INDEX: u64 nr, then nr x {u64 id, idx, cpu, tid}: the CPU
+ * of each stream id, for the lost counts perf writes at the end (their
+ * sample_id has nothing but the id).
+ */
+static void index_ids(perf_src *s, const unsigned char *p, size_t n, int scan,
+		      uint64_t off)
+{
+	if (n < 8 || tw_perf_u64(p) > (n - 8) / 32) {
+		bad_record(s, scan, off);
+		return;
+	}
+	uint64_t nr = tw_perf_u64(p);
+	for (uint64_t i = 0; i < nr; i++) {
+		const unsigned char *e = p + 8 + i * 32;
+		tw_perf_id *id = tw_perf_id_find(&s->f, tw_perf_u64(e));
+		uint64_t cpu = tw_perf_u64(e + 16);
+		if (id && cpu < TW_MAX_CPUS)
+			id->cpu = (int32_t)cpu;
+	}
+}
+
+/* The CPU a lost count is of: its stream's, else its sample_id's. */
+static int32_t lost_cpu(const perf_src *s, const tw_perf_sample *smp)
+{
+	const tw_perf_id *id = smp->id ? tw_perf_id_find(&s->f, smp->id) : NULL;
+	return id && id->cpu >= 0 ? id->cpu : smp->cpu;
+}
+
+/*
+ * The least body of the kernel's records (include/uapi/linux/perf_event.h),
+ * before their sample_id: shorter is damage, counted, even where the
+ * record is only skipped. 0: any size.
+ */
+static size_t least_body(uint32_t type)
+{
+	switch (type) {
+	case TW_PERF_RECORD_MMAP: /* pid, tid, addr, len, pgoff, filename */
+		return 32 + 1;
+	case TW_PERF_RECORD_LOST: /* id, lost */
+		return 16;
+	case TW_PERF_RECORD_COMM: /* pid, tid, comm */
+		return 8 + 1;
+	case TW_PERF_RECORD_EXIT: /* pid, ppid, tid, ptid, time */
+	case TW_PERF_RECORD_FORK:
+	case 5: /* THROTTLE: time, id, stream_id */
+	case 6: /* UNTHROTTLE */
+		return 24;
+	case 10: /* MMAP2: pid, tid, addr, len, pgoff, dev/build id,
+		  * prot, flags, filename */
+		return 32 + 24 + 8 + 1;
+	case TW_PERF_RECORD_LOST_SAMPLES: /* lost */
+		return 8;
+	case 14: /* SWITCH */
+		return 0;
+	case 15: /* SWITCH_CPU_WIDE: next_prev_pid, next_prev_tid */
+		return 8;
+	}
+	return 0;
+}
+
+/* The name a COMM, MMAP or MMAP2 ends its body with is NUL-terminated
+ * before the sample_id: 1, or 0 when it runs into it (a record cut short
+ * with its size). Other records: 1. */
+static int name_whole(uint32_t type, const unsigned char *body, size_t n,
+		      size_t trailer)
+{
+	size_t at = type == TW_PERF_RECORD_COMM	  ? 8
+		    : type == TW_PERF_RECORD_MMAP ? 32
+		    : type == 10		  ? 32 + 24 + 8
+						  : 0;
+	if (!at)
+		return 1;
+	return memchr(body + at, 0, n - trailer - at) != NULL;
+}
+
+/*
  * The next record of the file into the heap (or applied, if it needs no
  * time order). Return: 0, or -1 out of memory.
  */
@@ -175,6 +262,15 @@ static int read_one(perf_src *s, int scan)
 	size_t n = size - 8u;
 	tw_perf_sample smp;
 	int64_t ts;
+	if (type != TW_PERF_RECORD_SAMPLE && type < 64) {
+		/* the kernel's: a body, then the first attr's sample_id
+		 * (perf makes all attrs agree on its size) */
+		const tw_perf_attr *a0 = &s->f.attrs[0];
+		size_t trailer = a0->sample_id_all ? a0->id_trailer : 0;
+		if (n < least_body(type) + trailer ||
+		    !name_whole(type, body, n, trailer))
+			return bad_record(s, scan, off);
+	}
 	switch (type) {
 	case TW_PERF_RECORD_SAMPLE: {
 		int a = tw_perf_record_attr(&s->f, rec, size, 1);
@@ -197,9 +293,14 @@ static int read_one(perf_src *s, int scan)
 		int a = tw_perf_record_attr(&s->f, rec, size, 0);
 		if (a < 0 || tw_perf_sample_id(&s->f.attrs[a], body, n, &smp))
 			return bad_record(s, scan, off);
-		ts = smp.time;
+		/* perf's own records (the tasks at the start, the lost
+		 * counts at the end) have time 0: where the file puts them */
+		ts = smp.time ? smp.time : INT64_MIN;
 		break;
 	}
+	case TW_PERF_RECORD_ID_INDEX:
+		index_ids(s, body, n, scan, off);
+		return 0;
 	case TW_PERF_RECORD_FINISHED_ROUND:
 		/* what is older than the last round's newest may go */
 		if (s->round_max > s->limit)
@@ -273,11 +374,13 @@ static int apply(perf_src *s, const tw_perf_ref *r, tw_record *out, int scan)
 		break;
 	case TW_PERF_RECORD_LOST: /* u64 id, u64 lost */
 		if (n >= 16)
-			tw_note_lost(s->t, smp.cpu, tw_perf_u64(body + 8));
+			tw_note_lost(s->t, lost_cpu(s, &smp),
+				     tw_perf_u64(body + 8));
 		break;
 	case TW_PERF_RECORD_LOST_SAMPLES: /* u64 lost */
 		if (n >= 8)
-			tw_note_lost(s->t, smp.cpu, tw_perf_u64(body));
+			tw_note_lost(s->t, lost_cpu(s, &smp),
+				     tw_perf_u64(body));
 		break;
 	}
 	return 0;
@@ -337,17 +440,17 @@ static int finish(void *ctx, trawl_error *err)
 		tw_note_bad_line(t, s->stop_off);
 		return tw_error_at(
 			err, TRAWL_EPARSE, 0, t->name, 0, 0, s->stop_off,
-			"%s: %s at offset %llu; the records "
+			"%s at offset %llu; the records "
 			"before it were read",
-			t->name, s->stop_why, (unsigned long long)s->stop_off);
+			s->stop_why, (unsigned long long)s->stop_off);
 	}
 	if (s->f.cut)
 		return tw_error_at(err, TRAWL_EPARSE, 0, t->name, 0, 0,
 				   s->f.size,
-				   "%s: the file is truncated at offset %llu, "
+				   "the file is truncated at offset %llu, "
 				   "inside its data section; the records "
 				   "before were read",
-				   t->name, (unsigned long long)s->f.size);
+				   (unsigned long long)s->f.size);
 	return 0;
 }
 
@@ -393,9 +496,8 @@ int tw_perf_open(trawl_trace *t, struct tw_input *in,
 	int rc;
 	if (!map) {
 		rc = tw_error_at(err, TRAWL_EUNSUPPORTED, 0, t->name, 0, 0, 0,
-				 "%s: a perf.data is read from a file, not "
-				 "yet from a pipe or a compressed stream",
-				 t->name);
+				 "a perf.data is read from a file, not "
+				 "yet from a pipe or a compressed stream");
 		goto fail;
 	}
 	if ((rc = tw_perf_file_open(&s->f, &t->mem, t->name, map, len, err)))

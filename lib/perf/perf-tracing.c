@@ -28,9 +28,9 @@ typedef struct cut {
 static int damaged(cut *c, const char *what)
 {
 	return tw_error_at(c->err, TRAWL_EFORMAT, 0, c->f->name, 0, 0, c->at,
-			   "%s: the tracing data (HEADER_TRACING_DATA) is "
+			   "the tracing data (HEADER_TRACING_DATA) is "
 			   "damaged: %s at offset %llu",
-			   c->f->name, what, (unsigned long long)c->at);
+			   what, (unsigned long long)c->at);
 }
 
 static int take(cut *c, uint64_t n, const unsigned char **out)
@@ -115,11 +115,11 @@ int tw_perf_tracing_parse(tw_perf_file *f, uint64_t off, uint64_t len,
 	if (q[0] != 0 || q[1] != 8)
 		return tw_error_at(err, TRAWL_EUNSUPPORTED, 0, f->name, 0, 0,
 				   c.at - 6,
-				   "%s: the tracing data is of a %s-endian "
+				   "the tracing data is of a %s-endian "
 				   "host with %d-byte longs; trawl reads "
 				   "perf.data of little-endian 64-bit hosts "
 				   "only (offset %llu)",
-				   f->name, q[0] ? "big" : "little", q[1],
+				   q[0] ? "big" : "little", q[1],
 				   (unsigned long long)(c.at - 6));
 	m->page_size = tw_perf_u32(q + 2);
 	if (named_blob(&c, "header_page", &m->header_page) ||
