@@ -435,6 +435,15 @@ static int finish(void *ctx, trawl_error *err)
 	if (s->f.feat_damaged) {
 		tw_note_bad_line(t, s->f.feat_damage_off);
 		t->stats.bad_lines += s->f.feat_damaged - 1;
+		if (t->opts.flags & TRAWL_OPEN_STRICT)
+			return tw_error_at(
+				err, TRAWL_EPARSE, 0, t->name, 0, 0,
+				s->f.feat_damage_off,
+				"a feature section that lies "
+				"outside the file or over another "
+				"part of it, in the table at "
+				"offset %llu",
+				(unsigned long long)s->f.feat_damage_off);
 	}
 	if (s->stop_why[0]) {
 		tw_note_bad_line(t, s->stop_off);
