@@ -914,8 +914,10 @@ static int seek_range(trawl_trace *t, int64_t from, int64_t to,
 static int prescan(trawl_trace *t, int threads, int *sorted, trawl_error *err)
 {
 	dat_reader *r = rd(t);
-	if (r->recs)
-		return -TRAWL_EUNSUPPORTED; /* next(scan) walks the source */
+	if (r->recs) /* else next(scan) walks the source */
+		return r->recs->in_order
+			       ? r->recs->in_order(r->recs->ctx, sorted, err)
+			       : -TRAWL_EUNSUPPORTED;
 	if (threads > MAX_THREADS)
 		threads = MAX_THREADS;
 	/* a caller's allocator need not be thread-safe */

@@ -38,6 +38,10 @@ typedef struct tw_records {
 	 * (the order pre-scan).
 	 */
 	int (*next)(void *ctx, tw_record *out, int scan, trawl_error *err);
+	/* Optional: whether next() gives the records in time order, found
+	 * without next() (the run's pre-scan): 0 with *sorted, or
+	 * -TRAWL_EUNSUPPORTED when it cannot tell (next() is walked). */
+	int (*in_order)(void *ctx, int *sorted, trawl_error *err);
 	/* Back to the first record; -TRAWL_EUNSUPPORTED for a stream. */
 	int (*rewind)(void *ctx, trawl_error *err);
 	/* The task name pid has at the time of the last record handed out,

@@ -207,6 +207,9 @@ int tw_perf_file_open(tw_perf_file *f, const tw_mem *mem, const char *name,
 	f->name = name;
 	f->map = map;
 	f->size = size;
+	for (size_t i = 0; i < sizeof(f->id_cache) / sizeof(f->id_cache[0]);
+	     i++)
+		f->id_cache[i].attr = -1;
 	if (size < 16 || memcmp(map, "PERFILE2", 8) != 0)
 		return bad(f, err, 0, "no perf.data magic");
 	uint64_t hsize = tw_perf_u64(map + 8);

@@ -116,6 +116,11 @@ typedef struct tw_perf_file {
 	char hostname[65];
 	char osrelease[65];
 	int nr_cpus; /* online; 0 when the file does not say */
+	/* the attrs of ids met lately, by id (tw_perf_record_attr) */
+	struct {
+		uint64_t id;
+		int attr; /* -1: empty */
+	} id_cache[64];
 	/* the tracing data as a trace.dat's metadata (perf-tracing.c) */
 	tw_dat_meta meta;
 	tw_blob *ftrace_formats;
@@ -189,25 +194,42 @@ int tw_perf_sample_parse(const tw_perf_attr *a, const unsigned char *p,
 int tw_perf_sample_id(const tw_perf_attr *a, const unsigned char *p, size_t n,
 		      tw_perf_sample *out);
 
-/* perf-order.c: records by (time, record number) in a binary heap. */
+/* perf-order.c: records in runs of the file's order, merged by (time,
+ * record number). */
 typedef struct tw_perf_ref {
 	int64_t ts;
 	uint64_t seq;
 	uint64_t off; /* of the record in the file */
+	/* a tracepoint sample: its CPU, and its raw data at off + raw_at
+	 * (raw_at 0: another record) */
+	int32_t cpu;
+	uint16_t raw_at, raw_len;
 } tw_perf_ref;
 
-typedef struct tw_perf_heap {
-	const tw_mem *mem;
-	tw_perf_ref *a;
-	size_t n, cap;
-} tw_perf_heap;
+typedef struct tw_perf_run {
+	size_t pos, end; /* its records not taken yet, in refs */
+} tw_perf_run;
 
-int tw_perf_heap_push(tw_perf_heap *h, const tw_perf_ref *r);
-void tw_perf_heap_pop(tw_perf_heap *h, tw_perf_ref *out);
-static inline const tw_perf_ref *tw_perf_heap_top(const tw_perf_heap *h)
-{
-	return h->n ? &h->a[0] : NULL;
-}
-void tw_perf_heap_fini(tw_perf_heap *h);
+typedef struct tw_perf_order {
+	const tw_mem *mem;
+	tw_perf_ref *refs;
+	size_t nrefs, cap;
+	size_t open_begin; /* the open run: refs[open_begin, nrefs) */
+	tw_perf_run *runs; /* the closed ones, a min-heap */
+	size_t nruns, runs_cap;
+	size_t live; /* records not taken yet */
+} tw_perf_order;
+
+/* Append a record (a new run when it goes back in time); 0 or -1. */
+int tw_perf_order_add(tw_perf_order *o, const tw_perf_ref *r);
+/* Close the open run into the merge (a round ended); 0 or -1. */
+int tw_perf_order_close(tw_perf_order *o);
+/* The next record of the closed runs, or NULL. */
+const tw_perf_ref *tw_perf_order_top(const tw_perf_order *o);
+void tw_perf_order_pop(tw_perf_order *o, tw_perf_ref *out);
+/* The file offset of the first record still waiting (none: nothing). */
+uint64_t tw_perf_order_low(const tw_perf_order *o, uint64_t none);
+void tw_perf_order_reset(tw_perf_order *o);
+void tw_perf_order_fini(tw_perf_order *o);
 
 #endif

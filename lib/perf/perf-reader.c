@@ -44,7 +44,12 @@ typedef struct perf_src {
 	int64_t last_ts;
 	/* the rounds: what may leave the heap */
 	int64_t limit, round_max, seen_max;
-	tw_perf_heap heap;
+	tw_perf_order order;
+	/* in_order(): reading only to see whether the merge keeps time
+	 * order (nothing waits); unsorted when a record is older than the
+	 * limit when it comes; records of the rounds that may wait */
+	int probing, unsorted;
+	uint64_t round_records, last_round_records;
 	/* task names by tid, as the records handed out so far say */
 	struct comm_ent *comms;
 	size_t ncomms, comms_cap;
@@ -148,7 +153,7 @@ static const char *comm_of(void *ctx, int32_t pid, uint32_t *len)
 
 static void stop(perf_src *s, const char *why)
 {
-	s->eof = 1;
+	s->eof = 1; /* next() closes the open run */
 	s->stop_off = s->at;
 	snprintf(s->stop_why, sizeof(s->stop_why), "%s", why);
 }
@@ -306,6 +311,24 @@ static int read_one(perf_src *s, int scan)
 		if (s->round_max > s->limit)
 			s->limit = s->round_max;
 		s->round_max = s->seen_max;
+		if (s->probing &&
+		    s->last_round_records + s->round_records > HEAP_MAX)
+			s->unsorted =
+				-1; /* the merge would let some go early */
+		s->last_round_records = s->round_records;
+		s->round_records = 0;
+		if (s->probing) {
+			/* nothing waits: the pages behind go back */
+			tw_input_consumed(s->in, s->at, 0);
+			return 0;
+		}
+		if (tw_perf_order_close(&s->order))
+			return -1;
+		/* the map's pages before what still waits go back, so RSS
+		 * stays at about two rounds of the file */
+		if (!scan)
+			tw_input_consumed(
+				s->in, tw_perf_order_low(&s->order, s->at), 0);
 		return 0;
 	default:
 		return 0; /* counted by type above */
@@ -315,33 +338,44 @@ static int read_one(perf_src *s, int scan)
 	s->last_ts = ts;
 	if (ts > s->seen_max)
 		s->seen_max = ts;
-	tw_perf_ref r = {ts, s->seq, off};
-	return tw_perf_heap_push(&s->heap, &r);
+	if (s->probing) {
+		s->round_records++;
+		if (ts < s->limit)
+			s->unsorted = 1;
+		return 0;
+	}
+	tw_perf_ref r = {ts, s->seq, off, -1, 0, 0};
+	if (type == TW_PERF_RECORD_SAMPLE) {
+		r.cpu = smp.cpu;
+		r.raw_at = (uint16_t)(smp.raw - rec);
+		r.raw_len = (uint16_t)smp.raw_size;
+	}
+	if (tw_perf_order_add(&s->order, &r))
+		return -1;
+	/* no rounds, or rounds too big: the oldest go first */
+	return s->order.live > HEAP_MAX ? tw_perf_order_close(&s->order) : 0;
 }
 
 /* A record off the heap: 1 with *out when it is an event to hand out. */
 static int apply(perf_src *s, const tw_perf_ref *r, tw_record *out, int scan)
 {
 	const unsigned char *rec = s->f.map + r->off;
+	if (r->raw_at) { /* a tracepoint sample, read whole before */
+		out->ts = r->ts;
+		out->cpu = r->cpu;
+		out->data = rec + r->raw_at;
+		out->len = r->raw_len;
+		return 1;
+	}
+	if (scan)
+		return 0;
 	uint32_t type = tw_perf_u32(rec);
 	uint16_t size;
 	memcpy(&size, rec + 6, 2);
 	const unsigned char *body = rec + 8;
 	size_t n = size - 8u;
 	tw_perf_sample smp;
-	int a = tw_perf_record_attr(&s->f, rec, size,
-				    type == TW_PERF_RECORD_SAMPLE);
-	if (type == TW_PERF_RECORD_SAMPLE) {
-		/* read whole before it went in: it reads again */
-		tw_perf_sample_parse(&s->f.attrs[a], body, n, &smp);
-		out->ts = r->ts;
-		out->cpu = smp.cpu;
-		out->data = smp.raw;
-		out->len = smp.raw_size;
-		return 1;
-	}
-	if (scan)
-		return 0;
+	int a = tw_perf_record_attr(&s->f, rec, size, 0);
 	tw_perf_sample_id(&s->f.attrs[a], body, n, &smp);
 	switch (type) {
 	case TW_PERF_RECORD_COMM:
@@ -390,11 +424,17 @@ static int next(void *ctx, tw_record *out, int scan, trawl_error *err)
 {
 	perf_src *s = ctx;
 	for (;;) {
-		const tw_perf_ref *top = tw_perf_heap_top(&s->heap);
-		if (top &&
-		    (s->eof || top->ts <= s->limit || s->heap.n > HEAP_MAX)) {
+		/* at the end, the open run joins the merge before anything
+		 * more leaves it */
+		if (s->eof && s->order.open_begin < s->order.nrefs &&
+		    tw_perf_order_close(&s->order))
+			return tw_error_at(err, TRAWL_ENOMEM, 0, s->t->name, 0,
+					   0, 0, "out of memory");
+		const tw_perf_ref *top = tw_perf_order_top(&s->order);
+		if (top && (s->eof || top->ts <= s->limit ||
+			    s->order.live > HEAP_MAX)) {
 			tw_perf_ref r;
-			tw_perf_heap_pop(&s->heap, &r);
+			tw_perf_order_pop(&s->order, &r);
 			if (apply(s, &r, out, scan))
 				return TW_NEXT_EVENT;
 			continue;
@@ -409,15 +449,20 @@ static int next(void *ctx, tw_record *out, int scan, trawl_error *err)
 
 static int rewind_src(void *ctx, trawl_error *err)
 {
-	(void)err;
 	perf_src *s = ctx;
+	/* the map's pages are given back from the start again */
+	int rc = tw_input_rewind(s->in, err);
+	if (rc)
+		return rc;
 	s->at = s->f.data.offset;
 	s->end = s->f.data.offset + s->f.data.size;
 	s->seq = 0;
 	s->eof = 0;
 	s->last_ts = 0;
 	s->limit = s->round_max = s->seen_max = INT64_MIN;
-	s->heap.n = 0;
+	tw_perf_order_reset(&s->order);
+	s->probing = s->unsorted = 0;
+	s->round_records = s->last_round_records = 0;
 	if (s->comms)
 		memset(s->comms, 0, s->comms_cap * sizeof(*s->comms));
 	s->ncomms = 0;
@@ -463,6 +508,25 @@ static int finish(void *ctx, trawl_error *err)
 	return 0;
 }
 
+/* Whether next() hands records out in time order: one walk of the file
+ * without keeping any (the run's order pre-scan, cheaper than next()). */
+static int in_order(void *ctx, int *sorted, trawl_error *err)
+{
+	perf_src *s = ctx;
+	int rc = rewind_src(s, err);
+	if (rc)
+		return rc;
+	s->probing = 1;
+	while (!s->eof && s->unsorted == 0)
+		if (read_one(s, 1))
+			return tw_error_at(err, TRAWL_ENOMEM, 0, s->t->name, 0,
+					   0, 0, "out of memory");
+	int unsure = s->unsorted < 0;
+	*sorted = s->unsorted == 0;
+	rewind_src(s, err);
+	return unsure ? -TRAWL_EUNSUPPORTED : 0;
+}
+
 static const char *kallsyms(void *ctx, size_t *len)
 {
 	return tw_perf_kallsyms(&((perf_src *)ctx)->f, len);
@@ -479,7 +543,7 @@ static void close_src(void *ctx)
 {
 	perf_src *s = ctx;
 	trawl_trace *t = s->t;
-	tw_perf_heap_fini(&s->heap);
+	tw_perf_order_fini(&s->order);
 	tw_free(&t->mem, s->comms);
 	tw_perf_file_close(&s->f);
 	if (s->in)
@@ -498,7 +562,7 @@ int tw_perf_open(trawl_trace *t, struct tw_input *in,
 	}
 	s->t = t;
 	s->in = in;
-	s->heap.mem = &t->mem;
+	s->order.mem = &t->mem;
 	size_t len;
 	const unsigned char *map =
 		(const unsigned char *)tw_input_map(in, &len);
@@ -524,6 +588,7 @@ int tw_perf_open(trawl_trace *t, struct tw_input *in,
 		.rewind = rewind_src,
 		.comm = comm_of,
 		.kallsyms = kallsyms,
+		.in_order = in_order,
 		.finish = finish,
 		.progress = progress,
 		.close = close_src,

@@ -211,6 +211,18 @@ int tw_perf_record_attr(const tw_perf_file *f, const unsigned char *rec,
 	/* perf's own records (synthesized at the start) carry id 0; like
 	 * perf, other records of an id no attr has are the first attr's,
 	 * samples are damage */
-	int a = id ? tw_perf_attr_of_id(f, id) : 0;
+	int a = 0;
+	if (id) {
+		/* a handful of ids (an event's per CPU) in every round */
+		tw_perf_file *m = (tw_perf_file *)f;
+		size_t k = (size_t)(id * 0x9E3779B97F4A7C15ull >> 58);
+		if (m->id_cache[k].attr >= 0 && m->id_cache[k].id == id) {
+			a = m->id_cache[k].attr;
+		} else {
+			a = tw_perf_attr_of_id(f, id);
+			m->id_cache[k].id = id;
+			m->id_cache[k].attr = a;
+		}
+	}
 	return a < 0 && !is_sample ? 0 : a;
 }
