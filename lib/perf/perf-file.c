@@ -108,6 +108,16 @@ static int read_attrs(tw_perf_file *f, uint64_t attr_size,
 		a->id_trailer = tw_perf_id_trailer_size(a->sample_type);
 	}
 	f->nattrs = (size_t)n;
+	/* TIME follows IDENTIFIER, IP and TID: one place if they agree */
+	const uint64_t before_time = TW_PERF_SAMPLE_IDENTIFIER |
+				     TW_PERF_SAMPLE_IP | TW_PERF_SAMPLE_TID |
+				     TW_PERF_SAMPLE_TIME;
+	uint64_t first = f->attrs[0].sample_type & before_time;
+	int same = (first & TW_PERF_SAMPLE_TIME) != 0;
+	for (size_t i = 1; i < f->nattrs; i++)
+		same &= (f->attrs[i].sample_type & before_time) == first;
+	if (same)
+		f->time_at = 8u * (uint32_t)__builtin_popcountll(first);
 	f->ids = tw_calloc(f->mem, nids ? (size_t)nids : 1, sizeof(*f->ids));
 	if (!f->ids)
 		goto nomem;

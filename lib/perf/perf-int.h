@@ -116,6 +116,9 @@ typedef struct tw_perf_file {
 	char hostname[65];
 	char osrelease[65];
 	int nr_cpus; /* online; 0 when the file does not say */
+	/* where a sample's TIME ends in its body when every attr puts it in
+	 * the same place (0: they do not, or have none) */
+	uint32_t time_at;
 	/* the attrs of ids met lately, by id (tw_perf_record_attr) */
 	struct {
 		uint64_t id;

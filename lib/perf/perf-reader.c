@@ -267,6 +267,15 @@ static int read_one(perf_src *s, int scan)
 	size_t n = size - 8u;
 	tw_perf_sample smp;
 	int64_t ts;
+	if (s->probing && type == TW_PERF_RECORD_SAMPLE && s->f.time_at &&
+	    n >= s->f.time_at) {
+		/* the pre-scan needs only the time, where every attr has it;
+		 * a record the delivery will skip can only make the file look
+		 * unordered, and then it is sorted: never out of order */
+		ts = (int64_t)(tw_perf_u64(body + s->f.time_at - 8) &
+			       INT64_MAX);
+		goto timed;
+	}
 	if (type != TW_PERF_RECORD_SAMPLE && type < 64) {
 		/* the kernel's: a body, then the first attr's sample_id
 		 * (perf makes all attrs agree on its size) */
@@ -335,6 +344,7 @@ static int read_one(perf_src *s, int scan)
 	}
 	if (ts == INT64_MIN)
 		ts = s->last_ts; /* no time: where the file puts it */
+timed:
 	s->last_ts = ts;
 	if (ts > s->seen_max)
 		s->seen_max = ts;
