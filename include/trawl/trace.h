@@ -244,6 +244,9 @@ TRAWL_API const char *trawl_compression(const trawl_trace *t);
  *                  TRAWL_BAD_LINES_KEPT); the rest of @bad_lines were counted
  *                  where no place is kept (trace.dat: further damage in a
  *                  CPU's data after its first, at a later offset)
+ * @skipped_records: records the source holds that are not events and not
+ *                  applied (perf.data: MMAP, THREAD_MAP, ... and samples
+ *                  of events that are not tracepoints), skipped and counted
  */
 typedef struct trawl_stats {
 	uint64_t events;
@@ -262,6 +265,7 @@ typedef struct trawl_stats {
 	uint64_t types_generic;
 	uint64_t format_misses;
 	uint64_t bad_lines_kept;
+	uint64_t skipped_records;
 } trawl_stats;
 
 /**

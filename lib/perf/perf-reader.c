@@ -56,6 +56,7 @@ typedef struct perf_src {
 	/* this pass's counts */
 	uint64_t records[TW_PERF_RECORD_MAX];
 	uint64_t other_samples; /* of events that are not tracepoints */
+	uint64_t records_other; /* of types past TW_PERF_RECORD_MAX */
 	uint64_t stop_off;	/* the walk could not go on from here */
 	char stop_why[96];
 } perf_src;
@@ -263,6 +264,8 @@ static int read_one(perf_src *s, int scan)
 	s->seq++;
 	if (type < TW_PERF_RECORD_MAX)
 		s->records[type]++;
+	else
+		s->records_other++;
 	const unsigned char *body = rec + 8;
 	size_t n = size - 8u;
 	tw_perf_sample smp;
@@ -477,16 +480,37 @@ static int rewind_src(void *ctx, trawl_error *err)
 		memset(s->comms, 0, s->comms_cap * sizeof(*s->comms));
 	s->ncomms = 0;
 	memset(s->records, 0, sizeof(s->records));
-	s->other_samples = 0;
+	s->other_samples = s->records_other = 0;
 	s->stop_off = 0;
 	s->stop_why[0] = 0;
 	return 0;
+}
+
+/* Records neither delivered nor applied. */
+static uint64_t skipped(const perf_src *s)
+{
+	uint64_t n = s->other_samples + s->records_other;
+	for (uint32_t k = 0; k < TW_PERF_RECORD_MAX; k++)
+		switch (k) {
+		case TW_PERF_RECORD_SAMPLE:
+		case TW_PERF_RECORD_COMM:
+		case TW_PERF_RECORD_FORK:
+		case TW_PERF_RECORD_LOST:
+		case TW_PERF_RECORD_LOST_SAMPLES:
+		case TW_PERF_RECORD_FINISHED_ROUND:
+		case TW_PERF_RECORD_ID_INDEX:
+			break;
+		default:
+			n += s->records[k];
+		}
+	return n;
 }
 
 static int finish(void *ctx, trawl_error *err)
 {
 	perf_src *s = ctx;
 	trawl_trace *t = s->t;
+	t->stats.skipped_records = skipped(s);
 	if (s->f.feat_damaged) {
 		tw_note_bad_line(t, s->f.feat_damage_off);
 		t->stats.bad_lines += s->f.feat_damaged - 1;

@@ -171,6 +171,20 @@ Test(perf_data, fixture_reads_every_sample_in_time_order)
 	cr_assert_eq(g.n, FIXTURE_EVENTS);
 	cr_assert_eq(g.stats.bad_lines, 0);
 	cr_assert_eq(g.stats.reordered, 0, "the rounds give the order");
+	/* MMAP, MMAP2, EXIT, THREAD_MAP, CPU_MAP, FINISHED_INIT: skipped */
+	file f = load();
+	uint64_t skipped = 0;
+	for (uint64_t at = data_off(&f); at < data_end(&f);) {
+		uint32_t type;
+		uint16_t size;
+		record_at(&f, at, &type, &size);
+		skipped += type != 9 && type != 3 && type != 7 && type != 2 &&
+			   type != 13 && type != 68 && type != 69;
+		at += size;
+	}
+	free(f.p);
+	cr_assert_eq(g.stats.skipped_records, skipped);
+	cr_assert_gt(skipped, 0);
 	sorted(&g);
 	int named = 0;
 	for (size_t i = 0; i < g.n; i++)
