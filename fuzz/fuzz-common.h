@@ -199,7 +199,8 @@ static inline uint64_t fz_touch_some(fz_run *r, const trawl_event *ev, int full)
 		   "flags %#x but preempt depth %d", flags, preempt);
 	FUZZ_CHECK((flags & TRAWL_FLAG_KNOWN) || flags == 0,
 		   "flags %#x without KNOWN", flags);
-	if (trawl_format(t) == TRAWL_FORMAT_TRACE_DAT)
+	if (trawl_format(t) == TRAWL_FORMAT_TRACE_DAT ||
+	    trawl_format(t) == TRAWL_FORMAT_PERF_DATA)
 		FUZZ_CHECK(trawl_event_line(ev) == 0, "a line in binary");
 	else
 		FUZZ_CHECK(trawl_event_line(ev) > 0, "line 0");
@@ -434,8 +435,9 @@ static inline void fz_run_trace(trawl_trace *t, const trawl_error *open_err,
 	FUZZ_CHECK(trawl_on(t, "", fz_on_event, r) == -TRAWL_EINVAL,
 		   "empty pattern");
 	out->format = trawl_format(t);
-	FUZZ_CHECK(out->format >= TRAWL_FORMAT_FTRACE &&
-			   out->format <= TRAWL_FORMAT_TRACE_DAT,
+	FUZZ_CHECK((out->format >= TRAWL_FORMAT_FTRACE &&
+		    out->format <= TRAWL_FORMAT_TRACE_DAT) ||
+			   out->format == TRAWL_FORMAT_PERF_DATA,
 		   "format %d", out->format);
 	(void)trawl_format_name(out->format);
 	out->compression = trawl_compression(t);

@@ -14,7 +14,7 @@
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 BUILD_DIR [fuzz-text|fuzz-line|fuzz-compressed|fuzz-dat|fuzz-analyses|fuzz-formats|fuzz-pfmt|fuzz-script|fuzz-view|fuzz-ring ...]" >&2
+	echo "usage: $0 BUILD_DIR [fuzz-text|fuzz-line|fuzz-compressed|fuzz-dat|fuzz-perf|fuzz-analyses|fuzz-formats|fuzz-pfmt|fuzz-script|fuzz-view|fuzz-ring ...]" >&2
 	exit 2
 }
 [ $# -ge 1 ] || usage
@@ -30,6 +30,7 @@ declare -A max_len=(
 	[fuzz-line]=4096
 	[fuzz-compressed]=16384
 	[fuzz-dat]=262144
+	[fuzz-perf]=262144
 	[fuzz-analyses]=65536
 	[fuzz-formats]=32768
 	[fuzz-pfmt]=16384
@@ -38,7 +39,7 @@ declare -A max_len=(
 	[fuzz-ring]=4096
 )
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz-text fuzz-line fuzz-compressed fuzz-dat fuzz-analyses fuzz-formats fuzz-pfmt fuzz-script fuzz-view fuzz-ring)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz-text fuzz-line fuzz-compressed fuzz-dat fuzz-perf fuzz-analyses fuzz-formats fuzz-pfmt fuzz-script fuzz-view fuzz-ring)
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/trawl-fuzz.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT

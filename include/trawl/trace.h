@@ -114,7 +114,8 @@ enum trawl_format {
 	TRAWL_FORMAT_SYSTRACE_HTML,    /* the same, wrapped in systrace HTML */
 	TRAWL_FORMAT_TRACE_CMD_REPORT, /* `trace-cmd report` output */
 	TRAWL_FORMAT_TRACE_DAT,	       /* trace-cmd trace.dat, v6 or v7 */
-	TRAWL_FORMAT_LIVE, /* a live session (include/trawl/live.h) */
+	TRAWL_FORMAT_LIVE,	/* a live session (include/trawl/live.h) */
+	TRAWL_FORMAT_PERF_DATA, /* perf.data as `perf record` writes it */
 };
 
 /**
@@ -256,6 +257,9 @@ TRAWL_API uint64_t trawl_data_bytes(const trawl_trace *t);
  *                  TRAWL_BAD_LINES_KEPT); the rest of @bad_lines were counted
  *                  where no place is kept (trace.dat: further damage in a
  *                  CPU's data after its first, at a later offset)
+ * @skipped_records: records the source holds that are not events and not
+ *                  applied (perf.data: MMAP, THREAD_MAP, ... and samples
+ *                  of events that are not tracepoints), skipped and counted
  */
 typedef struct trawl_stats {
 	uint64_t events;
@@ -274,6 +278,7 @@ typedef struct trawl_stats {
 	uint64_t types_generic;
 	uint64_t format_misses;
 	uint64_t bad_lines_kept;
+	uint64_t skipped_records;
 } trawl_stats;
 
 /**

@@ -438,5 +438,17 @@ int tw_dat_open_feed(trawl_trace *t, const struct tw_feed *feed,
 		     trawl_error *err);
 trawl_trace *tw_open_feed(const trawl_open_opts *opts, const char *name,
 			  const struct tw_feed *feed, trawl_error *err);
+/*
+ * A perf.data (lib/perf): tw_perf_open() reads the file's header, attrs
+ * and feature sections and makes *src, the source of its tracepoint
+ * records (lib/dat/dat-records.h), owned by the trace from then on; the
+ * core hands it to the trace.dat reader (tw_dat_open_records(), which
+ * closes it on failure too) to decode, as it hands a live feed.
+ */
+struct tw_records;
+int tw_perf_open(trawl_trace *t, struct tw_input *in,
+		 const struct tw_records **src, trawl_error *err);
+int tw_dat_open_records(trawl_trace *t, const struct tw_records *src,
+			int format, trawl_error *err);
 
 #endif

@@ -40,6 +40,16 @@ static trawl_trace *new_trace(const trawl_open_opts *opts, trawl_error *err)
 	return t;
 }
 
+/* A perf.data: lib/perf reads the container and hands its tracepoint
+ * records to the trace.dat reader, which decodes them as a trace.dat's. */
+static int open_perf(trawl_trace *t, tw_input *in, trawl_error *err)
+{
+	const struct tw_records *src;
+	int rc = tw_perf_open(t, in, &src, err);
+	return rc ? rc
+		  : tw_dat_open_records(t, src, TRAWL_FORMAT_PERF_DATA, err);
+}
+
 static trawl_trace *open_any(const char *path, int fd, const char *name,
 			     const trawl_open_opts *opts, trawl_error *err)
 {
@@ -60,7 +70,9 @@ static trawl_trace *open_any(const char *path, int fd, const char *name,
 	const char *p;
 	size_t n = 16;
 	int rc = tw_input_peek(in, &p, &n, err);
-	if (rc == 0)
+	if (rc == 0 && tw_is_perf_data(p, n))
+		rc = open_perf(t, in, err);
+	else if (rc == 0)
 		rc = tw_is_trace_dat(p, n) ? tw_dat_open(t, in, err)
 					   : tw_text_open(t, in, err);
 	else
@@ -583,6 +595,8 @@ TRAWL_API const char *trawl_format_name(int format)
 		return "trace-dat";
 	case TRAWL_FORMAT_LIVE:
 		return "live";
+	case TRAWL_FORMAT_PERF_DATA:
+		return "perf-data";
 	default:
 		return "unknown";
 	}

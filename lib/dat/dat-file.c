@@ -1313,6 +1313,13 @@ static void load_kallsyms_text(tw_dat_file *f)
 	} else if (f->kallsyms_section) {
 		rc = read_v7_meta(f, OPT_KALLSYMS, f->kallsyms_section,
 				  &scratch);
+	} else if (f->kallsyms_late) {
+		size_t len = 0;
+		const char *late = f->kallsyms_late(f->kallsyms_ctx, &len);
+		char *text = late && len ? text_copy(f, late, len) : NULL;
+		if (text)
+			parse_kallsyms(f, text);
+		tw_free(f->mem, text);
 	}
 	(void)rc; /* damage is counted in meta_damaged */
 }

@@ -117,6 +117,10 @@ typedef struct tw_dat_file {
 	size_t kallsyms_len;
 	uint64_t kallsyms_section; /* v7: the section's offset */
 	int kallsyms_loaded;
+	/* none in the metadata: asked for from here once, when first
+	 * needed (a perf.data's source, lib/dat/dat-records.h) */
+	const char *(*kallsyms_late)(void *ctx, size_t *len);
+	void *kallsyms_ctx;
 	int tep_kallsyms_wanted, tep_kallsyms_loaded; /* libtraceevent's */
 	struct tw_dat_sym *syms; /* trawl's own table, with sizes */
 	size_t nsyms;

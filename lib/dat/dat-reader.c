@@ -27,6 +27,7 @@
 #include "../pfmt/pfmt.h"
 #include "../input/input.h"
 #include "dat-feed.h"
+#include "dat-records.h"
 #include "dat-int.h"
 
 #define COMM_CACHE     1024
@@ -157,6 +158,10 @@ typedef struct dat_reader {
 	const tw_feed *feed;
 	tw_dat_merge *merge;
 	int64_t comms_at;
+	/* Records of ftrace's layout from another container (a perf.data,
+	 * tw_dat_open_records): they come in time order from the source,
+	 * which also names the tasks (its own, owned here). */
+	const tw_records *recs;
 	/* A ranged run (seek_range): where each stream starts, and the
 	 * range; streams skip what is before it, the merge ends after it. */
 	tw_dat_place *places;
@@ -309,6 +314,12 @@ static void fresh_comms(dat_reader *r)
 
 static const char *comm_of(dat_reader *r, int32_t pid, uint32_t *len)
 {
+	if (r->recs) {
+		/* the source's names change as its records go by (COMM) */
+		const char *c = r->recs->comm(r->recs->ctx, pid, len);
+		if (c)
+			return c;
+	}
 	struct comm_slot *s = &r->comms[(uint32_t)pid % COMM_CACHE];
 	if (!s->comm || s->pid != pid ||
 	    (TW_UNLIKELY(r->feed != NULL) && s->comm[0] == '<' && pid)) {
@@ -443,6 +454,8 @@ static int finish(trawl_trace *t, dat_reader *r, trawl_error *err)
 		t->stats.overwritten = r->feed->overrun(r->feed->ctx);
 		return TW_NEXT_EOF;
 	}
+	if (r->recs)
+		return r->recs->finish(r->recs->ctx, err);
 	const tw_dat_cursor *first = NULL;
 	uint64_t damaged = 0;
 	if (r->f.meta_damaged) {
@@ -551,7 +564,8 @@ static void choice_start(trawl_trace *t, dat_reader *r)
 	/* not with one thread asked for, nor with a caller's allocator
 	 * (which need not be thread-safe), nor for a live feed (the merge
 	 * waits for the kernel) */
-	int possible = t->opts.threads != 1 && !t->opts.realloc && !r->feed;
+	int possible = t->opts.threads != 1 && !t->opts.realloc && !r->feed &&
+		       !r->recs;
 	tw_dat_choice_init(&r->choice, possible, NULL);
 	r->choice_made = 1;
 	if (r->choice.way == TW_WAY_AHEAD) {
@@ -607,6 +621,22 @@ static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
 		}
 	}
 	int got = 0;
+	while (r->recs && !got) {
+		tw_record p;
+		int rc = r->recs->next(r->recs->ctx, &p, scan, err);
+		if (rc < 0)
+			return rc;
+		if (rc == TW_NEXT_EOF)
+			return scan ? TW_NEXT_EOF : finish(t, r, err);
+		if (scan) {
+			rec->ts = p.ts;
+			return TW_NEXT_EVENT;
+		}
+		if (fill_rec(t, r, rec, p.ts, 0, p.cpu, p.data, p.len) == 0)
+			got = 1;
+		else if ((rc = short_record(t, r, p.len, p.cpu, err)))
+			return rc;
+	}
 	while (r->ahead_on && !got) {
 		tw_dat_ahead_rec a;
 		const unsigned char *data, *pre;
@@ -659,9 +689,19 @@ static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
 		/* all the sorter needs to give the record back */
 		struct kept_header h = {rec->name_len, rec->cpu, rec->ts};
 		r->raw.len = 0;
-		if (tw_buf_append(&t->mem, &r->raw, &h, sizeof(h)) ||
-		    tw_buf_append(&t->mem, &r->raw, rec->payload,
-				  rec->payload_len))
+		int rc = tw_buf_append(&t->mem, &r->raw, &h, sizeof(h)) ||
+			 tw_buf_append(&t->mem, &r->raw, rec->payload,
+				       rec->payload_len);
+		if (r->recs && !rc) {
+			/* a source's names change as it goes: the one of now
+			 * goes with the record, NUL-terminated, its length
+			 * last */
+			uint32_t n = rec->comm_len;
+			rc = tw_buf_append(&t->mem, &r->raw, rec->comm, n) ||
+			     tw_buf_append(&t->mem, &r->raw, "", 1) ||
+			     tw_buf_append(&t->mem, &r->raw, &n, sizeof(n));
+		}
+		if (rc)
 			return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0,
 					   0, "out of memory");
 		rec->raw = r->raw.data;
@@ -678,10 +718,25 @@ static int reparse(trawl_trace *t, const char *raw, size_t len, tw_rec *rec)
 	if (len < sizeof(h))
 		return -1;
 	memcpy(&h, raw, sizeof(h));
+	uint32_t comm_len = 0;
+	size_t data_len = len - sizeof(h);
+	if (rd(t)->recs) {
+		if (data_len < sizeof(comm_len) + 1)
+			return -1;
+		memcpy(&comm_len, raw + len - sizeof(comm_len),
+		       sizeof(comm_len));
+		if (comm_len > data_len - sizeof(comm_len) - 1)
+			return -1;
+		data_len -= sizeof(comm_len) + 1 + comm_len;
+	}
 	if (fill_rec(t, rd(t), rec, h.ts, h.buffer, h.cpu,
 		     (const unsigned char *)raw + sizeof(h),
-		     (uint32_t)(len - sizeof(h))))
+		     (uint32_t)data_len))
 		return -1;
+	if (rd(t)->recs) {
+		rec->comm = raw + sizeof(h) + data_len;
+		rec->comm_len = comm_len;
+	}
 	return TW_NEXT_EVENT;
 }
 
@@ -691,6 +746,12 @@ static int rewind_dat(trawl_trace *t, trawl_error *err)
 	dat_reader *r = rd(t);
 	if (r->merge)
 		return -TRAWL_EUNSUPPORTED; /* what came is gone */
+	if (r->recs) {
+		int rc = r->recs->rewind(r->recs->ctx, err);
+		if (rc == 0)
+			r->finished = 0;
+		return rc;
+	}
 	ahead_stop(r);
 	for (size_t i = 0; i < r->ncur; i++) {
 		if (tw_dat_cursor_init(&r->cur[i], &r->f, &r->f.spans[i]))
@@ -831,7 +892,7 @@ static int seek_range(trawl_trace *t, int64_t from, int64_t to,
 		      trawl_error *err)
 {
 	dat_reader *r = rd(t);
-	if (r->merge)
+	if (r->merge || r->recs)
 		return -TRAWL_EUNSUPPORTED;
 	r->ranged = 1;
 	r->from = from;
@@ -853,6 +914,10 @@ static int seek_range(trawl_trace *t, int64_t from, int64_t to,
 static int prescan(trawl_trace *t, int threads, int *sorted, trawl_error *err)
 {
 	dat_reader *r = rd(t);
+	if (r->recs) /* else next(scan) walks the source */
+		return r->recs->in_order
+			       ? r->recs->in_order(r->recs->ctx, sorted, err)
+			       : -TRAWL_EUNSUPPORTED;
 	if (threads > MAX_THREADS)
 		threads = MAX_THREADS;
 	/* a caller's allocator need not be thread-safe */
@@ -2166,6 +2231,10 @@ static uint64_t cursors_done(const dat_reader *r)
 static void progress(const trawl_trace *t, uint64_t *done, uint64_t *total)
 {
 	const dat_reader *r = rd(t);
+	if (r->recs) {
+		r->recs->progress(r->recs->ctx, done, total);
+		return;
+	}
 	uint64_t n = 0;
 	for (size_t i = 0; i < r->ncur; i++)
 		n += r->f.spans[i].size;
@@ -2181,6 +2250,8 @@ static void close_reader(trawl_trace *t)
 		return;
 	ahead_stop(r);
 	tw_dat_merge_free(r->merge);
+	if (r->recs)
+		r->recs->close(r->recs->ctx);
 	for (size_t i = 0; i < r->ncur; i++)
 		tw_dat_cursor_fini(&r->cur[i]);
 	if (r->plugins)
@@ -2441,5 +2512,40 @@ int tw_dat_open_feed(trawl_trace *t, const tw_feed *feed, trawl_error *err)
 		if (tw_note_cpu(t, c) < 0)
 			return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0,
 					   0, "out of memory");
+	return 0;
+}
+
+int tw_dat_open_records(trawl_trace *t, const tw_records *src, int format,
+			trawl_error *err)
+{
+	dat_reader *r = tw_calloc(&t->mem, 1, sizeof(*r));
+	if (!r) {
+		src->close(src->ctx);
+		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
+				   "out of memory");
+	}
+	t->reader = r;
+	t->ops = &dat_ops;
+	t->format = format;
+	r->recs = src; /* closed with the reader from now on */
+	r->strict = (t->opts.flags & TRAWL_OPEN_STRICT) != 0;
+	for (unsigned k = 0; k < 256; k++)
+		r->flag_map[k] = map_flags(k);
+	trace_seq_init(&r->seq);
+	tep_set_loglevel(TEP_LOG_NONE);
+	r->syms.r = r;
+	r->resolve = (tw_pf_resolve){symbol, kernel_string, &r->syms};
+	int rc = tw_dat_file_from_meta(&r->f, &t->mem, t->name, src->meta, NULL,
+				       err);
+	if (rc)
+		return rc;
+	if (!src->meta->kallsyms.len && src->kallsyms) {
+		r->f.kallsyms_late = src->kallsyms;
+		r->f.kallsyms_ctx = src->ctx;
+	}
+	tw_dat_index_formats(&r->f);
+	if (common_layout(r))
+		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
+				   "out of memory");
 	return 0;
 }

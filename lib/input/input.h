@@ -84,5 +84,7 @@ int tw_input_narrow(tw_input *in, uint64_t start, uint64_t end);
 
 /* detect.c: whether the first bytes are a trace.dat's magic. */
 int tw_is_trace_dat(const char *p, size_t n);
+/* Whether they are a perf.data's ("PERFILE2", file or pipe mode). */
+int tw_is_perf_data(const char *p, size_t n);
 
 #endif

@@ -74,7 +74,7 @@ struct frame {
 	uint32_t last_type;
 	struct pt_run *run;
 	trawl_trace *t;
-	int binary; /* a trace.dat: formats fix each type's fields */
+	int binary; /* a trace.dat or perf.data: formats fix the fields */
 };
 
 enum { BASE_SEQ, BASE_TIME, BASE_CPU, BASE_PID, BASE_COMM, BASE_EVENT };
@@ -591,7 +591,8 @@ static int frame_init(struct frame *f, int with_event, int labels,
 	f->labels = labels;
 	f->run = run;
 	f->t = t;
-	f->binary = trawl_format(t) == TRAWL_FORMAT_TRACE_DAT;
+	f->binary = trawl_format(t) == TRAWL_FORMAT_TRACE_DAT ||
+		    trawl_format(t) == TRAWL_FORMAT_PERF_DATA;
 	static const struct {
 		const char *name;
 		int kind;

@@ -311,7 +311,8 @@ int cmd_report(int argc, char **argv)
 	int status;
 	trawl_trace *t = cli_open(path, &input, &status);
 	if (t)
-		r.binary = trawl_format(t) == TRAWL_FORMAT_TRACE_DAT;
+		r.binary = trawl_format(t) == TRAWL_FORMAT_TRACE_DAT ||
+			   trawl_format(t) == TRAWL_FORMAT_PERF_DATA;
 	if (!t)
 		return status;
 	char *list = strdup(events);
@@ -348,7 +349,14 @@ int cmd_report(int argc, char **argv)
 	if (r.fmt == OUT_JSON)
 		fputs(r.n ? "\n]\n" : "]\n", stdout);
 	const trawl_stats *st = trawl_trace_stats(t);
-	if (st->bad_lines)
+	if (st->bad_lines && r.binary)
+		cli_error("%s: %llu damaged record%s skipped (first at offset "
+			  "%llu); `trawl stats` lists them, --strict stops "
+			  "at the first",
+			  path, (unsigned long long)st->bad_lines,
+			  st->bad_lines == 1 ? "" : "s",
+			  (unsigned long long)st->bad_line[0]);
+	else if (st->bad_lines)
 		cli_error("%s: %llu malformed line%s skipped (first at line "
 			  "%llu); `trawl stats` lists them, --strict stops "
 			  "at the first",

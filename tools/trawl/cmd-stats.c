@@ -89,11 +89,12 @@ static void print_json(trawl_trace *t, const char *path)
 	fields_json(t, f);
 	fprintf(f,
 		"  \"reordered_events\": %llu,\n  \"late_events\": %llu,\n"
-		"  \"spilled_runs\": %llu,\n  \"lines\": %llu,\n"
-		"  \"bytes\": %llu\n}\n",
+		"  \"spilled_runs\": %llu,\n  \"skipped_records\": %llu,\n"
+		"  \"lines\": %llu,\n  \"bytes\": %llu\n}\n",
 		(unsigned long long)st->reordered,
 		(unsigned long long)st->late_events,
 		(unsigned long long)st->spilled_runs,
+		(unsigned long long)st->skipped_records,
 		(unsigned long long)st->lines, (unsigned long long)st->bytes);
 }
 
@@ -156,7 +157,8 @@ static void print_text(trawl_trace *t, const char *path)
 		strcmp(trawl_compression(t), "none") ? ", " : "",
 		strcmp(trawl_compression(t), "none") ? trawl_compression(t)
 						     : "");
-	int binary = trawl_format(t) == TRAWL_FORMAT_TRACE_DAT;
+	int binary = trawl_format(t) == TRAWL_FORMAT_TRACE_DAT ||
+		     trawl_format(t) == TRAWL_FORMAT_PERF_DATA;
 	if (binary)
 		fprintf(f, "input:        %llu bytes\n",
 			(unsigned long long)st->bytes);
@@ -198,6 +200,12 @@ static void print_text(trawl_trace *t, const char *path)
 	else if (st->bad_lines_kept)
 		fputs(")", f);
 	fputc('\n', f);
+	if (st->skipped_records)
+		fprintf(f,
+			"skipped:      %llu records (not events: maps, "
+			"threads, samples of events that are not "
+			"tracepoints, ...)\n",
+			(unsigned long long)st->skipped_records);
 	if (st->late_events)
 		fprintf(f,
 			"late:         %llu (came later than --window allowed "

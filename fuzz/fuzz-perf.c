@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The perf.data reader on whatever bytes: a header, attrs, ids and feature
+ * sections that lie about where they are, tracing data cut anywhere,
+ * records of every kind with sizes and sample fields that do not fit.
+ *
+ * Input: the file itself (the seed is a real recording, made smaller).
+ * A reads it from a mapped memfd (a tiny sort budget, so disorder spills),
+ * B by path in strict mode: B must agree with A when A found no damage,
+ * and fail with -TRAWL_EPARSE when it did. C gives it through a pipe,
+ * which perf.data is not read from yet: a clear refusal. Every event is
+ * taken apart (fields by handle and by enumeration, text, copies) by
+ * fuzz-common.h.
+ */
+#include "fuzz-common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	int fd = fz_memfd(data, size);
+	FUZZ_CHECK(fd >= 0, "memfd_create: %s", strerror(errno));
+	fz_run r;
+	memset(&r, 0, sizeof(r));
+	trawl_open_opts o;
+	memset(&o, 0, sizeof(o));
+	o.sort_memory = 1u << 16;
+	trawl_error err;
+
+	/* A: mapped */
+	o.threads = size % 4 == 0 ? 2 : 1;
+	r.check_order = 1;
+	r.copy_every = 3;
+	memset(&err, 0, sizeof(err));
+	fz_result a;
+	fz_run_trace(trawl_open_fd(fd, "<memfd>", &o, &err), &err, &r, &a);
+
+	/* B: by path, strict */
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	o.flags = TRAWL_OPEN_STRICT;
+	o.threads = 1;
+	r.copy_every = 5;
+	memset(&err, 0, sizeof(err));
+	fz_result b;
+	fz_run_trace(trawl_open(path, &o, &err), &err, &r, &b);
+	close(fd);
+	FUZZ_CHECK(a.open_rc == b.open_rc, "open: fd %d, path %d", a.open_rc,
+		   b.open_rc);
+	if (a.open_rc == 0 && a.run_rc == 0) {
+		if (a.stats.bad_lines == 0)
+			fz_same(&a, &b, "default vs strict");
+		else
+			FUZZ_CHECK(b.run_rc == -TRAWL_EPARSE,
+				   "strict with %llu damaged returned %d",
+				   (unsigned long long)a.stats.bad_lines,
+				   b.run_rc);
+	}
+
+	/* C: a pipe */
+	int pfd = fz_pipe(data, size);
+	if (pfd >= 0) {
+		o.flags = 0;
+		memset(&err, 0, sizeof(err));
+		fz_result c;
+		fz_run_trace(trawl_open_fd(pfd, "<pipe>", &o, &err), &err, &r,
+			     &c);
+		close(pfd);
+		if (size >= 8 && memcmp(data, "PERFILE2", 8) == 0)
+			FUZZ_CHECK(c.open_rc == -TRAWL_EUNSUPPORTED,
+				   "a perf.data from a pipe: open %d",
+				   c.open_rc);
+	}
+	return 0;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Records in ftrace's layout (the common_* header, then the event's fields)
+ * that come in another container than a trace.dat: a perf.data's
+ * tracepoint samples carry exactly these (lib/perf). The source gives the
+ * metadata a trace.dat would (the tracing data: formats, kallsyms, printk
+ * formats) and the records one at a time, in time order; the core hands it
+ * to the trace.dat reader (tw_dat_open_records()), which decodes the
+ * records with the code it reads trace.dat files with, so the same events
+ * give the same fields, values and text whichever file they came in.
+ */
+#ifndef TW_DAT_RECORDS_H
+#define TW_DAT_RECORDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dat-write.h"
+#include "trawl/error.h"
+
+/* One record as the source hands it out. */
+typedef struct tw_record {
+	int64_t ts; /* ns */
+	int32_t cpu;
+	const unsigned char *data; /* common_type first */
+	uint32_t len;
+} tw_record;
+
+typedef struct tw_records {
+	/* The tracing data: formats, kallsyms, printk formats, comms.
+	 * Borrowed until close(). */
+	const tw_dat_meta *meta;
+	/*
+	 * The next record, in time order as far as the source can tell (the
+	 * run sorts what is not): TW_NEXT_EVENT with *out (data valid until
+	 * the next call), TW_NEXT_EOF, or a negative TRAWL_E* with err
+	 * filled. With scan set only out->ts matters and nothing is counted
+	 * (the order pre-scan).
+	 */
+	int (*next)(void *ctx, tw_record *out, int scan, trawl_error *err);
+	/* Optional: whether next() gives the records in time order, found
+	 * without next() (the run's pre-scan): 0 with *sorted, or
+	 * -TRAWL_EUNSUPPORTED when it cannot tell (next() is walked). */
+	int (*in_order)(void *ctx, int *sorted, trawl_error *err);
+	/* Back to the first record; -TRAWL_EUNSUPPORTED for a stream. */
+	int (*rewind)(void *ctx, trawl_error *err);
+	/* The task name pid has at the time of the last record handed out,
+	 * or NULL when the source does not know it; *len its length.
+	 * Valid until the next call to next(). */
+	const char *(*comm)(void *ctx, int32_t pid, uint32_t *len);
+	/* Optional: kallsyms when the metadata has none (perf writes none),
+	 * asked for once, when a text first needs a symbol: NULL when there
+	 * are none to be had; *len its length. Valid until close(). */
+	const char *(*kallsyms)(void *ctx, size_t *len);
+	/* After the last record: what the source found and counts (damage,
+	 * records of other kinds) into the trace's counters; the error to
+	 * return after the readable part (a file cut short), or 0. */
+	int (*finish)(void *ctx, trawl_error *err);
+	/* Bytes read and in all, for progress. */
+	void (*progress)(void *ctx, uint64_t *done, uint64_t *total);
+	void (*close)(void *ctx);
+	void *ctx;
+} tw_records;
+
+#endif

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the perf.data reader. perf-file.c reads the file's header, attrs
+ * and feature sections (tools/perf/Documentation/perf.data-file-format.txt
+ * in the kernel tree); perf-tracing.c cuts the tracing data feature into
+ * the metadata a trace.dat carries; perf-sample.c reads samples and the
+ * sample_id trailer of other records; perf-order.c puts the records of
+ * perf's rounds in time order; perf-reader.c is the record source the
+ * trace.dat reader decodes (lib/dat/dat-records.h). Only x86-64-style
+ * little-endian files of 64-bit hosts for now.
+ */
+#ifndef TW_PERF_INT_H
+#define TW_PERF_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../core/core.h"
+#include "../dat/dat-records.h"
+
+/* perf_event_header.type (include/uapi/linux/perf_event.h, and perf's own
+ * user records from 64 on, tools/perf/util/event.h) */
+enum {
+	TW_PERF_RECORD_MMAP = 1,
+	TW_PERF_RECORD_LOST = 2,
+	TW_PERF_RECORD_COMM = 3,
+	TW_PERF_RECORD_EXIT = 4,
+	TW_PERF_RECORD_FORK = 7,
+	TW_PERF_RECORD_SAMPLE = 9,
+	TW_PERF_RECORD_LOST_SAMPLES = 13,
+	TW_PERF_RECORD_FINISHED_ROUND = 68,
+	TW_PERF_RECORD_ID_INDEX = 69,
+	TW_PERF_RECORD_COMPRESSED = 81,
+	TW_PERF_RECORD_MAX = 128, /* counted by type below this */
+};
+
+/* perf_event_attr.sample_type bits */
+enum {
+	TW_PERF_SAMPLE_IP = 1u << 0,
+	TW_PERF_SAMPLE_TID = 1u << 1,
+	TW_PERF_SAMPLE_TIME = 1u << 2,
+	TW_PERF_SAMPLE_ADDR = 1u << 3,
+	TW_PERF_SAMPLE_READ = 1u << 4,
+	TW_PERF_SAMPLE_CALLCHAIN = 1u << 5,
+	TW_PERF_SAMPLE_ID = 1u << 6,
+	TW_PERF_SAMPLE_CPU = 1u << 7,
+	TW_PERF_SAMPLE_PERIOD = 1u << 8,
+	TW_PERF_SAMPLE_STREAM_ID = 1u << 9,
+	TW_PERF_SAMPLE_RAW = 1u << 10,
+	TW_PERF_SAMPLE_IDENTIFIER = 1u << 16,
+};
+
+/* perf_event_attr.read_format bits */
+enum {
+	TW_PERF_FORMAT_TOTAL_TIME_ENABLED = 1u << 0,
+	TW_PERF_FORMAT_TOTAL_TIME_RUNNING = 1u << 1,
+	TW_PERF_FORMAT_ID = 1u << 2,
+	TW_PERF_FORMAT_GROUP = 1u << 3,
+	TW_PERF_FORMAT_LOST = 1u << 4,
+};
+
+#define TW_PERF_TYPE_TRACEPOINT 2
+/* Feature bits (the header's adds_features, tools/perf/util/header.h) */
+enum {
+	TW_PERF_FEAT_TRACING_DATA = 1,
+	TW_PERF_FEAT_HOSTNAME = 3,
+	TW_PERF_FEAT_OSRELEASE = 4,
+	TW_PERF_FEAT_NRCPUS = 7,
+	TW_PERF_FEAT_CMDLINE = 11,
+	TW_PERF_FEAT_CLOCKID = 23,
+	TW_PERF_FEAT_BITS = 256,
+};
+
+/* Attrs a file may have, and ids of all of them: beyond these a count in
+ * a header is damage, not a recording. */
+#define TW_PERF_MAX_ATTRS (1u << 16)
+#define TW_PERF_MAX_IDS	  (1u << 22)
+
+typedef struct tw_perf_attr {
+	uint32_t type;
+	uint64_t config; /* a tracepoint's: its event id */
+	uint64_t sample_type;
+	uint64_t read_format;
+	int sample_id_all;
+	uint32_t id_trailer; /* bytes of sample_id at a record's end */
+} tw_perf_attr;
+
+/* An attr's stream id (perf_file_attr.ids, PERF_SAMPLE_ID). */
+typedef struct tw_perf_id {
+	uint64_t id;
+	uint32_t attr;
+	int32_t cpu; /* from PERF_RECORD_ID_INDEX; -1: not known */
+} tw_perf_id;
+
+typedef struct tw_perf_section {
+	uint64_t offset, size;
+} tw_perf_section;
+
+typedef struct tw_perf_file {
+	const tw_mem *mem;
+	const char *name; /* for messages */
+	const unsigned char *map;
+	size_t size;
+	tw_perf_section data;
+	int cut; /* the data section runs past the end of the file */
+	tw_perf_attr *attrs;
+	size_t nattrs;
+	tw_perf_id *ids; /* sorted by id */
+	size_t nids;
+	/* the features this file has, each where the table says */
+	tw_perf_section feat[TW_PERF_FEAT_BITS];
+	uint64_t feat_damaged; /* sections of the table that could not be */
+	uint64_t feat_damage_off;
+	/* what `trawl stats` may say of the recording ("" when absent) */
+	char hostname[65];
+	char osrelease[65];
+	int nr_cpus; /* online; 0 when the file does not say */
+	/* where a sample's TIME ends in its body when every attr puts it in
+	 * the same place (0: they do not, or have none) */
+	uint32_t time_at;
+	/* the attrs of ids met lately, by id (tw_perf_record_attr) */
+	struct {
+		uint64_t id;
+		int attr; /* -1: empty */
+	} id_cache[64];
+	/* the tracing data as a trace.dat's metadata (perf-tracing.c) */
+	tw_dat_meta meta;
+	tw_blob *ftrace_formats;
+	tw_dat_system *systems;
+	tw_blob *formats;
+	/* this machine's kallsyms when it recorded the file (perf-kallsyms.c)
+	 */
+	char *kallsyms;
+	size_t kallsyms_len;
+	int kallsyms_tried;
+} tw_perf_file;
+
+static inline uint32_t tw_perf_u32(const void *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t tw_perf_u64(const void *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* perf-file.c: read the header, attrs with their ids and the feature
+ * section table of a mapped perf.data; the tracing data too. */
+int tw_perf_file_open(tw_perf_file *f, const tw_mem *mem, const char *name,
+		      const unsigned char *map, size_t size, trawl_error *err);
+void tw_perf_file_close(tw_perf_file *f);
+/* The attr of a stream id, or -1. */
+int tw_perf_attr_of_id(const tw_perf_file *f, uint64_t id);
+/* The entry of a stream id, or NULL. */
+tw_perf_id *tw_perf_id_find(const tw_perf_file *f, uint64_t id);
+
+/* perf-tracing.c: the HEADER_TRACING_DATA section at [off, off + len) as
+ * the metadata of a trace.dat (f->meta; its blobs point into the map). */
+int tw_perf_tracing_parse(tw_perf_file *f, uint64_t off, uint64_t len,
+			  trawl_error *err);
+
+/* perf-kallsyms.c: kallsyms for the file's texts: this machine's, when
+ * the file was recorded on this boot of it; else NULL. */
+const char *tw_perf_kallsyms(tw_perf_file *f, size_t *len);
+
+/* perf-sample.c: what a sample or a record's sample_id says. */
+typedef struct tw_perf_sample {
+	uint64_t ip;
+	int32_t pid, tid;
+	int64_t time; /* INT64_MIN: none */
+	uint64_t id;
+	int32_t cpu; /* -1: none */
+	uint64_t period;
+	uint64_t nr_callchain;
+	const unsigned char *callchain; /* nr_callchain u64s */
+	const unsigned char *raw;	/* NULL: none */
+	uint32_t raw_size;
+} tw_perf_sample;
+
+/* Bytes of the sample_id that ends other records for a sample_type. */
+uint32_t tw_perf_id_trailer_size(uint64_t sample_type);
+/* The attr a record belongs to (from its id), or -1 when none can be. */
+int tw_perf_record_attr(const tw_perf_file *f, const unsigned char *rec,
+			uint32_t size, int is_sample);
+/* A PERF_RECORD_SAMPLE's body [p, p + n) by attr a: 0, or -1 when it is
+ * shorter than its sample_type says. */
+int tw_perf_sample_parse(const tw_perf_attr *a, const unsigned char *p,
+			 size_t n, tw_perf_sample *out);
+/* The sample_id at the end of another record's body: 0 (nothing set when
+ * the attr has no sample_id_all), or -1 when the body cannot hold it. */
+int tw_perf_sample_id(const tw_perf_attr *a, const unsigned char *p, size_t n,
+		      tw_perf_sample *out);
+
+/* perf-order.c: records in runs of the file's order, merged by (time,
+ * record number). */
+typedef struct tw_perf_ref {
+	int64_t ts;
+	uint64_t seq;
+	uint64_t off; /* of the record in the file */
+	/* a tracepoint sample: its CPU, and its raw data at off + raw_at
+	 * (raw_at 0: another record) */
+	int32_t cpu;
+	uint16_t raw_at, raw_len;
+} tw_perf_ref;
+
+typedef struct tw_perf_run {
+	size_t pos, end; /* its records not taken yet, in refs */
+} tw_perf_run;
+
+typedef struct tw_perf_order {
+	const tw_mem *mem;
+	tw_perf_ref *refs;
+	size_t nrefs, cap;
+	size_t open_begin; /* the open run: refs[open_begin, nrefs) */
+	tw_perf_run *runs; /* the closed ones, a min-heap */
+	size_t nruns, runs_cap;
+	size_t live; /* records not taken yet */
+} tw_perf_order;
+
+/* Append a record (a new run when it goes back in time); 0 or -1. */
+int tw_perf_order_add(tw_perf_order *o, const tw_perf_ref *r);
+/* Close the open run into the merge (a round ended); 0 or -1. */
+int tw_perf_order_close(tw_perf_order *o);
+/* The next record of the closed runs, or NULL. */
+const tw_perf_ref *tw_perf_order_top(const tw_perf_order *o);
+void tw_perf_order_pop(tw_perf_order *o, tw_perf_ref *out);
+/* The file offset of the first record still waiting (none: nothing). */
+uint64_t tw_perf_order_low(const tw_perf_order *o, uint64_t none);
+void tw_perf_order_reset(tw_perf_order *o);
+void tw_perf_order_fini(tw_perf_order *o);
+
+#endif

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# perf.data recorded here, now, read by trawl and by perf script: events per
+# type, every event's time, cpu, pid, comm and text, every sched_switch and
+# wakeup's pids (check-perf-script.py); `trawl stats` counts the same events
+# and the lost ones. Skips (77) without perf, root or permission to trace.
+# usage: test-perf-record.sh TRAWL PINGPONG CHECKER
+set -u
+trawl=$1 pingpong=$2 checker=$3
+if ! command -v perf >/dev/null; then
+	echo "SKIP: perf is needed (apt-get install linux-perf)"
+	exit 77
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: system-wide tracepoints (perf record -a) need root"
+	exit 77
+fi
+# one test traces at a time, across the release and ASan builds
+exec 9>/tmp/trawl-record-tests.lock
+flock 9
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+record() {
+	local out=$1
+	shift
+	if ! perf record -q -a -o "$out" "$@" >"$T/perf.log" 2>&1; then
+		if grep -qi 'permission\|paranoid\|not supported' "$T/perf.log"; then
+			echo "SKIP: perf cannot record here:"
+			cat "$T/perf.log"
+			exit 77
+		fi
+		echo "FAIL: perf record $*"
+		cat "$T/perf.log"
+		exit 1
+	fi
+}
+# the scheduler, interrupts and timers of a busy second (tens of rounds,
+# both CPUs, tasks that start and exit)
+record "$T/busy.perf" -e sched:sched_switch -e sched:sched_wakeup \
+	-e sched:sched_waking -e 'sched:sched_process_*' -e 'irq:*' \
+	-e 'timer:*' -- "$pingpong" 1
+python3 "$checker" "$trawl" "$T/busy.perf" || fails=$((fails + 1))
+# perf sched record's own selection
+if perf sched record -o "$T/sched.perf" -- sleep 0.3 >"$T/perf.log" 2>&1; then
+	python3 "$checker" "$trawl" "$T/sched.perf" || fails=$((fails + 1))
+else
+	echo "note: perf sched record failed here:"
+	cat "$T/perf.log"
+fi
+# trawl stats: the events perf script shows, and lost counts as perf's
+want=$(perf script -i "$T/busy.perf" 2>/dev/null | wc -l)
+got=$("$trawl" stats --json "$T/busy.perf" |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["total_events"])')
+if [ "$want" != "$got" ]; then
+	echo "FAIL: trawl stats counts $got events, perf script shows $want"
+	fails=$((fails + 1))
+fi
+# lost events: a buffer of one page per CPU loses some on a busy second;
+# trawl counts what the LOST and LOST_SAMPLES records say (perf report -D
+# lists them), each on its CPU (the stream ids' CPUs from ID_INDEX)
+record "$T/lost.perf" -m 1 -e 'sched:*' -e 'timer:*' -- "$pingpong" 1
+want=$(perf report -D -i "$T/lost.perf" 2>/dev/null |
+	grep -E 'PERF_RECORD_LOST' |
+	sed -E 's/.*lost( samples)? ?:([0-9]+).*/\2/' | awk '{s+=$1} END{print s+0}')
+got=$("$trawl" stats --json "$T/lost.perf" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+per_cpu = sum(c.get("lost_events", 0) for c in s.get("cpus", {}).values()) \
+    if isinstance(s.get("cpus"), dict) else None
+print(s["lost_events"], per_cpu)')
+echo "lost: perf's LOST/LOST_SAMPLES records say $want, trawl (total, per CPU summed) $got"
+case "$got" in
+"$want $want" | "$want None") ;;
+*) echo "FAIL: lost events differ"; fails=$((fails + 1)) ;;
+esac
+python3 "$checker" "$trawl" "$T/lost.perf" || fails=$((fails + 1))
+[ "$fails" = 0 ] && echo "PASS" || echo "FAIL: $fails checks"
+exit $((fails != 0))
