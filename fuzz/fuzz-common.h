@@ -533,4 +533,42 @@ static inline void fz_same(const fz_result *a, const fz_result *b,
 		   "%s: per-type or per-cpu counters", what);
 }
 
+/*
+ * A binary file's two first runs: A from the memfd fd as mapped (two
+ * threads for some inputs), B by path in strict mode, which must agree
+ * with A when A found no damage and fail with -TRAWL_EPARSE when it did.
+ * Closes fd; *a is A's result, *r and *o as the runs left them.
+ */
+static inline void fz_mapped_and_strict(int fd, size_t size, fz_run *r,
+					trawl_open_opts *o, fz_result *a)
+{
+	trawl_error err;
+	o->threads = size % 4 == 0 ? 2 : 1;
+	r->check_order = 1;
+	r->copy_every = 3;
+	memset(&err, 0, sizeof(err));
+	fz_run_trace(trawl_open_fd(fd, "<memfd>", o, &err), &err, r, a);
+
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	o->flags = TRAWL_OPEN_STRICT;
+	o->threads = 1;
+	r->copy_every = 5;
+	memset(&err, 0, sizeof(err));
+	fz_result b;
+	fz_run_trace(trawl_open(path, o, &err), &err, r, &b);
+	close(fd);
+	FUZZ_CHECK(a->open_rc == b.open_rc, "open: fd %d, path %d", a->open_rc,
+		   b.open_rc);
+	if (a->open_rc == 0 && a->run_rc == 0) {
+		if (a->stats.bad_lines == 0)
+			fz_same(a, &b, "default vs strict");
+		else
+			FUZZ_CHECK(b.run_rc == -TRAWL_EPARSE,
+				   "strict with %llu damaged returned %d",
+				   (unsigned long long)a->stats.bad_lines,
+				   b.run_rc);
+	}
+}
+
 #endif

@@ -27,35 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.sort_memory = 1u << 16;
 	trawl_error err;
 
-	/* A: mapped */
-	o.threads = size % 4 == 0 ? 2 : 1;
-	r.check_order = 1;
-	r.copy_every = 3;
-	memset(&err, 0, sizeof(err));
+	/* A: mapped; B: by path, strict */
 	fz_result a;
-	fz_run_trace(trawl_open_fd(fd, "<memfd>", &o, &err), &err, &r, &a);
-
-	/* B: by path, strict */
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	o.flags = TRAWL_OPEN_STRICT;
-	o.threads = 1;
-	r.copy_every = 5;
-	memset(&err, 0, sizeof(err));
-	fz_result b;
-	fz_run_trace(trawl_open(path, &o, &err), &err, &r, &b);
-	close(fd);
-	FUZZ_CHECK(a.open_rc == b.open_rc, "open: fd %d, path %d", a.open_rc,
-		   b.open_rc);
-	if (a.open_rc == 0 && a.run_rc == 0) {
-		if (a.stats.bad_lines == 0)
-			fz_same(&a, &b, "default vs strict");
-		else
-			FUZZ_CHECK(b.run_rc == -TRAWL_EPARSE,
-				   "strict with %llu damaged returned %d",
-				   (unsigned long long)a.stats.bad_lines,
-				   b.run_rc);
-	}
+	fz_mapped_and_strict(fd, size, &r, &o, &a);
 
 	/* C: a pipe */
 	int pfd = fz_pipe(data, size);

@@ -842,25 +842,10 @@ static void fields_at(struct view_index *ix, int64_t at, int cpu,
 			   "input cannot be read again\"");
 		return;
 	}
-	size_t lo = 0, hi = ix->nchecks;
-	ssize_t k = -1;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ix->checks[mid].t <= at) {
-			k = (ssize_t)mid;
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
-	}
+	ssize_t k = view_checkpoint_before(ix, (uint64_t)at, 1);
 	pthread_mutex_lock(&ix->reread);
-	trawl_open_opts o = {.flags = ix->input.flags | TRAWL_OPEN_RANGE,
-			     .threads = ix->input.threads,
-			     .formats = ix->input.formats,
-			     .from = k >= 0 ? ix->checks[k].t : INT64_MIN,
-			     .to = at};
 	trawl_error err = {0};
-	trawl_trace *t = trawl_open(ix->path, &o, &err);
+	trawl_trace *t = view_reopen(ix, k, at, &err);
 	buf_str(b, ",\"events\":[");
 	struct reread r = {.at = at, .cpu = cpu, .b = b, .known = k < 0};
 	if (k >= 0)

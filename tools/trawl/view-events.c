@@ -112,27 +112,6 @@ static int on_event(const trawl_event *ev, void *ctx)
 	return p->n >= p->limit;
 }
 
-/* The last checkpoint by seq (by_time: by time) at or before key, -1 for
- * the start of the trace. */
-static ssize_t checkpoint_before(const struct view_index *ix, uint64_t key,
-				 int by_time)
-{
-	size_t lo = 0, hi = ix->nchecks;
-	ssize_t k = -1;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int before = by_time ? ix->checks[mid].t <= (int64_t)key
-				     : ix->checks[mid].seq <= key;
-		if (before) {
-			k = (ssize_t)mid;
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
-	}
-	return k;
-}
-
 /* A ranged run from checkpoint k to `to` with p's callback. */
 static int run_from(struct view_index *ix, ssize_t k, int64_t to,
 		    struct pager *p, char *why, size_t whylen)
@@ -140,14 +119,9 @@ static int run_from(struct view_index *ix, ssize_t k, int64_t to,
 	p->known = k < 0;
 	p->check_seq = k >= 0 ? ix->checks[k].seq : 0;
 	p->seq_off = 0;
-	trawl_open_opts o = {.flags = ix->input.flags | TRAWL_OPEN_RANGE,
-			     .threads = ix->input.threads,
-			     .formats = ix->input.formats,
-			     .from = k >= 0 ? ix->checks[k].t : INT64_MIN,
-			     .to = to};
 	trawl_error err = {0};
 	pthread_mutex_lock(&ix->reread);
-	trawl_trace *t = trawl_open(ix->path, &o, &err);
+	trawl_trace *t = view_reopen(ix, k, to, &err);
 	int rc = t ? trawl_on(t, "*", on_event, p) : -1;
 	if (!rc)
 		rc = trawl_run(t, &err);
@@ -172,7 +146,7 @@ int view_events_seq_at(struct view_index *ix, int64_t t, uint64_t *seq,
 		return 0;
 	}
 	struct pager p = {.ix = ix, .find = 1, .time_at = t};
-	ssize_t k = checkpoint_before(ix, (uint64_t)t, 1);
+	ssize_t k = view_checkpoint_before(ix, (uint64_t)t, 1);
 	if (run_from(ix, k, ix->last + 1, &p, why, whylen))
 		return -1;
 	*seq = p.found_ok ? p.found : ix->events;
@@ -208,7 +182,7 @@ int view_events_page(struct view_index *ix, uint64_t from_seq, int64_t to,
 			  .limit = limit,
 			  .b = b,
 			  .last_seq = from_seq ? from_seq - 1 : 0};
-	ssize_t k = checkpoint_before(ix, from_seq, 0);
+	ssize_t k = view_checkpoint_before(ix, from_seq, 0);
 	if (run_from(ix, k, to, &p, why, whylen))
 		return -1;
 	/* the next page starts after the last event looked at */

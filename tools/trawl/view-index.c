@@ -1120,6 +1120,36 @@ static int replay_state(struct builder *b, const struct view_index *ix,
 	return r.bad ? -1 : 0;
 }
 
+ssize_t view_checkpoint_before(const struct view_index *ix, uint64_t key,
+			       int by_time)
+{
+	size_t lo = 0, hi = ix->nchecks;
+	ssize_t k = -1;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int before = by_time ? ix->checks[mid].t <= (int64_t)key
+				     : ix->checks[mid].seq <= key;
+		if (before) {
+			k = (ssize_t)mid;
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return k;
+}
+
+trawl_trace *view_reopen(const struct view_index *ix, ssize_t k, int64_t to,
+			 trawl_error *err)
+{
+	trawl_open_opts o = {.flags = ix->input.flags | TRAWL_OPEN_RANGE,
+			     .threads = ix->input.threads,
+			     .formats = ix->input.formats,
+			     .from = k >= 0 ? ix->checks[k].t : INT64_MIN,
+			     .to = to};
+	return trawl_open(ix->path, &o, err);
+}
+
 int view_replay_run(const struct view_index *ix, int64_t from, int64_t to,
 		    struct view_replay *out, view_emit emit, void *ctx,
 		    char *why, size_t whylen)
@@ -1140,29 +1170,13 @@ int view_replay_run(const struct view_index *ix, int64_t from, int64_t to,
 		if (!out->steps)
 			goto out;
 	}
-	/* the last checkpoint at or before from */
-	ssize_t k = -1;
-	size_t lo = 0, hi = ix->nchecks;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ix->checks[mid].t <= from) {
-			k = (ssize_t)mid;
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
-	}
+	ssize_t k = view_checkpoint_before(ix, from, 1);
 	if (replay_state(&b, ix, k)) {
 		snprintf(why, whylen, "a damaged checkpoint");
 		goto out;
 	}
-	trawl_open_opts o = {.flags = ix->input.flags | TRAWL_OPEN_RANGE,
-			     .threads = ix->input.threads,
-			     .formats = ix->input.formats,
-			     .from = k >= 0 ? ix->checks[k].t : INT64_MIN,
-			     .to = to};
 	trawl_error err = {0};
-	t = trawl_open(ix->path, &o, &err);
+	t = view_reopen(ix, k, to, &err);
 	if (!t) {
 		snprintf(why, whylen, "%s", err.msg);
 		goto out;

@@ -422,6 +422,15 @@ int view_indexed_event(const char *name);
  * trace's size, at least 2 MiB; everything when the trace cannot be read
  * again (SIZE_MAX). */
 size_t view_index_budget(const struct view_index *ix);
+/* The last checkpoint at or before key, a time (by_time) or a seq; -1:
+ * the start of the trace. */
+ssize_t view_checkpoint_before(const struct view_index *ix, uint64_t key,
+			       int by_time);
+/* The trace opened again for a ranged run from checkpoint k (-1: the
+ * start) to `to`, with the options it was indexed with. */
+trawl_trace *view_reopen(const struct view_index *ix, ssize_t k, int64_t to,
+			 trawl_error *err);
+
 /*
  * The event list (view-events.c). view_events_seq_at(): the seq of the
  * first event at or after t (ix->events when none). view_events_page():
