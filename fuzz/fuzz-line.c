@@ -299,9 +299,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (drc == 0 && format == TRAWL_FORMAT_TRACE_DAT)
 		return 0;
 	/* gzip and zstd magic: the public API reads the decompressed
-	 * bytes, not these lines (fuzz-compressed covers that path) */
+	 * bytes, not these lines (fuzz-compressed covers that path); perf's
+	 * magic: the public API opens a perf.data, which is binary
+	 * (fuzz-perf takes it apart) */
 	if ((size >= 2 && data[0] == 0x1f && data[1] == 0x8b) ||
-	    (size >= 4 && memcmp(data, "\x28\xb5\x2f\xfd", 4) == 0))
+	    (size >= 4 && memcmp(data, "\x28\xb5\x2f\xfd", 4) == 0) ||
+	    (size >= 8 && memcmp(data, "PERFILE2", 8) == 0))
 		return 0;
 
 	/* The public API in source order must agree, line for line. */
