@@ -2422,6 +2422,19 @@ static int common_layout(dat_reader *r)
 	return 0;
 }
 
+/* What every way of opening sets up alike: strictness, the flags' map,
+ * libtraceevent quiet (the library never prints), the symbol resolver. */
+static void reader_setup(trawl_trace *t, dat_reader *r)
+{
+	r->strict = (t->opts.flags & TRAWL_OPEN_STRICT) != 0;
+	for (unsigned k = 0; k < 256; k++)
+		r->flag_map[k] = map_flags(k);
+	trace_seq_init(&r->seq);
+	tep_set_loglevel(TEP_LOG_NONE);
+	r->syms.r = r;
+	r->resolve = (tw_pf_resolve){symbol, kernel_string, &r->syms};
+}
+
 int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err)
 {
 	dat_reader *r = tw_calloc(&t->mem, 1, sizeof(*r));
@@ -2434,13 +2447,7 @@ int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err)
 	t->ops = &dat_ops;
 	t->format = TRAWL_FORMAT_TRACE_DAT;
 	r->in = in;
-	r->strict = (t->opts.flags & TRAWL_OPEN_STRICT) != 0;
-	for (unsigned k = 0; k < 256; k++)
-		r->flag_map[k] = map_flags(k);
-	trace_seq_init(&r->seq);
-	tep_set_loglevel(TEP_LOG_NONE); /* the library never prints */
-	r->syms.r = r;
-	r->resolve = (tw_pf_resolve){symbol, kernel_string, &r->syms};
+	reader_setup(t, r);
 
 	size_t len;
 	const unsigned char *map =
@@ -2491,13 +2498,7 @@ int tw_dat_open_feed(trawl_trace *t, const tw_feed *feed, trawl_error *err)
 	t->format = TRAWL_FORMAT_LIVE;
 	t->streaming = 1;
 	r->feed = feed;
-	r->strict = (t->opts.flags & TRAWL_OPEN_STRICT) != 0;
-	for (unsigned k = 0; k < 256; k++)
-		r->flag_map[k] = map_flags(k);
-	trace_seq_init(&r->seq);
-	tep_set_loglevel(TEP_LOG_NONE);
-	r->syms.r = r;
-	r->resolve = (tw_pf_resolve){symbol, kernel_string, &r->syms};
+	reader_setup(t, r);
 	int rc = tw_dat_file_from_meta(&r->f, &t->mem, t->name, feed->meta,
 				       NULL, err);
 	if (rc)
@@ -2528,13 +2529,7 @@ int tw_dat_open_records(trawl_trace *t, const tw_records *src, int format,
 	t->ops = &dat_ops;
 	t->format = format;
 	r->recs = src; /* closed with the reader from now on */
-	r->strict = (t->opts.flags & TRAWL_OPEN_STRICT) != 0;
-	for (unsigned k = 0; k < 256; k++)
-		r->flag_map[k] = map_flags(k);
-	trace_seq_init(&r->seq);
-	tep_set_loglevel(TEP_LOG_NONE);
-	r->syms.r = r;
-	r->resolve = (tw_pf_resolve){symbol, kernel_string, &r->syms};
+	reader_setup(t, r);
 	int rc = tw_dat_file_from_meta(&r->f, &t->mem, t->name, src->meta, NULL,
 				       err);
 	if (rc)
