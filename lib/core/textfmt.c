@@ -104,7 +104,7 @@ static int formats_of_dat(trawl_trace *t, const char *path, tw_format_set **out,
 				   "cannot map the trace.dat: %s",
 				   strerror(errno));
 	tw_dat_file f;
-	int rc = tw_dat_file_open(&f, &t->mem, path, map, (size_t)st.st_size,
+	int rc = tw_dat_file_open(&f, &t->mem, path, map, (size_t)st.st_size, 0,
 				  err);
 	tw_buf all = {0};
 	for (size_t i = 0; rc == 0 && i < f.nformats; i++) {

@@ -22,9 +22,13 @@
 #include "../pfmt/pfmt.h"
 #include "dat-int.h"
 
-#define MAX_OPTION_SECTIONS 4096
-#define MAX_SECTION_BYTES   (256u << 20) /* decompressed metadata */
-#define MAX_BUFFERS	    4096
+/* Options sections that point back to an earlier offset: writers append
+ * each section after the last (trace-cmd, trawl's stream file, which adds
+ * one per CPU per second while recording), so a chain only goes forward,
+ * as long as the file holds sections; a few steps back are let be. */
+#define MAX_OPTIONS_BACK  64
+#define MAX_SECTION_BYTES (256u << 20) /* decompressed metadata */
+#define MAX_BUFFERS	  4096
 
 enum {
 	OPT_DONE = 0,
@@ -988,9 +992,8 @@ static int read_v7(tw_dat_file *f, span_reader *r, trawl_error *err)
 	}
 	int header_seen = 0;
 	uint64_t first_section = r->at;
-	for (int sections = 0; off; sections++) {
-		if (sections >= MAX_OPTION_SECTIONS)
-			return bad(f, err, off, "options sections in a loop");
+	int back = 0;
+	for (uint64_t sections = 0; off; sections++) {
 		span_reader s;
 		void *owned;
 		if (cut_here(f, off)) {
@@ -1003,7 +1006,10 @@ static int read_v7(tw_dat_file *f, span_reader *r, trawl_error *err)
 					"first options section at offset %llu "
 					"(it says where formats and data are)",
 					f->size, (unsigned long long)off);
-			f->cut_at = off; /* the rest of the chain is gone */
+			/* the rest of the chain is gone, or (a file being
+			 * written) not yet there when it was mapped */
+			if (!f->growing)
+				f->cut_at = off;
 			break;
 		}
 		if ((rc = load_section(f, off, 0, &s, &owned, err)))
@@ -1048,6 +1054,8 @@ static int read_v7(tw_dat_file *f, span_reader *r, trawl_error *err)
 			return bad(f, err, off,
 				   "an options section that "
 				   "points to itself");
+		if (next && next < off && ++back > MAX_OPTIONS_BACK)
+			return bad(f, err, off, "options sections in a loop");
 		off = next;
 	}
 	if (!header_seen)
@@ -1173,9 +1181,11 @@ int tw_dat_file_from_meta(tw_dat_file *f, const tw_mem *mem, const char *name,
 }
 
 int tw_dat_file_open(tw_dat_file *f, const tw_mem *mem, const char *name,
-		     const unsigned char *map, size_t size, trawl_error *err)
+		     const unsigned char *map, size_t size, int growing,
+		     trawl_error *err)
 {
 	memset(f, 0, sizeof(*f));
+	f->growing = growing;
 	f->mem = mem;
 	f->name = name;
 	f->map = map;

@@ -93,6 +93,7 @@ typedef struct tw_dat_file {
 	uint32_t *span_index; /* (buffer, cpu) -> span + 1, open addressing */
 	size_t span_index_cap;
 	uint64_t cut_at; /* the options chain ends past the file here */
+	int growing;	 /* being written: the chain's end past the map is */
 	int recovered;	 /* CPU data found by a scan, not by its option */
 
 	/* Time correction from the file's options. */
@@ -161,9 +162,14 @@ static inline uint64_t tw_dat_u64(const tw_dat_file *f, const void *p)
 }
 
 /* Parse the header, sections and options of a mapped trace.dat; set up the
- * tep handle with every event format, cmdline and printk format. */
+ * tep handle with every event format, cmdline and printk format. growing:
+ * the file is still being written and has grown since it was mapped (trawl
+ * record's version 7 file), so an options chain that runs past the map
+ * ends there (the writer linked more after the map was made), rather than
+ * being a file cut short. */
 int tw_dat_file_open(tw_dat_file *f, const tw_mem *mem, const char *name,
-		     const unsigned char *map, size_t size, trawl_error *err);
+		     const unsigned char *map, size_t size, int growing,
+		     trawl_error *err);
 void tw_dat_file_close(tw_dat_file *f);
 /* The layout of a trace.dat that is not a file: its metadata in memory
  * (a live session's, lib/live), one buffer with the given clock, no CPU

@@ -2462,7 +2462,24 @@ int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err)
 		tw_input_close(r->in);
 		r->in = NULL;
 	}
-	if ((rc = tw_dat_file_open(&r->f, &t->mem, t->name, map, len, err)))
+	/* A file still being written (trawl record's version 7 file) may
+	 * have grown between its mapping and the read of its options chain:
+	 * the chain then runs past the map, which looks like a cut file. If
+	 * it grew, it is read again, mapped as it is now, with the chain's
+	 * end past the map taken as where the writer was; a file truly cut
+	 * short does not grow and keeps its error. */
+	rc = tw_dat_file_open(&r->f, &t->mem, t->name, map, len, 0, err);
+	if ((rc || r->f.cut_at) && !r->spool) {
+		const unsigned char *grown =
+			(const unsigned char *)tw_input_regrow(in, &len);
+		if (grown) {
+			tw_dat_file_close(&r->f);
+			map = grown;
+			rc = tw_dat_file_open(&r->f, &t->mem, t->name, map, len,
+					      1, err);
+		}
+	}
+	if (rc)
 		return rc;
 	if (r->f.compressed)
 		t->compression = r->f.comp_zstd ? "zstd" : "zlib";

@@ -76,6 +76,15 @@ int tw_input_read(tw_input *in, const char **p, size_t *n, trawl_error *err);
 const char *tw_input_map(const tw_input *in, size_t *len);
 
 /*
+ * A mapped file that has grown since it was mapped (one still being
+ * written, such as trawl record's version 7 file) is mapped again whole:
+ * the new map, or NULL when it has not grown, is not a mapped file, was
+ * narrowed or cannot be mapped again (the old map then stays). The old
+ * map's pointers are invalid after a new one is returned.
+ */
+const char *tw_input_regrow(tw_input *in, size_t *len);
+
+/*
  * A mapped file from now on holds only its bytes [start, end) of the map
  * (before reading it): lines, offsets, rewinds and tw_input_map() are of
  * that part. Return: 0, or -TRAWL_EUNSUPPORTED for streams.

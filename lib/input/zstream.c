@@ -509,6 +509,25 @@ const char *tw_input_map(const tw_input *in, size_t *len)
 	return in->map;
 }
 
+const char *tw_input_regrow(tw_input *in, size_t *len)
+{
+	struct stat st;
+	if (!in->map || in->map != in->map_base || in->pos ||
+	    fstat(in->fd, &st) < 0 || (uint64_t)st.st_size <= in->map_len)
+		return NULL;
+	size_t size = (size_t)st.st_size;
+	void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, in->fd, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	madvise(m, size, MADV_SEQUENTIAL);
+	munmap((void *)in->map_base, in->map_base_len);
+	in->map = in->map_base = m;
+	in->map_len = in->map_base_len = size;
+	in->size = size;
+	*len = size;
+	return in->map;
+}
+
 int tw_input_narrow(tw_input *in, uint64_t start, uint64_t end)
 {
 	if (!in->map || start > end || end > in->map_len)

@@ -279,8 +279,9 @@ Test(formats, every_real_format_is_accepted)
 	tw_mem_init(&mem, NULL, NULL);
 	tw_dat_file f;
 	trawl_error err;
-	cr_assert_eq(tw_dat_file_open(&f, &mem, path, map, (size_t)size, &err),
-		     0, "%s", err.msg);
+	cr_assert_eq(
+		tw_dat_file_open(&f, &mem, path, map, (size_t)size, 0, &err), 0,
+		"%s", err.msg);
 	tw_dat_index_formats(&f);
 	cr_assert_gt(f.nformats, 50, "only %zu formats", f.nformats);
 	size_t parsed = 0;

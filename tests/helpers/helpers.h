@@ -63,6 +63,14 @@ const char *fixture(const char *name);
 int synth_dat(const char *path, int pages0, int pages1, int back_cpu, int back);
 
 /*
+ * The same ticks as trawl record's stream file while recording: batches
+ * of one page per CPU, each CPU's synced into the file at once (an options
+ * section each), pause_us between batches, left unfinished as a killed
+ * recorder leaves it. Return: 0, or -1.
+ */
+int synth_dat_stream(const char *path, int batches, unsigned pause_us);
+
+/*
  * Fault injection for the OOM sweeps: an allocator hook (trawl_open_opts /
  * trawl_record_opts .realloc, ctx a struct fault) whose countdown-th
  * allocation fails; fired says it did, live counts blocks not yet freed.

@@ -88,17 +88,20 @@ static void make_page(unsigned char *pg, uint64_t ts, int32_t *n)
 	put64(pg + 8, (uint64_t)(r - (pg + 16)));
 }
 
+#define SYNTH_META(m)                                                          \
+	tw_blob fmt = {tick_format, sizeof(tick_format) - 1};                  \
+	tw_dat_system sys = {"test", &fmt, 1};                                 \
+	tw_dat_meta m = {                                                      \
+		.page_size = PAGE,                                             \
+		.header_page = {header_page, sizeof(header_page) - 1},         \
+		.header_event = {header_event, sizeof(header_event) - 1},      \
+		.systems = &sys,                                               \
+		.nsystems = 1,                                                 \
+		.ncpus = 2}
+
 int synth_dat(const char *path, int pages0, int pages1, int back_cpu, int back)
 {
-	tw_blob fmt = {tick_format, sizeof(tick_format) - 1};
-	tw_dat_system sys = {"test", &fmt, 1};
-	tw_dat_meta m = {
-		.page_size = PAGE,
-		.header_page = {header_page, sizeof(header_page) - 1},
-		.header_event = {header_event, sizeof(header_event) - 1},
-		.systems = &sys,
-		.nsystems = 1,
-		.ncpus = 2};
+	SYNTH_META(m);
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return -1;
@@ -127,6 +130,39 @@ int synth_dat(const char *path, int pages0, int pages1, int back_cpu, int back)
 		rc = tw_dat7_finish(w, &m, &size, &err);
 	if (rc)
 		fprintf(stderr, "synth_dat %s: %s\n", path, err.msg);
+	if (w)
+		tw_dat7_free(w);
+	free(pg);
+	close(fd);
+	return rc ? -1 : 0;
+}
+
+int synth_dat_stream(const char *path, int batches, unsigned pause_us)
+{
+	SYNTH_META(m);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	tw_mem mem;
+	tw_mem_init(&mem, NULL, NULL);
+	trawl_error err = {0};
+	tw_dat7 *w = tw_dat7_open(&mem, fd, path, &m, TW_DAT_COMP_ZSTD, &err);
+	unsigned char *pg = malloc(PAGE);
+	int rc = w && pg ? 0 : -1;
+	int32_t n = 0;
+	const uint64_t span = (uint64_t)SYNTH_PER_PAGE * SYNTH_STEP_NS;
+	for (int b = 0; b < batches && !rc; b++) {
+		for (int cpu = 0; cpu < 2 && !rc; cpu++) {
+			make_page(pg, 1000000 + (uint64_t)b * span + cpu * 7,
+				  &n);
+			if (!(rc = tw_dat7_add(w, cpu, pg, PAGE)))
+				rc = tw_dat7_sync(w, cpu, 1);
+		}
+		if (pause_us)
+			usleep(pause_us);
+	}
+	if (rc)
+		fprintf(stderr, "synth_dat_stream %s: %s\n", path, err.msg);
 	if (w)
 		tw_dat7_free(w);
 	free(pg);
