@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 """Each task's run time in `trawl sched --json` against an independent
 reading of the CPU lanes: a CPU runs what its last sched_switch switched in
-(next_pid) until its next sched_switch, whatever that one's prev_pid says;
+(next_pid) until its next sched_switch, whatever that one's prev_pid says,
+and a task switched in on one CPU while another runs it (its switch-out
+there was lost) runs only on the new one from then on;
 the time before a CPU's first switch is not known, the last run lasts to
 the trace's last event. Text traces are read here with a regex of the
 kernel's own lines, trace.dat files through `trace-cmd report` (not trawl).
@@ -62,15 +64,25 @@ def lanes(path):
         if (m.group(1) or "") != buffer:
             continue
         if cpu in running:
-            pid, since = running[cpu]
+            pid, since, credited = running[cpu]
             if pid > 0:
-                run[pid] += ts - since
                 busy[cpu] += ts - since
-        running[cpu] = (int(n.group(1)), ts)
-    for cpu, (pid, since) in running.items():
+                if credited:
+                    run[pid] += ts - since
+        nxt = int(n.group(1))
+        # a task switched in while another CPU runs it (that CPU's
+        # switch-out was lost) runs here from now on: its run there ends,
+        # though that CPU stays busy until its own next switch
+        for other, (pid, since, credited) in running.items():
+            if other != cpu and pid == nxt and nxt > 0 and credited:
+                run[pid] += ts - since
+                running[other] = (pid, since, False)
+        running[cpu] = (nxt, ts, True)
+    for cpu, (pid, since, credited) in running.items():
         if pid > 0 and last is not None:
-            run[pid] += last - since
             busy[cpu] += last - since
+            if credited:
+                run[pid] += last - since
     return run, busy
 
 

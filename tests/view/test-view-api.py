@@ -396,6 +396,41 @@ def details(s, info, trace):
         break
 
 
+def idle_lanes(s, info, trace):
+    """Each CPU's idle state lane (cpu_idle: the state entered, -1 when
+    the CPU leaves idle, as Perfetto's cpuidle counter) holds, between two
+    events, what the first of them said, read from the text alone."""
+    events = {}
+    for line in open(trace):
+        m = re.search(r'\s(\d+)\.(\d+): cpu_idle: state=(\d+) '
+                      r'cpu_id=(\d+)', line)
+        if m:
+            t = int(m.group(1)) * 10**9 + int(m.group(2).ljust(9, '0'))
+            v = int(m.group(3))
+            events.setdefault(int(m.group(4)), []).append(
+                (t, -1 if v == 4294967295 else v))
+    lanes = {l['cpu']: l for l in lanes_of(info, 'counter')
+             if l['name'].endswith('idle state')}
+    check(sorted(lanes) == sorted(events),
+          '%s: idle lanes of CPUs %s, cpu_idle on %s' % (
+              trace, sorted(lanes), sorted(events)))
+    for cpu, evs in events.items():
+        if cpu not in lanes:
+            continue
+        lane = lanes[cpu]
+        check(lane['name'] == 'CPU %d idle state' % cpu,
+              '%s: idle lane name %r' % (trace, lane['name']))
+        for (t0, v), (t1, _) in list(zip(evs, evs[1:]))[::7]:
+            if t1 - t0 < 2:
+                continue
+            t = (t0 + t1) // 2
+            w = s.api('/api/window', {'lanes': lane['id'], 'from': t,
+                                      'to': t + 1, 'width': 1})
+            got = w['lanes'][0]['cols'][0][1]
+            check(got == v, '%s CPU %d idle state at %d: %s, the text '
+                  'says %d' % (trace, cpu, t, got, v))
+
+
 def bad_parameters(s, info):
     n = len(info['lanes'])
     cases = [
@@ -640,7 +675,8 @@ def main():
     os.environ['XDG_CACHE_HOME'] = tempfile.mkdtemp(prefix='trawl-view-')
     cache(os.path.join(FIX, 'tc.dat'))
     traces = ['tc.dat', 'ftrace-irqinfo.txt', 'same-recording.dat',
-              'systrace.txt', 'tc-instance.dat', 'pair-broad.dat']
+              'systrace.txt', 'tc-instance.dat', 'pair-broad.dat',
+              'cpu-idle.txt']
     for name in traces:
         trace = os.path.join(FIX, name)
         s = Server(TRAWL, trace)
@@ -654,6 +690,8 @@ def main():
             windows(s, info, trace)
             if lanes_of(info, 'cpu'):
                 details(s, info, trace)
+            if name == 'cpu-idle.txt':
+                idle_lanes(s, info, trace)
             if name == 'tc.dat':
                 bad_parameters(s, info)
                 security(s)

@@ -50,7 +50,7 @@
 #include "view.h"
 
 #define MAGIC	  "TRAWLVIX"
-#define VERSION	  3
+#define VERSION	  4
 #define MAX_COUNT (1ull << 40)
 
 struct out {
@@ -380,7 +380,8 @@ static int valid(const struct view_index *ix)
 			return 0;
 	const struct view_replay_tables *rt = &ix->rt;
 	for (size_t i = 0; i < (size_t)rt->ncpus * 16; i++)
-		for (int k = 0; k < 5; k++)
+		for (size_t k = 0; k < sizeof(*rt->cpus) / sizeof(**rt->cpus);
+		     k++)
 			if (rt->cpus[i][k] != UINT32_MAX &&
 			    rt->cpus[i][k] >= ix->nlanes)
 				return 0;

@@ -47,12 +47,28 @@ enum kind {
 	K_PRINT,
 	K_PRINTK,
 	K_FREQ,
+	K_IDLE,
 	K_UNKNOWN = 255,
 };
 
-struct cpu_lanes {
-	uint32_t run, hard, soft, work, freq;
+/* A CPU's lanes (view_replay_tables.cpus): what it runs, its interrupts,
+ * work items, and its frequency and idle state (counters). */
+enum cpu_slot {
+	SLOT_RUN,
+	SLOT_HARD,
+	SLOT_SOFT,
+	SLOT_WORK,
+	SLOT_FREQ,
+	SLOT_IDLE,
+	CPU_SLOTS
 };
+
+struct cpu_lanes {
+	uint32_t lane[CPU_SLOTS];
+};
+_Static_assert(sizeof(struct cpu_lanes) ==
+		       sizeof(*((struct view_replay_tables *)0)->cpus),
+	       "view.h's cpus[] holds a struct cpu_lanes");
 
 struct open_async {
 	int64_t pid, cookie;
@@ -65,6 +81,7 @@ struct builder {
 	trawl_field prev_comm, prev_state, next_pid, next_comm;
 	trawl_field woken_pid, woken_comm;
 	trawl_field irq, irq_name, vec, action, function, freq, freq_cpu;
+	trawl_field idle, idle_cpu;
 	trawl_field buf;
 	uint8_t *kind;
 	size_t nkind;
@@ -297,7 +314,8 @@ static struct cpu_lanes *cpu_of(struct builder *b, int cpu)
 			return NULL;
 		}
 		for (int i = 0; i < n * MAX_BUFFERS; i++)
-			c[i] = (struct cpu_lanes){NONE, NONE, NONE, NONE, NONE};
+			for (int k = 0; k < CPU_SLOTS; k++)
+				c[i].lane[k] = NONE;
 		for (int k = 0; k < MAX_BUFFERS; k++)
 			for (int i = 0; i < b->ncpus; i++)
 				c[k * n + i] = b->cpus[k * b->ncpus + i];
@@ -329,28 +347,29 @@ static void buffer_of(struct builder *b, const trawl_event *ev)
 	b->buffer = b->nbuffers - 1;
 }
 
-static uint32_t cpu_lane(struct builder *b, int cpu, int kind)
+static uint32_t cpu_lane(struct builder *b, int cpu, enum cpu_slot which)
 {
 	struct cpu_lanes *c = cpu_of(b, cpu);
 	if (!c)
 		return NONE;
-	uint32_t *slot = kind == VIEW_LANE_CPU	     ? &c->run
-			 : kind == VIEW_LANE_HARDIRQ ? &c->hard
-			 : kind == VIEW_LANE_SOFTIRQ ? &c->soft
-			 : kind == VIEW_LANE_WORK    ? &c->work
-						     : &c->freq;
+	uint32_t *slot = &c->lane[which];
 	if (*slot == NONE && !b->replay) {
-		static const char *const what[] = {
-			[VIEW_LANE_CPU] = "",
-			[VIEW_LANE_HARDIRQ] = " hardirq",
-			[VIEW_LANE_SOFTIRQ] = " softirq",
-			[VIEW_LANE_WORK] = " workqueue",
-			[VIEW_LANE_COUNTER] = " frequency",
+		static const struct {
+			int kind;
+			const char *what;
+		} slots[CPU_SLOTS] = {
+			[SLOT_RUN] = {VIEW_LANE_CPU, ""},
+			[SLOT_HARD] = {VIEW_LANE_HARDIRQ, " hardirq"},
+			[SLOT_SOFT] = {VIEW_LANE_SOFTIRQ, " softirq"},
+			[SLOT_WORK] = {VIEW_LANE_WORK, " workqueue"},
+			[SLOT_FREQ] = {VIEW_LANE_COUNTER, " frequency"},
+			[SLOT_IDLE] = {VIEW_LANE_COUNTER, " idle state"},
 		};
 		const char *buf = b->buffers[b->buffer];
-		*slot = new_lane(b->ix, kind, cpu, -1, 0,
+		*slot = new_lane(b->ix, slots[which].kind, cpu, -1, 0,
 				 name_of(b, "%.60s%sCPU %d%s", buf,
-					 *buf ? " " : "", cpu, what[kind]));
+					 *buf ? " " : "", cpu,
+					 slots[which].what));
 		if (*slot != NONE)
 			b->ix->lanes[*slot].buffer = b->buffer;
 	}
@@ -577,7 +596,7 @@ static void on_switch(struct builder *b, const trawl_event *ev, int64_t ts)
 		if (ct)
 			*ct = v + 1;
 	}
-	step(b, cpu_lane(b, cpu, VIEW_LANE_CPU), ts, v, 0);
+	step(b, cpu_lane(b, cpu, SLOT_RUN), ts, v, 0);
 }
 
 static void on_wake(struct builder *b, const trawl_event *ev, int64_t ts)
@@ -618,8 +637,7 @@ static void on_irq(struct builder *b, const trawl_event *ev, int64_t ts,
 		   int soft, int entry)
 {
 	int cpu = trawl_event_cpu(ev);
-	uint32_t lane =
-		cpu_lane(b, cpu, soft ? VIEW_LANE_SOFTIRQ : VIEW_LANE_HARDIRQ);
+	uint32_t lane = cpu_lane(b, cpu, soft ? SLOT_SOFT : SLOT_HARD);
 	if (!entry) {
 		step(b, lane, ts, 0, 0);
 		return;
@@ -650,7 +668,7 @@ static void on_irq(struct builder *b, const trawl_event *ev, int64_t ts,
 static void on_work(struct builder *b, const trawl_event *ev, int64_t ts,
 		    int start)
 {
-	uint32_t lane = cpu_lane(b, trawl_event_cpu(ev), VIEW_LANE_WORK);
+	uint32_t lane = cpu_lane(b, trawl_event_cpu(ev), SLOT_WORK);
 	if (!start) {
 		step(b, lane, ts, 0, 0);
 		return;
@@ -820,6 +838,7 @@ static int kind_of(struct builder *b, const trawl_event *ev)
 		{"bprint", K_PRINTK},
 		{"bputs", K_PRINTK},
 		{"cpu_frequency", K_FREQ},
+		{"cpu_idle", K_IDLE},
 	};
 	const char *name = trawl_event_name(ev);
 	int kind = K_OTHER;
@@ -901,8 +920,18 @@ static int on_event(const trawl_event *ev, void *ctx)
 		if (!trawl_event_get_int(ev, b->freq, &v) &&
 		    !trawl_event_get_int(ev, b->freq_cpu, &cpu) && cpu >= 0 &&
 		    cpu < MAX_CPUS)
-			step(b, cpu_lane(b, (int)cpu, VIEW_LANE_COUNTER), ts, v,
-			     0);
+			step(b, cpu_lane(b, (int)cpu, SLOT_FREQ), ts, v, 0);
+		break;
+	}
+	case K_IDLE: {
+		/* the state entered, or (u32)-1 when the CPU leaves idle:
+		 * -1 then, as Perfetto's cpuidle counter has it */
+		int64_t v, cpu;
+		if (!trawl_event_get_int(ev, b->idle, &v) &&
+		    !trawl_event_get_int(ev, b->idle_cpu, &cpu) && cpu >= 0 &&
+		    cpu < MAX_CPUS)
+			step(b, cpu_lane(b, (int)cpu, SLOT_IDLE), ts,
+			     (uint32_t)v == UINT32_MAX ? -1 : v, 0);
 		break;
 	}
 	default:
@@ -1231,6 +1260,7 @@ static const char *const subscriptions[] = {
 	"bprint",
 	"bputs",
 	"cpu_frequency",
+	"cpu_idle",
 };
 static const size_t nsubscriptions =
 	sizeof(subscriptions) / sizeof(*subscriptions);
@@ -1258,12 +1288,15 @@ static int lookup_fields(struct builder *b, trawl_trace *t)
 	b->function = trawl_field_lookup(t, NULL, "function");
 	b->freq = trawl_field_lookup(t, "cpu_frequency", "state");
 	b->freq_cpu = trawl_field_lookup(t, "cpu_frequency", "cpu_id");
+	b->idle = trawl_field_lookup(t, "cpu_idle", "state");
+	b->idle_cpu = trawl_field_lookup(t, "cpu_idle", "cpu_id");
 	b->buf = trawl_field_lookup(t, "print", "buf");
 	return !b->prev_comm || !b->prev_state || !b->next_pid ||
 			       !b->next_comm || !b->woken_pid ||
 			       !b->woken_comm || !b->irq || !b->irq_name ||
 			       !b->vec || !b->action || !b->function ||
-			       !b->freq || !b->freq_cpu || !b->buf
+			       !b->freq || !b->freq_cpu || !b->idle ||
+			       !b->idle_cpu || !b->buf
 		       ? -1
 		       : 0;
 }

@@ -253,8 +253,8 @@ struct view_counter_key {
 	uint32_t name, lane;
 };
 struct view_replay_tables {
-	uint32_t (*cpus)[5]; /* [buffer * ncpus + cpu]: run hard soft work
-			      * freq lanes (UINT32_MAX none) */
+	uint32_t (*cpus)[6]; /* [buffer * ncpus + cpu]: run hard soft work
+			      * freq idle lanes (UINT32_MAX none) */
 	int ncpus;
 	char *buffers[16];
 	int nbuffers, task_buffer;
