@@ -382,6 +382,59 @@ async function main() {
       await page.keyboard.press('0');
     }
 
+    // thread states and slices grouped by process, then thread: a header
+    // row a process, its threads' lanes right under it, each thread's
+    // state lane above its slices
+    {
+      const wasOn = await page.evaluate(() => !!window.trawlView.kinds.task);
+      if (!wasOn) await page.click('#kinds input[data-kind=task]');
+      await page.keyboard.press('0');
+      await page.waitForTimeout(300);
+      const g = await page.evaluate(() => {
+        const v = window.trawlView, c = document.getElementById('canvas');
+        const dpr = window.devicePixelRatio || 1;
+        const rows = v.layout.filter(e => e.lane.kind === 'task' || e.lane.kind === 'slice')
+          .map(e => ({ y: e.y, pid: e.lane.pid, tgid: e.lane.tgid, kind: e.lane.kind }));
+        const headers = v.headers.map(h => {
+          const px = c.getContext('2d').getImageData(300 * dpr, (h.y + 2) * dpr, 1, 1).data;
+          return { y: h.y, h: h.h, tgid: h.tgid, label: h.label, rgb: [px[0], px[1], px[2]].join() };
+        });
+        return { rows, headers };
+      });
+      const proc = r => r.tgid >= 0 ? r.tgid : r.pid;
+      const runs = [];
+      for (const r of g.rows) {
+        if (!runs.length || proc(runs[runs.length - 1][0]) !== proc(r)) runs.push([r]);
+        else runs[runs.length - 1].push(r);
+      }
+      const procs = runs.map(x => proc(x[0]));
+      check(runs.length > 1 && new Set(procs).size === procs.length,
+        'each process\'s lanes are together (' + runs.length + ' processes)');
+      check(g.headers.length === runs.length && g.headers.every((h, i) => h.tgid === procs[i] &&
+        h.y + h.h === runs[i][0].y && h.label.endsWith(' ' + procs[i])),
+        'a header row above each process, named with its pid: ' + JSON.stringify(g.headers.slice(0, 3)));
+      check(g.headers.every(h => h.rgb === '227,232,238'), 'the header rows are drawn');
+      let ordered = true, sliced = 0;
+      for (const run of runs) {
+        const seen = new Set();
+        for (let i = 0; i < run.length; i++) {
+          const r = run[i], prev = run[i - 1];
+          if (prev && prev.pid !== r.pid && seen.has(r.pid)) ordered = false;
+          if (r.kind === 'slice') {
+            sliced++;
+            if (run.some(x => x.kind === 'task' && x.pid === r.pid) && !seen.has(r.pid)) ordered = false;
+          }
+          seen.add(r.pid);
+        }
+      }
+      check(ordered && sliced > 0, 'each thread\'s lanes together, its state above its ' + sliced + ' slice lanes');
+      const multi = runs.find(x => new Set(x.map(r => r.pid)).size > 1);
+      check(!multi || multi[0].pid === proc(multi[0]) || !multi.some(r => r.pid === proc(r)),
+        'a process\'s main thread first');
+      await page.screenshot({ path: path.join(outdir, '11-grouped.png') });
+      if (!wasOn) await page.click('#kinds input[data-kind=task]');
+    }
+
     // measuring: two markers and the time between them; an area with its
     // aggregates, the same as /api/analysis of that range; Esc clears
     {

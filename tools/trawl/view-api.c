@@ -257,6 +257,12 @@ static void lane_json(struct cli_buf *b, const struct view_index *ix, size_t i)
 	key_i64(b, "cpu", l->cpu);
 	buf_char(b, ',');
 	key_i64(b, "pid", l->pid);
+	if (l->kind == VIEW_LANE_TASK || l->kind == VIEW_LANE_SLICE) {
+		/* its process, where the trace says (-1: not said) */
+		const struct view_task *tk = view_task_find(ix, l->pid);
+		buf_char(b, ',');
+		key_i64(b, "tgid", tk ? tk->tgid : -1);
+	}
 	buf_char(b, ',');
 	key_i64(b, "depth", l->depth);
 	buf_char(b, ',');

@@ -396,6 +396,12 @@ static uint32_t find_task(const struct view_index *ix, int pid)
 	return NONE;
 }
 
+const struct view_task *view_task_find(const struct view_index *ix, int pid)
+{
+	uint32_t i = find_task(ix, pid);
+	return i == NONE ? NULL : &ix->tasks[i];
+}
+
 /* The task of pid (not 0), made with its state lane on first sight
  * (replays: only found). */
 static struct view_task *task_of(struct builder *b, int pid)
@@ -569,6 +575,8 @@ static void on_switch(struct builder *b, const trawl_event *ev, int64_t ts)
 			else
 				n = strlen(s);
 			set_comm(b, tk, s, n);
+			if (tk->tgid < 0)
+				tk->tgid = trawl_event_tgid(ev);
 			/* another CPU switched it in and runs it still: this
 			 * CPU's switch is the one that is wrong */
 			if (tk->state != VIEW_STATE_RUNNING || tk->cpu == cpu)
@@ -702,13 +710,16 @@ static uint32_t counter_lane(struct builder *b, int64_t pid, uint32_t name,
 }
 
 static void on_slice(struct builder *b, const trawl_event *ev, int64_t ts,
-		     int begin, uint32_t name)
+		     const trawl_marker *m, uint32_t name)
 {
 	struct view_index *ix = b->ix;
-	int pid = trawl_event_pid(ev);
+	int pid = trawl_event_pid(ev), begin = m->kind == TRAWL_MARKER_BEGIN;
 	struct view_task *tk = pid > 0 ? task_of(b, pid) : NULL;
 	if (!tk)
 		return;
+	/* B|tgid|name: the writer's process */
+	if (tk->tgid < 0 && begin && m->pid > 0)
+		tk->tgid = (int)m->pid;
 	if (!tk->comm)
 		set_comm(b, tk, trawl_event_comm(ev),
 			 strlen(trawl_event_comm(ev)));
@@ -789,7 +800,7 @@ static void on_print(struct builder *b, const trawl_event *ev, int64_t ts)
 		switch (m.kind) {
 		case TRAWL_MARKER_BEGIN:
 		case TRAWL_MARKER_END:
-			on_slice(b, ev, ts, m.kind == TRAWL_MARKER_BEGIN, name);
+			on_slice(b, ev, ts, &m, name);
 			return;
 		case TRAWL_MARKER_COUNTER:
 			step(b, counter_lane(b, m.pid, name, -1), ts, m.value,

@@ -476,6 +476,8 @@ const struct view_steps *view_lane_steps(struct view_index *ix,
 					 int64_t from, int64_t to,
 					 struct view_replay **rp);
 size_t view_index_bytes(const struct view_index *ix);
+/* pid's task, or NULL (view-index.c). */
+const struct view_task *view_task_find(const struct view_index *ix, int pid);
 const char *view_lane_kind_name(int kind);
 int view_lane_kind_of(const char *name, size_t n);
 const char *view_state_name(int state);

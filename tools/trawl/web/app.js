@@ -7,7 +7,7 @@
 // new index and takes it in without a reload.
 'use strict';
 
-const LABEL_W = 180, AXIS_H = 26, LANE_H = 18, COUNTER_H = 30;
+const LABEL_W = 180, AXIS_H = 26, LANE_H = 18, COUNTER_H = 30, HEADER_H = 16;
 const KIND_ORDER = ['cpu', 'hardirq', 'softirq', 'workqueue', 'counter',
   'marker', 'lost', 'async', 'task', 'slice'];
 const KIND_DEFAULT = { cpu: 1, hardirq: 1, softirq: 1, workqueue: 1,
@@ -16,9 +16,9 @@ const KIND_DEFAULT = { cpu: 1, hardirq: 1, softirq: 1, workqueue: 1,
 // are app.css's, with the same media query); a change redraws.
 const THEMES = {
   light: { axis: '#f0f0f0', text: '#333', grid: '#bbb', labels: '#fff', rule: '#e4e4e4', ink: '#111', pinned: '#06c',
-    lane: ['#f7f9fb', '#ffffff'] },
+    header: '#e3e8ee', lane: ['#f7f9fb', '#ffffff'] },
   dark: { axis: '#2a2f36', text: '#ccd', grid: '#555', labels: '#1b1f24', rule: '#30353c', ink: '#eee', pinned: '#6af',
-    lane: ['#181c21', '#1d2127'] },
+    header: '#2c333b', lane: ['#181c21', '#1d2127'] },
 };
 const darkQuery = window.matchMedia('(prefers-color-scheme: dark)');
 let theme = darkQuery.matches ? THEMES.dark : THEMES.light;
@@ -129,28 +129,74 @@ function visibleLanes() {
   return out;
 }
 
+// Thread states and slices are one group, by process then thread: a
+// process's threads together (the main thread first), each thread's state
+// lane above its slices. Processes come busiest first (the changes of the
+// lanes shown), pinned ones before; a task whose process the trace does
+// not say is a process of its own.
+const isThread = l => l.kind === 'task' || l.kind === 'slice';
+const processOf = l => l.tgid >= 0 ? l.tgid : l.pid;
+
 function sortLanes(lanes) {
+  const weight = new Map(), threadWeight = new Map(), pinnedProc = new Set();
+  for (const l of lanes) {
+    if (!isThread(l)) continue;
+    const p = processOf(l);
+    weight.set(p, (weight.get(p) || 0) + l.changes);
+    threadWeight.set(l.pid, (threadWeight.get(l.pid) || 0) + l.changes);
+    if (view.pinned.has(l.pid)) pinnedProc.add(p);
+  }
+  const rank = k => k === 'slice' ? KIND_ORDER.indexOf('task') : KIND_ORDER.indexOf(k);
   lanes.sort((a, b) => {
     // lanes pinned to the top first, whatever their kind
     const qa = view.pinnedLanes.has(laneKey(a)), qb = view.pinnedLanes.has(laneKey(b));
     if (qa !== qb) return qa ? -1 : 1;
-    const ka = KIND_ORDER.indexOf(a.kind), kb = KIND_ORDER.indexOf(b.kind);
+    const ka = rank(a.kind), kb = rank(b.kind);
     if (ka !== kb) return ka - kb;
-    if (a.kind === 'task') {
-      const pa = view.pinned.has(a.pid), pb = view.pinned.has(b.pid);
-      if (pa !== pb) return pa ? -1 : 1;
-      if (a.changes !== b.changes) return b.changes - a.changes;
+    if (isThread(a) && !qa) {
+      const pa = processOf(a), pb = processOf(b);
+      if (pa !== pb) {
+        const ia = pinnedProc.has(pa), ib = pinnedProc.has(pb);
+        if (ia !== ib) return ia ? -1 : 1;
+        return (weight.get(pb) - weight.get(pa)) || (pa - pb);
+      }
+      if (a.pid !== b.pid) {
+        if ((a.pid === pa) !== (b.pid === pb)) return a.pid === pa ? -1 : 1;
+        return (threadWeight.get(b.pid) - threadWeight.get(a.pid)) || (a.pid - b.pid);
+      }
+      if (a.kind !== b.kind) return a.kind === 'task' ? -1 : 1;
+      return (a.depth - b.depth) || (a.id - b.id);
     }
     return (a.cpu - b.cpu) || (a.pid - b.pid) || (a.depth - b.depth) || (a.id - b.id);
   });
   return lanes;
 }
 
+// The name of process p: its main thread's, when the trace has it.
+function processName(p) {
+  const l = view.lanes.find(x => x.kind === 'task' && x.pid === p);
+  return l ? l.name : '';
+}
+
 function layout() {
   const lanes = sortLanes(visibleLanes());
   view.layoutSig = lanes.map(l => l.id).join();
-  let y = AXIS_H;
-  view.layout = lanes.map(l => { const e = { lane: l, y, h: laneHeight(l) }; y += e.h; return e; });
+  let y = AXIS_H, proc = null;
+  view.headers = [];
+  view.layout = lanes.map(l => {
+    // a header row above each process's threads (not above lanes pinned
+    // to the top, which stand alone)
+    const p = isThread(l) && !view.pinnedLanes.has(laneKey(l)) ? processOf(l) : null;
+    if (p !== null && p !== proc) {
+      const n = processName(p);
+      view.headers.push({ y, h: HEADER_H, tgid: p, label: (n ? n + ' ' : 'process ') + p });
+      y += HEADER_H;
+    }
+    proc = p;
+    const e = { lane: l, y, h: laneHeight(l), indent: p !== null };
+    y += e.h;
+    return e;
+  });
   const w = canvas.parentElement.clientWidth;
   const dpr = window.devicePixelRatio || 1;
   canvas.style.height = y + 'px';
@@ -319,9 +365,20 @@ function drawLane(e, d, scale, shift) {
   ctx.fillRect(0, y, LABEL_W, h);
   ctx.fillStyle = (l.kind === 'task' && view.pinned.has(l.pid)) || view.pinnedLanes.has(laneKey(l)) ? theme.pinned : theme.text;
   ctx.font = '11px sans-serif';
-  ctx.fillText(laneLabel(l).slice(0, 30), 4, y + h - 5);
+  // a process's threads are indented under its header
+  ctx.fillText(laneLabel(l).slice(0, e.indent ? 28 : 30), e.indent ? 12 : 4, y + h - 5);
   ctx.strokeStyle = theme.rule;
   ctx.beginPath(); ctx.moveTo(0, y + h - 0.5); ctx.lineTo(LABEL_W + view.plotW, y + h - 0.5); ctx.stroke();
+}
+
+function drawHeaders() {
+  ctx.font = 'bold 11px sans-serif';
+  for (const hd of view.headers || []) {
+    ctx.fillStyle = theme.header;
+    ctx.fillRect(0, hd.y, LABEL_W + view.plotW, hd.h);
+    ctx.fillStyle = theme.text;
+    ctx.fillText(hd.label.slice(0, 60), 4, hd.y + hd.h - 4);
+  }
 }
 
 function label(s, x, y, w, h) {
@@ -400,6 +457,7 @@ function draw() {
     void pxNs;
   }
   for (const e of view.layout) drawLane(e, d && d.lanes.get(e.lane.id), scale, shift);
+  drawHeaders();
   drawAxis();
   drawLongs();
   drawMeasure();
