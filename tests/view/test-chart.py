@@ -11,6 +11,7 @@ error and exit status 2.
   test-chart.py TRAWL FIXTURES_DIR SCRATCH_DIR
 """
 import colorsys
+import json
 import math
 import os
 import random
@@ -41,8 +42,68 @@ def chart(trace, name, *args):
                        capture_output=True, text=True, timeout=120)
     check(r.returncode == 0, 'chart %s %s: %s' % (trace, args, r.stderr))
     root = ET.parse(out).getroot()
-    kinds = [g.get('data-kind') for g in root.iter(NS + 'g')]
+    kinds = [g.get('data-kind') for g in root.iter(NS + 'g')
+             if g.get('data-kind') != 'legend']
     return out, root, kinds
+
+
+def names_and_legend(tc):
+    """Names inside the runs wide enough for them (the running task's
+    "comm pid" on a CPU, the slice's name), each inside a run of its lane;
+    a legend of the colours under the lanes, the thread states only when
+    task lanes are drawn, in the task lanes' colours."""
+    sched = json.loads(subprocess.run([TRAWL, 'sched', tc, '--json'],
+                                      capture_output=True, text=True,
+                                      check=True).stdout)
+    tasks = {'%s %d' % (t['comm'], t['pid']) for t in sched['tasks']}
+    _, root, _ = chart(tc, 'names.svg', '--lanes', 'all', '--width', '1200')
+    named = {}
+    for g in root.iter(NS + 'g'):
+        kind = g.get('data-kind')
+        # a run: rects of one fill side by side (a run's rects part where
+        # its busy share changes)
+        rects = []
+        for r in g.iter(NS + 'rect'):
+            rx, rw, f = float(r.get('x')), float(r.get('width')), r.get('fill')
+            if rects and rects[-1][2] == f and rects[-1][0] + rects[-1][1] == rx:
+                rects[-1][1] += rw
+            else:
+                rects.append([rx, rw, f])
+        for t in g.iter(NS + 'text'):
+            x = float(t.get('x'))
+            if x < 170 or kind == 'legend':
+                continue
+            named.setdefault(kind, []).append(t.text)
+            inside = any(rx <= x - 2 and x + 6 * len(t.text) <= rx + rw + 6
+                         for rx, rw, _ in rects)
+            check(inside, '%s name %r at %s is inside a run' % (kind, t.text,
+                                                               x))
+            if kind == 'cpu':
+                check(any(n.startswith(t.text) for n in tasks),
+                      'CPU run name %r is a task\'s "comm pid"' % t.text)
+    check(named.get('cpu') and named.get('slice'),
+          'runs of CPU and slice lanes are named (%s)' % {
+              k: len(v) for k, v in named.items()})
+    for lanes, want in (('all', True), ('cpu,softirq', False)):
+        _, root, _ = chart(tc, 'legend.svg', '--lanes', lanes)
+        legend = [g for g in root.iter(NS + 'g')
+                  if g.get('data-kind') == 'legend']
+        check(len(legend) == 1, '--lanes %s: one legend' % lanes)
+        if not legend:
+            continue
+        words = [t.text for t in legend[0].iter(NS + 'text')]
+        fills = dict(zip(words, (r.get('fill') for r in
+                                 legend[0].iter(NS + 'rect'))))
+        check(('running' in words) == want and 'marker' in words,
+              '--lanes %s: legend %s' % (lanes, words))
+        if want:
+            task_fills = {r.get('fill') for g in root.iter(NS + 'g')
+                          if g.get('data-kind') == 'task'
+                          for r in g.iter(NS + 'rect')}
+            check(fills['running'] in task_fills and
+                  fills['sleeping'] in task_fills,
+                  'the legend\'s state colours are the task lanes\' (%s)'
+                  % fills)
 
 
 def synthetic(path, switches):
@@ -244,6 +305,7 @@ def main():
     check('task' not in kinds, 'no task lanes by default')
     rects = list(root.iter(NS + 'rect'))
     check(len(rects) > 20, 'runs are drawn (%d rects)' % len(rects))
+    names_and_legend(tc)
     _, _, kinds = chart(tc, 'tc-tasks.svg', '--lanes', 'cpu,task')
     check(set(kinds) == {'cpu', 'task'}, '--lanes cpu,task: %s'
           % set(kinds))

@@ -16,6 +16,11 @@
 #define LANE_H		18
 #define AXIS_H		28
 #define MAX_CHART_LANES 1000
+#define LEGEND_H	20
+/* A name is written inside a run at least this wide, in 10 px text of
+ * about CHAR_W px a character (cut to what fits). */
+#define NAMED_RUN_W 36
+#define CHAR_W	    6
 
 static const int kind_order[VIEW_LANE_KINDS] = {
 	[VIEW_LANE_CPU] = 0,   [VIEW_LANE_HARDIRQ] = 1, [VIEW_LANE_SOFTIRQ] = 2,
@@ -26,10 +31,33 @@ static const int kind_order[VIEW_LANE_KINDS] = {
 
 static const struct view_index *sort_ix;
 
+/* A thread's process, for grouping (itself when the trace does not say). */
+static int process_of(const struct view_lane *l)
+{
+	const struct view_task *tk = view_task_find(sort_ix, l->pid);
+	return tk && tk->tgid >= 0 ? tk->tgid : l->pid;
+}
+
+/* The browser's order (app.js): thread states and slices by process, then
+ * thread, its state lane above its slices; the rest by kind and CPU. */
 static int by_place(const void *a, const void *b)
 {
 	const struct view_lane *x = &sort_ix->lanes[*(const uint32_t *)a];
 	const struct view_lane *y = &sort_ix->lanes[*(const uint32_t *)b];
+	int tx = x->kind == VIEW_LANE_TASK || x->kind == VIEW_LANE_SLICE;
+	int ty = y->kind == VIEW_LANE_TASK || y->kind == VIEW_LANE_SLICE;
+	if (tx && ty) {
+		int px = process_of(x), py = process_of(y);
+		if (px != py)
+			return px < py ? -1 : 1;
+		if (x->pid != y->pid)
+			return x->pid == px   ? -1
+			       : y->pid == py ? 1
+					      : (x->pid < y->pid ? -1 : 1);
+		if (x->kind != y->kind)
+			return x->kind == VIEW_LANE_TASK ? -1 : 1;
+		return x->depth - y->depth;
+	}
 	if (kind_order[x->kind] != kind_order[y->kind])
 		return kind_order[x->kind] - kind_order[y->kind];
 	if (x->cpu != y->cpu)
@@ -252,6 +280,108 @@ static void counter(struct draw *d, int y, int width,
 	}
 }
 
+/* What a column's value names in lane l ("comm pid" of a CPU's task, a
+ * handler's, work function's or slice's name); n 0 when none. */
+static const char *value_name(const struct view_index *ix,
+			      const struct view_lane *l, int64_t dom, char *buf,
+			      size_t cap, size_t *n)
+{
+	*n = 0;
+	if (dom <= 0)
+		return NULL;
+	switch (l->kind) {
+	case VIEW_LANE_CPU: {
+		if ((uint64_t)dom > ix->ntasks)
+			return NULL;
+		const struct view_task *tk = &ix->tasks[dom - 1];
+		size_t k;
+		const char *comm = view_string(&ix->str, tk->comm, &k);
+		int w = snprintf(buf, cap, "%.*s %d", (int)(k > 40 ? 40 : k),
+				 comm, tk->pid);
+		*n = w < 0 ? 0 : (size_t)w >= cap ? cap - 1 : (size_t)w;
+		return buf;
+	}
+	case VIEW_LANE_HARDIRQ:
+	case VIEW_LANE_SOFTIRQ:
+	case VIEW_LANE_WORK:
+	case VIEW_LANE_SLICE:
+	case VIEW_LANE_ASYNC:
+		if ((uint64_t)dom > ix->str.n)
+			return NULL;
+		return view_string(&ix->str, (uint32_t)dom - 1, n);
+	default:
+		return NULL;
+	}
+}
+
+/* Names inside the runs wide enough for some of them, over the rects. */
+static void run_names(struct draw *d, const struct view_index *ix,
+		      const struct view_lane *l, int y, int width,
+		      const struct view_col *cols)
+{
+	char buf[64];
+	for (int c = 0; c < width;) {
+		int e = c + 1;
+		while (e < width && cols[e].dom == cols[c].dom)
+			e++;
+		size_t n;
+		const char *s = e - c >= NAMED_RUN_W && cols[c].busy
+					? value_name(ix, l, cols[c].dom, buf,
+						     sizeof(buf), &n)
+					: NULL;
+		size_t fits = (size_t)(e - c - 4) / CHAR_W;
+		if (s && n > fits) {
+			n = fits;
+			/* not inside a character */
+			while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+				n--;
+		}
+		if (s && n >= 2)
+			text_item(d, CHART_WHOLE_X | CHART_WHOLE_Y,
+				  LABEL_W + c + 2, y + LANE_H - 6, 10, s, n);
+		c = e;
+	}
+}
+
+/* What the colours say, under the lanes: the thread states when task
+ * lanes are drawn, markers, lost events and the ISR warnings. */
+static void legend(struct draw *d, int y, int tasks)
+{
+	static const struct {
+		const char *colour, *name;
+		int task;
+	} keys[] = {
+		{"#2e9a44", "running", 1},
+		{"#8fd19e", "runnable", 1},
+		{"#d8d8d8", "sleeping", 1},
+		{"#e8a33d", "uninterruptible", 1},
+		{"#555555", "dead", 1},
+		{"#7744aa", "marker", 0},
+		{"#d00000", "lost events", 0},
+		{"#e00", "handler over the threshold", 0},
+	};
+	struct chart_item *g = item(d, CHART_GROUP, 0, 0, 0, 0, 0, "");
+	size_t off = d->dl.ntext;
+	if (g)
+		g->cls = "legend";
+	text_add(d, "legend", 6);
+	text_end(d, g, off);
+	double x = 4;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+		if (keys[i].task && !tasks)
+			continue;
+		item(d, CHART_RECT,
+		     CHART_WHOLE_X | CHART_WHOLE_Y | CHART_WHOLE_W |
+			     CHART_WHOLE_H,
+		     x, y + 5, 10, 10, keys[i].colour);
+		size_t n = strlen(keys[i].name);
+		text_item(d, CHART_WHOLE_X | CHART_WHOLE_Y, x + 14, y + 14, 11,
+			  keys[i].name, n);
+		x += 14 + (double)n * 6.5 + 14;
+	}
+	item(d, CHART_GROUP_END, CHART_BREAK, 0, 0, 0, 0, "");
+}
+
 static void lane(struct draw *d, struct view_index *ix,
 		 const struct view_lane *l, int y, int64_t from, int64_t to,
 		 int width, struct view_col *cols)
@@ -320,6 +450,8 @@ static void lane(struct draw *d, struct view_index *ix,
 		}
 		c = e;
 	}
+	if (!l->points)
+		run_names(d, ix, l, y, width, cols);
 	item(d, CHART_GROUP_END, CHART_BREAK, 0, 0, 0, 0, "");
 }
 
@@ -376,7 +508,11 @@ int chart_draw(struct view_index *ix, const struct view_chart_opts *o,
 		qsort(ids, n, sizeof(*ids), by_place);
 	size_t shown = n > MAX_CHART_LANES ? MAX_CHART_LANES : n;
 	d.dl.width = LABEL_W + o->width;
-	d.dl.height = AXIS_H + (int)shown * LANE_H + (n > shown ? LANE_H : 0);
+	int tasks = 0;
+	for (size_t i = 0; i < shown; i++)
+		tasks |= ix->lanes[ids[i]].kind == VIEW_LANE_TASK;
+	int legend_y = AXIS_H + (int)shown * LANE_H + (n > shown ? LANE_H : 0);
+	d.dl.height = legend_y + LEGEND_H;
 	snprintf(d.dl.background, sizeof(d.dl.background), "#fff");
 	/* the title, made valid UTF-8 as the texts are */
 	char span[64];
@@ -409,6 +545,11 @@ int chart_draw(struct view_index *ix, const struct view_chart_opts *o,
 		text_item(&d, CHART_WHOLE_X | CHART_WHOLE_Y | CHART_BREAK, 4,
 			  d.dl.height - 5, 11, s, (size_t)k);
 	}
+	if ((rc = flush(&d, put, ctx)))
+		goto out;
+	legend(&d, legend_y, tasks);
+	if ((rc = flush(&d, put, ctx)))
+		goto out;
 	long_irqs(&d, ix, from, to, o->width);
 	rc = flush(&d, put, ctx);
 out:
