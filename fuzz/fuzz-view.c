@@ -22,7 +22,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../tools/trawl/view.h"
+#include "../lib/view/view.h"
+#include "../tools/trawl/view-http.h"
 #include "fuzz-common.h"
 
 #define FUZZ_ASSERT(c) FUZZ_CHECK(c, "%s", "")
@@ -73,10 +74,11 @@ static struct view_index *index_of(const char *text, size_t n, int *fd)
 	}
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", *fd);
-	struct view_build_opts o = {.input = {.threads = 1, .formats = "none"},
+	struct view_build_opts o = {.open = {.threads = 1, .formats = "none"},
 				    .no_cache = 1};
 	struct view_index *ix = NULL;
-	view_index_build(path, &o, &ix);
+	trawl_error err;
+	view_index_build(path, &o, &ix, &err);
 	if (!ix)
 		close(*fd);
 	return ix;
@@ -90,7 +92,7 @@ static const char *const paths[] = {
 static void run(struct view_index *ix, const char *path,
 		const struct view_params *p)
 {
-	struct cli_buf out = {0};
+	struct view_out out = {0};
 	int status = view_api(ix, path, p, &out);
 	FUZZ_ASSERT(status == 200 || status == 400 || status == 404 ||
 		    status == 503);
@@ -98,7 +100,7 @@ static void run(struct view_index *ix, const char *path,
 	if (status != 200)
 		FUZZ_ASSERT(out.n > 12 && !memcmp(out.p, "{\"error\":\"", 10) &&
 			    out.p[10] != '"');
-	buf_free(&out);
+	vo_free(&out);
 }
 
 static void request(const uint8_t *data, size_t size)

@@ -335,6 +335,25 @@ TRAWL_API const char *trawl_event_fields_json(const trawl_event *ev,
 					      size_t *len);
 
 /**
+ * trawl_event_field_notes_json() - what the fields' values say besides
+ * themselves, as JSON members to follow a "fields" object
+ * @ev:  the event
+ * @len: OUT: its length
+ *
+ * `,"labels":{"name":"label",...}` for the fields with a label
+ * (trawl_event_field_label(): prev_state's "S", a work function's
+ * symbol), then `,"display_only":["name",...]` for the fields the source
+ * shows as text only; "" when there are neither. `trawl report --json`
+ * prints them after "fields".
+ *
+ * Return: the members (not NUL-terminated), "" when memory ran out.
+ * Lifetime: borrowed, valid until the next call for this event or until
+ * the callback returns.
+ */
+TRAWL_API const char *trawl_event_field_notes_json(const trawl_event *ev,
+						   size_t *len);
+
+/**
  * trawl_json_quote() - s[0..n) as a JSON string, quotes included
  * @out: where to write: room for 6 * n + 2 bytes
  * @s:   the text

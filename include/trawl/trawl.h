@@ -20,6 +20,7 @@
 #include "analysis.h"
 #include "script.h"
 #include "ring.h"
+#include "timeline.h"
 #include <trawl/version.h> /* generated from version.h.in */
 
 #endif

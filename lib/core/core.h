@@ -146,6 +146,7 @@ struct trawl_event {
 	tw_buf num_z;
 	/* trawl_event_fields_json(): made here when the reader has none */
 	tw_buf json_z;
+	tw_buf notes_z; /* trawl_event_field_notes_json() */
 };
 
 enum tw_pending {

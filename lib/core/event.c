@@ -155,6 +155,7 @@ TRAWL_API trawl_event *trawl_event_copy(const trawl_event *ev)
 	memset(&c->label_z, 0, sizeof(c->label_z));
 	memset(&c->num_z, 0, sizeof(c->num_z));
 	memset(&c->json_z, 0, sizeof(c->json_z));
+	memset(&c->notes_z, 0, sizeof(c->notes_z));
 	c->pending = 0;
 	c->typed = 0;
 	c->bits |= TW_EV_OWNED;
@@ -174,5 +175,6 @@ TRAWL_API void trawl_event_free(trawl_event *ev)
 	tw_buf_fini(mem, &ev->label_z);
 	tw_buf_fini(mem, &ev->num_z);
 	tw_buf_fini(mem, &ev->json_z);
+	tw_buf_fini(mem, &ev->notes_z);
 	tw_free(mem, ev);
 }

@@ -193,3 +193,51 @@ int tw_json_fields(const tw_mem *m, tw_buf *b, const tw_kv *kv,
 	fail |= tw_buf_put(m, b, "}", 1);
 	return fail ? -1 : 0;
 }
+
+/* The labels and display-only names of an event's fields, as JSON members
+ * to follow its "fields" (what `trawl report --json` and the viewer's
+ * details add). */
+TRAWL_API const char *trawl_event_field_notes_json(const trawl_event *ev,
+						   size_t *len)
+{
+	trawl_event *e = (trawl_event *)ev;
+	const tw_mem *m = &ev->t->mem;
+	tw_buf *b = &e->notes_z;
+	b->len = 0;
+	size_t n = trawl_event_field_count(ev);
+	int any = 0, bad = tw_buf_reserve(m, b, 1);
+	for (size_t i = 0; i < n && !bad; i++) {
+		size_t kl, ll;
+		const char *l = trawl_event_field_label(ev, i, &ll);
+		if (!l)
+			continue;
+		const char *k = trawl_event_field_name(ev, i, &kl);
+		const char *sep = any ? "," : ",\"labels\":{";
+		any = 1;
+		bad = tw_buf_append(m, b, sep, strlen(sep)) ||
+		      put_quoted(m, b, k, kl) || tw_buf_append(m, b, ":", 1) ||
+		      put_quoted(m, b, l, ll);
+	}
+	if (any && !bad)
+		bad = tw_buf_append(m, b, "}", 1);
+	any = 0;
+	for (size_t i = 0; i < n && !bad; i++) {
+		int ty = trawl_event_field_type(ev, i);
+		if (ty != TRAWL_VALUE_TEXT && ty != TRAWL_VALUE_NONE)
+			continue;
+		size_t kl;
+		const char *k = trawl_event_field_name(ev, i, &kl);
+		const char *sep = any ? "," : ",\"display_only\":[";
+		any = 1;
+		bad = tw_buf_append(m, b, sep, strlen(sep)) ||
+		      put_quoted(m, b, k, kl);
+	}
+	if (any && !bad)
+		bad = tw_buf_append(m, b, "]", 1);
+	if (bad) {
+		*len = 0;
+		return "";
+	}
+	*len = b->len;
+	return b->data;
+}

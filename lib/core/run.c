@@ -153,6 +153,7 @@ TRAWL_API void trawl_close(trawl_trace *t)
 	tw_buf_fini(&t->mem, &t->ev.label_z);
 	tw_buf_fini(&t->mem, &t->ev.num_z);
 	tw_buf_fini(&t->mem, &t->ev.json_z);
+	tw_buf_fini(&t->mem, &t->ev.notes_z);
 	tw_mem mem = t->mem;
 	tw_free(&mem, t);
 }

@@ -14,7 +14,7 @@
 
 #include "chart-paths.h" /* TRAWL_MODULE_DIR, where they are installed */
 #include "chart.h"
-#include "view.h"
+#include "cli.h"
 
 const struct chart_png_ops *chart_png_load(void)
 {
@@ -48,7 +48,7 @@ const struct chart_png_ops *chart_png_load(void)
 			return NULL;
 		}
 		const struct chart_png_ops *ops = dlsym(h, CHART_PNG_SYMBOL);
-		if (!ops || ops->abi != CHART_ABI) {
+		if (!ops || ops->abi != TRAWL_CHART_ABI) {
 			cli_error("%s is not this trawl's PNG writer (from "
 				  "another version?): install trawl again",
 				  path);
@@ -75,7 +75,7 @@ struct png {
 	char why[256];
 };
 
-static int put_part(void *ctx, const struct chart_list *dl)
+static int put_part(void *ctx, const trawl_chart_list *dl)
 {
 	struct png *p = ctx;
 	if (!p->canvas &&
@@ -84,15 +84,18 @@ static int put_part(void *ctx, const struct chart_list *dl)
 	return p->ops->draw(p->canvas, dl, p->why, sizeof(p->why)) ? 1 : 0;
 }
 
-int chart_png(const struct chart_png_ops *ops, struct view_index *ix,
-	      const struct view_chart_opts *o, FILE *f)
+int chart_png(const struct chart_png_ops *ops, trawl_timeline *tl,
+	      const trawl_chart_opts *o, FILE *f)
 {
 	struct png p = {.ops = ops};
-	int rc = chart_draw(ix, o, put_part, &p);
+	trawl_error err = {0};
+	int rc = trawl_timeline_draw(tl, o, put_part, &p, &err);
 	if (p.canvas &&
 	    ops->close(p.canvas, rc ? NULL : f, p.why, sizeof(p.why)) && !rc)
 		rc = 1;
 	if (rc > 0)
 		cli_error("cannot draw the PNG: %s", p.why);
+	else if (rc < 0)
+		cli_error("%s", err.msg);
 	return rc ? EXIT_ENV : EXIT_OK;
 }

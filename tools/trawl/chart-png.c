@@ -103,7 +103,7 @@ static int failed(struct canvas *c, char *why, size_t len)
 	return -1;
 }
 
-static void *png_open(const struct chart_list *dl, char *why, size_t len)
+static void *png_open(const trawl_chart_list *dl, char *why, size_t len)
 {
 	struct canvas *c = calloc(1, sizeof(*c));
 	if (!c) {
@@ -126,35 +126,35 @@ static void *png_open(const struct chart_list *dl, char *why, size_t len)
 	return c;
 }
 
-static int png_draw(void *canvas, const struct chart_list *dl, char *why,
+static int png_draw(void *canvas, const trawl_chart_list *dl, char *why,
 		    size_t len)
 {
 	struct canvas *c = canvas;
 	cairo_t *cr = c->cr;
 	for (size_t i = 0; i < dl->n; i++) {
-		const struct chart_item *it = &dl->items[i];
-		if (it->op == CHART_GROUP || it->op == CHART_GROUP_END)
+		const trawl_chart_item *it = &dl->items[i];
+		if (it->op == TRAWL_CHART_GROUP || it->op == TRAWL_CHART_GROUP_END)
 			continue;
 		if (source(c, it->colour, why, len))
 			return -1;
 		switch (it->op) {
-		case CHART_RECT:
+		case TRAWL_CHART_RECT:
 			cairo_rectangle(cr, it->x, it->y, it->w, it->h);
 			cairo_fill(cr);
 			break;
-		case CHART_LINE:
+		case TRAWL_CHART_LINE:
 			cairo_move_to(cr, it->x, it->y);
 			cairo_line_to(cr, it->x + it->w, it->y + it->h);
 			cairo_stroke(cr);
 			break;
-		case CHART_TEXT:
+		case TRAWL_CHART_TEXT:
 			cairo_set_font_size(cr, it->size);
 			cairo_move_to(cr, it->x, it->y);
 			cairo_show_text(cr, dl->text + it->text);
 			break;
-		case CHART_STEPS:
+		case TRAWL_CHART_STEPS:
 			for (uint32_t k = 0; k < it->npts; k++) {
-				const struct chart_point *p =
+				const trawl_chart_point *p =
 					&dl->pts[it->pts + k];
 				if (k)
 					cairo_line_to(cr, p->x, p->y);
@@ -196,7 +196,7 @@ static int png_close(void *canvas, FILE *f, char *why, size_t len)
 }
 
 EXPORT const struct chart_png_ops trawl_chart_png = {
-	.abi = CHART_ABI,
+	.abi = TRAWL_CHART_ABI,
 	.open = png_open,
 	.draw = png_draw,
 	.close = png_close,

@@ -395,39 +395,6 @@ void buf_json_fields(struct cli_buf *b, const trawl_event *ev)
 	buf_bytes(b, j, len);
 }
 
-void buf_json_field_notes(struct cli_buf *b, const trawl_event *ev)
-{
-	size_t n = trawl_event_field_count(ev);
-	int any = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t kl, ll;
-		const char *l = trawl_event_field_label(ev, i, &ll);
-		if (!l)
-			continue;
-		const char *k = trawl_event_field_name(ev, i, &kl);
-		buf_str(b, any ? "," : ",\"labels\":{");
-		any = 1;
-		buf_json(b, k, kl);
-		buf_char(b, ':');
-		buf_json(b, l, ll);
-	}
-	if (any)
-		buf_char(b, '}');
-	any = 0;
-	for (size_t i = 0; i < n; i++) {
-		int ty = trawl_event_field_type(ev, i);
-		if (ty != TRAWL_VALUE_TEXT && ty != TRAWL_VALUE_NONE)
-			continue;
-		size_t kl;
-		const char *k = trawl_event_field_name(ev, i, &kl);
-		buf_str(b, any ? "," : ",\"display_only\":[");
-		any = 1;
-		buf_json(b, k, kl);
-	}
-	if (any)
-		buf_char(b, ']');
-}
-
 int buf_write(struct cli_buf *b, FILE *f)
 {
 	size_t n = b->n;

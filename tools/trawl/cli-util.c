@@ -118,21 +118,32 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
 	return 0;
 }
 
-trawl_trace *cli_open(const char *path, const struct cli_input *in, int *status)
+void cli_open_opts(const struct cli_input *in, trawl_open_opts *o)
 {
-	trawl_open_opts o = {0};
-	o.flags = in->flags;
-	o.threads = in->threads;
-	o.window = in->window;
-	o.formats = in->formats;
-	o.from = in->from;
-	o.to = in->to;
+	memset(o, 0, sizeof(*o));
+	o->flags = in->flags;
+	o->threads = in->threads;
+	o->window = in->window;
+	o->formats = in->formats;
+	o->from = in->from;
+	o->to = in->to;
 	if (isatty(2)) {
-		o.progress = cli_progress;
+		o->progress = cli_progress;
 		memset(&progress, 0, sizeof(progress));
 		clock_gettime(CLOCK_MONOTONIC, &progress.start);
 		progress.last = progress.start;
 	}
+}
+
+void cli_progress_end(void)
+{
+	progress_done();
+}
+
+trawl_trace *cli_open(const char *path, const struct cli_input *in, int *status)
+{
+	trawl_open_opts o;
+	cli_open_opts(in, &o);
 	trawl_error err = {0};
 	trawl_trace *t = trawl_open(path, &o, &err);
 	if (!t) {

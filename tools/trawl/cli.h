@@ -82,6 +82,12 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg);
 	"machine's\n"                                                          \
 	"                 tracefs, then the table bundled in trawl\n"
 
+/* trawl_open()'s options from the common ones, with the progress bar
+ * when stderr is a terminal; cli_progress_end() clears it after a run
+ * that was not cli_run()'s. */
+void cli_open_opts(const struct cli_input *in, trawl_open_opts *o);
+void cli_progress_end(void);
+
 /* Open FILE with the common options; prints the error and sets *status. */
 trawl_trace *cli_open(const char *path, const struct cli_input *in,
 		      int *status);
@@ -132,8 +138,6 @@ void buf_json(struct cli_buf *b, const char *s, size_t n);
 void buf_json_fields(struct cli_buf *b, const trawl_event *ev);
 /* Field i's typed value as text (hex for pointers), else its text. */
 void buf_value(struct cli_buf *b, const trawl_event *ev, size_t i);
-/* ,"labels":{...} and ,"display_only":[...] when the event has any */
-void buf_json_field_notes(struct cli_buf *b, const trawl_event *ev);
 /* Room for n more bytes: where to write them (then buf_commit() with
  * the end of what was written), or NULL when memory ran out. */
 char *buf_room(struct cli_buf *b, size_t n);

@@ -12,7 +12,7 @@
 
 #include "chart-paths.h"
 #include "chart.h"
-#include "view.h"
+#include "view-http.h"
 
 static void help(FILE *f)
 {
@@ -52,35 +52,7 @@ static void help(FILE *f)
 		"                 else ~/.cache/trawl; a trace indexed before "
 		"opens at once)\n"
 		"  -h, --help     this text\n",
-		CHART_PNG_MODULE, TRAWL_MODULE_DIR, VIEW_MAX_WIDTH);
-}
-
-/* "cpu,hardirq" into kind bits. Return: 0, or -1 naming the bad one. */
-int view_parse_kinds(const char *s, unsigned *out)
-{
-	unsigned bits = 0;
-	while (*s) {
-		size_t n = strcspn(s, ",");
-		if (n == 3 && !strncmp(s, "all", 3)) {
-			bits |= (1u << VIEW_LANE_KINDS) - 1;
-		} else {
-			int k = view_lane_kind_of(s, n);
-			if (k < 0) {
-				cli_error("--lanes: no lane kind '%.*s' (cpu, "
-					  "task, hardirq, softirq, workqueue, "
-					  "slice, async, counter, marker, "
-					  "lost, all)",
-					  (int)n, s);
-				return -1;
-			}
-			bits |= 1u << k;
-		}
-		s += n;
-		if (*s == ',')
-			s++;
-	}
-	*out = bits;
-	return 0;
+		CHART_PNG_MODULE, TRAWL_MODULE_DIR, TRAWL_CHART_MAX_WIDTH);
 }
 
 int cmd_chart(int argc, char **argv)
@@ -98,12 +70,8 @@ int cmd_chart(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct view_build_opts bo = {0};
-	struct view_chart_opts co = {
-		.width = 1200,
-		.kinds =
-			((1u << VIEW_LANE_KINDS) - 1) & ~(1u << VIEW_LANE_TASK),
-	};
+	struct view_cmd_opts bo = {0};
+	trawl_chart_opts co = {.width = 1200, .kinds = TRAWL_CHART_DEFAULT};
 	const char *out = NULL;
 	int has_from = 0, has_to = 0, o, png = -1;
 	optind = 1;
@@ -137,19 +105,23 @@ int cmd_chart(int argc, char **argv)
 			break;
 		case 'w': {
 			long w = strtol(optarg, &end, 10);
-			if (*end || w < 10 || w > VIEW_MAX_WIDTH) {
+			if (*end || w < 10 || w > TRAWL_CHART_MAX_WIDTH) {
 				cli_error("--width takes 10 .. %d pixels, not "
 					  "'%s'",
-					  VIEW_MAX_WIDTH, optarg);
+					  TRAWL_CHART_MAX_WIDTH, optarg);
 				return EXIT_INPUT;
 			}
 			co.width = (int)w;
 			break;
 		}
-		case 'l':
-			if (view_parse_kinds(optarg, &co.kinds))
+		case 'l': {
+			trawl_error err = {0};
+			if (trawl_chart_kinds(optarg, &co.kinds, &err)) {
+				cli_error("--lanes: %s", err.msg);
 				return EXIT_INPUT;
+			}
 			break;
+		}
 		default: {
 			int rc = view_build_option(&bo, o, optarg);
 			if (rc == 1)
@@ -185,44 +157,54 @@ int cmd_chart(int argc, char **argv)
 	const struct chart_png_ops *ops = NULL;
 	if (png && !(ops = chart_png_load()))
 		return EXIT_ENV;
-	struct view_index *ix = NULL;
-	int status = view_index_build(argv[optind], &bo, &ix);
+	trawl_timeline *tl = NULL;
+	int status = view_cmd_open(argv[optind], &bo, &tl);
 	if (status)
 		return status;
+	trawl_timeline_info in;
+	trawl_timeline_get_info(tl, &in);
 	if (!has_from)
-		co.from = ix->first;
+		co.from = in.first;
 	if (!has_to)
-		co.to = ix->last + 1;
+		co.to = in.last + 1;
 	if (co.to <= co.from &&
-	    ((has_from && has_to) || (ix->events && co.from <= ix->last))) {
+	    ((has_from && has_to) || (in.events && co.from <= in.last))) {
 		cli_error("--to must be after --from");
-		view_index_free(ix);
+		trawl_timeline_close(tl);
 		return EXIT_INPUT;
 	}
-	if (!ix->events || co.to <= ix->first || co.from > ix->last) {
+	if (!in.events || co.to <= in.first || co.from > in.last) {
 		char a[48], b[48];
-		cli_error(ix->events ? "the window is outside the trace, "
-				       "which runs from %s to %s s"
-				     : "%s has no events to draw",
-			  ix->events ? (snprintf(a, sizeof(a), "%.6f",
-						 ix->first / 1e9),
-					a)
-				     : argv[optind],
-			  (snprintf(b, sizeof(b), "%.6f", ix->last / 1e9), b));
-		view_index_free(ix);
+		cli_error(in.events ? "the window is outside the trace, "
+				      "which runs from %s to %s s"
+				    : "%s has no events to draw",
+			  in.events ? (snprintf(a, sizeof(a), "%.6f",
+						in.first / 1e9),
+				       a)
+				    : argv[optind],
+			  (snprintf(b, sizeof(b), "%.6f", in.last / 1e9), b));
+		trawl_timeline_close(tl);
 		return EXIT_INPUT;
 	}
 	FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
 	if (!f) {
 		cli_error("cannot write %s: %m", out);
-		view_index_free(ix);
+		trawl_timeline_close(tl);
 		return EXIT_ENV;
 	}
-	status = png ? chart_png(ops, ix, &co, f) : view_svg(ix, &co, f);
+	if (png) {
+		status = chart_png(ops, tl, &co, f);
+	} else {
+		trawl_error err = {0};
+		if (trawl_timeline_svg(tl, &co, f, &err)) {
+			cli_error("cannot write %s: %s", out, err.msg);
+			status = EXIT_ENV;
+		}
+	}
 	if ((f != stdout ? fclose(f) : fflush(f)) && !status) {
 		cli_error("cannot write %s: %m", out);
 		status = EXIT_ENV;
 	}
-	view_index_free(ix);
+	trawl_timeline_close(tl);
 	return status;
 }

@@ -233,7 +233,9 @@ static int on_event(const trawl_event *ev, void *ctx)
 		}
 		buf_str(b, ",\"fields\":");
 		buf_json_fields(b, ev);
-		buf_json_field_notes(b, ev);
+		size_t nl;
+		const char *notes = trawl_event_field_notes_json(ev, &nl);
+		buf_bytes(b, notes, nl);
 		/* and the kernel's text of the event, from any source */
 		size_t len;
 		const char *p = trawl_event_payload(ev, &len);

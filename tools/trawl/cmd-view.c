@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trawl view FILE: index the trace (view-index.c, a progress bar on a
- * terminal), then serve the timeline viewer (view-http.c) until SIGINT or
- * SIGTERM. The one line on stdout is the URL, with the access token. With
- * --follow a thread looks at the file every second and, when it has grown
- * (a recording still being written), indexes it again and serves the new
- * index from then on (requests hold the old one until they end); the
- * index's generation in /api/info (view-follow.h) tells the page.
+ * trawl view FILE: index the trace (the library's timeline,
+ * include/trawl/timeline.h; a progress bar on a terminal), then serve the
+ * timeline viewer (view-http.c) until SIGINT or SIGTERM. The one line on
+ * stdout is the URL, with the access token. With --follow a thread looks
+ * at the file every second and, when it has grown (a recording still being
+ * written), indexes it again and serves the new index from then on
+ * (requests hold the old one until they end); the index's generation in
+ * /api/info (trawl_timeline_follow()) tells the page.
  */
 #include <getopt.h>
 #include <signal.h>
@@ -19,7 +20,6 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "view-follow.h"
 #include "view-http.h"
 
 extern char **environ;
@@ -65,7 +65,7 @@ static void help(FILE *f)
 struct follow {
 	struct view_server *s;
 	const char *path;
-	struct view_build_opts bo;
+	trawl_timeline_opts to;
 	struct stat last;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -98,22 +98,24 @@ static void *follow_main(void *arg)
 		     st.st_ino == f->last.st_ino))
 			continue;
 		pthread_mutex_unlock(&f->mu);
-		struct view_index *nix = NULL;
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		int failed = view_index_build(f->path, &f->bo, &nix);
+		trawl_error err = {0};
+		trawl_timeline *nix =
+			trawl_timeline_open(f->path, &f->to, &err);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		int64_t took = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 +
 			       (t1.tv_nsec - t0.tv_nsec);
 		wait = 2 * took > 1000000000 ? 2 * took : 1000000000;
 		/* a failed index (the file caught mid-write) keeps the old */
-		if (!failed) {
+		if (nix) {
 			pthread_rwlock_wrlock(&f->s->lock);
-			struct view_index *old = f->s->ix;
+			trawl_timeline *old = f->s->ix;
+			trawl_timeline_follow(
+				nix, 1, trawl_timeline_generation(old) + 1);
 			f->s->ix = nix;
-			view_follow_swapped();
 			pthread_rwlock_unlock(&f->s->lock);
-			view_index_free(old);
+			trawl_timeline_close(old);
 		}
 		pthread_mutex_lock(&f->mu);
 		f->last = st;
@@ -149,7 +151,38 @@ static void open_browser(const char *url)
 	posix_spawn_file_actions_destroy(&fa);
 }
 
-int view_build_option(struct view_build_opts *o, int opt, const char *arg)
+static void say_warning(void *ctx, const char *msg)
+{
+	(void)ctx;
+	cli_error("%s", msg);
+}
+
+static void timeline_opts(const struct view_cmd_opts *o,
+			  trawl_timeline_opts *to)
+{
+	memset(to, 0, sizeof(*to));
+	cli_open_opts(&o->input, &to->open);
+	to->irq_threshold = o->irq_threshold;
+	to->flags = o->no_cache ? TRAWL_TIMELINE_NO_CACHE : 0;
+	to->warn = say_warning;
+}
+
+int view_cmd_open(const char *path, const struct view_cmd_opts *o,
+		  trawl_timeline **out)
+{
+	trawl_timeline_opts to;
+	timeline_opts(o, &to);
+	trawl_error err = {0};
+	*out = trawl_timeline_open(path, &to, &err);
+	cli_progress_end();
+	if (*out)
+		return EXIT_OK;
+	cli_error("%s", err.msg[0] ? err.msg : trawl_strerror(-err.code));
+	return err.code == TRAWL_ENOMEM || err.code == TRAWL_EIO ? EXIT_ENV
+								 : EXIT_INPUT;
+}
+
+int view_build_option(struct view_cmd_opts *o, int opt, const char *arg)
 {
 	switch (opt) {
 	case 'C':
@@ -182,7 +215,7 @@ int cmd_view(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct view_build_opts bo = {0};
+	struct view_cmd_opts bo = {0};
 	long port = 8000;
 	const char *bind = "127.0.0.1";
 	int open_it = 0, no_token = 0, follow = 0, o;
@@ -241,29 +274,35 @@ int cmd_view(int argc, char **argv)
 	sigaddset(&stop, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	struct follow fw = {.s = &s, .path = argv[optind], .bo = bo};
-	fw.bo.no_cache = 1; /* a cache file per size the recording had: no */
+	struct follow fw = {.s = &s, .path = argv[optind]};
+	struct view_cmd_opts fo = bo;
+	fo.no_cache = 1; /* a cache file per size the recording had: no */
+	timeline_opts(&fo, &fw.to);
+	/* the file indexed again has no progress bar over the server's */
+	fw.to.open.progress = NULL;
 	if (follow && (!strcmp(fw.path, "-") || stat(fw.path, &fw.last))) {
 		cli_error("--follow needs a file (%s)", fw.path);
 		return EXIT_INPUT;
 	}
-	int status = view_index_build(argv[optind], &bo, &s.ix);
+	int status = view_cmd_open(argv[optind], &bo, &s.ix);
 	if (status)
 		return status;
-	if (!s.ix->events && !follow) {
+	trawl_timeline_info info;
+	trawl_timeline_get_info(s.ix, &info);
+	if (!info.events && !follow) {
 		/* nothing to show: say so rather than serve an empty page */
 		cli_error("%s has no events to show (is it a trace? `trawl "
 			  "stats %s` says what was read)",
 			  argv[optind], argv[optind]);
-		view_index_free(s.ix);
+		trawl_timeline_close(s.ix);
 		return EXIT_INPUT;
 	}
 	s.guard.bind = bind;
-	view_follow_set(follow);
+	trawl_timeline_follow(s.ix, follow, 0);
 	const char *why = "";
 	if (view_server_start(&s, bind, (int)port, &why)) {
 		cli_error("cannot serve on %s port %ld: %s", bind, port, why);
-		view_index_free(s.ix);
+		trawl_timeline_close(s.ix);
 		return EXIT_ENV;
 	}
 	if (strcmp(bind, "127.0.0.1") && strcmp(bind, "::1"))
@@ -287,7 +326,7 @@ int cmd_view(int argc, char **argv)
 	int following =
 		follow && !pthread_create(&fw.tid, NULL, follow_main, &fw);
 	if (follow && !following) {
-		view_follow_set(0);
+		trawl_timeline_follow(s.ix, 0, 0);
 		cli_error("--follow: cannot start its thread; serving what "
 			  "was read");
 	}
@@ -302,6 +341,6 @@ int cmd_view(int argc, char **argv)
 		pthread_join(fw.tid, NULL);
 	}
 	view_server_stop(&s);
-	view_index_free(s.ix);
+	trawl_timeline_close(s.ix);
 	return EXIT_OK;
 }

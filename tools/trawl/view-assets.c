@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "view.h"
+#include "view-http.h"
 
 extern const unsigned char tw_view_html[];
 extern const uint64_t tw_view_html_size;

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "view.h"
+#include "view-http.h"
 
 static int host_is(const char *host, size_t n, const char *name, int port)
 {

@@ -135,7 +135,14 @@ static void unescape(char *s)
  * the server has always split it). Return: the first token's value (NULL
  * for none, or a token without '='), also past VIEW_MAX_PARAMS (too many
  * parameters are the API's 400). */
-static const char *split(char *q, struct view_params *p)
+/* The API takes at most 16 parameters: one more is kept, to be refused. */
+#define MAX_PARAMS 17
+struct params {
+	const char *key[MAX_PARAMS], *val[MAX_PARAMS];
+	size_t n;
+};
+
+static const char *split(char *q, struct params *p)
 {
 	const char *token = NULL;
 	int seen = 0;
@@ -149,7 +156,10 @@ static const char *split(char *q, struct view_params *p)
 		unescape(q);
 		if (eq)
 			unescape(eq);
-		view_params_add(p, q, eq);
+		if (p->n < MAX_PARAMS) {
+			p->key[p->n] = q;
+			p->val[p->n++] = eq ? eq : "";
+		}
 		if (!seen && !strcmp(q, "token")) {
 			seen = 1;
 			token = eq;
@@ -173,8 +183,9 @@ static const char *split(char *q, struct view_params *p)
  */
 struct view_call {
 	const char *url;
-	const struct view_params *p;
-	struct cli_buf out;
+	const struct params *p;
+	char *body;
+	size_t len;
 	int status;
 	int done;
 	struct view_call *next;
@@ -193,7 +204,9 @@ static void *api_main(void *arg)
 		s->queue = a->next;
 		pthread_mutex_unlock(&s->mu);
 		pthread_rwlock_rdlock(&s->lock);
-		a->status = view_api(s->ix, a->url, a->p, &a->out);
+		a->status = trawl_timeline_query(s->ix, a->url, a->p->key,
+						 a->p->val, a->p->n, &a->body,
+						 &a->len);
 		pthread_rwlock_unlock(&s->lock);
 		pthread_mutex_lock(&s->mu);
 		a->done = 1;
@@ -235,7 +248,7 @@ static int handle(struct mg_connection *c)
 	if (strlen(url) > MAX_URL)
 		return error(c, 414, "the URL is too long");
 	int is_api = !strncmp(url, "/api/", 5);
-	struct view_params p = {0};
+	struct params p = {.n = 0};
 	char *q = ri->query_string ? strdup(ri->query_string) : NULL;
 	if (ri->query_string && !q)
 		return error(c, 503, "out of memory");
@@ -256,10 +269,10 @@ static int handle(struct mg_connection *c)
 	} else {
 		struct view_call a = {.url = url, .p = &p};
 		api_run(s, &a);
-		status = a.out.oom ? error(c, 503, "out of memory")
-				   : answer(c, a.status, a.out.p, a.out.n,
-					    "application/json");
-		buf_free(&a.out);
+		status = !a.body ? error(c, 503, "out of memory")
+				 : answer(c, a.status, a.body, a.len,
+					  "application/json");
+		free(a.body);
 	}
 	free(q);
 	return status;

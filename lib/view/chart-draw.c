@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trawl chart's display list (chart.h): the viewer's lanes from the same
- * index and the same windows (view_window()) as the browser draws, at most
- * one rectangle per run of equal columns, so what is drawn grows with the
- * width and the lanes, never with the events. It goes to the writer a
+ * trawl chart's display list (include/trawl/timeline.h): the viewer's lanes
+ * from the same index and the same windows (view_window()) as the browser
+ * draws, at most one rectangle per run of equal columns, so what is drawn grows
+ * with the width and the lanes, never with the events. It goes to the writer a
  * part at a time (the axis, each lane, the marks over everything).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "chart.h"
 #include "view.h"
 
 #define LABEL_W		170
@@ -69,7 +68,7 @@ static int by_place(const void *a, const void *b)
 
 /* The part being made, and whether an addition to it failed. */
 struct draw {
-	struct chart_list dl;
+	trawl_chart_list dl;
 	int oom;
 };
 
@@ -91,15 +90,15 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size, int *oom)
 	return q;
 }
 
-static struct chart_item *item(struct draw *d, int op, unsigned flags, double x,
-			       double y, double w, double h, const char *colour)
+static trawl_chart_item *item(struct draw *d, int op, unsigned flags, double x,
+			      double y, double w, double h, const char *colour)
 {
-	struct chart_list *dl = &d->dl;
+	trawl_chart_list *dl = &d->dl;
 	dl->items = grow(dl->items, &dl->cap, dl->n + 1, sizeof(*dl->items),
 			 &d->oom);
 	if (d->oom)
 		return NULL;
-	struct chart_item *it = &dl->items[dl->n++];
+	trawl_chart_item *it = &dl->items[dl->n++];
 	memset(it, 0, sizeof(*it));
 	it->op = (uint8_t)op;
 	it->flags = (uint8_t)flags;
@@ -115,7 +114,7 @@ static struct chart_item *item(struct draw *d, int op, unsigned flags, double x,
  * (each byte that is neither: '?'). */
 static void text_add(struct draw *d, const char *s, size_t n)
 {
-	struct chart_list *dl = &d->dl;
+	trawl_chart_list *dl = &d->dl;
 	dl->text = grow(dl->text, &dl->textcap, dl->ntext + n, 1, &d->oom);
 	if (d->oom)
 		return;
@@ -138,9 +137,9 @@ static void text_add(struct draw *d, const char *s, size_t n)
 }
 
 /* The text added since off ends (a NUL after it) and is the item's. */
-static void text_end(struct draw *d, struct chart_item *it, size_t off)
+static void text_end(struct draw *d, trawl_chart_item *it, size_t off)
 {
-	struct chart_list *dl = &d->dl;
+	trawl_chart_list *dl = &d->dl;
 	dl->text = grow(dl->text, &dl->textcap, dl->ntext + 1, 1, &d->oom);
 	if (d->oom)
 		return;
@@ -155,29 +154,29 @@ static void text_item(struct draw *d, unsigned flags, double x, double y,
 		      int size, const char *s, size_t n)
 {
 	size_t off = d->dl.ntext;
-	struct chart_item *it = item(d, CHART_TEXT, flags, x, y, 0, 0, "");
+	trawl_chart_item *it = item(d, TRAWL_CHART_TEXT, flags, x, y, 0, 0, "");
 	if (it)
 		it->size = (uint16_t)size;
 	text_add(d, s, n);
 	text_end(d, it, off);
 }
 
-static void point(struct draw *d, struct chart_item *it, double x, double y)
+static void point(struct draw *d, trawl_chart_item *it, double x, double y)
 {
-	struct chart_list *dl = &d->dl;
+	trawl_chart_list *dl = &d->dl;
 	if (!it)
 		return;
 	dl->pts = grow(dl->pts, &dl->ptscap, dl->npts + 1, sizeof(*dl->pts),
 		       &d->oom);
 	if (d->oom)
 		return;
-	dl->pts[dl->npts++] = (struct chart_point){x, y};
+	dl->pts[dl->npts++] = (trawl_chart_point){x, y};
 	it->npts++;
 }
 
 /* The part made so far to put, then a new one. Return: -1 when it could
  * not be made whole, else what put did. */
-static int flush(struct draw *d, chart_put put, void *ctx)
+static int flush(struct draw *d, trawl_chart_put put, void *ctx)
 {
 	if (d->oom)
 		return -1;
@@ -243,12 +242,13 @@ static void axis(struct draw *d, int64_t from, int64_t to, int width)
 		(double)((from + (int64_t)step - 1) / (int64_t)step) * step;
 	for (double t = first; t < (double)to; t += step) {
 		double x = LABEL_W + (t - (double)from) / span * width;
-		item(d, CHART_LINE, CHART_WHOLE_Y | CHART_WHOLE_H, x,
-		     AXIS_H - 8, 0, 8, "#999");
+		item(d, TRAWL_CHART_LINE,
+		     TRAWL_CHART_WHOLE_Y | TRAWL_CHART_WHOLE_H, x, AXIS_H - 8,
+		     0, 8, "#999");
 		char s[48];
 		int n = snprintf(s, sizeof(s), "%.6f s", t / 1e9);
-		text_item(d, CHART_WHOLE_Y | CHART_BREAK, x + 2, AXIS_H - 12,
-			  10, s, (size_t)n);
+		text_item(d, TRAWL_CHART_WHOLE_Y | TRAWL_CHART_BREAK, x + 2,
+			  AXIS_H - 12, 10, s, (size_t)n);
 	}
 }
 
@@ -266,8 +266,8 @@ static void counter(struct draw *d, int y, int width,
 	if (lo > hi)
 		return;
 	double range = hi > lo ? (double)(hi - lo) : 1;
-	struct chart_item *it =
-		item(d, CHART_STEPS, CHART_WHOLE_X, 0, 0, 0, 0, "#3366cc");
+	trawl_chart_item *it = item(d, TRAWL_CHART_STEPS, TRAWL_CHART_WHOLE_X,
+				    0, 0, 0, 0, "#3366cc");
 	if (it)
 		it->pts = (uint32_t)d->dl.npts;
 	for (int c = 0; c < width; c++) {
@@ -337,7 +337,7 @@ static void run_names(struct draw *d, const struct view_index *ix,
 				n--;
 		}
 		if (s && n >= 2)
-			text_item(d, CHART_WHOLE_X | CHART_WHOLE_Y,
+			text_item(d, TRAWL_CHART_WHOLE_X | TRAWL_CHART_WHOLE_Y,
 				  LABEL_W + c + 2, y + LANE_H - 6, 10, s, n);
 		c = e;
 	}
@@ -360,7 +360,7 @@ static void legend(struct draw *d, int y, int tasks)
 		{"#d00000", "lost events", 0},
 		{"#e00", "handler over the threshold", 0},
 	};
-	struct chart_item *g = item(d, CHART_GROUP, 0, 0, 0, 0, 0, "");
+	trawl_chart_item *g = item(d, TRAWL_CHART_GROUP, 0, 0, 0, 0, 0, "");
 	size_t off = d->dl.ntext;
 	if (g)
 		g->cls = "legend";
@@ -370,16 +370,16 @@ static void legend(struct draw *d, int y, int tasks)
 	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
 		if (keys[i].task && !tasks)
 			continue;
-		item(d, CHART_RECT,
-		     CHART_WHOLE_X | CHART_WHOLE_Y | CHART_WHOLE_W |
-			     CHART_WHOLE_H,
+		item(d, TRAWL_CHART_RECT,
+		     TRAWL_CHART_WHOLE_X | TRAWL_CHART_WHOLE_Y |
+			     TRAWL_CHART_WHOLE_W | TRAWL_CHART_WHOLE_H,
 		     x, y + 5, 10, 10, keys[i].colour);
 		size_t n = strlen(keys[i].name);
-		text_item(d, CHART_WHOLE_X | CHART_WHOLE_Y, x + 14, y + 14, 11,
-			  keys[i].name, n);
+		text_item(d, TRAWL_CHART_WHOLE_X | TRAWL_CHART_WHOLE_Y, x + 14,
+			  y + 14, 11, keys[i].name, n);
 		x += 14 + (double)n * 6.5 + 14;
 	}
-	item(d, CHART_GROUP_END, CHART_BREAK, 0, 0, 0, 0, "");
+	item(d, TRAWL_CHART_GROUP_END, TRAWL_CHART_BREAK, 0, 0, 0, 0, "");
 }
 
 static void lane(struct draw *d, struct view_index *ix,
@@ -388,7 +388,7 @@ static void lane(struct draw *d, struct view_index *ix,
 {
 	const char *kind = view_lane_kind_name(l->kind);
 	size_t off = d->dl.ntext;
-	struct chart_item *g = item(d, CHART_GROUP, 0, 0, 0, 0, 0, "");
+	trawl_chart_item *g = item(d, TRAWL_CHART_GROUP, 0, 0, 0, 0, 0, "");
 	if (g)
 		g->cls = "lane";
 	text_add(d, kind, strlen(kind));
@@ -402,9 +402,9 @@ static void lane(struct draw *d, struct view_index *ix,
 	if (l->kind == VIEW_LANE_SLICE)
 		snprintf(depth, sizeof(depth), " [%d]", l->depth);
 	off = d->dl.ntext;
-	struct chart_item *t =
-		item(d, CHART_TEXT, CHART_WHOLE_X | CHART_WHOLE_Y, 4,
-		     y + LANE_H - 5, 0, 0, "");
+	trawl_chart_item *t = item(d, TRAWL_CHART_TEXT,
+				   TRAWL_CHART_WHOLE_X | TRAWL_CHART_WHOLE_Y, 4,
+				   y + LANE_H - 5, 0, 0, "");
 	if (t)
 		t->size = 11;
 	text_add(d, pid, strlen(pid));
@@ -414,7 +414,8 @@ static void lane(struct draw *d, struct view_index *ix,
 	view_window(ix, l, from, to, width, -1, cols);
 	if (l->kind == VIEW_LANE_COUNTER) {
 		counter(d, y, width, cols);
-		item(d, CHART_GROUP_END, CHART_BREAK, 0, 0, 0, 0, "");
+		item(d, TRAWL_CHART_GROUP_END, TRAWL_CHART_BREAK, 0, 0, 0, 0,
+		     "");
 		return;
 	}
 	for (int c = 0; c < width;) {
@@ -426,9 +427,9 @@ static void lane(struct draw *d, struct view_index *ix,
 			}
 			while (e < width && cols[e].count)
 				e++;
-			item(d, CHART_RECT,
-			     CHART_WHOLE_X | CHART_WHOLE_Y | CHART_WHOLE_W |
-				     CHART_WHOLE_H,
+			item(d, TRAWL_CHART_RECT,
+			     TRAWL_CHART_WHOLE_X | TRAWL_CHART_WHOLE_Y |
+				     TRAWL_CHART_WHOLE_W | TRAWL_CHART_WHOLE_H,
 			     LABEL_W + c, y + 2, e - c, LANE_H - 4,
 			     l->kind == VIEW_LANE_LOST ? "#d00000" : "#7744aa");
 			c = e;
@@ -445,14 +446,15 @@ static void lane(struct draw *d, struct view_index *ix,
 					   ? LANE_H - 4
 					   : 2 + (LANE_H - 6) * cols[c].busy /
 							     65535.0;
-			item(d, CHART_RECT, CHART_WHOLE_X | CHART_WHOLE_W,
+			item(d, TRAWL_CHART_RECT,
+			     TRAWL_CHART_WHOLE_X | TRAWL_CHART_WHOLE_W,
 			     LABEL_W + c, y + LANE_H - 2 - h, e - c, h, col);
 		}
 		c = e;
 	}
 	if (!l->points)
 		run_names(d, ix, l, y, width, cols);
-	item(d, CHART_GROUP_END, CHART_BREAK, 0, 0, 0, 0, "");
+	item(d, TRAWL_CHART_GROUP_END, TRAWL_CHART_BREAK, 0, 0, 0, 0, "");
 }
 
 /* The handlers over the threshold, marked over everything. */
@@ -465,10 +467,10 @@ static void long_irqs(struct draw *d, const struct view_index *ix, int64_t from,
 			continue;
 		double x = LABEL_W + (double)(q->start - from) /
 					     (double)(to - from) * width;
-		struct chart_item *it =
-			item(d, CHART_RECT,
-			     CHART_WHOLE_Y | CHART_WHOLE_W | CHART_WHOLE_H |
-				     CHART_BREAK,
+		trawl_chart_item *it =
+			item(d, TRAWL_CHART_RECT,
+			     TRAWL_CHART_WHOLE_Y | TRAWL_CHART_WHOLE_W |
+				     TRAWL_CHART_WHOLE_H | TRAWL_CHART_BREAK,
 			     x, AXIS_H - 8, 2, 8, "#e00");
 		if (it)
 			it->cls = "isr-warning";
@@ -482,8 +484,8 @@ static void long_irqs(struct draw *d, const struct view_index *ix, int64_t from,
 	}
 }
 
-int chart_draw(struct view_index *ix, const struct view_chart_opts *o,
-	       chart_put put, void *ctx)
+int chart_draw(struct view_index *ix, const trawl_chart_opts *o,
+	       trawl_chart_put put, void *ctx, trawl_error *err)
 {
 	int64_t from = o->from, to = o->to;
 	if (!from && !to) {
@@ -542,8 +544,10 @@ int chart_draw(struct view_index *ix, const struct view_chart_opts *o,
 				 "(%zu more lanes not drawn; choose with "
 				 "--lanes)",
 				 n - shown);
-		text_item(&d, CHART_WHOLE_X | CHART_WHOLE_Y | CHART_BREAK, 4,
-			  d.dl.height - 5, 11, s, (size_t)k);
+		text_item(&d,
+			  TRAWL_CHART_WHOLE_X | TRAWL_CHART_WHOLE_Y |
+				  TRAWL_CHART_BREAK,
+			  4, d.dl.height - 5, 11, s, (size_t)k);
 	}
 	if ((rc = flush(&d, put, ctx)))
 		goto out;
@@ -553,8 +557,11 @@ int chart_draw(struct view_index *ix, const struct view_chart_opts *o,
 	long_irqs(&d, ix, from, to, o->width);
 	rc = flush(&d, put, ctx);
 out:
-	if (d.oom)
-		cli_error("out of memory");
+	if (d.oom) {
+		tw_error_at(err, TRAWL_ENOMEM, 0, NULL, 0, 0, 0,
+			    "out of memory while drawing the chart");
+		rc = -TRAWL_ENOMEM;
+	}
 	free(ids);
 	free(cols);
 	free(d.dl.items);

@@ -78,6 +78,7 @@ struct open_async {
 
 struct builder {
 	struct view_index *ix;
+	const struct view_build_opts *opts; /* the whole pass's */
 	trawl_field prev_comm, prev_state, next_pid, next_comm;
 	trawl_field woken_pid, woken_comm;
 	trawl_field irq, irq_name, vec, action, function, freq, freq_cpu;
@@ -214,12 +215,28 @@ static void whole_step(struct builder *b, struct view_lane *l, int64_t t,
 	}
 }
 
+/* Say it through the options' warn callback, if any. */
+static void warn(const struct view_build_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void warn(const struct view_build_opts *o, const char *fmt, ...)
+{
+	if (!o || !o->warn)
+		return;
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	o->warn(o->warn_ctx, msg);
+}
+
 static void spill_failed(struct builder *b)
 {
 	/* no room for it: the changes stay in memory */
-	cli_error("warning: cannot write the index's spill file (%s): "
-		  "indexing in memory",
-		  strerror(errno));
+	warn(b->opts,
+	     "warning: cannot write the index's spill file (%s): indexing "
+	     "in memory",
+	     strerror(errno));
 	b->spill = NULL;
 }
 
@@ -1182,11 +1199,10 @@ ssize_t view_checkpoint_before(const struct view_index *ix, uint64_t key,
 trawl_trace *view_reopen(const struct view_index *ix, ssize_t k, int64_t to,
 			 trawl_error *err)
 {
-	trawl_open_opts o = {.flags = ix->input.flags | TRAWL_OPEN_RANGE,
-			     .threads = ix->input.threads,
-			     .formats = ix->input.formats,
-			     .from = k >= 0 ? ix->checks[k].t : INT64_MIN,
-			     .to = to};
+	trawl_open_opts o = ix->open;
+	o.flags |= TRAWL_OPEN_RANGE;
+	o.from = k >= 0 ? ix->checks[k].t : INT64_MIN;
+	o.to = to;
 	return trawl_open(ix->path, &o, err);
 }
 
@@ -1254,7 +1270,7 @@ out:
 }
 
 static int index_trace(const char *path, const struct view_build_opts *o,
-		       struct view_index **out);
+		       struct view_index **out, trawl_error *err);
 
 static const char *const subscriptions[] = {
 	"sched_switch",
@@ -1366,8 +1382,23 @@ static int keep_tables(struct builder *b)
 	return 0;
 }
 
+/* How the trace was read, kept to read it again: the formats' list
+ * owned, no progress (a window's read is not the pass). */
+static int keep_open_opts(struct view_index *ix, const trawl_open_opts *o)
+{
+	ix->open = *o;
+	ix->open.progress = NULL;
+	ix->open.progress_ctx = NULL;
+	ix->open.formats = NULL;
+	ix->open.tmpdir = NULL;
+	if (o->formats && !(ix->formats = strdup(o->formats)))
+		return -1;
+	ix->open.formats = ix->formats;
+	return 0;
+}
+
 int view_index_build(const char *path, const struct view_build_opts *o,
-		     struct view_index **out)
+		     struct view_index **out, trawl_error *err)
 {
 	/* A server lives on after indexing: glibc raises its mmap threshold
 	 * as large blocks are freed (the reader's, a lane's buffers), and
@@ -1380,26 +1411,34 @@ int view_index_build(const char *path, const struct view_build_opts *o,
 			!view_cache_path(path, o, cache, sizeof(cache));
 	if (use_cache) {
 		struct view_index *ix = view_cache_load(cache, path);
+		if (ix && keep_open_opts(ix, &o->open)) {
+			view_index_free(ix);
+			return tw_error_at(err, TRAWL_ENOMEM, 0, path, 0, 0, 0,
+					   "out of memory");
+		}
 		if (ix) {
-			ix->input = o->input;
 			ix->cached = 1;
 			*out = ix;
-			return EXIT_OK;
+			return 0;
 		}
 	}
-	int status = index_trace(path, o, out);
+	int rc = index_trace(path, o, out, err);
 	/* a cache that cannot be written is no error: next time indexes */
-	if (!status && use_cache)
-		view_cache_save(*out, cache);
-	return status;
+	if (!rc && use_cache && view_cache_save(*out, cache))
+		warn(o,
+		     "warning: cannot save the index in %s: the next view "
+		     "indexes %s again",
+		     cache, path);
+	return rc;
 }
 
 static int index_trace(const char *path, const struct view_build_opts *o,
-		       struct view_index **out)
+		       struct view_index **out, trawl_error *err)
 {
-	int status = EXIT_ENV;
+	int rc = -TRAWL_ENOMEM;
 	struct view_index *ix = calloc(1, sizeof(*ix));
 	struct builder b = {.ix = ix,
+			    .opts = o,
 			    .marker_lane = NONE,
 			    .lost_lane = NONE,
 			    .task_buffer = -1};
@@ -1417,7 +1456,8 @@ static int index_trace(const char *path, const struct view_build_opts *o,
 		goto oom;
 	pthread_mutex_init(&ix->reread, NULL);
 	pthread_mutex_init(&ix->replay_lock, NULL);
-	ix->input = o->input;
+	if (keep_open_opts(ix, &o->open))
+		goto oom;
 	ix->irq_threshold = o->irq_threshold > 0 ? o->irq_threshold : 1000000;
 	/* string 0 is "", so a zero comm means none */
 	view_intern(&ix->str, "", 0);
@@ -1426,9 +1466,11 @@ static int index_trace(const char *path, const struct view_build_opts *o,
 	b.lat = trawl_hist_new(NULL);
 	if (!b.async || !b.lat)
 		goto oom;
-	t = cli_open(path, &o->input, &status);
-	if (!t)
+	t = trawl_open(path, &o->open, err);
+	if (!t) {
+		rc = -(err && err->code ? err->code : TRAWL_EIO);
 		goto out;
+	}
 	/* the budget's base: the trace's data uncompressed where the format
 	 * tells it (a trace.dat's pages, so that a v7 file's zstd does not
 	 * make its index coarser than its v6 copy's), else the file's size */
@@ -1452,18 +1494,18 @@ static int index_trace(const char *path, const struct view_build_opts *o,
 			goto oom;
 	trawl_irq_opts io = {
 		.threshold = ix->irq_threshold, .on_long = on_long, .ctx = ix};
-	trawl_error err = {0};
-	irq = trawl_irq_new(t, &io, &err);
+	irq = trawl_irq_new(t, &io, err);
 	if (!irq) {
-		cli_error("%s", err.msg);
-		status = cli_status(err.code ? -err.code : -TRAWL_ENOMEM);
+		rc = -(err && err->code ? err->code : TRAWL_ENOMEM);
 		goto out;
 	}
-	status = cli_run(t);
+	int ran = trawl_run(t, err);
 	if (ix->oom || ix->str.oom)
 		goto oom;
-	if (status)
+	if (ran) {
+		rc = ran < 0 ? ran : -TRAWL_EIO;
 		goto out;
+	}
 	const trawl_stats *st = trawl_trace_stats(t);
 	check_lost(&b, st->last_time);
 	ix->first = st->first_time;
@@ -1487,19 +1529,20 @@ static int index_trace(const char *path, const struct view_build_opts *o,
 	if (view_index_finish(ix, &spill)) {
 		if (errno == ENOMEM)
 			goto oom;
-		cli_error("cannot read the index's spill file back (%s) "
-			  "while indexing %s",
-			  strerror(errno), path);
-		status = EXIT_ENV;
+		rc = tw_error_at(err, TRAWL_EIO, errno, path, 0, 0, 0,
+				 "cannot read the index's spill file back "
+				 "(%s) while indexing",
+				 strerror(errno));
 		goto out;
 	}
 	malloc_trim(0);
 	*out = ix;
 	ix = NULL;
+	rc = 0;
 	goto out;
 oom:
-	cli_error("out of memory while indexing %s", path);
-	status = EXIT_ENV;
+	rc = tw_error_at(err, TRAWL_ENOMEM, 0, path, 0, 0, 0,
+			 "out of memory while indexing");
 out:
 	trawl_analysis_free(irq);
 	trawl_close(t);
@@ -1511,7 +1554,7 @@ out:
 	free(b.counters);
 	free(b.cpu_task);
 	view_index_free(ix);
-	return status;
+	return rc;
 }
 
 void view_index_free(struct view_index *ix)
@@ -1519,6 +1562,7 @@ void view_index_free(struct view_index *ix)
 	if (!ix)
 		return;
 	free(ix->summary);
+	free(ix->formats);
 	for (size_t i = 0; i < ix->nlanes; i++) {
 		struct view_lane *l = &ix->lanes[i];
 		view_steps_free(&l->steps);

@@ -38,7 +38,7 @@ struct pager {
 	size_t limit, n;
 	uint64_t last_seq; /* the last event looked at */
 	int ended;	   /* reached the window's end */
-	struct cli_buf *b;
+	struct view_out *b;
 };
 
 static int matches(const struct ev_filter *f, const trawl_event *ev)
@@ -87,28 +87,28 @@ static int on_event(const trawl_event *ev, void *ctx)
 	p->last_seq = seq;
 	if (!matches(p->f, ev))
 		return 0;
-	struct cli_buf *b = p->b;
+	struct view_out *b = p->b;
 	if (p->n++)
-		buf_char(b, ',');
-	buf_str(b, "{\"seq\":");
-	buf_u64(b, seq);
-	buf_str(b, ",\"time\":");
-	buf_i64(b, ts);
-	buf_str(b, ",\"cpu\":");
-	buf_i64(b, trawl_event_cpu(ev));
-	buf_str(b, ",\"pid\":");
-	buf_i64(b, trawl_event_pid(ev));
-	buf_str(b, ",\"comm\":");
+		vo_char(b, ',');
+	vo_str(b, "{\"seq\":");
+	vo_u64(b, seq);
+	vo_str(b, ",\"time\":");
+	vo_i64(b, ts);
+	vo_str(b, ",\"cpu\":");
+	vo_i64(b, trawl_event_cpu(ev));
+	vo_str(b, ",\"pid\":");
+	vo_i64(b, trawl_event_pid(ev));
+	vo_str(b, ",\"comm\":");
 	const char *comm = trawl_event_comm(ev);
-	buf_json(b, comm, strlen(comm));
-	buf_str(b, ",\"event\":");
+	vo_json(b, comm, strlen(comm));
+	vo_str(b, ",\"event\":");
 	const char *name = trawl_event_name(ev);
-	buf_json(b, name, strlen(name));
+	vo_json(b, name, strlen(name));
 	size_t tn;
 	const char *text = trawl_event_payload(ev, &tn);
-	buf_str(b, ",\"text\":");
-	buf_json(b, text ? text : "", text ? tn : 0);
-	buf_char(b, '}');
+	vo_str(b, ",\"text\":");
+	vo_json(b, text ? text : "", text ? tn : 0);
+	vo_char(b, '}');
 	return p->n >= p->limit;
 }
 
@@ -154,7 +154,7 @@ int view_events_seq_at(struct view_index *ix, int64_t t, uint64_t *seq,
 }
 
 int view_events_page(struct view_index *ix, uint64_t from_seq, int64_t to,
-		     const char *filter, size_t limit, struct cli_buf *b,
+		     const char *filter, size_t limit, struct view_out *b,
 		     uint64_t *next, int *ended, char *why, size_t whylen)
 {
 	struct ev_filter f = {.pid = -1, .cpu = -1};

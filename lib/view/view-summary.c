@@ -10,38 +10,38 @@
 
 #include "view.h"
 
-static void key_u64(struct cli_buf *b, const char *key, uint64_t v)
+static void key_u64(struct view_out *b, const char *key, uint64_t v)
 {
-	buf_char(b, '"');
-	buf_str(b, key);
-	buf_str(b, "\":");
-	buf_u64(b, v);
+	vo_char(b, '"');
+	vo_str(b, key);
+	vo_str(b, "\":");
+	vo_u64(b, v);
 }
 
 char *view_summary_json(trawl_trace *t)
 {
 	const trawl_stats *st = trawl_trace_stats(t);
-	struct cli_buf b = {0};
-	buf_str(&b, "{\"format\":\"");
-	buf_str(&b, trawl_format_name(trawl_format(t)));
-	buf_str(&b, "\",\"compression\":\"");
-	buf_str(&b, trawl_compression(t));
-	buf_str(&b, "\",");
+	struct view_out b = {0};
+	vo_str(&b, "{\"format\":\"");
+	vo_str(&b, trawl_format_name(trawl_format(t)));
+	vo_str(&b, "\",\"compression\":\"");
+	vo_str(&b, trawl_compression(t));
+	vo_str(&b, "\",");
 	key_u64(&b, "total_events", st->events);
-	buf_str(&b, ",\"events\":{");
+	vo_str(&b, ",\"events\":{");
 	int first = 1;
 	for (uint32_t i = 0; i < trawl_type_count(t); i++) {
 		if (!trawl_type_events(t, i))
 			continue;
 		if (!first)
-			buf_char(&b, ',');
+			vo_char(&b, ',');
 		first = 0;
 		const char *n = trawl_type_name(t, i);
-		buf_json(&b, n, strlen(n));
-		buf_char(&b, ':');
-		buf_u64(&b, trawl_type_events(t, i));
+		vo_json(&b, n, strlen(n));
+		vo_char(&b, ':');
+		vo_u64(&b, trawl_type_events(t, i));
 	}
-	buf_str(&b, "},\"cpus\":{");
+	vo_str(&b, "},\"cpus\":{");
 	first = 1;
 	for (int c = 0; c < trawl_cpu_count(t); c++) {
 		uint64_t ev = trawl_cpu_events(t, c),
@@ -49,28 +49,28 @@ char *view_summary_json(trawl_trace *t)
 		if (!ev && !lost)
 			continue;
 		if (!first)
-			buf_char(&b, ',');
+			vo_char(&b, ',');
 		first = 0;
-		buf_char(&b, '"');
-		buf_u64(&b, (uint64_t)c);
-		buf_str(&b, "\":{");
+		vo_char(&b, '"');
+		vo_u64(&b, (uint64_t)c);
+		vo_str(&b, "\":{");
 		key_u64(&b, "events", ev);
-		buf_char(&b, ',');
+		vo_char(&b, ',');
 		key_u64(&b, "lost_events", lost);
-		buf_char(&b, '}');
+		vo_char(&b, '}');
 	}
-	buf_str(&b, "},");
+	vo_str(&b, "},");
 	key_u64(&b, "lost_events", st->lost_events);
-	buf_char(&b, ',');
+	vo_char(&b, ',');
 	key_u64(&b, "overwritten_events", st->overwritten);
-	buf_char(&b, ',');
+	vo_char(&b, ',');
 	key_u64(&b, "bad_lines", st->bad_lines);
-	buf_char(&b, ',');
+	vo_char(&b, ',');
 	key_u64(&b, "reordered_events", st->reordered);
-	buf_char(&b, ',');
+	vo_char(&b, ',');
 	key_u64(&b, "data_bytes", trawl_data_bytes(t));
-	buf_str(&b, "}");
-	buf_char(&b, '\0');
+	vo_str(&b, "}");
+	vo_char(&b, '\0');
 	if (b.oom) {
 		free(b.p);
 		return NULL;

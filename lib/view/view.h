@@ -29,10 +29,13 @@
 #define TRAWL_VIEW_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
-#include "cli.h"
+#include "../core/core.h"
+#include "view-out.h"
 
 #define VIEW_BLOCK	   64
 #define VIEW_DETAIL_PER_PX 16
@@ -342,7 +345,13 @@ struct view_index {
 	size_t nlongs, longcap;
 	uint64_t longs_total;
 	int64_t irq_threshold;
-	struct cli_input input;
+	/* how the trace was read, for reading it again (formats owned,
+	 * no progress) */
+	trawl_open_opts open;
+	char *formats;
+	/* --follow (trawl_timeline_follow()): what /api/info says */
+	atomic_int following;
+	uint64_t generation;
 	pthread_mutex_t reread; /* one re-read of the trace at a time */
 	int oom;
 	int cached; /* read from the cache (view-cache.c) */
@@ -365,21 +374,20 @@ struct view_index {
 	uint64_t spilled; /* bytes the pass wrote to its spill file */
 };
 
+/* How an index is made: trawl_timeline_opts (include/trawl/timeline.h). */
 struct view_build_opts {
-	struct cli_input input;
+	trawl_open_opts open;
 	int64_t irq_threshold; /* default 1 ms */
 	int no_cache;	       /* neither read nor write the cache */
+	void (*warn)(void *ctx, const char *msg);
+	void *warn_ctx;
 };
 
-/* An option both trawl view and trawl chart take (--no-cache,
- * --irq-threshold and the reading options; cmd-view.c). Return: 1 it
- * was one and is set, 0 it is none of them, -1 a bad value (said). */
-int view_build_option(struct view_build_opts *o, int opt, const char *arg);
-
-/* Open, index and close the trace (view-index.c). Prints what went wrong.
- * Return: the exit status; *out the index on success. */
+/* Open, index and close the trace, or load its index from the cache
+ * (view-index.c). Return: 0 with *out the index, or a negative TRAWL_E*
+ * code with err set. */
 int view_index_build(const char *path, const struct view_build_opts *o,
-		     struct view_index **out);
+		     struct view_index **out, trawl_error *err);
 void view_index_free(struct view_index *ix);
 /* The index in the user's cache directory (view-cache.c): its file name
  * for a trace and options (-1: no cache for it: not a regular file, no
@@ -442,7 +450,7 @@ trawl_trace *view_reopen(const struct view_index *ix, ssize_t k, int64_t to,
 int view_events_seq_at(struct view_index *ix, int64_t t, uint64_t *seq,
 		       char *why, size_t whylen);
 int view_events_page(struct view_index *ix, uint64_t from_seq, int64_t to,
-		     const char *filter, size_t limit, struct cli_buf *b,
+		     const char *filter, size_t limit, struct view_out *b,
 		     uint64_t *next, int *ended, char *why, size_t whylen);
 
 /* The trace info page's JSON (view-summary.c), after the pass; NULL out
@@ -518,33 +526,17 @@ int view_params_add(struct view_params *p, const char *key, const char *val);
  * (JSON; for errors {"error": "..."}). Return: the HTTP status.
  */
 int view_api(struct view_index *ix, const char *path,
-	     const struct view_params *p, struct cli_buf *out);
+	     const struct view_params *p, struct view_out *out);
 
-/* What the server checks before any answer (view-http.c). */
-struct view_guard {
-	char token[33]; /* "" with --no-token */
-	int port;
-	const char *bind; /* the address bound */
-};
-
-/* Return: 0 when the request may go on, else the HTTP status to refuse
- * with, *why saying why (static). */
-int view_guard_check(const struct view_guard *g, const char *host,
-		     const char *token, int is_api, const char **why);
-
-/* A static asset by path (view-assets.c): NULL when there is none. */
-const unsigned char *view_asset(const char *path, size_t *len,
-				const char **type);
-
-/* The SVG chart (view-svg.c). Return: the exit status. */
-struct view_chart_opts {
-	int64_t from, to; /* 0, 0: the whole trace */
-	int width;
-	unsigned kinds; /* 1u << VIEW_LANE_* */
-};
-int view_svg(struct view_index *ix, const struct view_chart_opts *o, FILE *f);
-/* "cpu,hardirq" (lane kinds, or all) into 1u << kind bits (cmd-chart.c).
- * Return: 0, or -1 after saying which is unknown. */
-int view_parse_kinds(const char *s, unsigned *out);
+/*
+ * The charts (trawl_chart_opts: include/trawl/timeline.h; kinds are
+ * 1u << VIEW_LANE_*): chart-draw.c's display list, view-svg.c's SVG of it.
+ * Return: 0, -TRAWL_ENOMEM, or what put returned (view_svg():
+ * -TRAWL_EIO when f failed); err set.
+ */
+int chart_draw(struct view_index *ix, const trawl_chart_opts *o,
+	       trawl_chart_put put, void *ctx, trawl_error *err);
+int view_svg(struct view_index *ix, const trawl_chart_opts *o, FILE *f,
+	     trawl_error *err);
 
 #endif

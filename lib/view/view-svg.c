@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trawl chart's SVG writer: the display list of chart-draw.c (chart.h) as
- * SVG elements, a part at a time as it comes, so the file is written as
- * the chart is drawn. Each lane is a <g class="lane" data-kind="...">.
+ * trawl chart's SVG writer: the display list of chart-draw.c
+ * (include/trawl/timeline.h) as SVG elements, a part at a time as it comes, so
+ * the file is written as the chart is drawn. Each lane is a <g class="lane"
+ * data-kind="...">.
  */
 #include <string.h>
 
-#include "chart.h"
 #include "view.h"
 
 /* Text of the list (valid UTF-8, no control characters) as XML text. */
@@ -36,20 +36,20 @@ static void num(FILE *f, const char *name, double v, int whole)
 		fprintf(f, " %s=\"%.1f\"", name, v);
 }
 
-static void put_item(FILE *f, const struct chart_list *dl,
-		     const struct chart_item *it)
+static void put_item(FILE *f, const trawl_chart_list *dl,
+		     const trawl_chart_item *it)
 {
 	unsigned w = it->flags;
 	const char *text = dl->text + it->text;
 	switch (it->op) {
-	case CHART_RECT:
+	case TRAWL_CHART_RECT:
 		fputs("<rect", f);
 		if (it->cls)
 			fprintf(f, " class=\"%s\"", it->cls);
-		num(f, "x", it->x, w & CHART_WHOLE_X);
-		num(f, "y", it->y, w & CHART_WHOLE_Y);
-		num(f, "width", it->w, w & CHART_WHOLE_W);
-		num(f, "height", it->h, w & CHART_WHOLE_H);
+		num(f, "x", it->x, w & TRAWL_CHART_WHOLE_X);
+		num(f, "y", it->y, w & TRAWL_CHART_WHOLE_Y);
+		num(f, "width", it->w, w & TRAWL_CHART_WHOLE_W);
+		num(f, "height", it->h, w & TRAWL_CHART_WHOLE_H);
 		fprintf(f, " fill=\"%s\"", it->colour);
 		if (!it->len) {
 			fputs("/>", f);
@@ -59,48 +59,48 @@ static void put_item(FILE *f, const struct chart_list *dl,
 		xml_text(f, text, it->len);
 		fputs("</title></rect>", f);
 		break;
-	case CHART_LINE:
+	case TRAWL_CHART_LINE:
 		fputs("<line", f);
-		num(f, "x1", it->x, w & CHART_WHOLE_X);
-		num(f, "y1", it->y, w & CHART_WHOLE_Y);
+		num(f, "x1", it->x, w & TRAWL_CHART_WHOLE_X);
+		num(f, "y1", it->y, w & TRAWL_CHART_WHOLE_Y);
 		num(f, "x2", it->x + it->w,
-		    (w & CHART_WHOLE_X) && (w & CHART_WHOLE_W));
+		    (w & TRAWL_CHART_WHOLE_X) && (w & TRAWL_CHART_WHOLE_W));
 		num(f, "y2", it->y + it->h,
-		    (w & CHART_WHOLE_Y) && (w & CHART_WHOLE_H));
+		    (w & TRAWL_CHART_WHOLE_Y) && (w & TRAWL_CHART_WHOLE_H));
 		fprintf(f, " stroke=\"%s\"/>", it->colour);
 		break;
-	case CHART_TEXT:
+	case TRAWL_CHART_TEXT:
 		fputs("<text", f);
-		num(f, "x", it->x, w & CHART_WHOLE_X);
-		num(f, "y", it->y, w & CHART_WHOLE_Y);
+		num(f, "x", it->x, w & TRAWL_CHART_WHOLE_X);
+		num(f, "y", it->y, w & TRAWL_CHART_WHOLE_Y);
 		if (it->colour[0])
 			fprintf(f, " fill=\"%s\"", it->colour);
 		fprintf(f, " font-size=\"%u\">", it->size);
 		xml_text(f, text, it->len);
 		fputs("</text>", f);
 		break;
-	case CHART_STEPS:
+	case TRAWL_CHART_STEPS:
 		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" points=\"",
 			it->colour);
 		for (uint32_t i = 0; i < it->npts; i++) {
-			const struct chart_point *p = &dl->pts[it->pts + i];
-			if (w & CHART_WHOLE_X)
+			const trawl_chart_point *p = &dl->pts[it->pts + i];
+			if (w & TRAWL_CHART_WHOLE_X)
 				fprintf(f, "%d,%.1f ", (int)p->x, p->y);
 			else
 				fprintf(f, "%.1f,%.1f ", p->x, p->y);
 		}
 		fputs("\"/>", f);
 		break;
-	case CHART_GROUP:
+	case TRAWL_CHART_GROUP:
 		fprintf(f, "<g class=\"%s\" data-kind=\"", it->cls);
 		xml_text(f, text, it->len);
 		fputs("\">", f);
 		break;
-	case CHART_GROUP_END:
+	case TRAWL_CHART_GROUP_END:
 		fputs("</g>", f);
 		break;
 	}
-	if (w & CHART_BREAK)
+	if (w & TRAWL_CHART_BREAK)
 		fputc('\n', f);
 }
 
@@ -109,7 +109,7 @@ struct svg {
 	int started;
 };
 
-static int put_part(void *ctx, const struct chart_list *dl)
+static int put_part(void *ctx, const trawl_chart_list *dl)
 {
 	struct svg *s = ctx;
 	FILE *f = s->f;
@@ -132,12 +132,16 @@ static int put_part(void *ctx, const struct chart_list *dl)
 	return ferror(f) ? 1 : 0;
 }
 
-int view_svg(struct view_index *ix, const struct view_chart_opts *o, FILE *f)
+int view_svg(struct view_index *ix, const trawl_chart_opts *o, FILE *f,
+	     trawl_error *err)
 {
 	struct svg s = {.f = f};
-	int rc = chart_draw(ix, o, put_part, &s);
+	int rc = chart_draw(ix, o, put_part, &s, err);
 	if (rc)
-		return EXIT_ENV;
+		return rc < 0 ? rc : -TRAWL_EIO;
 	fputs("</svg>\n", f);
-	return ferror(f) ? EXIT_ENV : EXIT_OK;
+	if (ferror(f))
+		return tw_error_at(err, TRAWL_EIO, 0, NULL, 0, 0, 0,
+				   "cannot write the SVG");
+	return 0;
 }

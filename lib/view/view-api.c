@@ -19,7 +19,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "view-follow.h"
 #include "view.h"
 
 #define MAX_LANES	 512
@@ -38,30 +37,9 @@ int view_params_add(struct view_params *p, const char *key, const char *val)
 	return 0;
 }
 
-/*
- * --follow (view-follow.h). Relaxed atomics: what orders a generation with
- * its index is the server's rwlock (view_follow_swapped() runs under the
- * write lock with the swap, /api/info under a read lock), so an answer's
- * generation is that of the index it describes; the atomics only keep a
- * read from tearing.
- */
-static atomic_int follow_on;
-static atomic_uint_fast64_t generation;
-
-void view_follow_set(int on)
-{
-	atomic_store_explicit(&follow_on, on, memory_order_relaxed);
-}
-
-uint64_t view_follow_swapped(void)
-{
-	return atomic_fetch_add_explicit(&generation, 1, memory_order_relaxed) +
-	       1;
-}
-
 struct req {
 	const struct view_params *p;
-	struct cli_buf *out;
+	struct view_out *out;
 	char why[200];
 };
 
@@ -207,23 +185,24 @@ bad:
 	return fail(r, "parameter 'lanes' must be lane ids such as 0,3,5-9");
 }
 
-static void key_i64(struct cli_buf *b, const char *key, int64_t v)
+static void key_i64(struct view_out *b, const char *key, int64_t v)
 {
-	buf_char(b, '"');
-	buf_str(b, key);
-	buf_str(b, "\":");
-	buf_i64(b, v);
+	vo_char(b, '"');
+	vo_str(b, key);
+	vo_str(b, "\":");
+	vo_i64(b, v);
 }
 
-static void key_str(struct cli_buf *b, const char *key, const char *s, size_t n)
+static void key_str(struct view_out *b, const char *key, const char *s,
+		    size_t n)
 {
-	buf_char(b, '"');
-	buf_str(b, key);
-	buf_str(b, "\":");
-	buf_json(b, s, n);
+	vo_char(b, '"');
+	vo_str(b, key);
+	vo_str(b, "\":");
+	vo_json(b, s, n);
 }
 
-static void key_string_id(struct cli_buf *b, const struct view_index *ix,
+static void key_string_id(struct view_out *b, const struct view_index *ix,
 			  const char *key, uint32_t id)
 {
 	size_t n;
@@ -231,63 +210,63 @@ static void key_string_id(struct cli_buf *b, const struct view_index *ix,
 	key_str(b, key, s, n);
 }
 
-static void task_json(struct cli_buf *b, const struct view_index *ix,
+static void task_json(struct view_out *b, const struct view_index *ix,
 		      uint32_t idx)
 {
 	const struct view_task *tk = &ix->tasks[idx];
-	buf_char(b, '{');
+	vo_char(b, '{');
 	key_i64(b, "pid", tk->pid);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_string_id(b, ix, "comm", tk->comm);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "lane", tk->lane);
-	buf_char(b, '}');
+	vo_char(b, '}');
 }
 
-static void lane_json(struct cli_buf *b, const struct view_index *ix, size_t i)
+static void lane_json(struct view_out *b, const struct view_index *ix, size_t i)
 {
 	const struct view_lane *l = &ix->lanes[i];
-	buf_char(b, '{');
+	vo_char(b, '{');
 	key_i64(b, "id", (int64_t)i);
-	buf_str(b, ",\"kind\":\"");
-	buf_str(b, view_lane_kind_name(l->kind));
-	buf_str(b, "\",");
+	vo_str(b, ",\"kind\":\"");
+	vo_str(b, view_lane_kind_name(l->kind));
+	vo_str(b, "\",");
 	key_string_id(b, ix, "name", l->name);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "cpu", l->cpu);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "pid", l->pid);
 	if (l->kind == VIEW_LANE_TASK || l->kind == VIEW_LANE_SLICE) {
 		/* its process, where the trace says (-1: not said) */
 		const struct view_task *tk = view_task_find(ix, l->pid);
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_i64(b, "tgid", tk ? tk->tgid : -1);
 	}
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "depth", l->depth);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "buffer", l->buffer);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "changes", (int64_t)l->changes);
 	if (l->first_t != INT64_MIN) {
 		/* its life: the first change, and a task's death */
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_i64(b, "first", l->first_t);
 		if (l->kind == VIEW_LANE_TASK && l->end_v == VIEW_STATE_DEAD) {
-			buf_char(b, ',');
+			vo_char(b, ',');
 			key_i64(b, "dead_at", l->end_t);
 		}
 	}
-	buf_str(b, l->dropped ? ",\"read_back\":true" : ",\"read_back\":false");
-	buf_char(b, ',');
+	vo_str(b, l->dropped ? ",\"read_back\":true" : ",\"read_back\":false");
+	vo_char(b, ',');
 	key_i64(b, "kept_level", l->kept);
-	buf_str(b, ",\"levels\":[");
+	vo_str(b, ",\"levels\":[");
 	for (int k = 0; k < l->nlevels; k++) {
 		if (k)
-			buf_char(b, ',');
-		buf_i64(b, l->levels[k].width);
+			vo_char(b, ',');
+		vo_i64(b, l->levels[k].width);
 	}
-	buf_str(b, "]}");
+	vo_str(b, "]}");
 }
 
 /*
@@ -321,31 +300,31 @@ static int api_events(struct view_index *ix, struct req *r)
 			return fail(r, "cannot read the trace again: %s", why);
 		row = (int64_t)(at - first);
 	}
-	struct cli_buf *b = r->out;
-	buf_char(b, '{');
+	struct view_out *b = r->out;
+	vo_char(b, '{');
 	key_i64(b, "from", from);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "to", to);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "first_seq", (int64_t)first);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "count", (int64_t)(end - first));
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "row", row);
-	buf_str(b, ",\"events\":[");
+	vo_str(b, ",\"events\":[");
 	uint64_t next = 0;
 	int ended = 1;
 	if ((uint64_t)row < end - first &&
 	    view_events_page(ix, first + (uint64_t)row, to, q, (size_t)limit, b,
 			     &next, &ended, why, sizeof(why))) {
-		buf_str(b, "],");
+		vo_str(b, "],");
 		key_str(b, "events_error", why, strlen(why));
-		buf_str(b, "}\n");
+		vo_str(b, "}\n");
 		return 200;
 	}
-	buf_str(b, "],");
+	vo_str(b, "],");
 	key_i64(b, "next", next > first ? (int64_t)(next - first) : row);
-	buf_str(b, ended ? ",\"ended\":true}\n" : ",\"ended\":false}\n");
+	vo_str(b, ended ? ",\"ended\":true}\n" : ",\"ended\":false}\n");
 	return 200;
 }
 
@@ -355,16 +334,16 @@ static int api_summary(struct view_index *ix, struct req *r)
 	static const char *const names[] = {NULL};
 	if (known(r, names))
 		return 400;
-	struct cli_buf *b = r->out;
-	buf_str(b, "{\"trace\":");
-	buf_json(b, ix->path, strlen(ix->path));
-	buf_str(b, ",\"summary\":");
-	buf_str(b, ix->summary ? ix->summary : "null");
-	buf_char(b, ',');
+	struct view_out *b = r->out;
+	vo_str(b, "{\"trace\":");
+	vo_json(b, ix->path, strlen(ix->path));
+	vo_str(b, ",\"summary\":");
+	vo_str(b, ix->summary ? ix->summary : "null");
+	vo_char(b, ',');
 	key_i64(b, "unended_slices", (int64_t)ix->unended_slices);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "switch_anomalies", (int64_t)ix->switch_anomalies);
-	buf_str(b, "}\n");
+	vo_str(b, "}\n");
 	return 200;
 }
 
@@ -374,69 +353,67 @@ static int api_info(struct view_index *ix, struct req *r)
 	int64_t lanes;
 	if (known(r, names) || int_param(r, "lanes", 0, 1, 1, 0, &lanes))
 		return 400;
-	struct cli_buf *b = r->out;
-	buf_char(b, '{');
+	struct view_out *b = r->out;
+	vo_char(b, '{');
 	key_str(b, "trace", ix->path, strlen(ix->path));
-	buf_str(b, atomic_load_explicit(&follow_on, memory_order_relaxed)
-			   ? ",\"follow\":true,"
-			   : ",\"follow\":false,");
-	key_i64(b, "generation",
-		(int64_t)atomic_load_explicit(&generation,
-					      memory_order_relaxed));
-	buf_char(b, ',');
+	vo_str(b, atomic_load_explicit(&ix->following, memory_order_relaxed)
+			  ? ",\"follow\":true,"
+			  : ",\"follow\":false,");
+	key_i64(b, "generation", (int64_t)ix->generation);
+	vo_char(b, ',');
 	key_i64(b, "first", ix->first);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "last", ix->last);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "events", (int64_t)ix->events);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "lost_events", (int64_t)ix->lost);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "unended_slices", (int64_t)ix->unended_slices);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "switch_anomalies", (int64_t)ix->switch_anomalies);
 	if (ix->switch_anomalies) {
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_i64(b, "switch_anomaly_first", ix->switch_anomaly_first);
 	}
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "cpus", ix->ncpus);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "tasks", (int64_t)ix->ntasks);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "irq_threshold", ix->irq_threshold);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "irq_over_threshold", (int64_t)ix->longs_total);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "index_bytes", (int64_t)view_index_bytes(ix));
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "data_bytes", ix->file_size);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	size_t budget = view_index_budget(ix);
 	key_i64(b, "budget_bytes", budget == SIZE_MAX ? -1 : (int64_t)budget);
-	buf_str(b, ix->cached ? ",\"cached\":true" : ",\"cached\":false");
-	buf_char(b, ',');
+	vo_str(b, ix->cached ? ",\"cached\":true" : ",\"cached\":false");
+	vo_char(b, ',');
 	key_i64(b, "checkpoints", (int64_t)ix->nchecks);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "spilled_bytes", (int64_t)ix->spilled);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	pthread_mutex_lock(&ix->replay_lock);
 	uint64_t replays = ix->replays;
 	pthread_mutex_unlock(&ix->replay_lock);
 	key_i64(b, "read_back", (int64_t)replays);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "max_width", VIEW_MAX_WIDTH);
 	if (!lanes) {
-		buf_str(b, "}\n");
+		vo_str(b, "}\n");
 		return 200;
 	}
-	buf_str(b, ",\"lanes\":[");
+	vo_str(b, ",\"lanes\":[");
 	for (size_t i = 0; i < ix->nlanes; i++) {
 		if (i)
-			buf_str(b, ",\n");
+			vo_str(b, ",\n");
 		lane_json(b, ix, i);
 	}
-	buf_str(b, "]}\n");
+	vo_str(b, "]}\n");
 	return 200;
 }
 
@@ -456,7 +433,7 @@ static int label_kind(const struct view_lane *l)
 }
 
 static void push(uint32_t **arr, size_t *n, size_t *cap, uint32_t v,
-		 struct cli_buf *b)
+		 struct view_out *b)
 {
 	if (*n == *cap) {
 		size_t nc = *cap ? *cap * 2 : 256;
@@ -471,34 +448,34 @@ static void push(uint32_t **arr, size_t *n, size_t *cap, uint32_t v,
 	(*arr)[(*n)++] = v;
 }
 
-static void label_json(struct cli_buf *b, const struct view_index *ix,
+static void label_json(struct view_out *b, const struct view_index *ix,
 		       uint32_t id)
 {
 	size_t len;
 	const char *s = view_string(&ix->str, id, &len);
-	buf_json(b, s, len);
+	vo_json(b, s, len);
 }
 
 /* {"id+1": value, ...} of the ids named in a window, each once. */
-static void id_object(struct cli_buf *b, const struct view_index *ix,
+static void id_object(struct view_out *b, const struct view_index *ix,
 		      uint32_t *ids, size_t n,
-		      void (*value)(struct cli_buf *, const struct view_index *,
-				    uint32_t))
+		      void (*value)(struct view_out *,
+				    const struct view_index *, uint32_t))
 {
 	if (n)
 		qsort(ids, n, sizeof(*ids), cmp_u32);
-	buf_char(b, '{');
+	vo_char(b, '{');
 	for (size_t i = 0; i < n; i++) {
 		if (i && ids[i] == ids[i - 1])
 			continue;
 		if (i)
-			buf_char(b, ',');
-		buf_char(b, '"');
-		buf_u64(b, ids[i] + 1);
-		buf_str(b, "\":");
+			vo_char(b, ',');
+		vo_char(b, '"');
+		vo_u64(b, ids[i] + 1);
+		vo_str(b, "\":");
 		value(b, ix, ids[i]);
 	}
-	buf_char(b, '}');
+	vo_char(b, '}');
 }
 
 static int api_window(struct view_index *ix, struct req *r)
@@ -528,27 +505,27 @@ static int api_window(struct view_index *ix, struct req *r)
 	size_t ntasks = 0, tcap = 0, nlabels = 0, lcap = 0;
 	if (!cols)
 		return 503;
-	struct cli_buf *b = r->out;
-	buf_char(b, '{');
+	struct view_out *b = r->out;
+	vo_char(b, '{');
 	key_i64(b, "from", from);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "to", to);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "width", width);
-	buf_str(b, ",\"lanes\":[");
+	vo_str(b, ",\"lanes\":[");
 	for (size_t i = 0; i < n; i++) {
 		const struct view_lane *l = &ix->lanes[ids[i]];
 		int used = view_window(ix, l, from, to, (int)width, (int)level,
 				       cols);
 		if (i)
-			buf_str(b, ",\n");
-		buf_char(b, '{');
+			vo_str(b, ",\n");
+		vo_char(b, '{');
 		key_i64(b, "id", ids[i]);
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_i64(b, "level", used);
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_i64(b, "bucket", used < 0 ? 0 : l->levels[used].width);
-		buf_str(b, ",\"cols\":[");
+		vo_str(b, ",\"cols\":[");
 		int counter = l->kind == VIEW_LANE_COUNTER;
 		for (int c = 0; c < width;) {
 			int e = c + 1;
@@ -561,27 +538,27 @@ static int api_window(struct view_index *ix, struct req *r)
 			       (l->points ? !cols[e].count && !count : 1))
 				count += cols[e++].count;
 			if (c)
-				buf_char(b, ',');
-			buf_char(b, '[');
-			buf_i64(b, e - c);
-			buf_char(b, ',');
+				vo_char(b, ',');
+			vo_char(b, '[');
+			vo_i64(b, e - c);
+			vo_char(b, ',');
 			if (counter) {
 				int has = cols[c].min <= cols[c].max;
-				buf_i64(b, has ? cols[c].min : 0);
-				buf_char(b, ',');
-				buf_i64(b, has ? cols[c].max : 0);
-				buf_char(b, ',');
-				buf_i64(b, has);
+				vo_i64(b, has ? cols[c].min : 0);
+				vo_char(b, ',');
+				vo_i64(b, has ? cols[c].max : 0);
+				vo_char(b, ',');
+				vo_i64(b, has);
 			} else {
-				buf_i64(b, cols[c].dom);
-				buf_char(b, ',');
-				buf_i64(b, cols[c].busy);
-				buf_char(b, ',');
-				buf_i64(b, (int64_t)count);
-				buf_char(b, ',');
-				buf_i64(b, cols[c].share);
+				vo_i64(b, cols[c].dom);
+				vo_char(b, ',');
+				vo_i64(b, cols[c].busy);
+				vo_char(b, ',');
+				vo_i64(b, (int64_t)count);
+				vo_char(b, ',');
+				vo_i64(b, cols[c].share);
 			}
-			buf_char(b, ']');
+			vo_char(b, ']');
 			/* what the values name, listed once below */
 			if (l->kind == VIEW_LANE_CPU && cols[c].dom > 0 &&
 			    (size_t)cols[c].dom <= ix->ntasks)
@@ -593,13 +570,13 @@ static int api_window(struct view_index *ix, struct req *r)
 				     (uint32_t)cols[c].dom - 1, b);
 			c = e;
 		}
-		buf_str(b, "]}");
+		vo_str(b, "]}");
 	}
-	buf_str(b, "],\"tasks\":");
+	vo_str(b, "],\"tasks\":");
 	id_object(b, ix, tasks, ntasks, task_json);
-	buf_str(b, ",\"labels\":");
+	vo_str(b, ",\"labels\":");
 	id_object(b, ix, labels, nlabels, label_json);
-	buf_str(b, "}\n");
+	vo_str(b, "}\n");
 	free(cols);
 	free(tasks);
 	free(labels);
@@ -734,7 +711,7 @@ static int point_near(struct view_index *ix, const struct view_lane *l,
 struct reread {
 	int64_t at;
 	int cpu;
-	struct cli_buf *b;
+	struct view_out *b;
 	int n;
 	/* seq: a whole run's is the ranged run's plus this, known from the
 	 * checkpoint's first event (the first the index reads) */
@@ -748,7 +725,7 @@ struct reread {
  * (a kernel pointer, a work struct's address) would come out rounded
  * (18446612708506910000), so it goes as a string of its digits.
  */
-static void buf_json_for_js(struct cli_buf *b, const char *j, size_t n)
+static void vo_json_for_js(struct view_out *b, const char *j, size_t n)
 {
 	size_t i = 0, from = 0;
 	int in_str = 0;
@@ -784,13 +761,13 @@ static void buf_json_for_js(struct cli_buf *b, const char *j, size_t n)
 			   memcmp(j + i - 16, "9007199254740991", 16) > 0);
 		if (!big)
 			continue;
-		buf_bytes(b, j + from, start - from);
-		buf_char(b, '"');
-		buf_bytes(b, j + start, i - start);
-		buf_char(b, '"');
+		vo_bytes(b, j + from, start - from);
+		vo_char(b, '"');
+		vo_bytes(b, j + start, i - start);
+		vo_char(b, '"');
 		from = i;
 	}
-	buf_bytes(b, j + from, n - from);
+	vo_bytes(b, j + from, n - from);
 }
 
 static int on_reread(const trawl_event *ev, void *ctx)
@@ -808,60 +785,60 @@ static int on_reread(const trawl_event *ev, void *ctx)
 		return 1;
 	if (r->cpu >= 0 && trawl_event_cpu(ev) != r->cpu)
 		return 0;
-	struct cli_buf *b = r->b;
+	struct view_out *b = r->b;
 	if (r->n++)
-		buf_char(b, ',');
-	buf_char(b, '{');
+		vo_char(b, ',');
+	vo_char(b, '{');
 	key_str(b, "event", trawl_event_name(ev), strlen(trawl_event_name(ev)));
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "time", ts);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "seq", (int64_t)trawl_event_seq(ev) + r->seq_off);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "cpu", trawl_event_cpu(ev));
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "pid", trawl_event_pid(ev));
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_str(b, "comm", trawl_event_comm(ev), strlen(trawl_event_comm(ev)));
-	buf_str(b, ",\"fields\":");
+	vo_str(b, ",\"fields\":");
 	size_t jn;
 	const char *j = trawl_event_fields_json(ev, &jn);
-	buf_json_for_js(b, j, jn);
+	vo_json_for_js(b, j, jn);
 	/* as trawl report --json: the labels (prev_state S, a work
 	 * function's name) and the event's text */
-	buf_json_field_notes(b, ev);
+	vo_field_notes(b, ev);
 	size_t tn;
 	const char *text = trawl_event_payload(ev, &tn);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_str(b, "text", text ? text : "", text ? tn : 0);
-	buf_char(b, '}');
+	vo_char(b, '}');
 	return 0;
 }
 
 /* ,"events":[...] of the trace read again from the checkpoint before
  * time at to at (a ranged run). */
 static void fields_at(struct view_index *ix, int64_t at, int cpu,
-		      struct cli_buf *b)
+		      struct view_out *b)
 {
 	if (!strcmp(ix->path, "-")) {
-		buf_str(b, ",\"events\":null,\"events_error\":\"standard "
-			   "input cannot be read again\"");
+		vo_str(b, ",\"events\":null,\"events_error\":\"standard "
+			  "input cannot be read again\"");
 		return;
 	}
 	ssize_t k = view_checkpoint_before(ix, (uint64_t)at, 1);
 	pthread_mutex_lock(&ix->reread);
 	trawl_error err = {0};
 	trawl_trace *t = view_reopen(ix, k, at, &err);
-	buf_str(b, ",\"events\":[");
+	vo_str(b, ",\"events\":[");
 	struct reread r = {.at = at, .cpu = cpu, .b = b, .known = k < 0};
 	if (k >= 0)
 		r.check_seq = ix->checks[k].seq;
 	int rc = t ? trawl_on(t, "*", on_reread, &r) : -1;
 	if (!rc)
 		rc = trawl_run(t, &err);
-	buf_char(b, ']');
+	vo_char(b, ']');
 	if (rc < 0) {
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_str(b, "events_error", err.msg, strlen(err.msg));
 	}
 	trawl_close(t);
@@ -876,23 +853,23 @@ static int64_t end_of(const struct view_index *ix, const struct at *a)
 
 /* Who made the task runnable (aux of a RUNNABLE change, view.h). */
 static void waker_json(const struct view_index *ix, uint32_t aux,
-		       struct cli_buf *b)
+		       struct view_out *b)
 {
 	if (aux >= 2 && aux - 2 < ix->ntasks) {
-		buf_str(b, ",\"waker\":");
+		vo_str(b, ",\"waker\":");
 		task_json(b, ix, aux - 2);
 	} else if (aux == 1) {
-		buf_str(b, ",\"waker\":{\"pid\":0,\"comm\":\"(idle or "
-			   "interrupt)\",\"lane\":-1}");
+		vo_str(b, ",\"waker\":{\"pid\":0,\"comm\":\"(idle or "
+			  "interrupt)\",\"lane\":-1}");
 	} else {
-		buf_str(b, ",\"preempted\":true");
+		vo_str(b, ",\"preempted\":true");
 	}
 }
 
 /* A run of the task (from the task lane): the wakeup that made it
  * runnable, its latency and the waker; the state it left in. */
 static void run_json(struct view_index *ix, uint32_t task, int64_t start,
-		     struct cli_buf *b)
+		     struct view_out *b)
 {
 	const struct view_lane *tl = &ix->lanes[ix->tasks[task].lane];
 	struct at a;
@@ -900,17 +877,17 @@ static void run_json(struct view_index *ix, uint32_t task, int64_t start,
 	if (!a.found || a.s.v != VIEW_STATE_RUNNING)
 		return;
 	if (a.has_prev && a.prev.v == VIEW_STATE_RUNNABLE) {
-		buf_str(b, ",\"wakeup\":{");
+		vo_str(b, ",\"wakeup\":{");
 		key_i64(b, "time", a.prev.t);
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_i64(b, "latency", a.s.t - a.prev.t);
 		waker_json(ix, a.prev.aux, b);
-		buf_char(b, '}');
+		vo_char(b, '}');
 	}
 	if (a.has_next) {
-		buf_str(b, ",\"end_state\":\"");
-		buf_str(b, view_state_name((int)a.next.v));
-		buf_char(b, '"');
+		vo_str(b, ",\"end_state\":\"");
+		vo_str(b, view_state_name((int)a.next.v));
+		vo_char(b, '"');
 	}
 }
 
@@ -935,7 +912,7 @@ static int api_detail(struct view_index *ix, struct req *r)
 	    int_param(r, "fields", 0, 1, 0, 0, &fields))
 		return 400;
 	const struct view_lane *l = &ix->lanes[lane];
-	struct cli_buf *b = r->out;
+	struct view_out *b = r->out;
 	struct at a;
 	if (l->points) {
 		memset(&a, 0, sizeof(a));
@@ -945,88 +922,88 @@ static int api_detail(struct view_index *ix, struct req *r)
 	} else {
 		change_at(ix, l, t, &a);
 	}
-	buf_char(b, '{');
+	vo_char(b, '{');
 	key_i64(b, "lane", lane);
-	buf_str(b, ",\"kind\":\"");
-	buf_str(b, view_lane_kind_name(l->kind));
-	buf_str(b, "\",");
+	vo_str(b, ",\"kind\":\"");
+	vo_str(b, view_lane_kind_name(l->kind));
+	vo_str(b, "\",");
 	key_string_id(b, ix, "lane_name", l->name);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "cpu", l->cpu);
 	if (holds_nothing(l->kind) && (!a.found || a.s.v == 0)) {
 		/* between two handlers, works or slices (or before the
 		 * first): nothing, and where the one before ended and the
 		 * next begins */
-		buf_str(b, ",\"found\":false,\"empty\":true");
+		vo_str(b, ",\"found\":false,\"empty\":true");
 		if (a.found) {
-			buf_char(b, ',');
+			vo_char(b, ',');
 			key_i64(b, "start", a.s.t);
-			buf_char(b, ',');
+			vo_char(b, ',');
 			key_i64(b, "end", end_of(ix, &a));
 		}
 		if (a.found && a.has_prev && a.prev.v > 0) {
-			buf_str(b, ",\"before\":{");
+			vo_str(b, ",\"before\":{");
 			key_i64(b, "start", a.prev.t);
-			buf_char(b, ',');
+			vo_char(b, ',');
 			key_i64(b, "end", a.s.t);
-			buf_char(b, ',');
+			vo_char(b, ',');
 			key_string_id(b, ix, "label", (uint32_t)a.prev.v - 1);
-			buf_char(b, '}');
+			vo_char(b, '}');
 		}
 		if (a.has_next && a.next.v > 0) {
-			buf_str(b, ",\"after\":{");
+			vo_str(b, ",\"after\":{");
 			key_i64(b, "start", a.next.t);
-			buf_char(b, ',');
+			vo_char(b, ',');
 			key_string_id(b, ix, "label", (uint32_t)a.next.v - 1);
-			buf_char(b, '}');
+			vo_char(b, '}');
 		}
-		buf_str(b, "}\n");
+		vo_str(b, "}\n");
 		return 200;
 	}
 	if (!a.found) {
-		buf_str(b, ",\"found\":false}\n");
+		vo_str(b, ",\"found\":false}\n");
 		return 200;
 	}
-	buf_str(b, ",\"found\":true,");
+	vo_str(b, ",\"found\":true,");
 	key_i64(b, "start", a.s.t);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "end", end_of(ix, &a));
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "duration", end_of(ix, &a) - a.s.t);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "value", a.s.v);
 	int64_t v = a.s.v;
 	switch (l->kind) {
 	case VIEW_LANE_CPU:
 		if (v > 0 && (uint64_t)v <= ix->ntasks) {
-			buf_str(b, ",\"task\":");
+			vo_str(b, ",\"task\":");
 			task_json(b, ix, (uint32_t)v - 1);
 			run_json(ix, (uint32_t)v - 1, a.s.t, b);
 		} else {
-			buf_str(b, ",\"idle\":true");
+			vo_str(b, ",\"idle\":true");
 		}
 		break;
 	case VIEW_LANE_TASK: {
-		buf_str(b, ",\"state\":\"");
-		buf_str(b, view_state_name((int)v));
-		buf_char(b, '"');
+		vo_str(b, ",\"state\":\"");
+		vo_str(b, view_state_name((int)v));
+		vo_char(b, '"');
 		uint32_t idx = UINT32_MAX;
 		for (size_t i = 0; i < ix->ntasks; i++)
 			if (ix->tasks[i].lane == (uint32_t)lane)
 				idx = (uint32_t)i;
 		if (idx != UINT32_MAX) {
-			buf_str(b, ",\"task\":");
+			vo_str(b, ",\"task\":");
 			task_json(b, ix, idx);
 		}
 		if (v == VIEW_STATE_RUNNING) {
-			buf_char(b, ',');
+			vo_char(b, ',');
 			key_i64(b, "on_cpu", (int64_t)a.s.aux - 1);
 			if (idx != UINT32_MAX)
 				run_json(ix, idx, a.s.t, b);
 		} else if (v == VIEW_STATE_RUNNABLE) {
 			waker_json(ix, a.s.aux, b);
 			if (a.has_next && a.next.v == VIEW_STATE_RUNNING) {
-				buf_char(b, ',');
+				vo_char(b, ',');
 				key_i64(b, "latency", a.next.t - a.s.t);
 			}
 		}
@@ -1035,19 +1012,19 @@ static int api_detail(struct view_index *ix, struct req *r)
 	case VIEW_LANE_COUNTER:
 		break;
 	case VIEW_LANE_LOST:
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_i64(b, "lost", v);
 		break;
 	default:
 		if (v > 0) {
-			buf_char(b, ',');
+			vo_char(b, ',');
 			key_string_id(b, ix, "label", (uint32_t)v - 1);
 		}
 		break;
 	}
 	if (fields)
 		fields_at(ix, a.s.t, l->points ? -1 : l->cpu, b);
-	buf_str(b, "}\n");
+	vo_str(b, "}\n");
 	return 200;
 }
 
@@ -1069,7 +1046,7 @@ static int contains_ci(const char *hay, size_t n, const char *needle)
  * trace is not searched: counted in slice_lanes_not_searched).
  */
 static void search_slices(struct view_index *ix, const char *q, int64_t limit,
-			  struct cli_buf *b)
+			  struct view_out *b)
 {
 	uint8_t *hit = calloc(ix->str.n ? ix->str.n : 1, 1);
 	int any = 0;
@@ -1079,7 +1056,7 @@ static void search_slices(struct view_index *ix, const char *q, int64_t limit,
 		if (len && contains_ci(str, len, q))
 			any = hit[id] = 1;
 	}
-	buf_str(b, ",\"slices\":[");
+	vo_str(b, ",\"slices\":[");
 	int64_t n = 0, total = 0, skipped = 0;
 	for (size_t i = 0; any && i < ix->nlanes; i++) {
 		const struct view_lane *l = &ix->lanes[i];
@@ -1104,19 +1081,19 @@ static void search_slices(struct view_index *ix, const char *q, int64_t limit,
 				shown[id] = 1;
 				if (total++ < limit) {
 					if (n++)
-						buf_char(b, ',');
-					buf_char(b, '{');
+						vo_char(b, ',');
+					vo_char(b, '{');
 					key_string_id(b, ix, "name", id);
-					buf_char(b, ',');
+					vo_char(b, ',');
 					key_i64(b, "lane", (int64_t)i);
-					buf_char(b, ',');
+					vo_char(b, ',');
 					key_i64(b, "pid", l->pid);
-					buf_char(b, ',');
+					vo_char(b, ',');
 					key_i64(b, "start", c.t);
-					buf_char(b, ',');
+					vo_char(b, ',');
 					key_i64(b, "end",
 						more ? next.t : ix->last + 1);
-					buf_char(b, '}');
+					vo_char(b, '}');
 				}
 			}
 			c = next;
@@ -1124,9 +1101,9 @@ static void search_slices(struct view_index *ix, const char *q, int64_t limit,
 		free(shown);
 	}
 	free(hit);
-	buf_str(b, "],");
+	vo_str(b, "],");
 	key_i64(b, "slice_matches", total);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "slice_lanes_not_searched", skipped);
 }
 
@@ -1141,8 +1118,8 @@ static int api_search(struct view_index *ix, struct req *r)
 		return fail(r, "parameter 'q' (a task name or pid) is missing");
 	/* digits: a pid holding them (15 finds 15989), as a name can */
 	int digits = strspn(q, "0123456789") == strlen(q);
-	struct cli_buf *b = r->out;
-	buf_str(b, "{\"tasks\":[");
+	struct view_out *b = r->out;
+	vo_str(b, "{\"tasks\":[");
 	int64_t n = 0, total = 0;
 	for (size_t i = 0; i < ix->ntasks; i++) {
 		const struct view_task *tk = &ix->tasks[i];
@@ -1156,25 +1133,25 @@ static int api_search(struct view_index *ix, struct req *r)
 		if (total++ >= limit)
 			continue;
 		if (n++)
-			buf_char(b, ',');
-		buf_str(b, "{\"pid\":");
-		buf_i64(b, tk->pid);
-		buf_char(b, ',');
+			vo_char(b, ',');
+		vo_str(b, "{\"pid\":");
+		vo_i64(b, tk->pid);
+		vo_char(b, ',');
 		key_str(b, "comm", comm, len);
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_i64(b, "lane", tk->lane);
-		buf_str(b, ",\"slice_lanes\":[");
+		vo_str(b, ",\"slice_lanes\":[");
 		for (int d = 0; d < VIEW_MAX_DEPTH && tk->has_slice[d]; d++) {
 			if (d)
-				buf_char(b, ',');
-			buf_i64(b, tk->slice_lane[d]);
+				vo_char(b, ',');
+			vo_i64(b, tk->slice_lane[d]);
 		}
-		buf_str(b, "]}");
+		vo_str(b, "]}");
 	}
-	buf_str(b, "],");
+	vo_str(b, "],");
 	key_i64(b, "matches", total);
 	search_slices(ix, q, limit, b);
-	buf_str(b, "}\n");
+	vo_str(b, "}\n");
 	return 200;
 }
 
@@ -1192,26 +1169,26 @@ static int by_run(const void *a, const void *b)
 }
 
 /* The summary as JSON; with max_at >= 0, where the longest one ends. */
-static void summary_json(struct cli_buf *b, const trawl_summary *s,
+static void summary_json(struct view_out *b, const trawl_summary *s,
 			 int64_t max_at)
 {
-	buf_char(b, '{');
+	vo_char(b, '{');
 	key_i64(b, "count", (int64_t)s->count);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "min", s->min);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "p50", s->p50);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "p90", s->p90);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "p99", s->p99);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "max", s->max);
 	if (max_at >= 0) {
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_i64(b, "max_at", max_at);
 	}
-	buf_char(b, '}');
+	vo_char(b, '}');
 }
 
 static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
@@ -1360,7 +1337,7 @@ static int window_sums(struct view_index *ix, struct sums *u)
 }
 
 /* The slice names of the window, most time first (top of them). */
-static void slice_names_json(struct cli_buf *b, const struct view_index *ix,
+static void slice_names_json(struct view_out *b, const struct view_index *ix,
 			     const struct name_sum *names, int64_t top)
 {
 	uint32_t *ids = malloc((ix->str.n ? ix->str.n : 1) * sizeof(*ids));
@@ -1382,16 +1359,16 @@ static void slice_names_json(struct cli_buf *b, const struct view_index *ix,
 		ids[best] = ids[k];
 		ids[k] = id;
 		if (k)
-			buf_char(b, ',');
-		buf_char(b, '{');
+			vo_char(b, ',');
+		vo_char(b, '{');
 		key_string_id(b, ix, "name", id);
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_i64(b, "count", (int64_t)names[id].count);
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_i64(b, "total", names[id].total);
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_i64(b, "first", names[id].first);
-		buf_char(b, '}');
+		vo_char(b, '}');
 	}
 	free(ids);
 }
@@ -1434,12 +1411,12 @@ static int api_analysis(struct view_index *ix, struct req *r)
 			return 503;
 		}
 	}
-	struct cli_buf *b = r->out;
-	buf_char(b, '{');
+	struct view_out *b = r->out;
+	vo_char(b, '{');
 	key_i64(b, "from", from);
-	buf_char(b, ',');
+	vo_char(b, ',');
 	key_i64(b, "to", to);
-	buf_str(b, ",\"cpus\":[");
+	vo_str(b, ",\"cpus\":[");
 	int ncpu = 0;
 	for (size_t i = 0; i < ix->nlanes; i++) {
 		const struct view_lane *l = &ix->lanes[i];
@@ -1447,14 +1424,14 @@ static int api_analysis(struct view_index *ix, struct req *r)
 			continue;
 		int64_t busy = whole ? l->whole : u.lanes[i].sum;
 		if (ncpu++)
-			buf_char(b, ',');
-		buf_char(b, '{');
+			vo_char(b, ',');
+		vo_char(b, '{');
 		key_i64(b, "cpu", l->cpu);
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_i64(b, "buffer", l->buffer);
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_i64(b, "busy", busy);
-		buf_char(b, '}');
+		vo_char(b, '}');
 	}
 	/* running time, and wakeup latency (runnable after a wakeup, then
 	 * running, with the switch-in inside the window): window_sums() */
@@ -1467,7 +1444,7 @@ static int api_analysis(struct view_index *ix, struct req *r)
 		}
 	}
 	free(u.lanes);
-	buf_str(b, "],\"top_tasks\":[");
+	vo_str(b, "],\"top_tasks\":[");
 	qsort(tt, ix->ntasks, sizeof(*tt), by_run);
 	int64_t shown_tasks = 0;
 	for (size_t i = 0; shown_tasks < top && i < ix->ntasks; i++) {
@@ -1475,26 +1452,26 @@ static int api_analysis(struct view_index *ix, struct req *r)
 		if (!tt[i].run && !tt[i].runnable && !tt[i].sleep)
 			continue;
 		if (shown_tasks++)
-			buf_char(b, ',');
+			vo_char(b, ',');
 		const struct view_task *tk = &ix->tasks[tt[i].idx];
-		buf_char(b, '{');
+		vo_char(b, '{');
 		key_i64(b, "pid", tk->pid);
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_string_id(b, ix, "comm", tk->comm);
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_i64(b, "lane", tk->lane);
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_i64(b, "run", tt[i].run);
 		if (detail) {
-			buf_char(b, ',');
+			vo_char(b, ',');
 			key_i64(b, "runnable", tt[i].runnable);
-			buf_char(b, ',');
+			vo_char(b, ',');
 			key_i64(b, "sleep", tt[i].sleep);
 		}
-		buf_char(b, '}');
+		vo_char(b, '}');
 	}
 	if (detail) {
-		buf_str(b, "],\"slices\":[");
+		vo_str(b, "],\"slices\":[");
 		slice_names_json(b, ix, u.names, top);
 		free(u.names);
 	}
@@ -1506,12 +1483,12 @@ static int api_analysis(struct view_index *ix, struct req *r)
 		sum = ix->whole_latency;
 		max_at = ix->whole_latency_max_at;
 	}
-	buf_str(b, "],\"wakeup_latency\":");
+	vo_str(b, "],\"wakeup_latency\":");
 	/* with the longest one's switch-in, for the panel's link */
 	summary_json(b, &sum, sum.count ? max_at : -1);
-	buf_str(b, ",\"irq_over_threshold\":{");
+	vo_str(b, ",\"irq_over_threshold\":{");
 	key_i64(b, "threshold", ix->irq_threshold);
-	buf_str(b, ",\"list\":[");
+	vo_str(b, ",\"list\":[");
 	int64_t shown = 0, count = 0;
 	for (size_t i = 0; i < ix->nlongs; i++) {
 		const struct view_long_irq *q = &ix->longs[i];
@@ -1520,33 +1497,33 @@ static int api_analysis(struct view_index *ix, struct req *r)
 		if (count++ >= 200)
 			continue;
 		if (shown++)
-			buf_char(b, ',');
-		buf_char(b, '{');
+			vo_char(b, ',');
+		vo_char(b, '{');
 		key_i64(b, "start", q->start);
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_i64(b, "end", q->end);
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_i64(b, "duration", q->end - q->start);
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_i64(b, "cpu", q->cpu);
-		buf_str(b, ",\"kind\":\"");
-		buf_str(b, q->soft ? "softirq" : "hardirq");
-		buf_str(b, "\",");
+		vo_str(b, ",\"kind\":\"");
+		vo_str(b, q->soft ? "softirq" : "hardirq");
+		vo_str(b, "\",");
 		key_i64(b, "id", q->id);
-		buf_char(b, ',');
+		vo_char(b, ',');
 		key_string_id(b, ix, "name", q->name);
-		buf_char(b, '}');
+		vo_char(b, '}');
 	}
-	buf_str(b, "],");
+	vo_str(b, "],");
 	key_i64(b, "count", count);
-	buf_str(b, "}}\n");
+	vo_str(b, "}}\n");
 	free(tt);
 	trawl_hist_free(lat);
 	return 200;
 }
 
 int view_api(struct view_index *ix, const char *path,
-	     const struct view_params *p, struct cli_buf *out)
+	     const struct view_params *p, struct view_out *out)
 {
 	struct req r = {.p = p, .out = out};
 	static const struct {
@@ -1574,9 +1551,9 @@ int view_api(struct view_index *ix, const char *path,
 	if (status != 200) {
 		out->n = 0;
 		out->oom = 0;
-		buf_str(out, "{\"error\":");
-		buf_json(out, r.why, strlen(r.why));
-		buf_str(out, "}\n");
+		vo_str(out, "{\"error\":");
+		vo_json(out, r.why, strlen(r.why));
+		vo_str(out, "}\n");
 	}
 	return status;
 }

@@ -152,9 +152,9 @@ int view_cache_path(const char *trace, const struct view_build_opts *o,
 	h = mix(h, &st.st_mtim, sizeof(st.st_mtim));
 	int64_t thr = o->irq_threshold > 0 ? o->irq_threshold : 1000000;
 	h = mix(h, &thr, sizeof(thr));
-	const char *fmts = o->input.formats ? o->input.formats : "";
+	const char *fmts = o->open.formats ? o->open.formats : "";
 	h = mix(h, fmts, strlen(fmts) + 1);
-	h = mix(h, &o->input.flags, sizeof(o->input.flags));
+	h = mix(h, &o->open.flags, sizeof(o->open.flags));
 	free(real);
 	char dir[4096];
 	if (cache_dir_name(dir, sizeof(dir)))
