@@ -511,6 +511,43 @@ async function main() {
         return (await r.json()).events[0];
       });
       check(r600.seq === apiRow.seq && r600.ev.time === apiRow.time, 'row 600 scrolled to is the 600th event: ' + r600.seq);
+      // taller than a browser lets an element be (millions of rows): the
+      // list scrolls in proportion; its last row is reached and is the
+      // window's last event, its middle the middle one
+      {
+        const relist = async max => {
+          const g = await page.evaluate(m => {
+            window.trawlView.evMaxSpacer = m;
+            document.getElementById('events-q').dispatchEvent(new Event('input'));
+            return window.trawlView.events.gen;
+          }, max);
+          await page.waitForFunction(g0 => window.trawlView.events.gen > g0 &&
+            document.body.dataset.events === String(window.trawlView.events.gen), g, { timeout: 15000 });
+        };
+        const rowAt = async frac => {
+          await page.evaluate(f => {
+            const l = document.getElementById('events-list');
+            l.scrollTop = f * (l.scrollHeight - l.clientHeight);
+            l.dispatchEvent(new Event('scroll'));
+          }, frac);
+          await page.waitForTimeout(500);
+          return page.evaluate(() => {
+            const rows = [...document.querySelectorAll('.ev-row')].map(d => ({ row: +d.dataset.row, y: d.getBoundingClientRect().top }));
+            const l = document.getElementById('events-list').getBoundingClientRect();
+            rows.sort((a, b) => a.row - b.row);
+            return { first: rows[0], last: rows[rows.length - 1], top: l.top, bottom: l.bottom, spacer: document.getElementById('events-spacer').offsetHeight };
+          });
+        };
+        await relist(4000);
+        const end = await rowAt(1), mid = await rowAt(0.5);
+        check(end.spacer === 4000 && end.last && end.last.row === info.events - 1 && end.last.y < end.bottom,
+          'a list taller than the browser allows scrolls to its last row: ' + JSON.stringify(end));
+        check(mid.first && Math.abs(mid.first.row - info.events / 2) < 20 && mid.first.y >= mid.top - 18,
+          'and half way down to its middle row: ' + JSON.stringify(mid));
+        await relist(1 << 23);
+        await page.evaluate(() => { document.getElementById('events-list').scrollTop = 600 * 18; });
+        await page.waitForSelector('.ev-row[data-row="600"]', { timeout: 15000 });
+      }
       const [f0, t0] = await win(page);
       n = await draws(page);
       await page.click('.ev-row[data-row="600"]');

@@ -951,6 +951,11 @@ document.getElementById('area-body').addEventListener('click', ev => {
 // ---- the event list: the window's events, virtual-scrolled ---------------
 
 const ROW_H = 18, PAGE = 100;
+// Browsers cap an element's height (Chrome near 33.5 M px, Firefox near
+// 17.9 M): a list taller than this scrolls in proportion instead, the
+// scroll bar's position standing for a row, so a window of millions of
+// events scrolls from its first row to its last.
+view.evMaxSpacer = 1 << 23;
 const evList = document.getElementById('events-list'), evSpacer = document.getElementById('events-spacer');
 const evQ = document.getElementById('events-q');
 view.events = { from: 0, to: 0, q: '', count: 0, rows: new Map(), pages: new Set(), next: 0, ended: true, gen: 0, selected: null };
@@ -977,8 +982,7 @@ async function resetEvents() {
   takePage(j);
   if (E.q) { E.next = j.next; E.ended = j.ended; }
   sizeEvents();
-  if (at !== undefined && !E.q) evList.scrollTop = Math.max(0, (j.row - 3) * ROW_H);
-  else evList.scrollTop = 0;
+  scrollToRow(at !== undefined && !E.q ? Math.max(0, j.row - 3) : 0);
   renderEvents();
   document.body.dataset.events = String(E.gen);
 }
@@ -1006,15 +1010,33 @@ function takePage(j) {
 function sizeEvents() {
   const E = view.events;
   const n = E.q ? E.rows.size + (E.ended ? 0 : 20) : E.count;
-  evSpacer.style.height = n * ROW_H + 'px';
+  E.n = n;
+  evSpacer.style.height = Math.min(n * ROW_H, view.evMaxSpacer) + 'px';
   document.getElementById('events-count').textContent = E.q
     ? E.rows.size + (E.ended ? '' : '+') + ' matching of ' + E.count + ' in view'
     : E.count + ' events in view';
 }
 
+// The list's first row shown (fractional), and the scroll position that
+// shows row r first: one row a ROW_H, or in proportion when too tall.
+function scaled() { return (view.events.n || 0) * ROW_H > view.evMaxSpacer; }
+function scrollRoom() { return Math.max(1, view.evMaxSpacer - evList.clientHeight); }
+function rowRoom() { return Math.max(0, view.events.n - evList.clientHeight / ROW_H); }
+function firstRow() {
+  return scaled() ? Math.min(evList.scrollTop, scrollRoom()) / scrollRoom() * rowRoom() : evList.scrollTop / ROW_H;
+}
+function scrollToRow(r) {
+  evList.scrollTop = scaled() ? r / Math.max(1, rowRoom()) * scrollRoom() : r * ROW_H;
+}
+view.scrollToRow = scrollToRow;
+
 function renderEvents() {
   const E = view.events;
-  const r0 = Math.floor(evList.scrollTop / ROW_H), r1 = r0 + Math.ceil(evList.clientHeight / ROW_H) + 1;
+  const first = firstRow();
+  const r0 = Math.floor(first), r1 = r0 + Math.ceil(evList.clientHeight / ROW_H) + 1;
+  // rows stand where the view is: at their own place, or (scaled) from
+  // the top of what is seen
+  const top = r => scaled() ? evList.scrollTop + (r - first) * ROW_H : r * ROW_H;
   for (const el of [...evList.querySelectorAll('.ev-row')]) el.remove();
   const frag = document.createDocumentFragment();
   const want = new Set();
@@ -1023,7 +1045,7 @@ function renderEvents() {
     if (!ev) { if (!E.q && r < E.count) want.add(Math.floor(r / PAGE)); continue; }
     const d = document.createElement('div');
     d.className = 'ev-row' + (E.selected && E.selected.seq === ev.seq ? ' sel' : '');
-    d.style.top = r * ROW_H + 'px';
+    d.style.top = top(r) + 'px';
     d.dataset.row = String(r); d.dataset.seq = String(ev.seq);
     d.innerHTML = '<span class="t">+' + esc(fmtTick(ev.time - view.info.first, 1)) + '</span><span class="c">' + ev.cpu +
       '</span><span class="p">' + esc(ev.comm) + '-' + ev.pid + '</span><span class="e">' + esc(ev.event) + '</span>' + esc(ev.text);
@@ -1076,7 +1098,7 @@ async function eventsAt(t) {
   let j;
   try { j = await api('/api/events', eventsQuery(0, Math.round(t))); } catch (e) { return; }
   takePage(j);
-  evList.scrollTop = Math.max(0, (j.row - 3) * ROW_H);
+  scrollToRow(Math.max(0, j.row - 3));
   view.events.atRow = j.row;
   renderEvents();
 }
