@@ -112,6 +112,22 @@ static int on_event(const trawl_event *ev, void *ctx)
 	return p->n >= p->limit;
 }
 
+/*
+ * Where a read that needs the events up to seq `upto` can stop: just past
+ * the checkpoint after it (every event before a checkpoint's is at or
+ * before its time), and `to` when that is sooner. A ranged read costs
+ * what its range holds (a text trace's range is pre-scanned for its
+ * order), so a page of a window of millions of events costs a page, not
+ * the rest of the window. *bounded: it stops before `to`.
+ */
+static int64_t read_to(const struct view_index *ix, uint64_t upto, int64_t to,
+		       int *bounded)
+{
+	ssize_t j = view_checkpoint_before(ix, upto, 0) + 1;
+	*bounded = (size_t)j < ix->nchecks && ix->checks[j].t < to - 1;
+	return *bounded ? ix->checks[j].t + 1 : to;
+}
+
 /* A ranged run from checkpoint k to `to` with p's callback. */
 static int run_from(struct view_index *ix, ssize_t k, int64_t to,
 		    struct pager *p, char *why, size_t whylen)
@@ -147,7 +163,11 @@ int view_events_seq_at(struct view_index *ix, int64_t t, uint64_t *seq,
 	}
 	struct pager p = {.ix = ix, .find = 1, .time_at = t};
 	ssize_t k = view_checkpoint_before(ix, (uint64_t)t, 1);
-	if (run_from(ix, k, ix->last + 1, &p, why, whylen))
+	/* the event is at the latest the next checkpoint's */
+	int64_t to = ix->last + 1;
+	if ((size_t)(k + 1) < ix->nchecks && ix->checks[k + 1].t < to - 1)
+		to = ix->checks[k + 1].t + 1;
+	if (run_from(ix, k, to, &p, why, whylen))
 		return -1;
 	*seq = p.found_ok ? p.found : ix->events;
 	return 0;
@@ -183,10 +203,17 @@ int view_events_page(struct view_index *ix, uint64_t from_seq, int64_t to,
 			  .b = b,
 			  .last_seq = from_seq ? from_seq - 1 : 0};
 	ssize_t k = view_checkpoint_before(ix, from_seq, 0);
-	if (run_from(ix, k, to, &p, why, whylen))
+	/* a page without a filter ends by its last row; a filtered one
+	 * looks a few checkpoints on, and says where to go on from */
+	int bounded;
+	int64_t run_to = read_to(
+		ix,
+		from_seq + limit + (filtered ? 8ull * VIEW_CHECK_EVENTS : 0),
+		to, &bounded);
+	if (run_from(ix, k, run_to, &p, why, whylen))
 		return -1;
 	/* the next page starts after the last event looked at */
 	*next = p.last_seq + 1 > from_seq ? p.last_seq + 1 : from_seq;
-	*ended = p.ended || p.n < limit;
+	*ended = p.ended || (p.n < limit && !bounded);
 	return 0;
 }

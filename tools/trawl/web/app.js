@@ -1052,17 +1052,34 @@ function renderEvents() {
     frag.append(d);
   }
   evList.append(frag);
-  for (const p of want) fetchPage(p);
+  // only the pages seen now: those scrolled past on the way are dropped
+  E.wanted = want;
+  pumpPages();
   if (E.q && !E.ended && r1 >= E.rows.size) fetchMore();
+}
+
+// At most two pages asked at a time (the server reads them one by one):
+// a fast scroll or a drag of the scroll bar does not queue the pages it
+// passed in front of the ones it stops at.
+const MAX_PAGES_ASKED = 2;
+const pagesAsked = new Set();
+function pumpPages() {
+  const E = view.events;
+  for (const p of E.wanted || []) {
+    if (pagesAsked.size >= MAX_PAGES_ASKED) break;
+    if (!E.pages.has(p)) fetchPage(p);
+  }
 }
 
 async function fetchPage(p) {
   const E = view.events, gen = E.gen;
   if (E.pages.has(p)) return;
   E.pages.add(p);
+  pagesAsked.add(p);
   let j;
-  try { j = await api('/api/events', eventsQuery(p * PAGE)); } catch (e) { E.pages.delete(p); return; }
-  if (gen !== E.gen) return;
+  try { j = await api('/api/events', eventsQuery(p * PAGE)); } catch (e) { E.pages.delete(p); } finally { pagesAsked.delete(p); }
+  // a new list, or a page that failed: the slot goes to what is wanted
+  if (!j || gen !== E.gen) { pumpPages(); return; }
   takePage(j);
   renderEvents();
 }
