@@ -344,6 +344,9 @@ static PyMethodDef methods[] = {
 	 "analysis(path, opts, name, ...) -> the result as plain data"},
 	{"script", pt_script, METH_VARARGS,
 	 "script(path, opts, source, name, map_size) -> (json text, faults)"},
+	{"chart", pt_chart, METH_VARARGS,
+	 "chart(path, opts, start, end, width, lanes, irq_threshold, cache) "
+	 "-> the SVG of the trace's timeline"},
 	{"version", pt_version, METH_NOARGS, "libtrawl's version"},
 	{NULL, NULL, 0, NULL},
 };

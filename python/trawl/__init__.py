@@ -18,11 +18,13 @@ import builtins
 from . import _trawl
 from ._frames import (frame, rows_frame, worst_frame, anomalies_frame,
                       sched_frame, script_result, ScriptResult)
+from ._timeline import Chart, Viewer, chart as _chart
 
 TrawlError = _trawl.TrawlError
 Event = _trawl.Event
 
-__all__ = ["open", "Trace", "TrawlError", "Event", "ScriptResult"]
+__all__ = ["open", "Trace", "TrawlError", "Event", "ScriptResult", "Chart",
+           "Viewer"]
 __version__ = _trawl.version()
 
 _LATENCY = {"wakeup": 0, "preempt": 1}
@@ -140,6 +142,24 @@ class Trace:
         text, faults = _trawl.script(self.path, self.opts, script, name,
                                      map_size)
         return script_result(text, faults)
+
+    # -- timelines -----------------------------------------------------------
+    def chart(self, start=None, end=None, width=1200, lanes=None,
+              irq_threshold=None, cache=True):
+        """The trace's timeline as an SVG chart, shown inline by Jupyter:
+        `trawl chart`'s lanes over [start, end) (ns of trace time, as the
+        analyses take them; None: the trace's ends), width pixels of
+        timeline, lanes as `trawl chart --lanes` takes them ("cpu,slice",
+        "all"; None: all but the thread states). The index is kept in the
+        user's cache (cache=False: neither read nor written), so a second
+        chart of the same file starts at once. Returns a trawl.Chart."""
+        return _chart(self, start, end, width, lanes, irq_threshold, cache)
+
+    def view(self, port=0, follow=False, cache=True):
+        """Start `trawl view` of the trace on a loopback port (0: a free
+        one) and return a trawl.Viewer: Jupyter shows it in a frame with
+        its link (the URL carries the access token); .stop() ends it."""
+        return Viewer(self, port, follow, cache)
 
     # -- the analyses --------------------------------------------------------
     def _analysis(self, name, **kw):
