@@ -164,6 +164,13 @@ class Trace:
     # -- the analyses --------------------------------------------------------
     def _analysis(self, name, **kw):
         kw = {k: v for k, v in kw.items() if v is not None}
+        worst = kw.get("worst")
+        # as the command's --worst: 1 to 10000, said rather than clamped
+        if worst is not None and (isinstance(worst, bool) or
+                                  not isinstance(worst, int) or
+                                  not 1 <= worst <= 10000):
+            raise ValueError("worst: a number from 1 to 10000, not %r"
+                             % (worst,))
         return _trawl.analysis(self.path, self.opts, name, **kw)
 
     def latency(self, kind="wakeup", table="rows", worst=None, pid=None,

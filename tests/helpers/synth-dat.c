@@ -88,30 +88,62 @@ static void make_page(unsigned char *pg, uint64_t ts, int32_t *n)
 	put64(pg + 8, (uint64_t)(r - (pg + 16)));
 }
 
-#define SYNTH_META(m)                                                          \
-	tw_blob fmt = {tick_format, sizeof(tick_format) - 1};                  \
-	tw_dat_system sys = {"test", &fmt, 1};                                 \
-	tw_dat_meta m = {                                                      \
-		.page_size = PAGE,                                             \
-		.header_page = {header_page, sizeof(header_page) - 1},         \
-		.header_event = {header_event, sizeof(header_event) - 1},      \
-		.systems = &sys,                                               \
-		.nsystems = 1,                                                 \
-		.ncpus = 2}
+/* A stream file being written: its metadata, writer and page buffer. */
+struct synth {
+	tw_blob fmt;
+	tw_dat_system sys;
+	tw_dat_meta m;
+	int fd;
+	tw_mem mem;
+	trawl_error err;
+	tw_dat7 *w;
+	unsigned char *pg;
+	int32_t n; /* ticks so far */
+};
+
+static int synth_begin(struct synth *s, const char *path)
+{
+	memset(s, 0, sizeof(*s));
+	s->fmt = (tw_blob){tick_format, sizeof(tick_format) - 1};
+	s->sys = (tw_dat_system){"test", &s->fmt, 1};
+	s->m = (tw_dat_meta){
+		.page_size = PAGE,
+		.header_page = {header_page, sizeof(header_page) - 1},
+		.header_event = {header_event, sizeof(header_event) - 1},
+		.systems = &s->sys,
+		.nsystems = 1,
+		.ncpus = 2};
+	s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (s->fd < 0)
+		return -1;
+	tw_mem_init(&s->mem, NULL, NULL);
+	s->w = tw_dat7_open(&s->mem, s->fd, path, &s->m, TW_DAT_COMP_ZSTD,
+			    &s->err);
+	s->pg = malloc(PAGE);
+	return s->w && s->pg ? 0 : -1;
+}
+
+/* Finished as trawl record finishes (finish), or left as a killed
+ * recorder leaves it. Return: 0, or -1 (said). */
+static int synth_end(struct synth *s, const char *path, int finish, int rc)
+{
+	uint64_t size = 0;
+	if (!rc && finish)
+		rc = tw_dat7_finish(s->w, &s->m, &size, &s->err);
+	if (rc)
+		fprintf(stderr, "synth_dat %s: %s\n", path, s->err.msg);
+	if (s->w)
+		tw_dat7_free(s->w);
+	free(s->pg);
+	if (s->fd >= 0)
+		close(s->fd);
+	return rc ? -1 : 0;
+}
 
 int synth_dat(const char *path, int pages0, int pages1, int back_cpu, int back)
 {
-	SYNTH_META(m);
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		return -1;
-	tw_mem mem;
-	tw_mem_init(&mem, NULL, NULL);
-	trawl_error err = {0};
-	tw_dat7 *w = tw_dat7_open(&mem, fd, path, &m, TW_DAT_COMP_ZSTD, &err);
-	unsigned char *pg = malloc(PAGE);
-	int rc = w && pg ? 0 : -1;
-	int32_t n = 0;
+	struct synth s;
+	int rc = synth_begin(&s, path);
 	const uint64_t span = (uint64_t)SYNTH_PER_PAGE * SYNTH_STEP_NS;
 	for (int cpu = 0; cpu < 2 && !rc; cpu++) {
 		int pages = cpu ? pages1 : pages0;
@@ -119,53 +151,29 @@ int synth_dat(const char *path, int pages0, int pages1, int back_cpu, int back)
 			uint64_t ts = 1000000 + (uint64_t)p * span + cpu * 7;
 			if (cpu == back_cpu && p == back)
 				ts -= span; /* back to the page before's */
-			make_page(pg, ts, &n);
-			rc = tw_dat7_add(w, cpu, pg, PAGE);
+			make_page(s.pg, ts, &s.n);
+			rc = tw_dat7_add(s.w, cpu, s.pg, PAGE);
 		}
 		if (!rc)
-			rc = tw_dat7_sync(w, cpu, 1);
+			rc = tw_dat7_sync(s.w, cpu, 1);
 	}
-	uint64_t size = 0;
-	if (!rc)
-		rc = tw_dat7_finish(w, &m, &size, &err);
-	if (rc)
-		fprintf(stderr, "synth_dat %s: %s\n", path, err.msg);
-	if (w)
-		tw_dat7_free(w);
-	free(pg);
-	close(fd);
-	return rc ? -1 : 0;
+	return synth_end(&s, path, 1, rc);
 }
 
 int synth_dat_stream(const char *path, int batches, unsigned pause_us)
 {
-	SYNTH_META(m);
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		return -1;
-	tw_mem mem;
-	tw_mem_init(&mem, NULL, NULL);
-	trawl_error err = {0};
-	tw_dat7 *w = tw_dat7_open(&mem, fd, path, &m, TW_DAT_COMP_ZSTD, &err);
-	unsigned char *pg = malloc(PAGE);
-	int rc = w && pg ? 0 : -1;
-	int32_t n = 0;
+	struct synth s;
+	int rc = synth_begin(&s, path);
 	const uint64_t span = (uint64_t)SYNTH_PER_PAGE * SYNTH_STEP_NS;
 	for (int b = 0; b < batches && !rc; b++) {
 		for (int cpu = 0; cpu < 2 && !rc; cpu++) {
-			make_page(pg, 1000000 + (uint64_t)b * span + cpu * 7,
-				  &n);
-			if (!(rc = tw_dat7_add(w, cpu, pg, PAGE)))
-				rc = tw_dat7_sync(w, cpu, 1);
+			make_page(s.pg, 1000000 + (uint64_t)b * span + cpu * 7,
+				  &s.n);
+			if (!(rc = tw_dat7_add(s.w, cpu, s.pg, PAGE)))
+				rc = tw_dat7_sync(s.w, cpu, 1);
 		}
 		if (pause_us)
 			usleep(pause_us);
 	}
-	if (rc)
-		fprintf(stderr, "synth_dat_stream %s: %s\n", path, err.msg);
-	if (w)
-		tw_dat7_free(w);
-	free(pg);
-	close(fd);
-	return rc ? -1 : 0;
+	return synth_end(&s, path, 0, rc);
 }

@@ -88,6 +88,18 @@ class ErrorsTest(unittest.TestCase):
         with self.assertRaises(TypeError):
             tr.df([1, 2])
 
+    def test_worst_is_the_commands(self):
+        # --worst takes 1 to 10000: 0 gave 10 rows and 10**6 10000, unsaid
+        tr = trawl.open(fixture("tc.dat"))
+        for bad in (0, -1, 10001, 10**6, 2.5, "3", True):
+            with self.assertRaisesRegex(ValueError, "from 1 to 10000"):
+                tr.latency("wakeup", table="worst", worst=bad)
+            with self.assertRaisesRegex(ValueError, "from 1 to 10000"):
+                tr.irq(table="worst", worst=bad)
+        self.assertEqual(len(tr.latency("wakeup", table="worst", worst=3)), 3)
+        self.assertGreater(len(tr.latency("wakeup", table="worst",
+                                          worst=10000)), 3)
+
     def test_damaged_files_do_not_crash(self):
         rnd = random.Random(13)
         with tempfile.TemporaryDirectory() as d:
