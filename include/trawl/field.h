@@ -260,7 +260,9 @@ TRAWL_API size_t trawl_event_fields(const trawl_event *ev,
  *
  * For an integer its print format shows by name (__print_symbolic,
  * __print_flags, a ternary of strings): softirq_entry's vec 1 is "TIMER",
- * sched_switch's prev_state 1 is "S".
+ * sched_switch's prev_state 1 is "S". Strings the same field chooses right
+ * after belong to it, as the text shows them: prev_state 0x100 (a task
+ * preempted while runnable) is "R+".
  *
  * Return: the label (not NUL-terminated), or NULL when it has none.
  * Lifetime: borrowed, valid until the callback returns.

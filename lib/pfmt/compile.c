@@ -597,6 +597,19 @@ static int local_forms(tw_pfmt *p, uint8_t *uses)
 	return 0;
 }
 
+/* Whether conversion g prints strings chosen by field f alone
+ * (`REC->prev_state & 256 ? "+" : ""`): it adds to f's label. */
+static int suffix_of(const tw_pfmt *p, const pf_seg *g, int f)
+{
+	if (g->kind != S_CONV || g->conv != 's' || g->expr < 0)
+		return 0;
+	const pf_node *n = &p->nodes[g->expr];
+	if (n->op != N_COND || n->b < 0 || n->c < 0 ||
+	    p->nodes[n->b].op != N_STR || p->nodes[n->c].op != N_STR)
+		return 0;
+	return node_fields(p, n->a, -2, 0) == f;
+}
+
 /* Per field: plain "name=%d" text, and the conversion labelling it. */
 static int classify(cc *c)
 {
@@ -604,10 +617,11 @@ static int classify(cc *c)
 	size_t n = p->nfields ? p->nfields : 1;
 	p->textform = tw_calloc(p->mem, n, 1);
 	p->label_seg = tw_malloc(p->mem, n * sizeof(int32_t));
-	if (!p->textform || !p->label_seg)
+	p->label_end = tw_malloc(p->mem, n * sizeof(int32_t));
+	if (!p->textform || !p->label_seg || !p->label_end)
 		return -1;
 	for (size_t i = 0; i < p->nfields; i++)
-		p->label_seg[i] = -1;
+		p->label_seg[i] = p->label_end[i] = -1;
 	/* how many conversions name each field at all */
 	uint8_t *uses = tw_calloc(p->mem, n, 1);
 	if (!uses)
@@ -629,8 +643,14 @@ static int classify(cc *c)
 			l = x >= 0 && p->nodes[x].op == N_FIELD ? p->nodes[x].a
 								: -1;
 		}
-		if (l >= 0 && (size_t)l < p->nfields && p->label_seg[l] < 0)
-			p->label_seg[l] = (int32_t)s;
+		if (l >= 0 && (size_t)l < p->nfields && p->label_seg[l] < 0) {
+			p->label_seg[l] = p->label_end[l] = (int32_t)s;
+			/* "%s%s": a choice of strings by the same field right
+			 * after its label is part of it (prev_state's "+") */
+			while (p->label_end[l] + 1 < (int32_t)p->nsegs &&
+			       suffix_of(p, &p->segs[p->label_end[l] + 1], l))
+				p->label_end[l]++;
+		}
 	}
 	for (size_t s = 0; s < p->nsegs; s++) {
 		const pf_seg *g = &p->segs[s];
@@ -880,6 +900,7 @@ void tw_pfmt_free(tw_pfmt *p)
 	tw_free(m, p->textform);
 	tw_free(m, p->local);
 	tw_free(m, p->label_seg);
+	tw_free(m, p->label_end);
 	tw_free(m, p->segs);
 	tw_free(m, p->nodes);
 	tw_free(m, p->syms);

@@ -127,6 +127,9 @@ struct tw_pfmt {
 	uint16_t *local;     /* TW_PFT_LOCAL: first and last segment */
 	int32_t *label_seg;  /* per own field: the conversion that labels
 			      * it, or -1 */
+	int32_t *label_end;  /* and the last of the conversions right after
+			      * it that add to its label (sched_switch's
+			      * "+" of a preempted R) */
 
 	pf_seg *segs;
 	size_t nsegs;

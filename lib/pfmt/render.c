@@ -708,10 +708,10 @@ int tw_pfmt_label(const tw_pfmt *p, size_t field, const void *data, size_t len,
 {
 	if (field >= p->nfields || p->fallback || p->label_seg[field] < 0)
 		return 0;
-	const pf_seg *g = &p->segs[p->label_seg[field]];
 	size_t at = out->len;
-	if (tw_pf_render_conv(p, g, data, len, rs, out))
-		return -1;
+	for (int32_t k = p->label_seg[field]; k <= p->label_end[field]; k++)
+		if (tw_pf_render_conv(p, &p->segs[k], data, len, rs, out))
+			return -1;
 	/* a number no entry named ("0x9") is no label, nor is nothing */
 	if (out->len == at || (out->len - at >= 2 && out->data[at] == '0' &&
 			       out->data[at + 1] == 'x')) {

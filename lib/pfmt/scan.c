@@ -751,7 +751,8 @@ static int settle(scanner *s)
 		int32_t ls = p->label_seg[i];
 		if (ls >= 0 &&
 		    (v->type == TW_PFV_INT || v->type == TW_PFV_TEXT)) {
-			const char *a = s->pos[ls], *b = s->pos[ls + 1];
+			const char *a = s->pos[ls],
+				   *b = s->pos[p->label_end[i] + 1];
 			if (b > a &&
 			    !(b - a >= 2 && a[0] == '0' && a[1] == 'x')) {
 				v->label = a;

@@ -216,9 +216,10 @@ Test(pfmt, sched_switch_text_scans_back_to_the_record)
 	cr_assert_eq(v[3].type, TW_PFV_INT);
 	cr_assert_eq(v[3].i, 0x101, "S and + give 0x101, got %#llx",
 		     (unsigned long long)v[3].i);
-	/* the label is what the flags conversion printed; "+" is another */
-	cr_assert_eq(v[3].label_len, 1);
-	cr_assert(memcmp(v[3].label, "S", 1) == 0);
+	/* the label is what the text shows of the field: the flags
+	 * conversion's "S" and the "+" chosen by the same field after it */
+	cr_assert_eq(v[3].label_len, 2);
+	cr_assert(memcmp(v[3].label, "S+", 2) == 0);
 	cr_assert_eq(v[3].exact, 0, "bits above 0x1ff were not in the text");
 	cr_assert_eq(v[5].i, -5);
 	v = scan_ok(p, &s,
