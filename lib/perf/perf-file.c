@@ -106,6 +106,7 @@ static int read_attrs(tw_perf_file *f, uint64_t attr_size,
 		a->read_format = tw_perf_u64(p + 32);
 		a->sample_id_all = (tw_perf_u64(p + 40) >> 18) & 1;
 		a->id_trailer = tw_perf_id_trailer_size(a->sample_type);
+		tw_perf_attr_layout(a);
 	}
 	f->nattrs = (size_t)n;
 	/* TIME follows IDENTIFIER, IP and TID: one place if they agree */

@@ -84,6 +84,11 @@ typedef struct tw_perf_attr {
 	uint64_t read_format;
 	int sample_id_all;
 	uint32_t id_trailer; /* bytes of sample_id at a record's end */
+	/* Where a sample's TIME, CPU and RAW size end in its body when all
+	 * its fields before RAW have one size (no CALLCHAIN, no READ of a
+	 * group): raw_end 0 when they do not (tw_perf_sample_parse() then);
+	 * time_end, cpu_end 0 when it has none. */
+	uint16_t time_end, cpu_end, raw_end;
 } tw_perf_attr;
 
 /* An attr's stream id (perf_file_attr.ids, PERF_SAMPLE_ID). */
@@ -185,9 +190,54 @@ typedef struct tw_perf_sample {
 
 /* Bytes of the sample_id that ends other records for a sample_type. */
 uint32_t tw_perf_id_trailer_size(uint64_t sample_type);
+/* An attr's fixed layout (time_end, cpu_end, raw_end) from its
+ * sample_type and read_format. */
+void tw_perf_attr_layout(tw_perf_attr *a);
 /* The attr a record belongs to (from its id), or -1 when none can be. */
 int tw_perf_record_attr(const tw_perf_file *f, const unsigned char *rec,
 			uint32_t size, int is_sample);
+/* The attr of a sample from its IDENTIFIER through the cache of recent
+ * ids, else tw_perf_record_attr(). */
+static inline int tw_perf_sample_attr(const tw_perf_file *f,
+				      const unsigned char *rec, uint32_t size)
+{
+	if (f->nattrs == 1)
+		return 0;
+	if ((f->attrs[0].sample_type & TW_PERF_SAMPLE_IDENTIFIER) &&
+	    size >= 16) {
+		uint64_t id = tw_perf_u64(rec + 8);
+		size_t k = (size_t)(id * 0x9E3779B97F4A7C15ull >> 58);
+		if (f->id_cache[k].attr >= 0 && f->id_cache[k].id == id)
+			return f->id_cache[k].attr;
+	}
+	return tw_perf_record_attr(f, rec, size, 1);
+}
+
+/* What a sample of a fixed layout says of its time, CPU and raw data
+ * (body [p, p + n)): 1, 0 when the attr has no fixed layout, -1 when the
+ * body is shorter than it says. */
+static inline int tw_perf_sample_quick(const tw_perf_attr *a,
+				       const unsigned char *p, size_t n,
+				       int64_t *ts, int32_t *cpu,
+				       uint32_t *raw_at, uint32_t *raw_size)
+{
+	if (!a->raw_end)
+		return 0;
+	if (n < a->raw_end)
+		return -1;
+	uint32_t size = tw_perf_u32(p + a->raw_end - 4);
+	if (size > n - a->raw_end)
+		return -1;
+	*ts = a->time_end
+		      ? (int64_t)(tw_perf_u64(p + a->time_end - 8) & INT64_MAX)
+		      : INT64_MIN;
+	uint32_t c = a->cpu_end ? tw_perf_u32(p + a->cpu_end - 8) : UINT32_MAX;
+	*cpu = c < TW_MAX_CPUS ? (int32_t)c : -1;
+	*raw_at = a->raw_end;
+	*raw_size = size;
+	return 1;
+}
+
 /* A PERF_RECORD_SAMPLE's body [p, p + n) by attr a: 0, or -1 when it is
  * shorter than its sample_type says. */
 int tw_perf_sample_parse(const tw_perf_attr *a, const unsigned char *p,

@@ -135,6 +135,17 @@ const tw_perf_ref *tw_perf_order_top(const tw_perf_order *o)
 	return o->nruns ? &o->refs[o->runs[0].pos] : NULL;
 }
 
+/* Whether the top run's next record still comes before both runs under
+ * it: then the heap stays as it is (a CPU's chunk leaves in a row). */
+static inline int top_stays(const tw_perf_order *o)
+{
+	const tw_perf_ref *r = &o->refs[o->runs[0].pos];
+	for (size_t c = 1; c <= 2 && c < o->nruns; c++)
+		if (!before(r, &o->refs[o->runs[c].pos]))
+			return 0;
+	return 1;
+}
+
 void tw_perf_order_pop(tw_perf_order *o, tw_perf_ref *out)
 {
 	tw_perf_run *top = &o->runs[0];
@@ -144,7 +155,7 @@ void tw_perf_order_pop(tw_perf_order *o, tw_perf_ref *out)
 		o->runs[0] = o->runs[--o->nruns];
 		if (o->nruns)
 			sift_down(o, 0);
-	} else {
+	} else if (!top_stays(o)) {
 		sift_down(o, 0);
 	}
 }

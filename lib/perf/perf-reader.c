@@ -270,6 +270,7 @@ static int read_one(perf_src *s, int scan)
 	size_t n = size - 8u;
 	tw_perf_sample smp;
 	int64_t ts;
+	uint32_t raw_at = 0, raw_len = 0; /* a sample's, in its body */
 	if (s->probing && type == TW_PERF_RECORD_SAMPLE && s->f.time_at &&
 	    n >= s->f.time_at) {
 		/* the pre-scan needs only the time, where every attr has it;
@@ -290,17 +291,28 @@ static int read_one(perf_src *s, int scan)
 	}
 	switch (type) {
 	case TW_PERF_RECORD_SAMPLE: {
-		int a = tw_perf_record_attr(&s->f, rec, size, 1);
-		if (a < 0 ||
-		    tw_perf_sample_parse(&s->f.attrs[a], body, n, &smp))
+		int a = tw_perf_sample_attr(&s->f, rec, size);
+		if (a < 0)
 			return bad_record(s, scan, off);
-		if (s->f.attrs[a].type != TW_PERF_TYPE_TRACEPOINT) {
+		const tw_perf_attr *at = &s->f.attrs[a];
+		/* most samples: fields of one size before RAW, read in place */
+		int q = tw_perf_sample_quick(at, body, n, &ts, &smp.cpu,
+					     &raw_at, &raw_len);
+		if (q < 0)
+			return bad_record(s, scan, off);
+		if (!q) {
+			if (tw_perf_sample_parse(at, body, n, &smp))
+				return bad_record(s, scan, off);
+			ts = smp.time;
+			raw_at = smp.raw ? (uint32_t)(smp.raw - body) : 0;
+			raw_len = smp.raw_size;
+		}
+		if (at->type != TW_PERF_TYPE_TRACEPOINT) {
 			s->other_samples++;
 			return 0;
 		}
-		if (!smp.raw || smp.raw_size < 8)
+		if (!raw_at || raw_len < 8)
 			return bad_record(s, scan, off);
-		ts = smp.time;
 		break;
 	}
 	case TW_PERF_RECORD_COMM:
@@ -360,8 +372,8 @@ timed:
 	tw_perf_ref r = {ts, s->seq, off, -1, 0, 0};
 	if (type == TW_PERF_RECORD_SAMPLE) {
 		r.cpu = smp.cpu;
-		r.raw_at = (uint16_t)(smp.raw - rec);
-		r.raw_len = (uint16_t)smp.raw_size;
+		r.raw_at = (uint16_t)(raw_at + 8);
+		r.raw_len = (uint16_t)raw_len;
 	}
 	if (tw_perf_order_add(&s->order, &r))
 		return -1;
