@@ -273,13 +273,46 @@ typedef struct tw_perf_order {
 	size_t live; /* records not taken yet */
 } tw_perf_order;
 
-/* Append a record (a new run when it goes back in time); 0 or -1. */
+/* Append a record (a new run when it goes back in time): 0, 1 when that
+ * closed a run into the merge, or -1. */
 int tw_perf_order_add(tw_perf_order *o, const tw_perf_ref *r);
 /* Close the open run into the merge (a round ended); 0 or -1. */
 int tw_perf_order_close(tw_perf_order *o);
+/* Whether a comes before b: by time, then the file's order. */
+static inline int tw_perf_ref_before(const tw_perf_ref *a, const tw_perf_ref *b)
+{
+	if (a->ts != b->ts)
+		return a->ts < b->ts;
+	return a->seq < b->seq;
+}
+
 /* The next record of the closed runs, or NULL. */
-const tw_perf_ref *tw_perf_order_top(const tw_perf_order *o);
-void tw_perf_order_pop(tw_perf_order *o, tw_perf_ref *out);
+static inline const tw_perf_ref *tw_perf_order_top(const tw_perf_order *o)
+{
+	return o->nruns ? &o->refs[o->runs[0].pos] : NULL;
+}
+
+/* The heap put right after the top run gave its record (perf-order.c). */
+void tw_perf_order_resift(tw_perf_order *o);
+
+/* Take the top record. The top run stays where it is while its next
+ * record still comes before both runs under it: a CPU's chunk leaves in
+ * a row without the heap. */
+static inline void tw_perf_order_pop(tw_perf_order *o, tw_perf_ref *out)
+{
+	tw_perf_run *top = &o->runs[0];
+	*out = o->refs[top->pos++];
+	o->live--;
+	if (top->pos < top->end) {
+		const tw_perf_ref *r = &o->refs[top->pos];
+		if ((o->nruns < 2 ||
+		     tw_perf_ref_before(r, &o->refs[o->runs[1].pos])) &&
+		    (o->nruns < 3 ||
+		     tw_perf_ref_before(r, &o->refs[o->runs[2].pos])))
+			return;
+	}
+	tw_perf_order_resift(o);
+}
 /* The file offset of the first record still waiting (none: nothing). */
 uint64_t tw_perf_order_low(const tw_perf_order *o, uint64_t none);
 void tw_perf_order_reset(tw_perf_order *o);

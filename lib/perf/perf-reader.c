@@ -24,6 +24,7 @@
 #include "perf-int.h"
 
 #define HEAP_MAX (1u << 20) /* 24 MiB of references */
+
 #define COMM_MAX 31
 
 struct comm_ent {
@@ -237,7 +238,8 @@ static int name_whole(uint32_t type, const unsigned char *body, size_t n,
 
 /*
  * The next record of the file into the heap (or applied, if it needs no
- * time order). Return: 0, or -1 out of memory.
+ * time order). Return: 0, 1 when what the heap may give changed (a round
+ * ended, a run closed), or -1 out of memory.
  */
 static int read_one(perf_src *s, int scan)
 {
@@ -353,7 +355,7 @@ static int read_one(perf_src *s, int scan)
 		if (!scan)
 			tw_input_consumed(
 				s->in, tw_perf_order_low(&s->order, s->at), 0);
-		return 0;
+		return 1;
 	default:
 		return 0; /* counted by type above */
 	}
@@ -375,10 +377,13 @@ timed:
 		r.raw_at = (uint16_t)(raw_at + 8);
 		r.raw_len = (uint16_t)raw_len;
 	}
-	if (tw_perf_order_add(&s->order, &r))
+	int rc = tw_perf_order_add(&s->order, &r);
+	if (rc < 0)
 		return -1;
 	/* no rounds, or rounds too big: the oldest go first */
-	return s->order.live > HEAP_MAX ? tw_perf_order_close(&s->order) : 0;
+	if (s->order.live > HEAP_MAX)
+		return tw_perf_order_close(&s->order) ? -1 : 1;
+	return rc;
 }
 
 /* A record off the heap: 1 with *out when it is an event to hand out. */
@@ -466,7 +471,11 @@ static int next(void *ctx, tw_record *out, int scan, trawl_error *err)
 		}
 		if (s->eof)
 			return TW_NEXT_EOF;
-		if (read_one(s, scan))
+		/* nothing can leave until a round ends or a run closes */
+		int rc;
+		while ((rc = read_one(s, scan)) == 0 && !s->eof)
+			;
+		if (rc < 0)
 			return tw_error_at(err, TRAWL_ENOMEM, 0, s->t->name, 0,
 					   0, 0, "out of memory");
 	}
@@ -554,6 +563,47 @@ static int finish(void *ctx, trawl_error *err)
 	return 0;
 }
 
+/*
+ * The pre-scan's walk over a row of samples whose time every attr puts in
+ * one place, as read_one() would take them (probing) with its locals in
+ * registers; it stops before any other record. Return: whether it took
+ * any.
+ */
+static int probe_samples(perf_src *s)
+{
+	const unsigned char *map = s->f.map;
+	uint64_t at = s->at, end = s->end, seq = s->seq, n = 0;
+	uint32_t time_at = s->f.time_at;
+	int64_t ts = s->last_ts, seen_max = s->seen_max, limit = s->limit;
+	if (!time_at)
+		return 0;
+	while (end - at >= 8) {
+		const unsigned char *rec = map + at;
+		uint16_t size;
+		memcpy(&size, rec + 6, 2);
+		if (tw_perf_u32(rec) != TW_PERF_RECORD_SAMPLE ||
+		    size < 8u + time_at || size > end - at)
+			break;
+		ts = (int64_t)(tw_perf_u64(rec + time_at) & INT64_MAX);
+		at += size;
+		seq++;
+		n++;
+		if (ts > seen_max)
+			seen_max = ts;
+		if (ts < limit) {
+			s->unsorted = 1;
+			break;
+		}
+	}
+	s->records[TW_PERF_RECORD_SAMPLE] += n;
+	s->round_records += n;
+	s->at = at;
+	s->seq = seq;
+	s->last_ts = ts;
+	s->seen_max = seen_max;
+	return n != 0;
+}
+
 /* Whether next() hands records out in time order: one walk of the file
  * without keeping any (the run's order pre-scan, cheaper than next()). */
 static int in_order(void *ctx, int *sorted, trawl_error *err)
@@ -564,7 +614,7 @@ static int in_order(void *ctx, int *sorted, trawl_error *err)
 		return rc;
 	s->probing = 1;
 	while (!s->eof && s->unsorted == 0)
-		if (read_one(s, 1))
+		if (!probe_samples(s) && read_one(s, 1) < 0)
 			return tw_error_at(err, TRAWL_ENOMEM, 0, s->t->name, 0,
 					   0, 0, "out of memory");
 	int unsure = s->unsorted < 0;
