@@ -357,6 +357,9 @@ typedef struct tw_dat_ahead_rec {
 	uint32_t text_off, text_len; /* TW_DAT_NO_TEXT: not rendered */
 	uint32_t pre_off;	     /* TW_DAT_NO_TEXT: not decoded */
 	uint32_t json_off, json_len; /* its fields as JSON; len 0: none */
+	/* a record source's task name for it, NUL-terminated right after
+	 * the record's data (TW_DAT_NO_TEXT: the source has none) */
+	uint32_t comm_len;
 } tw_dat_ahead_rec;
 
 typedef struct tw_dat_pulled {

@@ -162,6 +162,15 @@ typedef struct dat_reader {
 	 * tw_dat_open_records): they come in time order from the source,
 	 * which also names the tasks (its own, owned here). */
 	const tw_records *recs;
+	/* a record source's pulled ahead: its failure, the bytes in all,
+	 * and the task name the worker took for the event being filled
+	 * (given: the source is not to be asked on this thread) */
+	int ahead_rc;
+	trawl_error ahead_err;
+	uint64_t recs_total;
+	int given;
+	const char *given_comm;
+	uint32_t given_comm_len;
 	/* A ranged run (seek_range): where each stream starts, and the
 	 * range; streams skip what is before it, the merge ends after it. */
 	tw_dat_place *places;
@@ -315,10 +324,16 @@ static void fresh_comms(dat_reader *r)
 static const char *comm_of(dat_reader *r, int32_t pid, uint32_t *len)
 {
 	if (r->recs) {
-		/* the source's names change as its records go by (COMM) */
-		const char *c = r->recs->comm(r->recs->ctx, pid, len);
-		if (c)
+		/* the source's names change as its records go by (COMM); ahead,
+		 * the worker asked it when it pulled the record */
+		const char *c = r->given
+					? r->given_comm
+					: r->recs->comm(r->recs->ctx, pid, len);
+		if (c) {
+			if (r->given)
+				*len = r->given_comm_len;
 			return c;
+		}
 	}
 	struct comm_slot *s = &r->comms[(uint32_t)pid % COMM_CACHE];
 	if (!s->comm || s->pid != pid ||
@@ -564,8 +579,7 @@ static void choice_start(trawl_trace *t, dat_reader *r)
 	/* not with one thread asked for, nor with a caller's allocator
 	 * (which need not be thread-safe), nor for a live feed (the merge
 	 * waits for the kernel) */
-	int possible = t->opts.threads != 1 && !t->opts.realloc && !r->feed &&
-		       !r->recs;
+	int possible = t->opts.threads != 1 && !t->opts.realloc && !r->feed;
 	tw_dat_choice_init(&r->choice, possible, NULL);
 	r->choice_made = 1;
 	if (r->choice.way == TW_WAY_AHEAD) {
@@ -579,6 +593,15 @@ static void choice_start(trawl_trace *t, dat_reader *r)
 
 static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
 		      trawl_error *err);
+
+/* What a record source noted between its events, into the counters. */
+static void source_note(trawl_trace *t, int kind, int32_t cpu, uint64_t value)
+{
+	if (kind == TW_RECORD_LOST)
+		tw_note_lost(t, cpu, value);
+	else if (kind == TW_RECORD_DAMAGED)
+		tw_note_bad_line(t, value);
+}
 
 static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 {
@@ -621,22 +644,6 @@ static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
 		}
 	}
 	int got = 0;
-	while (r->recs && !got) {
-		tw_record p;
-		int rc = r->recs->next(r->recs->ctx, &p, scan, err);
-		if (rc < 0)
-			return rc;
-		if (rc == TW_NEXT_EOF)
-			return scan ? TW_NEXT_EOF : finish(t, r, err);
-		if (scan) {
-			rec->ts = p.ts;
-			return TW_NEXT_EVENT;
-		}
-		if (fill_rec(t, r, rec, p.ts, 0, p.cpu, p.data, p.len) == 0)
-			got = 1;
-		else if ((rc = short_record(t, r, p.len, p.cpu, err)))
-			return rc;
-	}
 	while (r->ahead_on && !got) {
 		tw_dat_ahead_rec a;
 		const unsigned char *data, *pre;
@@ -653,12 +660,32 @@ static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
 		if (rc < 0)
 			return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0,
 					   0, "out of memory");
-		if (rc == 0)
+		if (rc == 0) {
+			if (r->ahead_rc < 0) { /* the source failed */
+				*err = r->ahead_err;
+				return r->ahead_rc;
+			}
 			return finish(t, r, err);
+		}
+		if (TW_UNLIKELY(r->recs && !a.data_len)) {
+			/* a source's note: its kind in buffer, value in lost */
+			source_note(t, (int)a.buffer, a.cpu, a.lost);
+			continue;
+		}
 		if (a.lost)
 			tw_note_lost(t, a.cpu, a.lost);
-		if (fill_rec(t, r, rec, a.ts, a.buffer, a.cpu, data,
-			     a.data_len) == 0) {
+		if (r->recs) {
+			r->given = 1;
+			r->given_comm =
+				a.comm_len == TW_DAT_NO_TEXT
+					? NULL
+					: (const char *)data + a.data_len;
+			r->given_comm_len = a.comm_len;
+		}
+		int filled = fill_rec(t, r, rec, a.ts, a.buffer, a.cpu, data,
+				      a.data_len);
+		r->given = 0;
+		if (filled == 0) {
 			rec->text = text;
 			rec->text_len = text ? a.text_len : 0;
 			r->cur_pre = pre;
@@ -668,6 +695,26 @@ static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
 		} else if ((rc = short_record(t, r, a.data_len, a.cpu, err))) {
 			return rc;
 		}
+	}
+	while (r->recs && !got) {
+		tw_record p;
+		int rc = r->recs->next(r->recs->ctx, &p, scan, err);
+		if (rc < 0)
+			return rc;
+		if (rc == TW_NEXT_EOF)
+			return scan ? TW_NEXT_EOF : finish(t, r, err);
+		if (scan) {
+			rec->ts = p.ts;
+			return TW_NEXT_EVENT;
+		}
+		if (TW_UNLIKELY(p.kind != TW_RECORD_EVENT)) {
+			source_note(t, p.kind, p.cpu, p.value);
+			continue;
+		}
+		if (fill_rec(t, r, rec, p.ts, 0, p.cpu, p.data, p.len) == 0)
+			got = 1;
+		else if ((rc = short_record(t, r, p.len, p.cpu, err)))
+			return rc;
 	}
 	while (!got) {
 		tw_dat_cursor *c = merge_next(r);
@@ -747,6 +794,7 @@ static int rewind_dat(trawl_trace *t, trawl_error *err)
 	if (r->merge)
 		return -TRAWL_EUNSUPPORTED; /* what came is gone */
 	if (r->recs) {
+		ahead_stop(r); /* the worker is done with the source */
 		int rc = r->recs->rewind(r->recs->ctx, err);
 		if (rc == 0)
 			r->finished = 0;
@@ -1584,9 +1632,33 @@ static int payload(const trawl_event *ev)
 
 /* ---- the merge ahead (dat-ahead.c) ---- */
 
+/* A record source's next record, on the worker: a note goes as a
+ * record of no data, its kind in buffer and its value in lost. */
+static int ahead_pull_record(dat_reader *r, tw_dat_pulled *out)
+{
+	tw_record p;
+	int rc = r->recs->next(r->recs->ctx, &p, 0, &r->ahead_err);
+	if (rc < 0)
+		r->ahead_rc = rc;
+	if (rc != TW_NEXT_EVENT)
+		return 0;
+	if (p.kind != TW_RECORD_EVENT)
+		*out = (tw_dat_pulled){p.ts,
+				       p.value,
+				       (uint32_t)p.kind,
+				       p.cpu,
+				       (const unsigned char *)"",
+				       0};
+	else
+		*out = (tw_dat_pulled){p.ts, 0, 0, p.cpu, p.data, p.len};
+	return 1;
+}
+
 static int ahead_pull(void *ctx, tw_dat_pulled *out)
 {
 	dat_reader *r = ctx;
+	if (r->recs)
+		return ahead_pull_record(r, out);
 	tw_dat_cursor *c = merge_next(r);
 	if (!c)
 		return 0;
@@ -2084,6 +2156,19 @@ static int ahead_prepare(void *ctx, const unsigned char *data, uint32_t len,
 			 tw_buf *arena, tw_dat_ahead_rec *rec)
 {
 	dat_reader *r = ctx;
+	if (r->recs && len >= (uint32_t)r->pid_off + 4) {
+		/* the name the task has now, right after the record's data
+		 * (where it is now in the arena) */
+		int32_t pid = (int32_t)tw_dat_u32(&r->f, data + r->pid_off);
+		uint32_t n;
+		const char *c = r->recs->comm(r->recs->ctx, pid, &n);
+		if (c) {
+			if (tw_buf_put(r->f.mem, arena, c, n) ||
+			    tw_buf_put(r->f.mem, arena, "", 1))
+				return -1;
+			rec->comm_len = n;
+		}
+	}
 	if (len < (uint32_t)(r->type_off + r->type_size))
 		return 0;
 	uint32_t id = r->type_size == 2
@@ -2129,7 +2214,13 @@ static uint64_t cursors_done(const dat_reader *r);
 
 static uint64_t ahead_done(void *ctx)
 {
-	return cursors_done(ctx);
+	const dat_reader *r = ctx;
+	if (r->recs) {
+		uint64_t done, total;
+		r->recs->progress(r->recs->ctx, &done, &total);
+		return done;
+	}
+	return cursors_done(r);
 }
 
 /*
@@ -2153,6 +2244,11 @@ static int ahead_start(trawl_trace *t, dat_reader *r)
 				.fz = &w->fz,
 				.ez = &w->ez,
 				.lz = &w->lz};
+	if (r->recs) { /* the total, before the source is the worker's */
+		uint64_t done;
+		r->recs->progress(r->recs->ctx, &done, &r->recs_total);
+		r->ahead_rc = 0;
+	}
 	tw_dat_ahead_src src = {ahead_pull, ahead_prepare, ahead_done, r};
 	r->ahead = tw_dat_ahead_start(&t->mem, &src);
 	return 0;
@@ -2231,6 +2327,11 @@ static uint64_t cursors_done(const dat_reader *r)
 static void progress(const trawl_trace *t, uint64_t *done, uint64_t *total)
 {
 	const dat_reader *r = rd(t);
+	if (r->recs && r->ahead_on) { /* the source is the worker's */
+		*done = tw_dat_ahead_done(r->ahead);
+		*total = r->recs_total;
+		return;
+	}
 	if (r->recs) {
 		r->recs->progress(r->recs->ctx, done, total);
 		return;

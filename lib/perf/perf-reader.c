@@ -60,12 +60,16 @@ typedef struct perf_src {
 	uint64_t records_other; /* of types past TW_PERF_RECORD_MAX */
 	uint64_t stop_off;	/* the walk could not go on from here */
 	char stop_why[96];
+	/* a note for the trace's counters, handed out before anything more
+	 * (kind 0: none); the source itself counts nothing in the trace */
+	tw_record note;
 } perf_src;
 
 static void stop(perf_src *s, const char *why);
 
-/* A record that cannot be what it says: counted at its offset, or with
- * TRAWL_OPEN_STRICT the end of the run there. */
+/* A record that cannot be what it says: noted at its offset, or with
+ * TRAWL_OPEN_STRICT the end of the run there. Return: 1 (read_one()'s:
+ * the note goes out first). */
 static int bad_record(perf_src *s, int scan, uint64_t off)
 {
 	if (scan)
@@ -74,10 +78,10 @@ static int bad_record(perf_src *s, int scan, uint64_t off)
 		s->at = off;
 		stop(s, "a damaged record (its content does not fit its "
 			"size, or no attr has its id)");
-		return 0;
+		return 1;
 	}
-	tw_note_bad_line(s->t, off);
-	return 0;
+	s->note = (tw_record){.kind = TW_RECORD_DAMAGED, .value = off};
+	return 1;
 }
 
 static struct comm_ent *comm_slot(perf_src *s, int32_t tid, int make)
@@ -331,7 +335,7 @@ static int read_one(perf_src *s, int scan)
 	}
 	case TW_PERF_RECORD_ID_INDEX:
 		index_ids(s, body, n, scan, off);
-		return 0;
+		return s->note.kind != 0;
 	case TW_PERF_RECORD_FINISHED_ROUND:
 		/* what is older than the last round's newest may go */
 		if (s->round_max > s->limit)
@@ -391,6 +395,7 @@ static int apply(perf_src *s, const tw_perf_ref *r, tw_record *out, int scan)
 {
 	const unsigned char *rec = s->f.map + r->off;
 	if (r->raw_at) { /* a tracepoint sample, read whole before */
+		out->kind = TW_RECORD_EVENT;
 		out->ts = r->ts;
 		out->cpu = r->cpu;
 		out->data = rec + r->raw_at;
@@ -438,13 +443,15 @@ static int apply(perf_src *s, const tw_perf_ref *r, tw_record *out, int scan)
 		break;
 	case TW_PERF_RECORD_LOST: /* u64 id, u64 lost */
 		if (n >= 16)
-			tw_note_lost(s->t, lost_cpu(s, &smp),
-				     tw_perf_u64(body + 8));
+			s->note = (tw_record){.kind = TW_RECORD_LOST,
+					      .cpu = lost_cpu(s, &smp),
+					      .value = tw_perf_u64(body + 8)};
 		break;
 	case TW_PERF_RECORD_LOST_SAMPLES: /* u64 lost */
 		if (n >= 8)
-			tw_note_lost(s->t, lost_cpu(s, &smp),
-				     tw_perf_u64(body));
+			s->note = (tw_record){.kind = TW_RECORD_LOST,
+					      .cpu = lost_cpu(s, &smp),
+					      .value = tw_perf_u64(body)};
 		break;
 	}
 	return 0;
@@ -454,6 +461,11 @@ static int next(void *ctx, tw_record *out, int scan, trawl_error *err)
 {
 	perf_src *s = ctx;
 	for (;;) {
+		if (TW_UNLIKELY(s->note.kind)) {
+			*out = s->note;
+			s->note.kind = 0;
+			return TW_NEXT_EVENT;
+		}
 		/* at the end, the open run joins the merge before anything
 		 * more leaves it */
 		if (s->eof && s->order.open_begin < s->order.nrefs &&
@@ -504,6 +516,7 @@ static int rewind_src(void *ctx, trawl_error *err)
 	s->other_samples = s->records_other = 0;
 	s->stop_off = 0;
 	s->stop_why[0] = 0;
+	s->note.kind = 0;
 	return 0;
 }
 

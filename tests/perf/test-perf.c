@@ -477,3 +477,46 @@ Test(perf_data, a_sample_past_its_round_is_sorted_into_place)
 	got_free(&whole);
 	free(f.p);
 }
+
+/* The merge on a second thread (TRAWL_MERGE_AHEAD on, or handed over
+ * every few events) pulls the records from the source there: the same
+ * events with the same task names, and the same damage and lost counts
+ * as the source noted them on the way. */
+Test(perf_data, the_merge_ahead_gives_what_the_reader_gives_itself)
+{
+	file f = load();
+	/* a sample and a COMM shorter than their content: two notes */
+	for (int k = 0; k < 2; k++) {
+		uint64_t at = find_record(&f, k ? 3 : 9, 3);
+		cr_assert(at);
+		uint32_t type;
+		uint16_t size;
+		record_at(&f, at, &type, &size);
+		cut_data(&f, at + size - 8, at + size);
+		uint16_t less = (uint16_t)(size - 8);
+		memcpy(f.p + at + 6, &less, 2);
+	}
+	static const char *const ways[] = {"off", "on", "flip:7", "flip:1"};
+	got g[4];
+	for (int w = 0; w < 4; w++) {
+		setenv("TRAWL_MERGE_AHEAD", ways[w], 1);
+		run(&f, &g[w]);
+		cr_assert_eq(g[w].rc, 0, "%s: %s", ways[w], g[w].err.msg);
+	}
+	unsetenv("TRAWL_MERGE_AHEAD");
+	cr_assert_eq(g[0].n, FIXTURE_EVENTS - 1);
+	cr_assert_eq(g[0].stats.bad_lines, 2);
+	for (int w = 1; w < 4; w++) {
+		cr_assert(same_events(&g[0], &g[w]), "%s", ways[w]);
+		for (size_t i = 0; i < g[0].n; i++)
+			cr_assert_str_eq(g[w].ev[i].comm, g[0].ev[i].comm,
+					 "%s: event %zu", ways[w], i);
+		cr_assert_eq(g[w].stats.bad_lines, g[0].stats.bad_lines);
+		cr_assert_eq(g[w].stats.bad_line[0], g[0].stats.bad_line[0]);
+		cr_assert_eq(g[w].stats.bad_line[1], g[0].stats.bad_line[1]);
+		cr_assert_eq(g[w].stats.lost_events, g[0].stats.lost_events);
+	}
+	for (int w = 0; w < 4; w++)
+		got_free(&g[w]);
+	free(f.p);
+}
