@@ -2,7 +2,9 @@
 /*
  * Inside the perf.data reader. perf-file.c reads the file's header, attrs
  * and feature sections (tools/perf/Documentation/perf.data-file-format.txt
- * in the kernel tree); perf-tracing.c cuts the tracing data feature into
+ * in the kernel tree), perf-pipe.c those of a pipe-mode file from its
+ * first records; perf-expand.c writes out perf record -z's compressed
+ * records decompressed; perf-tracing.c cuts the tracing data feature into
  * the metadata a trace.dat carries; perf-sample.c reads samples and the
  * sample_id trailer of other records; perf-order.c puts the records of
  * perf's rounds in time order; perf-reader.c is the record source the
@@ -29,9 +31,14 @@ enum {
 	TW_PERF_RECORD_FORK = 7,
 	TW_PERF_RECORD_SAMPLE = 9,
 	TW_PERF_RECORD_LOST_SAMPLES = 13,
+	TW_PERF_RECORD_HEADER_ATTR = 64, /* pipe mode: an attr and its ids */
+	TW_PERF_RECORD_HEADER_EVENT_TYPE = 65,
+	TW_PERF_RECORD_HEADER_TRACING_DATA = 66, /* pipe mode: the data after */
 	TW_PERF_RECORD_FINISHED_ROUND = 68,
 	TW_PERF_RECORD_ID_INDEX = 69,
+	TW_PERF_RECORD_HEADER_FEATURE = 80, /* pipe mode: a feature section */
 	TW_PERF_RECORD_COMPRESSED = 81,
+	TW_PERF_RECORD_FINISHED_INIT = 82,
 	TW_PERF_RECORD_MAX = 128, /* counted by type below this */
 };
 
@@ -69,12 +76,14 @@ enum {
 	TW_PERF_FEAT_NRCPUS = 7,
 	TW_PERF_FEAT_CMDLINE = 11,
 	TW_PERF_FEAT_CLOCKID = 23,
+	TW_PERF_FEAT_COMPRESSED = 27,
 	TW_PERF_FEAT_BITS = 256,
 };
 
 /* Attrs a file may have, and ids of all of them: beyond these a count in
  * a header is damage, not a recording. */
 #define TW_PERF_MAX_ATTRS (1u << 16)
+#define TW_PERF_ATTR_MIN  64 /* PERF_ATTR_SIZE_VER0 */
 #define TW_PERF_MAX_IDS	  (1u << 22)
 
 typedef struct tw_perf_attr {
@@ -108,7 +117,11 @@ typedef struct tw_perf_file {
 	const unsigned char *map;
 	size_t size;
 	tw_perf_section data;
-	int cut; /* the data section runs past the end of the file */
+	int cut;  /* the data section runs past the end of the file */
+	int pipe; /* pipe mode: the metadata came as records */
+	/* perf record -z: COMPRESSED records expanded, those zstd refused
+	 * and where the first was (perf-expand.c) */
+	uint64_t zrecords, zdamaged, zdamage_off;
 	tw_perf_attr *attrs;
 	size_t nattrs;
 	tw_perf_id *ids; /* sorted by id */
@@ -160,10 +173,36 @@ static inline uint64_t tw_perf_u64(const void *p)
 int tw_perf_file_open(tw_perf_file *f, const tw_mem *mem, const char *name,
 		      const unsigned char *map, size_t size, trawl_error *err);
 void tw_perf_file_close(tw_perf_file *f);
+/* One attr from a perf_event_attr's bytes (at least ATTR_MIN of them). */
+void tw_perf_attr_read(tw_perf_attr *a, const unsigned char *p);
+/* After the attrs and ids are in: the ids sorted, time_at found. */
+void tw_perf_attrs_done(tw_perf_file *f);
+/* hostname, osrelease and nr_cpus from the feature sections found. */
+void tw_perf_feature_values(tw_perf_file *f);
+
+/* perf-pipe.c: the rest of a pipe-mode file (header size 16): the attrs,
+ * features and tracing data from the records at its front; the data is
+ * every record after the header. */
+int tw_perf_pipe_open(tw_perf_file *f, trawl_error *err);
+/* The bytes of tracing data that follow a HEADER_TRACING_DATA record of
+ * body [p, p + n) (its u32 size, padded to 8); 0 for none. */
+static inline uint64_t tw_perf_tracing_after(const unsigned char *p, size_t n)
+{
+	return n >= 4 ? ((uint64_t)tw_perf_u32(p) + 7) & ~(uint64_t)7 : 0;
+}
 /* The attr of a stream id, or -1. */
 int tw_perf_attr_of_id(const tw_perf_file *f, uint64_t id);
 /* The entry of a stream id, or NULL. */
 tw_perf_id *tw_perf_id_find(const tw_perf_file *f, uint64_t id);
+
+/* perf-expand.c: whether the file's records are compressed (perf record
+ * -z): 1, 0, or a negative TRAWL_E* for a method trawl does not know. */
+int tw_perf_compressed(const tw_perf_file *f, trawl_error *err);
+/* The data section with every COMPRESSED record replaced by the records
+ * it holds, in an unlinked temporary file in tmpdir (NULL: $TMPDIR or
+ * /tmp), at its start: *fd (the caller closes it); 0 or a TRAWL_E*. */
+int tw_perf_expand(tw_perf_file *f, const char *tmpdir, int *fd,
+		   trawl_error *err);
 
 /* perf-tracing.c: the HEADER_TRACING_DATA section at [off, off + len) as
  * the metadata of a trace.dat (f->meta; its blobs point into the map). */

@@ -19,6 +19,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "../input/input.h"
 #include "perf-int.h"
@@ -38,6 +39,13 @@ typedef struct perf_src {
 	trawl_trace *t;
 	tw_input *in;
 	tw_perf_file f;
+	/* the records the walk reads: the data section in the file's map
+	 * (din is in), or its copy with the COMPRESSED records expanded
+	 * (perf record -z: din is that file's, dfd its descriptor) */
+	tw_input *din;
+	int dfd;
+	const unsigned char *dmap;
+	uint64_t dbegin, dsize;
 	tw_records recs;
 	/* the walk over the data section, in file order */
 	uint64_t at, end, seq;
@@ -253,7 +261,7 @@ static int read_one(perf_src *s, int scan)
 		s->eof = 1;
 		return 0;
 	}
-	const unsigned char *rec = s->f.map + s->at;
+	const unsigned char *rec = s->dmap + s->at;
 	uint32_t type = tw_perf_u32(rec);
 	uint16_t size;
 	memcpy(&size, rec + 6, 2);
@@ -336,6 +344,20 @@ static int read_one(perf_src *s, int scan)
 	case TW_PERF_RECORD_ID_INDEX:
 		index_ids(s, body, n, scan, off);
 		return s->note.kind != 0;
+	case TW_PERF_RECORD_HEADER_TRACING_DATA: {
+		/* pipe mode: the tracing data (read at the open) follows */
+		uint64_t after = tw_perf_tracing_after(body, n);
+		if (n < 4)
+			return bad_record(s, scan, off);
+		if (after > s->end - s->at) {
+			stop(s, "tracing data that runs past the data");
+			return 1;
+		}
+		s->at += after;
+		return 0;
+	}
+	case TW_PERF_RECORD_HEADER_FEATURE: /* pipe mode: read at the open */
+		return n < 8 ? bad_record(s, scan, off) : 0;
 	case TW_PERF_RECORD_FINISHED_ROUND:
 		/* what is older than the last round's newest may go */
 		if (s->round_max > s->limit)
@@ -349,7 +371,7 @@ static int read_one(perf_src *s, int scan)
 		s->round_records = 0;
 		if (s->probing) {
 			/* nothing waits: the pages behind go back */
-			tw_input_consumed(s->in, s->at, 0);
+			tw_input_consumed(s->din, s->at, 0);
 			return 0;
 		}
 		if (tw_perf_order_close(&s->order))
@@ -358,7 +380,7 @@ static int read_one(perf_src *s, int scan)
 		 * stays at about two rounds of the file */
 		if (!scan)
 			tw_input_consumed(
-				s->in, tw_perf_order_low(&s->order, s->at), 0);
+				s->din, tw_perf_order_low(&s->order, s->at), 0);
 		return 1;
 	default:
 		return 0; /* counted by type above */
@@ -393,7 +415,7 @@ timed:
 /* A record off the heap: 1 with *out when it is an event to hand out. */
 static int apply(perf_src *s, const tw_perf_ref *r, tw_record *out, int scan)
 {
-	const unsigned char *rec = s->f.map + r->off;
+	const unsigned char *rec = s->dmap + r->off;
 	if (r->raw_at) { /* a tracepoint sample, read whole before */
 		out->kind = TW_RECORD_EVENT;
 		out->ts = r->ts;
@@ -497,11 +519,11 @@ static int rewind_src(void *ctx, trawl_error *err)
 {
 	perf_src *s = ctx;
 	/* the map's pages are given back from the start again */
-	int rc = tw_input_rewind(s->in, err);
+	int rc = tw_input_rewind(s->din, err);
 	if (rc)
 		return rc;
-	s->at = s->f.data.offset;
-	s->end = s->f.data.offset + s->f.data.size;
+	s->at = s->dbegin;
+	s->end = s->dbegin + s->dsize;
 	s->seq = 0;
 	s->eof = 0;
 	s->last_ts = 0;
@@ -533,6 +555,9 @@ static uint64_t skipped(const perf_src *s)
 		case TW_PERF_RECORD_LOST_SAMPLES:
 		case TW_PERF_RECORD_FINISHED_ROUND:
 		case TW_PERF_RECORD_ID_INDEX:
+		case TW_PERF_RECORD_HEADER_ATTR: /* pipe mode's metadata */
+		case TW_PERF_RECORD_HEADER_TRACING_DATA:
+		case TW_PERF_RECORD_HEADER_FEATURE:
 			break;
 		default:
 			n += s->records[k];
@@ -557,6 +582,11 @@ static int finish(void *ctx, trawl_error *err)
 				"part of it, in the table at "
 				"offset %llu",
 				(unsigned long long)s->f.feat_damage_off);
+	}
+	if (s->f.zdamaged) {
+		/* what zstd refused of perf record -z's records */
+		tw_note_bad_line(t, s->f.zdamage_off);
+		t->stats.bad_lines += s->f.zdamaged - 1;
 	}
 	if (s->stop_why[0]) {
 		tw_note_bad_line(t, s->stop_off);
@@ -584,7 +614,7 @@ static int finish(void *ctx, trawl_error *err)
  */
 static int probe_samples(perf_src *s)
 {
-	const unsigned char *map = s->f.map;
+	const unsigned char *map = s->dmap;
 	uint64_t at = s->at, end = s->end, seq = s->seq, n = 0;
 	uint32_t time_at = s->f.time_at;
 	int64_t ts = s->last_ts, seen_max = s->seen_max, limit = s->limit;
@@ -644,8 +674,8 @@ static const char *kallsyms(void *ctx, size_t *len)
 static void progress(void *ctx, uint64_t *done, uint64_t *total)
 {
 	const perf_src *s = ctx;
-	*done = s->at - s->f.data.offset;
-	*total = s->f.data.size;
+	*done = s->at - s->dbegin;
+	*total = s->dsize;
 }
 
 static void close_src(void *ctx)
@@ -655,9 +685,30 @@ static void close_src(void *ctx)
 	tw_perf_order_fini(&s->order);
 	tw_free(&t->mem, s->comms);
 	tw_perf_file_close(&s->f);
+	if (s->din && s->din != s->in)
+		tw_input_close(s->din);
+	if (s->dfd >= 0)
+		close(s->dfd);
 	if (s->in)
 		tw_input_close(s->in);
 	tw_free(&t->mem, s);
+}
+
+/* perf record -z: the walk reads the records decompressed, from a copy
+ * of the data section (perf-expand.c). */
+static int expand(perf_src *s, trawl_error *err)
+{
+	int rc = tw_perf_expand(&s->f, s->t->opts.tmpdir, &s->dfd, err);
+	if (rc)
+		return rc;
+	s->din = tw_input_open(&s->t->mem, NULL, s->dfd, s->t->name, err);
+	if (!s->din)
+		return err->code ? -err->code : -TRAWL_EIO;
+	size_t len;
+	s->dmap = (const unsigned char *)tw_input_map(s->din, &len);
+	s->dbegin = 0;
+	s->dsize = len; /* 0: no records (and no map) */
+	return 0;
 }
 
 int tw_perf_open(trawl_trace *t, struct tw_input *in,
@@ -671,18 +722,33 @@ int tw_perf_open(trawl_trace *t, struct tw_input *in,
 	}
 	s->t = t;
 	s->in = in;
+	s->dfd = -1;
 	s->order.mem = &t->mem;
 	size_t len;
 	const unsigned char *map =
 		(const unsigned char *)tw_input_map(in, &len);
 	int rc;
 	if (!map) {
-		rc = tw_error_at(err, TRAWL_EUNSUPPORTED, 0, t->name, 0, 0, 0,
-				 "a perf.data is read from a file, not "
-				 "yet from a pipe or a compressed stream");
-		goto fail;
+		/* a pipe (perf record -o - | trawl ...) or a compressed
+		 * file: read from a temporary copy */
+		if ((rc = tw_input_spool(in, t->opts.tmpdir, err)))
+			goto fail;
+		map = (const unsigned char *)tw_input_map(in, &len);
+		if (!map) {
+			rc = tw_error_at(err, TRAWL_EFORMAT, 0, t->name, 0, 0,
+					 0, "an empty perf.data stream");
+			goto fail;
+		}
 	}
 	if ((rc = tw_perf_file_open(&s->f, &t->mem, t->name, map, len, err)))
+		goto fail;
+	s->din = in;
+	s->dmap = map;
+	s->dbegin = s->f.data.offset;
+	s->dsize = s->f.data.size;
+	if ((rc = tw_perf_compressed(&s->f, err)) < 0)
+		goto fail;
+	if (rc && (rc = expand(s, err)))
 		goto fail;
 	for (int c = 0; c < s->f.nr_cpus; c++)
 		if (tw_note_cpu(t, c) < 0) {
