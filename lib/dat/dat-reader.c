@@ -2344,6 +2344,13 @@ static void progress(const trawl_trace *t, uint64_t *done, uint64_t *total)
 	*total = n;
 }
 
+static const char *host(const trawl_trace *t, const char *what)
+{
+	const dat_reader *r = rd(t);
+	return r->recs && r->recs->host ? r->recs->host(r->recs->ctx, what)
+					: NULL;
+}
+
 static void close_reader(trawl_trace *t)
 {
 	dat_reader *r = rd(t);
@@ -2402,6 +2409,7 @@ static const tw_reader_ops dat_ops = {
 	.buffer_name = buffer_name,
 	.fields_source = fields_source,
 	.format_at = format_at,
+	.host = host,
 	.progress = progress,
 	.close = close_reader,
 };

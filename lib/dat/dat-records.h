@@ -69,6 +69,10 @@ typedef struct tw_records {
 	 * records of other kinds) into the trace's counters; the error to
 	 * return after the readable part (a file cut short), or 0. */
 	int (*finish)(void *ctx, trawl_error *err);
+	/* Optional: what the source says of the machine it was recorded on
+	 * (trawl_trace_host(): "hostname", "os_release"), or NULL. Valid
+	 * until close(). */
+	const char *(*host)(void *ctx, const char *what);
 	/* Bytes read and in all, for progress. */
 	void (*progress)(void *ctx, uint64_t *done, uint64_t *total);
 	void (*close)(void *ctx);

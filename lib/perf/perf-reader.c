@@ -671,6 +671,15 @@ static const char *kallsyms(void *ctx, size_t *len)
 	return tw_perf_kallsyms(&((perf_src *)ctx)->f, len);
 }
 
+static const char *host(void *ctx, const char *what)
+{
+	const perf_src *s = ctx;
+	const char *v = !strcmp(what, "hostname")     ? s->f.hostname
+			: !strcmp(what, "os_release") ? s->f.osrelease
+						      : "";
+	return *v ? v : NULL;
+}
+
 static void progress(void *ctx, uint64_t *done, uint64_t *total)
 {
 	const perf_src *s = ctx;
@@ -765,6 +774,7 @@ int tw_perf_open(trawl_trace *t, struct tw_input *in,
 		.kallsyms = kallsyms,
 		.in_order = in_order,
 		.finish = finish,
+		.host = host,
 		.progress = progress,
 		.close = close_src,
 		.ctx = s,

@@ -83,6 +83,17 @@ if [ "$want" != "$got" ]; then
 	echo "FAIL: perf record -o - | trawl stats - counts $want, perf script $got"
 	fails=$((fails + 1))
 fi
+# the machine, as perf's header says it
+want=$(perf report --header-only -i "$T/busy.perf" 2>/dev/null |
+	sed -n 's/^# hostname : //p; s/^# os release : //p' | paste -sd' ')
+got=$("$trawl" stats --json "$T/busy.perf" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+print(s.get("hostname"), s.get("os_release"))')
+if [ "$want" != "$got" ]; then
+	echo "FAIL: perf's header says host $want, trawl stats $got"
+	fails=$((fails + 1))
+fi
 # trawl stats: the events perf script shows, and lost counts as perf's
 want=$(perf script -i "$T/busy.perf" 2>/dev/null | wc -l)
 got=$("$trawl" stats --json "$T/busy.perf" |

@@ -675,3 +675,31 @@ Test(perf_data, pipe_mode_tracing_data_past_the_end_is_an_error)
 	got_free(&g);
 	free(f.p);
 }
+
+/* HOSTNAME and OSRELEASE (perf report --header-only: "vm",
+ * "6.18.44-fc-v1045" where the fixtures were recorded), in file and in
+ * pipe mode; a text trace says nothing */
+Test(perf_data, the_recording_machine_is_named)
+{
+	static const char *const names[] = {FIXTURE, FIXTURE_PIPE_Z};
+	for (size_t k = 0; k < 2; k++) {
+		trawl_error err;
+		trawl_trace *t = trawl_open(fixture(names[k]), NULL, &err);
+		cr_assert(t, "%s", err.msg);
+		const char *h = trawl_trace_host(t, "hostname");
+		const char *r = trawl_trace_host(t, "os_release");
+		cr_assert(h && r, "%s", names[k]);
+		cr_assert_str_eq(h, "vm");
+		cr_assert_str_eq(r, "6.18.44-fc-v1045");
+		cr_assert_null(trawl_trace_host(t, "arch"));
+		trawl_close(t);
+	}
+	char *path = tmp_file("<idle>-0 [000] 1.000000: sched_wakeup: x\n", 41);
+	trawl_error err;
+	trawl_trace *t = trawl_open(path, NULL, &err);
+	cr_assert(t, "%s", err.msg);
+	cr_assert_null(trawl_trace_host(t, "hostname"));
+	trawl_close(t);
+	unlink(path);
+	free(path);
+}
