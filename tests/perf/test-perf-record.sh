@@ -43,8 +43,11 @@ record "$T/busy.perf" -e sched:sched_switch -e sched:sched_wakeup \
 	-e 'timer:*' -- "$pingpong" 1
 python3 "$checker" "$trawl" "$T/busy.perf" || fails=$((fails + 1))
 # perf sched record's own selection
-if perf sched record -o "$T/sched.perf" -- sleep 0.3 >"$T/perf.log" 2>&1; then
+if perf sched record -o "$T/sched.perf" -- "$pingpong" 1 >"$T/perf.log" 2>&1; then
 	python3 "$checker" "$trawl" "$T/sched.perf" || fails=$((fails + 1))
+	# trawl sched and latency beside perf sched latency (docs/perf-sched.md)
+	python3 "$(dirname "$checker")/check-perf-sched.py" "$trawl" \
+		"$T/sched.perf" || fails=$((fails + 1))
 else
 	echo "note: perf sched record failed here:"
 	cat "$T/perf.log"
