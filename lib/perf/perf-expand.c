@@ -65,11 +65,13 @@ static void put(expander *x, const void *p, size_t n)
 }
 
 /* A COMPRESSED record's data through the stream: 0, or -1 when zstd
- * refuses it (the stream is then started again for the next one). */
+ * refuses it or it gives more than `most` bytes (the stream is then
+ * started again for the next one). */
 static int inflate_into(expander *x, ZSTD_DStream *zs, const unsigned char *p,
-			size_t n)
+			size_t n, uint64_t most)
 {
 	ZSTD_inBuffer in = {p, n, 0};
+	uint64_t given = 0;
 	for (;;) {
 		if (x->out_len == OUT_CHUNK)
 			flush_out(x);
@@ -78,7 +80,8 @@ static int inflate_into(expander *x, ZSTD_DStream *zs, const unsigned char *p,
 		size_t was = in.pos;
 		size_t rc = ZSTD_decompressStream(zs, &o, &in);
 		x->out_len += o.pos;
-		if (ZSTD_isError(rc)) {
+		given += o.pos;
+		if (ZSTD_isError(rc) || given > most) {
 			ZSTD_DCtx_reset(zs, ZSTD_reset_session_only);
 			return -1;
 		}
@@ -142,6 +145,14 @@ int tw_perf_expand(tw_perf_file *f, const char *tmpdir, int *fd_out,
 		goto out;
 	}
 	ZSTD_initDStream(zs);
+	/* each COMPRESSED record holds one mmap read of perf's, at most
+	 * mmap_len bytes (the feature's fifth u32): more is a bomb, not a
+	 * recording */
+	const tw_perf_section *c = &f->feat[TW_PERF_FEAT_COMPRESSED];
+	uint64_t most =
+		c->size >= 20 ? tw_perf_u32(f->map + c->offset + 16) : 0;
+	if (!most || most > (1u << 30))
+		most = 1u << 30;
 	uint64_t at = f->data.offset, end = f->data.offset + f->data.size;
 	while (end - at >= 8) {
 		const unsigned char *rec = f->map + at;
@@ -159,7 +170,7 @@ int tw_perf_expand(tw_perf_file *f, const char *tmpdir, int *fd_out,
 		}
 		if (type != TW_PERF_RECORD_COMPRESSED) {
 			put(&x, rec, (size_t)len);
-		} else if (inflate_into(&x, zs, rec + 8, size - 8u)) {
+		} else if (inflate_into(&x, zs, rec + 8, size - 8u, most)) {
 			if (!f->zdamaged++)
 				f->zdamage_off = at;
 		}

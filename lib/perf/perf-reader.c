@@ -25,7 +25,6 @@
 #include "perf-int.h"
 
 #define HEAP_MAX (1u << 20) /* 24 MiB of references */
-
 #define COMM_MAX 31
 
 struct comm_ent {

@@ -657,6 +657,26 @@ Test(perf_data, damaged_compressed_records_are_counted_at_their_offset)
 	free(f.p);
 }
 
+/* COMPRESSED records that give more than perf's mmap_len (the
+ * compression feature's fifth u32) are a bomb: each is counted at its
+ * offset, nothing more is written out of it. */
+Test(perf_data, compressed_records_past_their_mmap_size_are_counted)
+{
+	file f = load_named(FIXTURE_Z);
+	int slot = feature_slot(&f, 27);
+	cr_assert_geq(slot, 0, "the fixture has HEADER_COMPRESSED");
+	uint64_t sec = u64_at(&f, data_end(&f) + (size_t)slot * 16);
+	uint32_t tiny = 64;
+	memcpy(f.p + sec + 16, &tiny, 4);
+	got g;
+	run(&f, &g);
+	cr_assert_geq(g.stats.bad_lines, 1, "%s", g.err.msg);
+	cr_assert_eq(g.stats.bad_line[0], find_record(&f, 81, 0));
+	cr_assert_lt(g.n, FIXTURE_Z_EVENTS);
+	got_free(&g);
+	free(f.p);
+}
+
 /* The tracing data of a pipe-mode file saying it runs past the end: an
  * error naming the record. */
 Test(perf_data, pipe_mode_tracing_data_past_the_end_is_an_error)
