@@ -215,7 +215,8 @@ TRAWL_API const char *trawl_compression(const trawl_trace *t);
  * @what: "hostname", or "os_release" (the kernel's release, `uname -r`)
  *
  * Known after trawl_open() for a perf.data (its HOSTNAME and OSRELEASE
- * features); text traces and trace.dat files do not say it yet.
+ * features) and a trace.dat (its UNAME option, as trace-cmd and trawl
+ * record write it); text traces do not say it.
  *
  * Return: the string (valid until trawl_close()), or NULL when the source
  * does not say, or for another @what.

@@ -117,6 +117,8 @@ typedef struct tw_dat_file {
 	const char *kallsyms_text; /* v6: in the map */
 	size_t kallsyms_len;
 	uint64_t kallsyms_section; /* v7: the section's offset */
+	/* the UNAME option's nodename and release ("" when absent) */
+	char hostname[65], release[65];
 	int kallsyms_loaded;
 	/* none in the metadata: asked for from here once, when first
 	 * needed (a perf.data's source, lib/dat/dat-records.h) */

@@ -2347,8 +2347,12 @@ static void progress(const trawl_trace *t, uint64_t *done, uint64_t *total)
 static const char *host(const trawl_trace *t, const char *what)
 {
 	const dat_reader *r = rd(t);
-	return r->recs && r->recs->host ? r->recs->host(r->recs->ctx, what)
-					: NULL;
+	if (r->recs)
+		return r->recs->host ? r->recs->host(r->recs->ctx, what) : NULL;
+	const char *v = !strcmp(what, "hostname")     ? r->f.hostname
+			: !strcmp(what, "os_release") ? r->f.release
+						      : "";
+	return *v ? v : NULL;
 }
 
 static void close_reader(trawl_trace *t)

@@ -698,7 +698,7 @@ Test(perf_data, pipe_mode_tracing_data_past_the_end_is_an_error)
 
 /* HOSTNAME and OSRELEASE (perf report --header-only: "vm",
  * "6.18.44-fc-v1045" where the fixtures were recorded), in file and in
- * pipe mode; a text trace says nothing */
+ * pipe mode; a trace.dat's UNAME; a text trace says nothing */
 Test(perf_data, the_recording_machine_is_named)
 {
 	static const char *const names[] = {FIXTURE, FIXTURE_PIPE_Z};
@@ -712,6 +712,21 @@ Test(perf_data, the_recording_machine_is_named)
 		cr_assert_str_eq(h, "vm");
 		cr_assert_str_eq(r, "6.18.44-fc-v1045");
 		cr_assert_null(trawl_trace_host(t, "arch"));
+		trawl_close(t);
+	}
+	/* a trace.dat's UNAME option ("Linux vm 6.18.44-fc-v669 x86_64", as
+	 * trace-cmd wrote it), v6 and v7 */
+	static const char *const dats[] = {"tc.dat", "tc-v6.dat",
+					   "tc-v7-nocomp.dat"};
+	for (size_t k = 0; k < 3; k++) {
+		trawl_error err;
+		trawl_trace *t = trawl_open(fixture(dats[k]), NULL, &err);
+		cr_assert(t, "%s: %s", dats[k], err.msg);
+		const char *h = trawl_trace_host(t, "hostname");
+		const char *r = trawl_trace_host(t, "os_release");
+		cr_assert(h && r, "%s", dats[k]);
+		cr_assert_str_eq(h, "vm", "%s", dats[k]);
+		cr_assert_str_eq(r, "6.18.44-fc-v669", "%s", dats[k]);
 		trawl_close(t);
 	}
 	char *path = tmp_file("<idle>-0 [000] 1.000000: sched_wakeup: x\n", 41);
