@@ -12,13 +12,10 @@
  * it, the same text `trace-cmd report` shows; the text of one field is what
  * `trace-cmd report -R` shows.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
@@ -104,10 +101,9 @@ struct sym_cache {
 
 typedef struct dat_reader {
 	tw_dat_file f;
+	/* the input; a stream (pipe, compressed file) is read from its
+	 * temporary copy (tw_input_spool) */
 	struct tw_input *in;
-	/* a stream (pipe, compressed file) is copied here to be mapped */
-	unsigned char *spool;
-	size_t spool_len;
 
 	/* The merge: moved for every record by the merge-ahead thread, when
 	 * there is one; kept off the cache lines of what the consumer's
@@ -2369,8 +2365,6 @@ static void close_reader(trawl_trace *t)
 	if (r->plugins)
 		tep_unload_plugins(r->plugins, r->f.tep);
 	tw_dat_file_close(&r->f);
-	if (r->spool)
-		munmap(r->spool, r->spool_len);
 	if (r->in)
 		tw_input_close(r->in);
 	trace_seq_destroy(&r->seq);
@@ -2417,71 +2411,6 @@ static const tw_reader_ops dat_ops = {
 	.progress = progress,
 	.close = close_reader,
 };
-
-/*
- * A stream cannot be mapped: copy it (decompressed) to an unlinked
- * temporary file and map that. Memory stays bounded; the disk holds it.
- */
-static int spool(trawl_trace *t, dat_reader *r, trawl_error *err)
-{
-	const char *dir = t->opts.tmpdir ? t->opts.tmpdir : getenv("TMPDIR");
-	if (!dir || !*dir)
-		dir = "/tmp";
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		char path[300];
-		snprintf(path, sizeof(path), "%s/trawl-dat-XXXXXX", dir);
-		fd = mkstemp(path);
-		if (fd >= 0)
-			unlink(path);
-	}
-	if (fd < 0)
-		return tw_error_at(err, TRAWL_EIO, errno, dir, 0, 0, 0,
-				   "cannot create a temporary file to hold "
-				   "the trace.dat read from a stream: %s "
-				   "(set TMPDIR)",
-				   strerror(errno));
-	size_t total = 0;
-	const char *p;
-	size_t n;
-	int rc;
-	while ((rc = tw_input_read(r->in, &p, &n, err)) == 1) {
-		while (n > 0) {
-			ssize_t w = write(fd, p, n);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0) {
-				rc = tw_error_at(err, TRAWL_EIO, errno, dir, 0,
-						 0, total,
-						 "cannot write the temporary "
-						 "copy of a trace.dat stream: "
-						 "%s",
-						 strerror(errno));
-				goto out;
-			}
-			p += w;
-			n -= (size_t)w;
-			total += (size_t)w;
-		}
-	}
-	if (rc < 0)
-		goto out;
-	rc = 0;
-	if (total == 0)
-		goto out;
-	void *m = mmap(NULL, total, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (m == MAP_FAILED) {
-		rc = tw_error_at(err, TRAWL_EIO, errno, t->name, 0, 0, 0,
-				 "cannot map the temporary copy: %s",
-				 strerror(errno));
-		goto out;
-	}
-	r->spool = m;
-	r->spool_len = total;
-out:
-	close(fd);
-	return rc;
-}
 
 static int cmp_span(const void *a, const void *b)
 {
@@ -2565,15 +2494,13 @@ int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err)
 	size_t len;
 	const unsigned char *map =
 		(const unsigned char *)tw_input_map(in, &len);
-	int rc;
+	int rc, spooled = !map;
 	if (!map) {
-		if ((rc = spool(t, r, err)))
+		/* a stream cannot be mapped: read from a temporary copy,
+		 * decompressed (memory stays bounded; the disk holds it) */
+		if ((rc = tw_input_spool(in, t->opts.tmpdir, err)))
 			return rc;
-		map = r->spool;
-		len = r->spool_len;
-		/* the stream is copied; its input is done */
-		tw_input_close(r->in);
-		r->in = NULL;
+		map = (const unsigned char *)tw_input_map(in, &len);
 	}
 	/* A file still being written (trawl record's version 7 file) may
 	 * have grown between its mapping and the read of its options chain:
@@ -2582,7 +2509,7 @@ int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err)
 	 * end past the map taken as where the writer was; a file truly cut
 	 * short does not grow and keeps its error. */
 	rc = tw_dat_file_open(&r->f, &t->mem, t->name, map, len, 0, err);
-	if ((rc || r->f.cut_at) && !r->spool) {
+	if ((rc || r->f.cut_at) && !spooled) {
 		const unsigned char *grown =
 			(const unsigned char *)tw_input_regrow(in, &len);
 		if (grown) {
