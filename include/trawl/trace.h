@@ -209,6 +209,21 @@ TRAWL_API const char *trawl_format_name(int format);
 TRAWL_API const char *trawl_compression(const trawl_trace *t);
 
 /**
+ * trawl_trace_host() - what the source says of the machine it was
+ * recorded on
+ * @t: the trace
+ * @what: "hostname", or "os_release" (the kernel's release, `uname -r`)
+ *
+ * Known after trawl_open() for a perf.data (its HOSTNAME and OSRELEASE
+ * features) and a trace.dat (its UNAME option, as trace-cmd and trawl
+ * record write it); text traces do not say it.
+ *
+ * Return: the string (valid until trawl_close()), or NULL when the source
+ * does not say, or for another @what.
+ */
+TRAWL_API const char *trawl_trace_host(const trawl_trace *t, const char *what);
+
+/**
  * trawl_data_bytes() - the size of the trace's data, uncompressed
  * @t: the trace
  *

@@ -290,6 +290,9 @@ typedef struct tw_reader_ops {
 	 */
 	int (*format_at)(trawl_trace *t, size_t i, const char **system,
 			 const char **text, size_t *len);
+	/* Optional: what the source says of the machine it was recorded
+	 * on (trawl_trace_host()), or NULL. */
+	const char *(*host)(const trawl_trace *t, const char *what);
 	/* Where we are, for progress: done and total bytes. */
 	void (*progress)(const trawl_trace *t, uint64_t *done, uint64_t *total);
 	void (*close)(trawl_trace *t);

@@ -608,6 +608,13 @@ TRAWL_API const char *trawl_compression(const trawl_trace *t)
 	return t ? t->compression : "none";
 }
 
+TRAWL_API const char *trawl_trace_host(const trawl_trace *t, const char *what)
+{
+	if (!t || !what || !t->ops || !t->ops->host)
+		return NULL;
+	return t->ops->host(t, what);
+}
+
 TRAWL_API uint64_t trawl_data_bytes(const trawl_trace *t)
 {
 	return t ? t->data_bytes : 0;

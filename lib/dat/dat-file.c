@@ -34,6 +34,7 @@ enum {
 	OPT_DONE = 0,
 	OPT_CPUSTAT = 2,
 	OPT_BUFFER = 3,
+	OPT_UNAME = 5, /* "sysname nodename release machine" */
 	OPT_OFFSET = 7,
 	OPT_TSC2NSEC = 14,
 	OPT_HEADER_INFO = 16,
@@ -809,6 +810,26 @@ static int read_v7_meta(tw_dat_file *f, uint16_t opt, uint64_t off,
 	return rc;
 }
 
+/* The machine the recorder ran on, as trace-cmd and trawl record write
+ * it (uname's sysname, nodename, release, machine, by spaces). */
+static void read_uname(tw_dat_file *f, const char *p, size_t n)
+{
+	char *out[2] = {f->hostname, f->release};
+	size_t at = 0;
+	for (int w = 0; w < 3; w++) {
+		while (at < n && p[at] == ' ')
+			at++;
+		size_t s = at;
+		while (at < n && p[at] != ' ' && p[at])
+			at++;
+		if (w == 0)
+			continue; /* Linux */
+		size_t len = at - s < 64 ? at - s : 64;
+		memcpy(out[w - 1], p + s, len);
+		out[w - 1][len] = 0;
+	}
+}
+
 /* One option's data; v6 and v7 share the ones both have. */
 static int handle_option(tw_dat_file *f, uint16_t id, span_reader *o,
 			 uint32_t v6_cpus, int *header_seen, trawl_error *err)
@@ -828,6 +849,9 @@ static int handle_option(tw_dat_file *f, uint16_t id, span_reader *o,
 	}
 	case OPT_TSC2NSEC:
 		read_tsc2nsec(f, o);
+		return 0;
+	case OPT_UNAME:
+		read_uname(f, (const char *)o->p, o->n);
 		return 0;
 	case OPT_BUFFER:
 		if (f->version >= 7)

@@ -117,6 +117,8 @@ typedef struct tw_dat_file {
 	const char *kallsyms_text; /* v6: in the map */
 	size_t kallsyms_len;
 	uint64_t kallsyms_section; /* v7: the section's offset */
+	/* the UNAME option's nodename and release ("" when absent) */
+	char hostname[65], release[65];
 	int kallsyms_loaded;
 	/* none in the metadata: asked for from here once, when first
 	 * needed (a perf.data's source, lib/dat/dat-records.h) */
@@ -357,6 +359,9 @@ typedef struct tw_dat_ahead_rec {
 	uint32_t text_off, text_len; /* TW_DAT_NO_TEXT: not rendered */
 	uint32_t pre_off;	     /* TW_DAT_NO_TEXT: not decoded */
 	uint32_t json_off, json_len; /* its fields as JSON; len 0: none */
+	/* a record source's task name for it, NUL-terminated right after
+	 * the record's data (TW_DAT_NO_TEXT: the source has none) */
+	uint32_t comm_len;
 } tw_dat_ahead_rec;
 
 typedef struct tw_dat_pulled {

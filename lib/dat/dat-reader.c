@@ -12,13 +12,10 @@
  * it, the same text `trace-cmd report` shows; the text of one field is what
  * `trace-cmd report -R` shows.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
@@ -104,10 +101,9 @@ struct sym_cache {
 
 typedef struct dat_reader {
 	tw_dat_file f;
+	/* the input; a stream (pipe, compressed file) is read from its
+	 * temporary copy (tw_input_spool) */
 	struct tw_input *in;
-	/* a stream (pipe, compressed file) is copied here to be mapped */
-	unsigned char *spool;
-	size_t spool_len;
 
 	/* The merge: moved for every record by the merge-ahead thread, when
 	 * there is one; kept off the cache lines of what the consumer's
@@ -162,6 +158,15 @@ typedef struct dat_reader {
 	 * tw_dat_open_records): they come in time order from the source,
 	 * which also names the tasks (its own, owned here). */
 	const tw_records *recs;
+	/* a record source's pulled ahead: its failure, the bytes in all,
+	 * and the task name the worker took for the event being filled
+	 * (given: the source is not to be asked on this thread) */
+	int ahead_rc;
+	trawl_error ahead_err;
+	uint64_t recs_total;
+	int given;
+	const char *given_comm;
+	uint32_t given_comm_len;
 	/* A ranged run (seek_range): where each stream starts, and the
 	 * range; streams skip what is before it, the merge ends after it. */
 	tw_dat_place *places;
@@ -315,10 +320,16 @@ static void fresh_comms(dat_reader *r)
 static const char *comm_of(dat_reader *r, int32_t pid, uint32_t *len)
 {
 	if (r->recs) {
-		/* the source's names change as its records go by (COMM) */
-		const char *c = r->recs->comm(r->recs->ctx, pid, len);
-		if (c)
+		/* the source's names change as its records go by (COMM); ahead,
+		 * the worker asked it when it pulled the record */
+		const char *c = r->given
+					? r->given_comm
+					: r->recs->comm(r->recs->ctx, pid, len);
+		if (c) {
+			if (r->given)
+				*len = r->given_comm_len;
 			return c;
+		}
 	}
 	struct comm_slot *s = &r->comms[(uint32_t)pid % COMM_CACHE];
 	if (!s->comm || s->pid != pid ||
@@ -564,8 +575,7 @@ static void choice_start(trawl_trace *t, dat_reader *r)
 	/* not with one thread asked for, nor with a caller's allocator
 	 * (which need not be thread-safe), nor for a live feed (the merge
 	 * waits for the kernel) */
-	int possible = t->opts.threads != 1 && !t->opts.realloc && !r->feed &&
-		       !r->recs;
+	int possible = t->opts.threads != 1 && !t->opts.realloc && !r->feed;
 	tw_dat_choice_init(&r->choice, possible, NULL);
 	r->choice_made = 1;
 	if (r->choice.way == TW_WAY_AHEAD) {
@@ -579,6 +589,15 @@ static void choice_start(trawl_trace *t, dat_reader *r)
 
 static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
 		      trawl_error *err);
+
+/* What a record source noted between its events, into the counters. */
+static void source_note(trawl_trace *t, int kind, int32_t cpu, uint64_t value)
+{
+	if (kind == TW_RECORD_LOST)
+		tw_note_lost(t, cpu, value);
+	else if (kind == TW_RECORD_DAMAGED)
+		tw_note_bad_line(t, value);
+}
 
 static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
 {
@@ -621,22 +640,6 @@ static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
 		}
 	}
 	int got = 0;
-	while (r->recs && !got) {
-		tw_record p;
-		int rc = r->recs->next(r->recs->ctx, &p, scan, err);
-		if (rc < 0)
-			return rc;
-		if (rc == TW_NEXT_EOF)
-			return scan ? TW_NEXT_EOF : finish(t, r, err);
-		if (scan) {
-			rec->ts = p.ts;
-			return TW_NEXT_EVENT;
-		}
-		if (fill_rec(t, r, rec, p.ts, 0, p.cpu, p.data, p.len) == 0)
-			got = 1;
-		else if ((rc = short_record(t, r, p.len, p.cpu, err)))
-			return rc;
-	}
 	while (r->ahead_on && !got) {
 		tw_dat_ahead_rec a;
 		const unsigned char *data, *pre;
@@ -653,12 +656,32 @@ static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
 		if (rc < 0)
 			return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0,
 					   0, "out of memory");
-		if (rc == 0)
+		if (rc == 0) {
+			if (r->ahead_rc < 0) { /* the source failed */
+				*err = r->ahead_err;
+				return r->ahead_rc;
+			}
 			return finish(t, r, err);
+		}
+		if (TW_UNLIKELY(r->recs && !a.data_len)) {
+			/* a source's note: its kind in buffer, value in lost */
+			source_note(t, (int)a.buffer, a.cpu, a.lost);
+			continue;
+		}
 		if (a.lost)
 			tw_note_lost(t, a.cpu, a.lost);
-		if (fill_rec(t, r, rec, a.ts, a.buffer, a.cpu, data,
-			     a.data_len) == 0) {
+		if (r->recs) {
+			r->given = 1;
+			r->given_comm =
+				a.comm_len == TW_DAT_NO_TEXT
+					? NULL
+					: (const char *)data + a.data_len;
+			r->given_comm_len = a.comm_len;
+		}
+		int filled = fill_rec(t, r, rec, a.ts, a.buffer, a.cpu, data,
+				      a.data_len);
+		r->given = 0;
+		if (filled == 0) {
 			rec->text = text;
 			rec->text_len = text ? a.text_len : 0;
 			r->cur_pre = pre;
@@ -668,6 +691,26 @@ static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
 		} else if ((rc = short_record(t, r, a.data_len, a.cpu, err))) {
 			return rc;
 		}
+	}
+	while (r->recs && !got) {
+		tw_record p;
+		int rc = r->recs->next(r->recs->ctx, &p, scan, err);
+		if (rc < 0)
+			return rc;
+		if (rc == TW_NEXT_EOF)
+			return scan ? TW_NEXT_EOF : finish(t, r, err);
+		if (scan) {
+			rec->ts = p.ts;
+			return TW_NEXT_EVENT;
+		}
+		if (TW_UNLIKELY(p.kind != TW_RECORD_EVENT)) {
+			source_note(t, p.kind, p.cpu, p.value);
+			continue;
+		}
+		if (fill_rec(t, r, rec, p.ts, 0, p.cpu, p.data, p.len) == 0)
+			got = 1;
+		else if ((rc = short_record(t, r, p.len, p.cpu, err)))
+			return rc;
 	}
 	while (!got) {
 		tw_dat_cursor *c = merge_next(r);
@@ -747,6 +790,7 @@ static int rewind_dat(trawl_trace *t, trawl_error *err)
 	if (r->merge)
 		return -TRAWL_EUNSUPPORTED; /* what came is gone */
 	if (r->recs) {
+		ahead_stop(r); /* the worker is done with the source */
 		int rc = r->recs->rewind(r->recs->ctx, err);
 		if (rc == 0)
 			r->finished = 0;
@@ -1584,9 +1628,33 @@ static int payload(const trawl_event *ev)
 
 /* ---- the merge ahead (dat-ahead.c) ---- */
 
+/* A record source's next record, on the worker: a note goes as a
+ * record of no data, its kind in buffer and its value in lost. */
+static int ahead_pull_record(dat_reader *r, tw_dat_pulled *out)
+{
+	tw_record p;
+	int rc = r->recs->next(r->recs->ctx, &p, 0, &r->ahead_err);
+	if (rc < 0)
+		r->ahead_rc = rc;
+	if (rc != TW_NEXT_EVENT)
+		return 0;
+	if (p.kind != TW_RECORD_EVENT)
+		*out = (tw_dat_pulled){p.ts,
+				       p.value,
+				       (uint32_t)p.kind,
+				       p.cpu,
+				       (const unsigned char *)"",
+				       0};
+	else
+		*out = (tw_dat_pulled){p.ts, 0, 0, p.cpu, p.data, p.len};
+	return 1;
+}
+
 static int ahead_pull(void *ctx, tw_dat_pulled *out)
 {
 	dat_reader *r = ctx;
+	if (r->recs)
+		return ahead_pull_record(r, out);
 	tw_dat_cursor *c = merge_next(r);
 	if (!c)
 		return 0;
@@ -2084,6 +2152,19 @@ static int ahead_prepare(void *ctx, const unsigned char *data, uint32_t len,
 			 tw_buf *arena, tw_dat_ahead_rec *rec)
 {
 	dat_reader *r = ctx;
+	if (r->recs && len >= (uint32_t)r->pid_off + 4) {
+		/* the name the task has now, right after the record's data
+		 * (where it is now in the arena) */
+		int32_t pid = (int32_t)tw_dat_u32(&r->f, data + r->pid_off);
+		uint32_t n;
+		const char *c = r->recs->comm(r->recs->ctx, pid, &n);
+		if (c) {
+			if (tw_buf_put(r->f.mem, arena, c, n) ||
+			    tw_buf_put(r->f.mem, arena, "", 1))
+				return -1;
+			rec->comm_len = n;
+		}
+	}
 	if (len < (uint32_t)(r->type_off + r->type_size))
 		return 0;
 	uint32_t id = r->type_size == 2
@@ -2129,7 +2210,13 @@ static uint64_t cursors_done(const dat_reader *r);
 
 static uint64_t ahead_done(void *ctx)
 {
-	return cursors_done(ctx);
+	const dat_reader *r = ctx;
+	if (r->recs) {
+		uint64_t done, total;
+		r->recs->progress(r->recs->ctx, &done, &total);
+		return done;
+	}
+	return cursors_done(r);
 }
 
 /*
@@ -2153,6 +2240,11 @@ static int ahead_start(trawl_trace *t, dat_reader *r)
 				.fz = &w->fz,
 				.ez = &w->ez,
 				.lz = &w->lz};
+	if (r->recs) { /* the total, before the source is the worker's */
+		uint64_t done;
+		r->recs->progress(r->recs->ctx, &done, &r->recs_total);
+		r->ahead_rc = 0;
+	}
 	tw_dat_ahead_src src = {ahead_pull, ahead_prepare, ahead_done, r};
 	r->ahead = tw_dat_ahead_start(&t->mem, &src);
 	return 0;
@@ -2231,6 +2323,11 @@ static uint64_t cursors_done(const dat_reader *r)
 static void progress(const trawl_trace *t, uint64_t *done, uint64_t *total)
 {
 	const dat_reader *r = rd(t);
+	if (r->recs && r->ahead_on) { /* the source is the worker's */
+		*done = tw_dat_ahead_done(r->ahead);
+		*total = r->recs_total;
+		return;
+	}
 	if (r->recs) {
 		r->recs->progress(r->recs->ctx, done, total);
 		return;
@@ -2241,6 +2338,17 @@ static void progress(const trawl_trace *t, uint64_t *done, uint64_t *total)
 	/* the cursors are the worker's while it runs */
 	*done = r->ahead_on ? tw_dat_ahead_done(r->ahead) : cursors_done(r);
 	*total = n;
+}
+
+static const char *host(const trawl_trace *t, const char *what)
+{
+	const dat_reader *r = rd(t);
+	if (r->recs)
+		return r->recs->host ? r->recs->host(r->recs->ctx, what) : NULL;
+	const char *v = !strcmp(what, "hostname")     ? r->f.hostname
+			: !strcmp(what, "os_release") ? r->f.release
+						      : "";
+	return *v ? v : NULL;
 }
 
 static void close_reader(trawl_trace *t)
@@ -2257,8 +2365,6 @@ static void close_reader(trawl_trace *t)
 	if (r->plugins)
 		tep_unload_plugins(r->plugins, r->f.tep);
 	tw_dat_file_close(&r->f);
-	if (r->spool)
-		munmap(r->spool, r->spool_len);
 	if (r->in)
 		tw_input_close(r->in);
 	trace_seq_destroy(&r->seq);
@@ -2301,74 +2407,10 @@ static const tw_reader_ops dat_ops = {
 	.buffer_name = buffer_name,
 	.fields_source = fields_source,
 	.format_at = format_at,
+	.host = host,
 	.progress = progress,
 	.close = close_reader,
 };
-
-/*
- * A stream cannot be mapped: copy it (decompressed) to an unlinked
- * temporary file and map that. Memory stays bounded; the disk holds it.
- */
-static int spool(trawl_trace *t, dat_reader *r, trawl_error *err)
-{
-	const char *dir = t->opts.tmpdir ? t->opts.tmpdir : getenv("TMPDIR");
-	if (!dir || !*dir)
-		dir = "/tmp";
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		char path[300];
-		snprintf(path, sizeof(path), "%s/trawl-dat-XXXXXX", dir);
-		fd = mkstemp(path);
-		if (fd >= 0)
-			unlink(path);
-	}
-	if (fd < 0)
-		return tw_error_at(err, TRAWL_EIO, errno, dir, 0, 0, 0,
-				   "cannot create a temporary file to hold "
-				   "the trace.dat read from a stream: %s "
-				   "(set TMPDIR)",
-				   strerror(errno));
-	size_t total = 0;
-	const char *p;
-	size_t n;
-	int rc;
-	while ((rc = tw_input_read(r->in, &p, &n, err)) == 1) {
-		while (n > 0) {
-			ssize_t w = write(fd, p, n);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0) {
-				rc = tw_error_at(err, TRAWL_EIO, errno, dir, 0,
-						 0, total,
-						 "cannot write the temporary "
-						 "copy of a trace.dat stream: "
-						 "%s",
-						 strerror(errno));
-				goto out;
-			}
-			p += w;
-			n -= (size_t)w;
-			total += (size_t)w;
-		}
-	}
-	if (rc < 0)
-		goto out;
-	rc = 0;
-	if (total == 0)
-		goto out;
-	void *m = mmap(NULL, total, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (m == MAP_FAILED) {
-		rc = tw_error_at(err, TRAWL_EIO, errno, t->name, 0, 0, 0,
-				 "cannot map the temporary copy: %s",
-				 strerror(errno));
-		goto out;
-	}
-	r->spool = m;
-	r->spool_len = total;
-out:
-	close(fd);
-	return rc;
-}
 
 static int cmp_span(const void *a, const void *b)
 {
@@ -2452,15 +2494,13 @@ int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err)
 	size_t len;
 	const unsigned char *map =
 		(const unsigned char *)tw_input_map(in, &len);
-	int rc;
+	int rc, spooled = !map;
 	if (!map) {
-		if ((rc = spool(t, r, err)))
+		/* a stream cannot be mapped: read from a temporary copy,
+		 * decompressed (memory stays bounded; the disk holds it) */
+		if ((rc = tw_input_spool(in, t->opts.tmpdir, err)))
 			return rc;
-		map = r->spool;
-		len = r->spool_len;
-		/* the stream is copied; its input is done */
-		tw_input_close(r->in);
-		r->in = NULL;
+		map = (const unsigned char *)tw_input_map(in, &len);
 	}
 	/* A file still being written (trawl record's version 7 file) may
 	 * have grown between its mapping and the read of its options chain:
@@ -2469,7 +2509,7 @@ int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err)
 	 * end past the map taken as where the writer was; a file truly cut
 	 * short does not grow and keeps its error. */
 	rc = tw_dat_file_open(&r->f, &t->mem, t->name, map, len, 0, err);
-	if ((rc || r->f.cut_at) && !r->spool) {
+	if ((rc || r->f.cut_at) && !spooled) {
 		const unsigned char *grown =
 			(const unsigned char *)tw_input_regrow(in, &len);
 		if (grown) {

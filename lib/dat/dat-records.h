@@ -18,12 +18,22 @@
 #include "dat-write.h"
 #include "trawl/error.h"
 
+/* What a record the source hands out is: an event, or a note of what the
+ * source met between events, for the trace's counters. */
+enum {
+	TW_RECORD_EVENT,
+	TW_RECORD_LOST,	   /* value events lost on cpu */
+	TW_RECORD_DAMAGED, /* a damaged record at file offset value */
+};
+
 /* One record as the source hands it out. */
 typedef struct tw_record {
+	int kind;   /* TW_RECORD_* */
 	int64_t ts; /* ns */
 	int32_t cpu;
-	const unsigned char *data; /* common_type first */
+	const unsigned char *data; /* common_type first; NULL for a note */
 	uint32_t len;
+	uint64_t value; /* a note's */
 } tw_record;
 
 typedef struct tw_records {
@@ -35,7 +45,10 @@ typedef struct tw_records {
 	 * run sorts what is not): TW_NEXT_EVENT with *out (data valid until
 	 * the next call), TW_NEXT_EOF, or a negative TRAWL_E* with err
 	 * filled. With scan set only out->ts matters and nothing is counted
-	 * (the order pre-scan).
+	 * (the order pre-scan: no notes then). next(), comm() and progress()
+	 * touch nothing but the source (what it counts on the way comes as
+	 * notes), so the reader may call them on a thread of its own (the
+	 * merge ahead, dat-ahead.c), one thread at a time.
 	 */
 	int (*next)(void *ctx, tw_record *out, int scan, trawl_error *err);
 	/* Optional: whether next() gives the records in time order, found
@@ -56,6 +69,10 @@ typedef struct tw_records {
 	 * records of other kinds) into the trace's counters; the error to
 	 * return after the readable part (a file cut short), or 0. */
 	int (*finish)(void *ctx, trawl_error *err);
+	/* Optional: what the source says of the machine it was recorded on
+	 * (trawl_trace_host(): "hostname", "os_release"), or NULL. Valid
+	 * until close(). */
+	const char *(*host)(void *ctx, const char *what);
 	/* Bytes read and in all, for progress. */
 	void (*progress)(void *ctx, uint64_t *done, uint64_t *total);
 	void (*close)(void *ctx);

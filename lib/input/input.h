@@ -72,6 +72,17 @@ void tw_input_consumed(tw_input *in, uint64_t end, uint64_t line);
  */
 int tw_input_read(tw_input *in, const char **p, size_t *n, trawl_error *err);
 
+/*
+ * A stream (a pipe, or a compressed file) copied, decompressed, to an
+ * unlinked temporary file in tmpdir (NULL: $TMPDIR or /tmp), which the
+ * input then is, mapped: tw_input_map(), tw_input_rewind() and
+ * tw_input_consumed() work as for a plain file. Memory stays bounded; the
+ * disk holds it. A mapped input is left as it is. Return: 0 (an empty
+ * stream stays a stream, with no map), or a negative TRAWL_E* with err
+ * filled.
+ */
+int tw_input_spool(tw_input *in, const char *tmpdir, trawl_error *err);
+
 /* The whole mapped file for plain regular files; NULL for streams. */
 const char *tw_input_map(const tw_input *in, size_t *len);
 

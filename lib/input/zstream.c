@@ -503,6 +503,83 @@ uint64_t tw_input_size(const tw_input *in)
 	return in->size;
 }
 
+/* An unlinked temporary file in dir: its fd, or -1 with errno. */
+static int temp_fd(const char *dir)
+{
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		char path[300];
+		snprintf(path, sizeof(path), "%s/trawl-spool-XXXXXX", dir);
+		fd = mkstemp(path);
+		if (fd >= 0)
+			unlink(path);
+	}
+	return fd;
+}
+
+int tw_input_spool(tw_input *in, const char *tmpdir, trawl_error *err)
+{
+	if (in->map)
+		return 0;
+	const char *dir = tmpdir ? tmpdir : getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	int fd = temp_fd(dir);
+	if (fd < 0)
+		return tw_error_at(err, TRAWL_EIO, errno, dir, 0, 0, 0,
+				   "cannot create a temporary file to hold "
+				   "%s read from a stream: %s (set TMPDIR)",
+				   in->name, strerror(errno));
+	size_t total = 0;
+	const char *p;
+	size_t n;
+	int rc;
+	while ((rc = tw_input_read(in, &p, &n, err)) == 1) {
+		while (n > 0) {
+			ssize_t w = write(fd, p, n);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				rc = tw_error_at(err, TRAWL_EIO, errno, dir, 0,
+						 0, total,
+						 "cannot write the temporary "
+						 "copy of %s: %s",
+						 in->name, strerror(errno));
+				close(fd);
+				return rc;
+			}
+			p += w;
+			n -= (size_t)w;
+			total += (size_t)w;
+		}
+	}
+	if (rc < 0 || total == 0) {
+		close(fd);
+		return rc < 0 ? rc : 0;
+	}
+	void *m = mmap(NULL, total, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED) {
+		rc = tw_error_at(err, TRAWL_EIO, errno, in->name, 0, 0, 0,
+				 "cannot map the temporary copy: %s",
+				 strerror(errno));
+		close(fd);
+		return rc;
+	}
+	madvise(m, total, MADV_SEQUENTIAL);
+	/* from now on the input is that file, read from its start */
+	if (in->own_fd && in->fd >= 0)
+		close(in->fd);
+	in->fd = fd;
+	in->own_fd = 1;
+	in->seekable = 1;
+	in->size = total;
+	in->map = in->map_base = m;
+	in->map_len = in->map_base_len = total;
+	in->pos = in->dropped = 0;
+	in->offset = in->line_no = 0;
+	return 0;
+}
+
 const char *tw_input_map(const tw_input *in, size_t *len)
 {
 	*len = in->map_len;

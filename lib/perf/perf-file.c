@@ -22,7 +22,7 @@
 #include "perf-int.h"
 
 #define HEADER_SIZE 104
-#define ATTR_MIN    64 /* PERF_ATTR_SIZE_VER0 */
+#define ATTR_MIN    TW_PERF_ATTR_MIN
 #define ATTR_MAX    4096
 
 static int bad(const tw_perf_file *f, trawl_error *err, uint64_t off,
@@ -70,6 +70,31 @@ int tw_perf_attr_of_id(const tw_perf_file *f, uint64_t id)
 	return e ? (int)e->attr : -1;
 }
 
+void tw_perf_attr_read(tw_perf_attr *a, const unsigned char *p)
+{
+	a->type = tw_perf_u32(p);
+	a->config = tw_perf_u64(p + 8);
+	a->sample_type = tw_perf_u64(p + 24);
+	a->read_format = tw_perf_u64(p + 32);
+	a->sample_id_all = (tw_perf_u64(p + 40) >> 18) & 1;
+	a->id_trailer = tw_perf_id_trailer_size(a->sample_type);
+	tw_perf_attr_layout(a);
+}
+
+void tw_perf_attrs_done(tw_perf_file *f)
+{
+	/* TIME follows IDENTIFIER, IP and TID: one place if they agree */
+	const uint64_t before_time = TW_PERF_SAMPLE_IDENTIFIER |
+				     TW_PERF_SAMPLE_IP | TW_PERF_SAMPLE_TID |
+				     TW_PERF_SAMPLE_TIME;
+	uint64_t first = f->attrs[0].sample_type & before_time;
+	int same = (first & TW_PERF_SAMPLE_TIME) != 0;
+	for (size_t i = 1; i < f->nattrs; i++)
+		same &= (f->attrs[i].sample_type & before_time) == first;
+	f->time_at = same ? 8u * (uint32_t)__builtin_popcountll(first) : 0;
+	qsort(f->ids, f->nids, sizeof(*f->ids), cmp_id);
+}
+
 static int read_attrs(tw_perf_file *f, uint64_t attr_size,
 		      const tw_perf_section *s, trawl_error *err)
 {
@@ -99,25 +124,9 @@ static int read_attrs(tw_perf_file *f, uint64_t attr_size,
 		if (nids > TW_PERF_MAX_IDS)
 			return bad(f, err, off + attr_size - 8,
 				   "more stream ids than a recording has");
-		tw_perf_attr *a = &f->attrs[i];
-		a->type = tw_perf_u32(p);
-		a->config = tw_perf_u64(p + 8);
-		a->sample_type = tw_perf_u64(p + 24);
-		a->read_format = tw_perf_u64(p + 32);
-		a->sample_id_all = (tw_perf_u64(p + 40) >> 18) & 1;
-		a->id_trailer = tw_perf_id_trailer_size(a->sample_type);
+		tw_perf_attr_read(&f->attrs[i], p);
 	}
 	f->nattrs = (size_t)n;
-	/* TIME follows IDENTIFIER, IP and TID: one place if they agree */
-	const uint64_t before_time = TW_PERF_SAMPLE_IDENTIFIER |
-				     TW_PERF_SAMPLE_IP | TW_PERF_SAMPLE_TID |
-				     TW_PERF_SAMPLE_TIME;
-	uint64_t first = f->attrs[0].sample_type & before_time;
-	int same = (first & TW_PERF_SAMPLE_TIME) != 0;
-	for (size_t i = 1; i < f->nattrs; i++)
-		same &= (f->attrs[i].sample_type & before_time) == first;
-	if (same)
-		f->time_at = 8u * (uint32_t)__builtin_popcountll(first);
 	f->ids = tw_calloc(f->mem, nids ? (size_t)nids : 1, sizeof(*f->ids));
 	if (!f->ids)
 		goto nomem;
@@ -130,7 +139,7 @@ static int read_attrs(tw_perf_file *f, uint64_t attr_size,
 				(tw_perf_id){tw_perf_u64(f->map + ioff + k * 8),
 					     (uint32_t)i, -1};
 	}
-	qsort(f->ids, f->nids, sizeof(*f->ids), cmp_id);
+	tw_perf_attrs_done(f);
 	return 0;
 nomem:
 	return tw_error_at(err, TRAWL_ENOMEM, 0, f->name, 0, 0, 0,
@@ -199,6 +208,11 @@ static void read_features(tw_perf_file *f, const unsigned char *bits,
 		}
 		f->feat[b] = s;
 	}
+	tw_perf_feature_values(f);
+}
+
+void tw_perf_feature_values(tw_perf_file *f)
+{
 	feat_string(f, TW_PERF_FEAT_HOSTNAME, f->hostname, sizeof(f->hostname));
 	feat_string(f, TW_PERF_FEAT_OSRELEASE, f->osrelease,
 		    sizeof(f->osrelease));
@@ -224,11 +238,7 @@ int tw_perf_file_open(tw_perf_file *f, const tw_mem *mem, const char *name,
 		return bad(f, err, 0, "no perf.data magic");
 	uint64_t hsize = tw_perf_u64(map + 8);
 	if (hsize == 16)
-		return tw_error_at(err, TRAWL_EUNSUPPORTED, 0, name, 0, 0, 0,
-				   "a pipe-mode perf.data (perf record "
-				   "-o -) is not read yet; write the file "
-				   "with perf record -o FILE, or convert it "
-				   "with perf inject -i FILE -o FILE2");
+		return tw_perf_pipe_open(f, err);
 	if (hsize != HEADER_SIZE || size < HEADER_SIZE)
 		return bad(f, err, 8, "a header size that is not 104");
 	tw_perf_section attrs = {tw_perf_u64(map + 24), tw_perf_u64(map + 32)};

@@ -2,7 +2,9 @@
 /*
  * Inside the perf.data reader. perf-file.c reads the file's header, attrs
  * and feature sections (tools/perf/Documentation/perf.data-file-format.txt
- * in the kernel tree); perf-tracing.c cuts the tracing data feature into
+ * in the kernel tree), perf-pipe.c those of a pipe-mode file from its
+ * first records; perf-expand.c writes out perf record -z's compressed
+ * records decompressed; perf-tracing.c cuts the tracing data feature into
  * the metadata a trace.dat carries; perf-sample.c reads samples and the
  * sample_id trailer of other records; perf-order.c puts the records of
  * perf's rounds in time order; perf-reader.c is the record source the
@@ -29,9 +31,14 @@ enum {
 	TW_PERF_RECORD_FORK = 7,
 	TW_PERF_RECORD_SAMPLE = 9,
 	TW_PERF_RECORD_LOST_SAMPLES = 13,
+	TW_PERF_RECORD_HEADER_ATTR = 64, /* pipe mode: an attr and its ids */
+	TW_PERF_RECORD_HEADER_EVENT_TYPE = 65,
+	TW_PERF_RECORD_HEADER_TRACING_DATA = 66, /* pipe mode: the data after */
 	TW_PERF_RECORD_FINISHED_ROUND = 68,
 	TW_PERF_RECORD_ID_INDEX = 69,
+	TW_PERF_RECORD_HEADER_FEATURE = 80, /* pipe mode: a feature section */
 	TW_PERF_RECORD_COMPRESSED = 81,
+	TW_PERF_RECORD_FINISHED_INIT = 82,
 	TW_PERF_RECORD_MAX = 128, /* counted by type below this */
 };
 
@@ -69,12 +76,14 @@ enum {
 	TW_PERF_FEAT_NRCPUS = 7,
 	TW_PERF_FEAT_CMDLINE = 11,
 	TW_PERF_FEAT_CLOCKID = 23,
+	TW_PERF_FEAT_COMPRESSED = 27,
 	TW_PERF_FEAT_BITS = 256,
 };
 
 /* Attrs a file may have, and ids of all of them: beyond these a count in
  * a header is damage, not a recording. */
 #define TW_PERF_MAX_ATTRS (1u << 16)
+#define TW_PERF_ATTR_MIN  64 /* PERF_ATTR_SIZE_VER0 */
 #define TW_PERF_MAX_IDS	  (1u << 22)
 
 typedef struct tw_perf_attr {
@@ -84,6 +93,11 @@ typedef struct tw_perf_attr {
 	uint64_t read_format;
 	int sample_id_all;
 	uint32_t id_trailer; /* bytes of sample_id at a record's end */
+	/* Where a sample's TIME, CPU and RAW size end in its body when all
+	 * its fields before RAW have one size (no CALLCHAIN, no READ of a
+	 * group): raw_end 0 when they do not (tw_perf_sample_parse() then);
+	 * time_end, cpu_end 0 when it has none. */
+	uint16_t time_end, cpu_end, raw_end;
 } tw_perf_attr;
 
 /* An attr's stream id (perf_file_attr.ids, PERF_SAMPLE_ID). */
@@ -103,7 +117,11 @@ typedef struct tw_perf_file {
 	const unsigned char *map;
 	size_t size;
 	tw_perf_section data;
-	int cut; /* the data section runs past the end of the file */
+	int cut;  /* the data section runs past the end of the file */
+	int pipe; /* pipe mode: the metadata came as records */
+	/* perf record -z: COMPRESSED records expanded, those zstd refused
+	 * and where the first was (perf-expand.c) */
+	uint64_t zrecords, zdamaged, zdamage_off;
 	tw_perf_attr *attrs;
 	size_t nattrs;
 	tw_perf_id *ids; /* sorted by id */
@@ -155,10 +173,36 @@ static inline uint64_t tw_perf_u64(const void *p)
 int tw_perf_file_open(tw_perf_file *f, const tw_mem *mem, const char *name,
 		      const unsigned char *map, size_t size, trawl_error *err);
 void tw_perf_file_close(tw_perf_file *f);
+/* One attr from a perf_event_attr's bytes (at least ATTR_MIN of them). */
+void tw_perf_attr_read(tw_perf_attr *a, const unsigned char *p);
+/* After the attrs and ids are in: the ids sorted, time_at found. */
+void tw_perf_attrs_done(tw_perf_file *f);
+/* hostname, osrelease and nr_cpus from the feature sections found. */
+void tw_perf_feature_values(tw_perf_file *f);
+
+/* perf-pipe.c: the rest of a pipe-mode file (header size 16): the attrs,
+ * features and tracing data from the records at its front; the data is
+ * every record after the header. */
+int tw_perf_pipe_open(tw_perf_file *f, trawl_error *err);
+/* The bytes of tracing data that follow a HEADER_TRACING_DATA record of
+ * body [p, p + n) (its u32 size, padded to 8); 0 for none. */
+static inline uint64_t tw_perf_tracing_after(const unsigned char *p, size_t n)
+{
+	return n >= 4 ? ((uint64_t)tw_perf_u32(p) + 7) & ~(uint64_t)7 : 0;
+}
 /* The attr of a stream id, or -1. */
 int tw_perf_attr_of_id(const tw_perf_file *f, uint64_t id);
 /* The entry of a stream id, or NULL. */
 tw_perf_id *tw_perf_id_find(const tw_perf_file *f, uint64_t id);
+
+/* perf-expand.c: whether the file's records are compressed (perf record
+ * -z): 1, 0, or a negative TRAWL_E* for a method trawl does not know. */
+int tw_perf_compressed(const tw_perf_file *f, trawl_error *err);
+/* The data section with every COMPRESSED record replaced by the records
+ * it holds, in an unlinked temporary file in tmpdir (NULL: $TMPDIR or
+ * /tmp), at its start: *fd (the caller closes it); 0 or a TRAWL_E*. */
+int tw_perf_expand(tw_perf_file *f, const char *tmpdir, int *fd,
+		   trawl_error *err);
 
 /* perf-tracing.c: the HEADER_TRACING_DATA section at [off, off + len) as
  * the metadata of a trace.dat (f->meta; its blobs point into the map). */
@@ -185,9 +229,54 @@ typedef struct tw_perf_sample {
 
 /* Bytes of the sample_id that ends other records for a sample_type. */
 uint32_t tw_perf_id_trailer_size(uint64_t sample_type);
+/* An attr's fixed layout (time_end, cpu_end, raw_end) from its
+ * sample_type and read_format. */
+void tw_perf_attr_layout(tw_perf_attr *a);
 /* The attr a record belongs to (from its id), or -1 when none can be. */
 int tw_perf_record_attr(const tw_perf_file *f, const unsigned char *rec,
 			uint32_t size, int is_sample);
+/* The attr of a sample from its IDENTIFIER through the cache of recent
+ * ids, else tw_perf_record_attr(). */
+static inline int tw_perf_sample_attr(const tw_perf_file *f,
+				      const unsigned char *rec, uint32_t size)
+{
+	if (f->nattrs == 1)
+		return 0;
+	if ((f->attrs[0].sample_type & TW_PERF_SAMPLE_IDENTIFIER) &&
+	    size >= 16) {
+		uint64_t id = tw_perf_u64(rec + 8);
+		size_t k = (size_t)(id * 0x9E3779B97F4A7C15ull >> 58);
+		if (f->id_cache[k].attr >= 0 && f->id_cache[k].id == id)
+			return f->id_cache[k].attr;
+	}
+	return tw_perf_record_attr(f, rec, size, 1);
+}
+
+/* What a sample of a fixed layout says of its time, CPU and raw data
+ * (body [p, p + n)): 1, 0 when the attr has no fixed layout, -1 when the
+ * body is shorter than it says. */
+static inline int tw_perf_sample_quick(const tw_perf_attr *a,
+				       const unsigned char *p, size_t n,
+				       int64_t *ts, int32_t *cpu,
+				       uint32_t *raw_at, uint32_t *raw_size)
+{
+	if (!a->raw_end)
+		return 0;
+	if (n < a->raw_end)
+		return -1;
+	uint32_t size = tw_perf_u32(p + a->raw_end - 4);
+	if (size > n - a->raw_end)
+		return -1;
+	*ts = a->time_end
+		      ? (int64_t)(tw_perf_u64(p + a->time_end - 8) & INT64_MAX)
+		      : INT64_MIN;
+	uint32_t c = a->cpu_end ? tw_perf_u32(p + a->cpu_end - 8) : UINT32_MAX;
+	*cpu = c < TW_MAX_CPUS ? (int32_t)c : -1;
+	*raw_at = a->raw_end;
+	*raw_size = size;
+	return 1;
+}
+
 /* A PERF_RECORD_SAMPLE's body [p, p + n) by attr a: 0, or -1 when it is
  * shorter than its sample_type says. */
 int tw_perf_sample_parse(const tw_perf_attr *a, const unsigned char *p,
@@ -223,13 +312,46 @@ typedef struct tw_perf_order {
 	size_t live; /* records not taken yet */
 } tw_perf_order;
 
-/* Append a record (a new run when it goes back in time); 0 or -1. */
+/* Append a record (a new run when it goes back in time): 0, 1 when that
+ * closed a run into the merge, or -1. */
 int tw_perf_order_add(tw_perf_order *o, const tw_perf_ref *r);
 /* Close the open run into the merge (a round ended); 0 or -1. */
 int tw_perf_order_close(tw_perf_order *o);
+/* Whether a comes before b: by time, then the file's order. */
+static inline int tw_perf_ref_before(const tw_perf_ref *a, const tw_perf_ref *b)
+{
+	if (a->ts != b->ts)
+		return a->ts < b->ts;
+	return a->seq < b->seq;
+}
+
 /* The next record of the closed runs, or NULL. */
-const tw_perf_ref *tw_perf_order_top(const tw_perf_order *o);
-void tw_perf_order_pop(tw_perf_order *o, tw_perf_ref *out);
+static inline const tw_perf_ref *tw_perf_order_top(const tw_perf_order *o)
+{
+	return o->nruns ? &o->refs[o->runs[0].pos] : NULL;
+}
+
+/* The heap put right after the top run gave its record (perf-order.c). */
+void tw_perf_order_resift(tw_perf_order *o);
+
+/* Take the top record. The top run stays where it is while its next
+ * record still comes before both runs under it: a CPU's chunk leaves in
+ * a row without the heap. */
+static inline void tw_perf_order_pop(tw_perf_order *o, tw_perf_ref *out)
+{
+	tw_perf_run *top = &o->runs[0];
+	*out = o->refs[top->pos++];
+	o->live--;
+	if (top->pos < top->end) {
+		const tw_perf_ref *r = &o->refs[top->pos];
+		if ((o->nruns < 2 ||
+		     tw_perf_ref_before(r, &o->refs[o->runs[1].pos])) &&
+		    (o->nruns < 3 ||
+		     tw_perf_ref_before(r, &o->refs[o->runs[2].pos])))
+			return;
+	}
+	tw_perf_order_resift(o);
+}
 /* The file offset of the first record still waiting (none: nothing). */
 uint64_t tw_perf_order_low(const tw_perf_order *o, uint64_t none);
 void tw_perf_order_reset(tw_perf_order *o);

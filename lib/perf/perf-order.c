@@ -17,17 +17,10 @@
 
 #include "perf-int.h"
 
-static inline int before(const tw_perf_ref *a, const tw_perf_ref *b)
-{
-	if (a->ts != b->ts)
-		return a->ts < b->ts;
-	return a->seq < b->seq; /* same time: the file's order */
-}
-
 static inline int run_before(const tw_perf_order *o, const tw_perf_run *a,
 			     const tw_perf_run *b)
 {
-	return before(&o->refs[a->pos], &o->refs[b->pos]);
+	return tw_perf_ref_before(&o->refs[a->pos], &o->refs[b->pos]);
 }
 
 static void sift_down(tw_perf_order *o, size_t i)
@@ -106,9 +99,13 @@ static int close_open(tw_perf_order *o)
 
 int tw_perf_order_add(tw_perf_order *o, const tw_perf_ref *r)
 {
-	if (o->open_begin < o->nrefs && before(r, &o->refs[o->nrefs - 1]) &&
-	    close_open(o))
-		return -1;
+	int closed = 0;
+	if (o->open_begin < o->nrefs &&
+	    tw_perf_ref_before(r, &o->refs[o->nrefs - 1])) {
+		if (close_open(o))
+			return -1;
+		closed = 1;
+	}
 	if (o->nrefs == o->cap) {
 		void *p = o->refs;
 		if (tw_grow(o->mem, &p, &o->cap, o->nrefs + 1,
@@ -118,7 +115,7 @@ int tw_perf_order_add(tw_perf_order *o, const tw_perf_ref *r)
 	}
 	o->refs[o->nrefs++] = *r;
 	o->live++;
-	return 0;
+	return closed;
 }
 
 int tw_perf_order_close(tw_perf_order *o)
@@ -130,23 +127,15 @@ int tw_perf_order_close(tw_perf_order *o)
 	return 0;
 }
 
-const tw_perf_ref *tw_perf_order_top(const tw_perf_order *o)
-{
-	return o->nruns ? &o->refs[o->runs[0].pos] : NULL;
-}
-
-void tw_perf_order_pop(tw_perf_order *o, tw_perf_ref *out)
+void tw_perf_order_resift(tw_perf_order *o)
 {
 	tw_perf_run *top = &o->runs[0];
-	*out = o->refs[top->pos++];
-	o->live--;
 	if (top->pos == top->end) {
 		o->runs[0] = o->runs[--o->nruns];
-		if (o->nruns)
-			sift_down(o, 0);
-	} else {
-		sift_down(o, 0);
+		if (!o->nruns)
+			return;
 	}
+	sift_down(o, 0);
 }
 
 uint64_t tw_perf_order_low(const tw_perf_order *o, uint64_t none)

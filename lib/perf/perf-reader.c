@@ -19,6 +19,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "../input/input.h"
 #include "perf-int.h"
@@ -37,6 +38,13 @@ typedef struct perf_src {
 	trawl_trace *t;
 	tw_input *in;
 	tw_perf_file f;
+	/* the records the walk reads: the data section in the file's map
+	 * (din is in), or its copy with the COMPRESSED records expanded
+	 * (perf record -z: din is that file's, dfd its descriptor) */
+	tw_input *din;
+	int dfd;
+	const unsigned char *dmap;
+	uint64_t dbegin, dsize;
 	tw_records recs;
 	/* the walk over the data section, in file order */
 	uint64_t at, end, seq;
@@ -59,12 +67,16 @@ typedef struct perf_src {
 	uint64_t records_other; /* of types past TW_PERF_RECORD_MAX */
 	uint64_t stop_off;	/* the walk could not go on from here */
 	char stop_why[96];
+	/* a note for the trace's counters, handed out before anything more
+	 * (kind 0: none); the source itself counts nothing in the trace */
+	tw_record note;
 } perf_src;
 
 static void stop(perf_src *s, const char *why);
 
-/* A record that cannot be what it says: counted at its offset, or with
- * TRAWL_OPEN_STRICT the end of the run there. */
+/* A record that cannot be what it says: noted at its offset, or with
+ * TRAWL_OPEN_STRICT the end of the run there. Return: 1 (read_one()'s:
+ * the note goes out first). */
 static int bad_record(perf_src *s, int scan, uint64_t off)
 {
 	if (scan)
@@ -73,10 +85,10 @@ static int bad_record(perf_src *s, int scan, uint64_t off)
 		s->at = off;
 		stop(s, "a damaged record (its content does not fit its "
 			"size, or no attr has its id)");
-		return 0;
+		return 1;
 	}
-	tw_note_bad_line(s->t, off);
-	return 0;
+	s->note = (tw_record){.kind = TW_RECORD_DAMAGED, .value = off};
+	return 1;
 }
 
 static struct comm_ent *comm_slot(perf_src *s, int32_t tid, int make)
@@ -237,7 +249,8 @@ static int name_whole(uint32_t type, const unsigned char *body, size_t n,
 
 /*
  * The next record of the file into the heap (or applied, if it needs no
- * time order). Return: 0, or -1 out of memory.
+ * time order). Return: 0, 1 when what the heap may give changed (a round
+ * ended, a run closed), or -1 out of memory.
  */
 static int read_one(perf_src *s, int scan)
 {
@@ -247,7 +260,7 @@ static int read_one(perf_src *s, int scan)
 		s->eof = 1;
 		return 0;
 	}
-	const unsigned char *rec = s->f.map + s->at;
+	const unsigned char *rec = s->dmap + s->at;
 	uint32_t type = tw_perf_u32(rec);
 	uint16_t size;
 	memcpy(&size, rec + 6, 2);
@@ -270,6 +283,7 @@ static int read_one(perf_src *s, int scan)
 	size_t n = size - 8u;
 	tw_perf_sample smp;
 	int64_t ts;
+	uint32_t raw_at = 0, raw_len = 0; /* a sample's, in its body */
 	if (s->probing && type == TW_PERF_RECORD_SAMPLE && s->f.time_at &&
 	    n >= s->f.time_at) {
 		/* the pre-scan needs only the time, where every attr has it;
@@ -290,17 +304,28 @@ static int read_one(perf_src *s, int scan)
 	}
 	switch (type) {
 	case TW_PERF_RECORD_SAMPLE: {
-		int a = tw_perf_record_attr(&s->f, rec, size, 1);
-		if (a < 0 ||
-		    tw_perf_sample_parse(&s->f.attrs[a], body, n, &smp))
+		int a = tw_perf_sample_attr(&s->f, rec, size);
+		if (a < 0)
 			return bad_record(s, scan, off);
-		if (s->f.attrs[a].type != TW_PERF_TYPE_TRACEPOINT) {
+		const tw_perf_attr *at = &s->f.attrs[a];
+		/* most samples: fields of one size before RAW, read in place */
+		int q = tw_perf_sample_quick(at, body, n, &ts, &smp.cpu,
+					     &raw_at, &raw_len);
+		if (q < 0)
+			return bad_record(s, scan, off);
+		if (!q) {
+			if (tw_perf_sample_parse(at, body, n, &smp))
+				return bad_record(s, scan, off);
+			ts = smp.time;
+			raw_at = smp.raw ? (uint32_t)(smp.raw - body) : 0;
+			raw_len = smp.raw_size;
+		}
+		if (at->type != TW_PERF_TYPE_TRACEPOINT) {
 			s->other_samples++;
 			return 0;
 		}
-		if (!smp.raw || smp.raw_size < 8)
+		if (!raw_at || raw_len < 8)
 			return bad_record(s, scan, off);
-		ts = smp.time;
 		break;
 	}
 	case TW_PERF_RECORD_COMM:
@@ -317,7 +342,21 @@ static int read_one(perf_src *s, int scan)
 	}
 	case TW_PERF_RECORD_ID_INDEX:
 		index_ids(s, body, n, scan, off);
+		return s->note.kind != 0;
+	case TW_PERF_RECORD_HEADER_TRACING_DATA: {
+		/* pipe mode: the tracing data (read at the open) follows */
+		uint64_t after = tw_perf_tracing_after(body, n);
+		if (n < 4)
+			return bad_record(s, scan, off);
+		if (after > s->end - s->at) {
+			stop(s, "tracing data that runs past the data");
+			return 1;
+		}
+		s->at += after;
 		return 0;
+	}
+	case TW_PERF_RECORD_HEADER_FEATURE: /* pipe mode: read at the open */
+		return n < 8 ? bad_record(s, scan, off) : 0;
 	case TW_PERF_RECORD_FINISHED_ROUND:
 		/* what is older than the last round's newest may go */
 		if (s->round_max > s->limit)
@@ -331,7 +370,7 @@ static int read_one(perf_src *s, int scan)
 		s->round_records = 0;
 		if (s->probing) {
 			/* nothing waits: the pages behind go back */
-			tw_input_consumed(s->in, s->at, 0);
+			tw_input_consumed(s->din, s->at, 0);
 			return 0;
 		}
 		if (tw_perf_order_close(&s->order))
@@ -340,8 +379,8 @@ static int read_one(perf_src *s, int scan)
 		 * stays at about two rounds of the file */
 		if (!scan)
 			tw_input_consumed(
-				s->in, tw_perf_order_low(&s->order, s->at), 0);
-		return 0;
+				s->din, tw_perf_order_low(&s->order, s->at), 0);
+		return 1;
 	default:
 		return 0; /* counted by type above */
 	}
@@ -360,20 +399,24 @@ timed:
 	tw_perf_ref r = {ts, s->seq, off, -1, 0, 0};
 	if (type == TW_PERF_RECORD_SAMPLE) {
 		r.cpu = smp.cpu;
-		r.raw_at = (uint16_t)(smp.raw - rec);
-		r.raw_len = (uint16_t)smp.raw_size;
+		r.raw_at = (uint16_t)(raw_at + 8);
+		r.raw_len = (uint16_t)raw_len;
 	}
-	if (tw_perf_order_add(&s->order, &r))
+	int rc = tw_perf_order_add(&s->order, &r);
+	if (rc < 0)
 		return -1;
 	/* no rounds, or rounds too big: the oldest go first */
-	return s->order.live > HEAP_MAX ? tw_perf_order_close(&s->order) : 0;
+	if (s->order.live > HEAP_MAX)
+		return tw_perf_order_close(&s->order) ? -1 : 1;
+	return rc;
 }
 
 /* A record off the heap: 1 with *out when it is an event to hand out. */
 static int apply(perf_src *s, const tw_perf_ref *r, tw_record *out, int scan)
 {
-	const unsigned char *rec = s->f.map + r->off;
+	const unsigned char *rec = s->dmap + r->off;
 	if (r->raw_at) { /* a tracepoint sample, read whole before */
+		out->kind = TW_RECORD_EVENT;
 		out->ts = r->ts;
 		out->cpu = r->cpu;
 		out->data = rec + r->raw_at;
@@ -421,13 +464,15 @@ static int apply(perf_src *s, const tw_perf_ref *r, tw_record *out, int scan)
 		break;
 	case TW_PERF_RECORD_LOST: /* u64 id, u64 lost */
 		if (n >= 16)
-			tw_note_lost(s->t, lost_cpu(s, &smp),
-				     tw_perf_u64(body + 8));
+			s->note = (tw_record){.kind = TW_RECORD_LOST,
+					      .cpu = lost_cpu(s, &smp),
+					      .value = tw_perf_u64(body + 8)};
 		break;
 	case TW_PERF_RECORD_LOST_SAMPLES: /* u64 lost */
 		if (n >= 8)
-			tw_note_lost(s->t, lost_cpu(s, &smp),
-				     tw_perf_u64(body));
+			s->note = (tw_record){.kind = TW_RECORD_LOST,
+					      .cpu = lost_cpu(s, &smp),
+					      .value = tw_perf_u64(body)};
 		break;
 	}
 	return 0;
@@ -437,6 +482,11 @@ static int next(void *ctx, tw_record *out, int scan, trawl_error *err)
 {
 	perf_src *s = ctx;
 	for (;;) {
+		if (TW_UNLIKELY(s->note.kind)) {
+			*out = s->note;
+			s->note.kind = 0;
+			return TW_NEXT_EVENT;
+		}
 		/* at the end, the open run joins the merge before anything
 		 * more leaves it */
 		if (s->eof && s->order.open_begin < s->order.nrefs &&
@@ -454,7 +504,11 @@ static int next(void *ctx, tw_record *out, int scan, trawl_error *err)
 		}
 		if (s->eof)
 			return TW_NEXT_EOF;
-		if (read_one(s, scan))
+		/* nothing can leave until a round ends or a run closes */
+		int rc;
+		while ((rc = read_one(s, scan)) == 0 && !s->eof)
+			;
+		if (rc < 0)
 			return tw_error_at(err, TRAWL_ENOMEM, 0, s->t->name, 0,
 					   0, 0, "out of memory");
 	}
@@ -464,11 +518,11 @@ static int rewind_src(void *ctx, trawl_error *err)
 {
 	perf_src *s = ctx;
 	/* the map's pages are given back from the start again */
-	int rc = tw_input_rewind(s->in, err);
+	int rc = tw_input_rewind(s->din, err);
 	if (rc)
 		return rc;
-	s->at = s->f.data.offset;
-	s->end = s->f.data.offset + s->f.data.size;
+	s->at = s->dbegin;
+	s->end = s->dbegin + s->dsize;
 	s->seq = 0;
 	s->eof = 0;
 	s->last_ts = 0;
@@ -483,6 +537,7 @@ static int rewind_src(void *ctx, trawl_error *err)
 	s->other_samples = s->records_other = 0;
 	s->stop_off = 0;
 	s->stop_why[0] = 0;
+	s->note.kind = 0;
 	return 0;
 }
 
@@ -499,6 +554,9 @@ static uint64_t skipped(const perf_src *s)
 		case TW_PERF_RECORD_LOST_SAMPLES:
 		case TW_PERF_RECORD_FINISHED_ROUND:
 		case TW_PERF_RECORD_ID_INDEX:
+		case TW_PERF_RECORD_HEADER_ATTR: /* pipe mode's metadata */
+		case TW_PERF_RECORD_HEADER_TRACING_DATA:
+		case TW_PERF_RECORD_HEADER_FEATURE:
 			break;
 		default:
 			n += s->records[k];
@@ -524,6 +582,11 @@ static int finish(void *ctx, trawl_error *err)
 				"offset %llu",
 				(unsigned long long)s->f.feat_damage_off);
 	}
+	if (s->f.zdamaged) {
+		/* what zstd refused of perf record -z's records */
+		tw_note_bad_line(t, s->f.zdamage_off);
+		t->stats.bad_lines += s->f.zdamaged - 1;
+	}
 	if (s->stop_why[0]) {
 		tw_note_bad_line(t, s->stop_off);
 		return tw_error_at(
@@ -542,6 +605,47 @@ static int finish(void *ctx, trawl_error *err)
 	return 0;
 }
 
+/*
+ * The pre-scan's walk over a row of samples whose time every attr puts in
+ * one place, as read_one() would take them (probing) with its locals in
+ * registers; it stops before any other record. Return: whether it took
+ * any.
+ */
+static int probe_samples(perf_src *s)
+{
+	const unsigned char *map = s->dmap;
+	uint64_t at = s->at, end = s->end, seq = s->seq, n = 0;
+	uint32_t time_at = s->f.time_at;
+	int64_t ts = s->last_ts, seen_max = s->seen_max, limit = s->limit;
+	if (!time_at)
+		return 0;
+	while (end - at >= 8) {
+		const unsigned char *rec = map + at;
+		uint16_t size;
+		memcpy(&size, rec + 6, 2);
+		if (tw_perf_u32(rec) != TW_PERF_RECORD_SAMPLE ||
+		    size < 8u + time_at || size > end - at)
+			break;
+		ts = (int64_t)(tw_perf_u64(rec + time_at) & INT64_MAX);
+		at += size;
+		seq++;
+		n++;
+		if (ts > seen_max)
+			seen_max = ts;
+		if (ts < limit) {
+			s->unsorted = 1;
+			break;
+		}
+	}
+	s->records[TW_PERF_RECORD_SAMPLE] += n;
+	s->round_records += n;
+	s->at = at;
+	s->seq = seq;
+	s->last_ts = ts;
+	s->seen_max = seen_max;
+	return n != 0;
+}
+
 /* Whether next() hands records out in time order: one walk of the file
  * without keeping any (the run's order pre-scan, cheaper than next()). */
 static int in_order(void *ctx, int *sorted, trawl_error *err)
@@ -552,7 +656,7 @@ static int in_order(void *ctx, int *sorted, trawl_error *err)
 		return rc;
 	s->probing = 1;
 	while (!s->eof && s->unsorted == 0)
-		if (read_one(s, 1))
+		if (!probe_samples(s) && read_one(s, 1) < 0)
 			return tw_error_at(err, TRAWL_ENOMEM, 0, s->t->name, 0,
 					   0, 0, "out of memory");
 	int unsure = s->unsorted < 0;
@@ -566,11 +670,20 @@ static const char *kallsyms(void *ctx, size_t *len)
 	return tw_perf_kallsyms(&((perf_src *)ctx)->f, len);
 }
 
+static const char *host(void *ctx, const char *what)
+{
+	const perf_src *s = ctx;
+	const char *v = !strcmp(what, "hostname")     ? s->f.hostname
+			: !strcmp(what, "os_release") ? s->f.osrelease
+						      : "";
+	return *v ? v : NULL;
+}
+
 static void progress(void *ctx, uint64_t *done, uint64_t *total)
 {
 	const perf_src *s = ctx;
-	*done = s->at - s->f.data.offset;
-	*total = s->f.data.size;
+	*done = s->at - s->dbegin;
+	*total = s->dsize;
 }
 
 static void close_src(void *ctx)
@@ -580,9 +693,30 @@ static void close_src(void *ctx)
 	tw_perf_order_fini(&s->order);
 	tw_free(&t->mem, s->comms);
 	tw_perf_file_close(&s->f);
+	if (s->din && s->din != s->in)
+		tw_input_close(s->din);
+	if (s->dfd >= 0)
+		close(s->dfd);
 	if (s->in)
 		tw_input_close(s->in);
 	tw_free(&t->mem, s);
+}
+
+/* perf record -z: the walk reads the records decompressed, from a copy
+ * of the data section (perf-expand.c). */
+static int expand(perf_src *s, trawl_error *err)
+{
+	int rc = tw_perf_expand(&s->f, s->t->opts.tmpdir, &s->dfd, err);
+	if (rc)
+		return rc;
+	s->din = tw_input_open(&s->t->mem, NULL, s->dfd, s->t->name, err);
+	if (!s->din)
+		return err->code ? -err->code : -TRAWL_EIO;
+	size_t len;
+	s->dmap = (const unsigned char *)tw_input_map(s->din, &len);
+	s->dbegin = 0;
+	s->dsize = len; /* 0: no records (and no map) */
+	return 0;
 }
 
 int tw_perf_open(trawl_trace *t, struct tw_input *in,
@@ -596,18 +730,33 @@ int tw_perf_open(trawl_trace *t, struct tw_input *in,
 	}
 	s->t = t;
 	s->in = in;
+	s->dfd = -1;
 	s->order.mem = &t->mem;
 	size_t len;
 	const unsigned char *map =
 		(const unsigned char *)tw_input_map(in, &len);
 	int rc;
 	if (!map) {
-		rc = tw_error_at(err, TRAWL_EUNSUPPORTED, 0, t->name, 0, 0, 0,
-				 "a perf.data is read from a file, not "
-				 "yet from a pipe or a compressed stream");
-		goto fail;
+		/* a pipe (perf record -o - | trawl ...) or a compressed
+		 * file: read from a temporary copy */
+		if ((rc = tw_input_spool(in, t->opts.tmpdir, err)))
+			goto fail;
+		map = (const unsigned char *)tw_input_map(in, &len);
+		if (!map) {
+			rc = tw_error_at(err, TRAWL_EFORMAT, 0, t->name, 0, 0,
+					 0, "an empty perf.data stream");
+			goto fail;
+		}
 	}
 	if ((rc = tw_perf_file_open(&s->f, &t->mem, t->name, map, len, err)))
+		goto fail;
+	s->din = in;
+	s->dmap = map;
+	s->dbegin = s->f.data.offset;
+	s->dsize = s->f.data.size;
+	if ((rc = tw_perf_compressed(&s->f, err)) < 0)
+		goto fail;
+	if (rc && (rc = expand(s, err)))
 		goto fail;
 	for (int c = 0; c < s->f.nr_cpus; c++)
 		if (tw_note_cpu(t, c) < 0) {
@@ -624,6 +773,7 @@ int tw_perf_open(trawl_trace *t, struct tw_input *in,
 		.kallsyms = kallsyms,
 		.in_order = in_order,
 		.finish = finish,
+		.host = host,
 		.progress = progress,
 		.close = close_src,
 		.ctx = s,

@@ -30,6 +30,41 @@ uint32_t tw_perf_id_trailer_size(uint64_t sample_type)
 	       (uint32_t)__builtin_popcountll(sample_type & id_trailer_bits);
 }
 
+void tw_perf_attr_layout(tw_perf_attr *a)
+{
+	uint64_t st = a->sample_type;
+	a->time_end = a->cpu_end = a->raw_end = 0;
+	if (!(st & TW_PERF_SAMPLE_RAW) || (st & TW_PERF_SAMPLE_CALLCHAIN) ||
+	    ((st & TW_PERF_SAMPLE_READ) &&
+	     (a->read_format & TW_PERF_FORMAT_GROUP)))
+		return;
+	uint32_t at =
+		8u * (uint32_t)__builtin_popcountll(
+			     st & (TW_PERF_SAMPLE_IDENTIFIER |
+				   TW_PERF_SAMPLE_IP | TW_PERF_SAMPLE_TID));
+	if (st & TW_PERF_SAMPLE_TIME) {
+		at += 8;
+		a->time_end = (uint16_t)at;
+	}
+	at += 8u * (uint32_t)__builtin_popcountll(
+			   st & (TW_PERF_SAMPLE_ADDR | TW_PERF_SAMPLE_ID |
+				 TW_PERF_SAMPLE_STREAM_ID));
+	if (st & TW_PERF_SAMPLE_CPU) {
+		at += 8;
+		a->cpu_end = (uint16_t)at;
+	}
+	if (st & TW_PERF_SAMPLE_PERIOD)
+		at += 8;
+	if (st & TW_PERF_SAMPLE_READ) {
+		uint64_t rf = a->read_format;
+		at += 8 + (rf & TW_PERF_FORMAT_ID ? 8 : 0) +
+		      (rf & TW_PERF_FORMAT_LOST ? 8 : 0) +
+		      (rf & TW_PERF_FORMAT_TOTAL_TIME_ENABLED ? 8 : 0) +
+		      (rf & TW_PERF_FORMAT_TOTAL_TIME_RUNNING ? 8 : 0);
+	}
+	a->raw_end = (uint16_t)(at + 4);
+}
+
 /* Bytes of a READ value by read_format, or 0 when it cannot say yet
  * (a group: its size is in the record). */
 static size_t read_size(uint64_t rf, const unsigned char *p, size_t n,

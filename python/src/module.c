@@ -263,6 +263,13 @@ PyObject *pt_stats_dict(trawl_trace *t)
 	    set_u64(d, "spilled_runs", st->spilled_runs) ||
 	    set_u64(d, "format_misses", st->format_misses))
 		goto fail;
+	/* where the source says what machine recorded it (a perf.data) */
+	static const char *const host_keys[] = {"hostname", "os_release"};
+	for (size_t i = 0; i < 2; i++) {
+		const char *v = trawl_trace_host(t, host_keys[i]);
+		if (v && set_str(d, host_keys[i], v))
+			goto fail;
+	}
 	Py_DECREF(events);
 	Py_DECREF(systems);
 	Py_DECREF(cpus);

@@ -63,7 +63,8 @@ class Trace:
         """The counters of a pass over every event: total_events, events
         (per name), systems, cpus ({cpu: (events, lost)}), first_time,
         last_time, lost_events, bad_lines, bad_line (where), reordered,
-        format, compression, bytes, lines..."""
+        format, compression, bytes, lines..., and hostname and os_release
+        where the source says them (a perf.data)."""
         if self._stats is None:
             self._stats = _trawl.info(self.path, self.opts)
         return self._stats

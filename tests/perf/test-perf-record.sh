@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # perf.data recorded here, now, read by trawl and by perf script: events per
 # type, every event's time, cpu, pid, comm and text, every sched_switch and
-# wakeup's pids (check-perf-script.py); `trawl stats` counts the same events
-# and the lost ones. Skips (77) without perf, root or permission to trace.
+# wakeup's pids (check-perf-script.py), in file mode, pipe mode (-o -, read
+# from the file and from a pipe) and with compressed records (-z); `trawl
+# stats` counts the same events and the lost ones. Skips (77) without perf, root or permission to trace.
 # usage: test-perf-record.sh TRAWL PINGPONG CHECKER
 set -u
 trawl=$1 pingpong=$2 checker=$3
@@ -42,11 +43,59 @@ record "$T/busy.perf" -e sched:sched_switch -e sched:sched_wakeup \
 	-e 'timer:*' -- "$pingpong" 1
 python3 "$checker" "$trawl" "$T/busy.perf" || fails=$((fails + 1))
 # perf sched record's own selection
-if perf sched record -o "$T/sched.perf" -- sleep 0.3 >"$T/perf.log" 2>&1; then
+if perf sched record -o "$T/sched.perf" -- "$pingpong" 1 >"$T/perf.log" 2>&1; then
 	python3 "$checker" "$trawl" "$T/sched.perf" || fails=$((fails + 1))
+	# trawl sched and latency beside perf sched latency (docs/perf-sched.md)
+	python3 "$(dirname "$checker")/check-perf-sched.py" "$trawl" \
+		"$T/sched.perf" || fails=$((fails + 1))
 else
 	echo "note: perf sched record failed here:"
 	cat "$T/perf.log"
+fi
+# pipe mode (perf record -o -) and compressed records (perf record -z),
+# each read from the file and from a pipe: the same as perf script, and
+# the pipe's events the file's
+record_pipe() { # out, perf record options...
+	local out=$1
+	shift
+	if ! perf record -q -a -o - "$@" >"$out" 2>"$T/perf.log"; then
+		echo "FAIL: perf record -o - $*"
+		cat "$T/perf.log"
+		exit 1
+	fi
+}
+workload=(-e sched:sched_switch -e sched:sched_wakeup -e sched:sched_waking
+	-e 'sched:sched_process_*' -e 'irq:*' -e 'timer:*' -- "$pingpong" 1)
+record_pipe "$T/pipe.perf" "${workload[@]}"
+record "$T/z.perf" -z "${workload[@]}"
+record_pipe "$T/pipe-z.perf" -z "${workload[@]}"
+for f in pipe z pipe-z; do
+	python3 "$checker" "$trawl" "$T/$f.perf" || fails=$((fails + 1))
+	if ! cmp -s <("$trawl" report --json "$T/$f.perf") \
+		<(cat "$T/$f.perf" | "$trawl" report --json -); then
+		echo "FAIL: $f.perf read from a pipe differs from the file"
+		fails=$((fails + 1))
+	fi
+done
+# perf record -o - | trawl, as it is recorded
+want=$(perf record -q -a -e sched:sched_switch -o - -- sleep 0.3 2>/dev/null |
+	tee "$T/live-pipe.perf" | "$trawl" stats --json - |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["total_events"])')
+got=$(perf script -i "$T/live-pipe.perf" 2>/dev/null | wc -l)
+if [ "$want" != "$got" ]; then
+	echo "FAIL: perf record -o - | trawl stats - counts $want, perf script $got"
+	fails=$((fails + 1))
+fi
+# the machine, as perf's header says it
+want=$(perf report --header-only -i "$T/busy.perf" 2>/dev/null |
+	sed -n 's/^# hostname : //p; s/^# os release : //p' | paste -sd' ')
+got=$("$trawl" stats --json "$T/busy.perf" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+print(s.get("hostname"), s.get("os_release"))')
+if [ "$want" != "$got" ]; then
+	echo "FAIL: perf's header says host $want, trawl stats $got"
+	fails=$((fails + 1))
 fi
 # trawl stats: the events perf script shows, and lost counts as perf's
 want=$(perf script -i "$T/busy.perf" 2>/dev/null | wc -l)

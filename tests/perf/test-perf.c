@@ -17,6 +17,11 @@
 
 #define FIXTURE	       "perf-sched.perf"
 #define FIXTURE_EVENTS 731
+/* perf record -z, in file mode and in pipe mode (-o -) */
+#define FIXTURE_Z	      "perf-sched-z.perf"
+#define FIXTURE_Z_EVENTS      292
+#define FIXTURE_PIPE_Z	      "perf-sched-pipe-z.perf"
+#define FIXTURE_PIPE_Z_EVENTS 282
 
 typedef struct file {
 	unsigned char *p;
@@ -391,14 +396,17 @@ Test(perf_data, attr_counts_and_sizes_that_cannot_be_are_errors)
 	free(f.p);
 }
 
-Test(perf_data, a_pipe_mode_header_is_named)
+/* A file-mode file whose header says pipe mode: its attr section is not
+ * records; the error names where the records were to start. */
+Test(perf_data, a_pipe_mode_header_over_a_file_is_an_error_at_its_offset)
 {
 	file f = load();
 	set_u64(&f, 8, 16);
 	got g;
 	run(&f, &g);
-	cr_assert_eq(g.rc, -TRAWL_EUNSUPPORTED);
+	cr_assert_eq(g.rc, -TRAWL_EPARSE, "%s", g.err.msg);
 	cr_assert(strstr(g.err.msg, "pipe-mode"), "%s", g.err.msg);
+	cr_assert(strstr(g.err.msg, "offset 16"), "%s", g.err.msg);
 	got_free(&g);
 	free(f.p);
 }
@@ -476,4 +484,257 @@ Test(perf_data, a_sample_past_its_round_is_sorted_into_place)
 	got_free(&g);
 	got_free(&whole);
 	free(f.p);
+}
+
+/* The merge on a second thread (TRAWL_MERGE_AHEAD on, or handed over
+ * every few events) pulls the records from the source there: the same
+ * events with the same task names, and the same damage and lost counts
+ * as the source noted them on the way. */
+Test(perf_data, the_merge_ahead_gives_what_the_reader_gives_itself)
+{
+	file f = load();
+	/* a sample and a COMM shorter than their content: two notes */
+	for (int k = 0; k < 2; k++) {
+		uint64_t at = find_record(&f, k ? 3 : 9, 3);
+		cr_assert(at);
+		uint32_t type;
+		uint16_t size;
+		record_at(&f, at, &type, &size);
+		cut_data(&f, at + size - 8, at + size);
+		uint16_t less = (uint16_t)(size - 8);
+		memcpy(f.p + at + 6, &less, 2);
+	}
+	static const char *const ways[] = {"off", "on", "flip:7", "flip:1"};
+	got g[4];
+	for (int w = 0; w < 4; w++) {
+		setenv("TRAWL_MERGE_AHEAD", ways[w], 1);
+		run(&f, &g[w]);
+		cr_assert_eq(g[w].rc, 0, "%s: %s", ways[w], g[w].err.msg);
+	}
+	unsetenv("TRAWL_MERGE_AHEAD");
+	cr_assert_eq(g[0].n, FIXTURE_EVENTS - 1);
+	cr_assert_eq(g[0].stats.bad_lines, 2);
+	for (int w = 1; w < 4; w++) {
+		cr_assert(same_events(&g[0], &g[w]), "%s", ways[w]);
+		for (size_t i = 0; i < g[0].n; i++)
+			cr_assert_str_eq(g[w].ev[i].comm, g[0].ev[i].comm,
+					 "%s: event %zu", ways[w], i);
+		cr_assert_eq(g[w].stats.bad_lines, g[0].stats.bad_lines);
+		cr_assert_eq(g[w].stats.bad_line[0], g[0].stats.bad_line[0]);
+		cr_assert_eq(g[w].stats.bad_line[1], g[0].stats.bad_line[1]);
+		cr_assert_eq(g[w].stats.lost_events, g[0].stats.lost_events);
+	}
+	for (int w = 0; w < 4; w++)
+		got_free(&g[w]);
+	free(f.p);
+}
+
+static file load_named(const char *name)
+{
+	file f;
+	f.p = (unsigned char *)read_whole(fixture(name), &f.n);
+	cr_assert(f.p, "cannot read %s", fixture(name));
+	return f;
+}
+
+/* The records of a pipe-mode file from its header on: type, size. */
+static uint64_t pipe_record(const file *f, uint32_t want, int k)
+{
+	for (uint64_t at = 16; at + 8 <= f->n;) {
+		uint32_t type;
+		uint16_t size;
+		record_at(f, at, &type, &size);
+		if (size < 8)
+			return 0;
+		if (type == want && k-- == 0)
+			return at;
+		at += size;
+		if (type == 66) /* the tracing data follows */
+			at += ((u64_at(f, at - size + 8) & 0xffffffffu) + 7) &
+			      ~(uint64_t)7;
+	}
+	return 0;
+}
+
+/* perf record -z: every COMPRESSED record's records read, in order, named
+ * (file mode, and pipe mode read from a file) */
+Test(perf_data, compressed_records_in_file_and_pipe_mode_are_read)
+{
+	static const struct {
+		const char *name;
+		size_t events;
+	} fx[] = {{FIXTURE_Z, FIXTURE_Z_EVENTS},
+		  {FIXTURE_PIPE_Z, FIXTURE_PIPE_Z_EVENTS}};
+	for (size_t k = 0; k < 2; k++) {
+		got g;
+		cr_assert_eq(collect_path(fixture(fx[k].name), NULL, &g), 0,
+			     "%s: %s", fx[k].name, g.err.msg);
+		cr_assert_eq(g.format, TRAWL_FORMAT_PERF_DATA);
+		cr_assert_eq(g.n, fx[k].events, "%s", fx[k].name);
+		cr_assert_eq(g.stats.bad_lines, 0, "%s", fx[k].name);
+		cr_assert_eq(g.stats.reordered, 0, "%s", fx[k].name);
+		sorted(&g);
+		for (size_t i = 0; i < g.n; i++)
+			cr_assert_str_neq(g.ev[i].comm, "<...>", "%s: %zu",
+					  fx[k].name, i);
+		got_free(&g);
+	}
+}
+
+/* perf record -o - | trawl: the stream is read from a copy; the same
+ * events as from the file */
+Test(perf_data, a_pipe_mode_stream_reads_as_its_file)
+{
+	file f = load_named(FIXTURE_PIPE_Z);
+	got whole, g;
+	collect_path(fixture(FIXTURE_PIPE_Z), NULL, &whole);
+	collect_pipe(f.p, f.n, NULL, &g);
+	cr_assert_eq(g.rc, 0, "%s", g.err.msg);
+	cr_assert(same_events(&whole, &g));
+	got_free(&g);
+	/* a file-mode perf.data through a pipe too */
+	file ff = load();
+	collect_pipe(ff.p, ff.n, NULL, &g);
+	cr_assert_eq(g.rc, 0, "%s", g.err.msg);
+	cr_assert_eq(g.n, FIXTURE_EVENTS);
+	got_free(&g);
+	got_free(&whole);
+	free(ff.p);
+	free(f.p);
+}
+
+/* A pipe-mode file cut anywhere: never a crash; cut inside the records,
+ * the records before are read and the error names an offset; cut before
+ * the tracing data, an error at the open. */
+Test(perf_data, a_pipe_mode_file_cut_anywhere_reads_what_it_can)
+{
+	file f = load_named(FIXTURE_PIPE_Z);
+	for (size_t cut = 8; cut < f.n; cut += cut < 4096 ? 37 : 1601) {
+		got g;
+		char *path = tmp_file(f.p, cut);
+		collect_path(path, NULL, &g);
+		unlink(path);
+		free(path);
+		if (g.rc)
+			cr_assert(strstr(g.err.msg, "offset") ||
+					  strstr(g.err.msg, "magic"),
+				  "cut at %zu: %s", cut, g.err.msg);
+		cr_assert_leq(g.n, FIXTURE_PIPE_Z_EVENTS);
+		sorted(&g);
+		got_free(&g);
+	}
+	free(f.p);
+}
+
+/* A COMPRESSED record whose zstd data is damaged: counted at its offset,
+ * the records zstd still gives read; one whose size lies stops there. */
+Test(perf_data, damaged_compressed_records_are_counted_at_their_offset)
+{
+	file f = load_named(FIXTURE_Z);
+	uint64_t at = find_record(&f, 81, 1);
+	cr_assert(at, "a second COMPRESSED record");
+	uint32_t type;
+	uint16_t size;
+	record_at(&f, at, &type, &size);
+	memset(f.p + at + 8, 0xa5, size - 8u); /* not zstd */
+	got g;
+	run(&f, &g);
+	cr_assert_geq(g.stats.bad_lines, 1, "%s", g.err.msg);
+	cr_assert_eq(g.stats.bad_line[0], at);
+	cr_assert_lt(g.n, FIXTURE_Z_EVENTS);
+	sorted(&g);
+	got_free(&g);
+	/* its size past the data: the records before it, then the error */
+	free(f.p);
+	f = load_named(FIXTURE_Z);
+	uint16_t lie = 0xfff8;
+	memcpy(f.p + at + 6, &lie, 2);
+	set_u64(&f, 48, at + 4000 - data_off(&f)); /* the data ends sooner */
+	run(&f, &g);
+	cr_assert_neq(g.rc, 0);
+	cr_assert(strstr(g.err.msg, "offset"), "%s", g.err.msg);
+	got_free(&g);
+	free(f.p);
+}
+
+/* COMPRESSED records that give more than perf's mmap_len (the
+ * compression feature's fifth u32) are a bomb: each is counted at its
+ * offset, nothing more is written out of it. */
+Test(perf_data, compressed_records_past_their_mmap_size_are_counted)
+{
+	file f = load_named(FIXTURE_Z);
+	int slot = feature_slot(&f, 27);
+	cr_assert_geq(slot, 0, "the fixture has HEADER_COMPRESSED");
+	uint64_t sec = u64_at(&f, data_end(&f) + (size_t)slot * 16);
+	uint32_t tiny = 64;
+	memcpy(f.p + sec + 16, &tiny, 4);
+	got g;
+	run(&f, &g);
+	cr_assert_geq(g.stats.bad_lines, 1, "%s", g.err.msg);
+	cr_assert_eq(g.stats.bad_line[0], find_record(&f, 81, 0));
+	cr_assert_lt(g.n, FIXTURE_Z_EVENTS);
+	got_free(&g);
+	free(f.p);
+}
+
+/* The tracing data of a pipe-mode file saying it runs past the end: an
+ * error naming the record. */
+Test(perf_data, pipe_mode_tracing_data_past_the_end_is_an_error)
+{
+	file f = load_named(FIXTURE_PIPE_Z);
+	uint64_t at = pipe_record(&f, 66, 0);
+	cr_assert(at);
+	uint32_t huge = 0x7ffffff0u;
+	memcpy(f.p + at + 8, &huge, 4);
+	got g;
+	run(&f, &g);
+	cr_assert_eq(g.rc, -TRAWL_EFORMAT, "%s", g.err.msg);
+	char want[64];
+	snprintf(want, sizeof(want), "offset %llu", (unsigned long long)at);
+	cr_assert(strstr(g.err.msg, want), "%s", g.err.msg);
+	got_free(&g);
+	free(f.p);
+}
+
+/* HOSTNAME and OSRELEASE (perf report --header-only: "vm",
+ * "6.18.44-fc-v1045" where the fixtures were recorded), in file and in
+ * pipe mode; a trace.dat's UNAME; a text trace says nothing */
+Test(perf_data, the_recording_machine_is_named)
+{
+	static const char *const names[] = {FIXTURE, FIXTURE_PIPE_Z};
+	for (size_t k = 0; k < 2; k++) {
+		trawl_error err;
+		trawl_trace *t = trawl_open(fixture(names[k]), NULL, &err);
+		cr_assert(t, "%s", err.msg);
+		const char *h = trawl_trace_host(t, "hostname");
+		const char *r = trawl_trace_host(t, "os_release");
+		cr_assert(h && r, "%s", names[k]);
+		cr_assert_str_eq(h, "vm");
+		cr_assert_str_eq(r, "6.18.44-fc-v1045");
+		cr_assert_null(trawl_trace_host(t, "arch"));
+		trawl_close(t);
+	}
+	/* a trace.dat's UNAME option ("Linux vm 6.18.44-fc-v669 x86_64", as
+	 * trace-cmd wrote it), v6 and v7 */
+	static const char *const dats[] = {"tc.dat", "tc-v6.dat",
+					   "tc-v7-nocomp.dat"};
+	for (size_t k = 0; k < 3; k++) {
+		trawl_error err;
+		trawl_trace *t = trawl_open(fixture(dats[k]), NULL, &err);
+		cr_assert(t, "%s: %s", dats[k], err.msg);
+		const char *h = trawl_trace_host(t, "hostname");
+		const char *r = trawl_trace_host(t, "os_release");
+		cr_assert(h && r, "%s", dats[k]);
+		cr_assert_str_eq(h, "vm", "%s", dats[k]);
+		cr_assert_str_eq(r, "6.18.44-fc-v669", "%s", dats[k]);
+		trawl_close(t);
+	}
+	char *path = tmp_file("<idle>-0 [000] 1.000000: sched_wakeup: x\n", 41);
+	trawl_error err;
+	trawl_trace *t = trawl_open(path, NULL, &err);
+	cr_assert(t, "%s", err.msg);
+	cr_assert_null(trawl_trace_host(t, "hostname"));
+	trawl_close(t);
+	unlink(path);
+	free(path);
 }

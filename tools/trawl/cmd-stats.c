@@ -43,6 +43,16 @@ static void print_json(trawl_trace *t, const char *path)
 	json_string(f, path, strlen(path));
 	fprintf(f, ",\n  \"format\": \"%s\",\n  \"compression\": \"%s\",\n",
 		trawl_format_name(trawl_format(t)), trawl_compression(t));
+	/* where the source says what machine recorded it */
+	static const char *const host_keys[] = {"hostname", "os_release"};
+	for (size_t i = 0; i < 2; i++) {
+		const char *v = trawl_trace_host(t, host_keys[i]);
+		if (!v)
+			continue;
+		fprintf(f, "  \"%s\": ", host_keys[i]);
+		json_string(f, v, strlen(v));
+		fputs(",\n", f);
+	}
 	fprintf(f, "  \"total_events\": %llu,\n  \"events\": {",
 		(unsigned long long)st->events);
 	uint32_t nt = trawl_type_count(t);
@@ -157,6 +167,12 @@ static void print_text(trawl_trace *t, const char *path)
 		strcmp(trawl_compression(t), "none") ? ", " : "",
 		strcmp(trawl_compression(t), "none") ? trawl_compression(t)
 						     : "");
+	const char *hostname = trawl_trace_host(t, "hostname");
+	const char *release = trawl_trace_host(t, "os_release");
+	if (hostname || release)
+		fprintf(f, "recorded on:  %s%s%s%s\n", hostname ? hostname : "",
+			hostname && release ? ", " : "",
+			release ? "kernel " : "", release ? release : "");
 	int binary = trawl_format(t) == TRAWL_FORMAT_TRACE_DAT ||
 		     trawl_format(t) == TRAWL_FORMAT_PERF_DATA;
 	if (binary)
