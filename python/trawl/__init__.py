@@ -156,11 +156,13 @@ class Trace:
         chart of the same file starts at once. Returns a trawl.Chart."""
         return _chart(self, start, end, width, lanes, irq_threshold, cache)
 
-    def view(self, port=0, follow=False, cache=True):
+    def view(self, port=0, follow=False, cache=True, env=None):
         """Start `trawl view` of the trace on a loopback port (0: a free
         one) and return a trawl.Viewer: Jupyter shows it in a frame with
-        its link (the URL carries the access token); .stop() ends it."""
-        return Viewer(self, port, follow, cache)
+        its link (the URL carries the access token); .stop() ends it.
+        follow: serve the file as it grows (a recording); env: the
+        command's environment (None: this process's)."""
+        return Viewer(self, port, follow, cache, env)
 
     # -- the analyses --------------------------------------------------------
     def _analysis(self, name, **kw):

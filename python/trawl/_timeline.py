@@ -73,7 +73,7 @@ class Viewer:
     Jupyter as the viewer in a frame with its link (the URL holds the
     access token); .url, .stop() (also when it is garbage-collected)."""
 
-    def __init__(self, trace, port=0, follow=False, cache=True):
+    def __init__(self, trace, port=0, follow=False, cache=True, env=None):
         cmd = [_trawl_program(), "view", trace.path, "--port", str(port),
                "--bind", "127.0.0.1"]
         if follow:
@@ -82,7 +82,8 @@ class Viewer:
             cmd.append("--no-cache")
         self.trace = trace.path
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+                                     stderr=subprocess.PIPE, text=True,
+                                     env=env)
         line = self.proc.stdout.readline()
         prefix = "trawl view: serving "
         if not line.startswith(prefix):

@@ -10,7 +10,7 @@ import unittest
 import urllib.request
 
 import trawl
-from helpers import TRAWL, cli, fixture
+from helpers import TRAWL, clean_env, cli, fixture
 
 
 def seconds(ns):
@@ -83,7 +83,7 @@ class View(unittest.TestCase):
     def test_a_viewer_from_python(self):
         os.environ["TRAWL"] = TRAWL
         tr = trawl.open(fixture("tc.dat"))
-        v = tr.view(cache=False)
+        v = tr.view(cache=False, env=clean_env())
         try:
             self.assertTrue(v.url.startswith("http://127.0.0.1:"))
             self.assertIn("?token=", v.url)
@@ -102,7 +102,7 @@ class View(unittest.TestCase):
         tr = trawl.open(fixture("tc.dat"))
         tr.path = os.path.join(tempfile.mkdtemp(), "gone.dat")
         with self.assertRaisesRegex(trawl.TrawlError, "gone.dat"):
-            tr.view()
+            tr.view(env=clean_env())
 
 
 if __name__ == "__main__":
