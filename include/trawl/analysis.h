@@ -149,6 +149,9 @@ typedef struct trawl_row {
  * @name:  comm, handler or function name (borrowed, valid until the
  *         analysis is freed, or for trawl_irq_opts.on_long until the
  *         callback returns)
+ * @kind:  what it was where an analysis measures several kinds in one
+ *         part (irq: "hardirq" or "softirq", whose numbers overlap: irq 9
+ *         and softirq 9 are different handlers), else NULL (static)
  */
 typedef struct trawl_instance {
 	int64_t start, end;
@@ -156,6 +159,7 @@ typedef struct trawl_instance {
 	int cpu;
 	int64_t id;
 	const char *name;
+	const char *kind;
 } trawl_instance;
 
 /**

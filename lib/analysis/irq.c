@@ -162,6 +162,7 @@ static int leave(const trawl_event *ev, trawl_analysis *a, int soft)
 		.cpu = cpu,
 		.id = id,
 		.name = o->name,
+		.kind = kind,
 	};
 	if (in.end - in.start > q->threshold) {
 		a->long_count++;

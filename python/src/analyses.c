@@ -60,8 +60,9 @@ static PyObject *part(const trawl_result *r)
 	for (size_t i = 0; i < r->nworst; i++) {
 		const trawl_instance *in = &r->worst[i];
 		PyObject *o = Py_BuildValue(
-			"(LLiiLN)", (long long)in->start, (long long)in->end,
-			in->pid, in->cpu, (long long)in->id, text(in->name));
+			"(LLiiLNz)", (long long)in->start, (long long)in->end,
+			in->pid, in->cpu, (long long)in->id, text(in->name),
+			in->kind);
 		if (!o)
 			goto fail;
 		PyList_SET_ITEM(worst, (Py_ssize_t)i, o);

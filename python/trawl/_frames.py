@@ -97,14 +97,19 @@ def rows_frame(parts, self_depth=False):
 
 
 def worst_frame(parts, id_key=None):
+    """The longest instances: part, then kind where the analysis has
+    several in one part (irq: hardirq or softirq, whose numbers overlap),
+    start, end, duration, pid, cpu, the id and the name."""
     recs = []
+    kinds = any(w[6] is not None for p in parts for w in p["worst"])
     for p in parts:
-        for start, end, pid, cpu, iid, name in p["worst"]:
-            recs.append((p["name"], start, end, end - start, pid, cpu, iid,
-                         name))
+        for start, end, pid, cpu, iid, name, kind in p["worst"]:
+            recs.append((p["name"],) + ((kind,) if kinds else ()) +
+                        (start, end, end - start, pid, cpu, iid, name))
     df = pd.DataFrame.from_records(
-        recs, columns=["part", "start", "end", "duration", "pid", "cpu",
-                       id_key or "id", "name"])
+        recs, columns=["part"] + (["kind"] if kinds else []) + [
+            "start", "end", "duration", "pid", "cpu", id_key or "id",
+            "name"])
     return df
 
 

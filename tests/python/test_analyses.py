@@ -62,6 +62,16 @@ class AnalysesTest(unittest.TestCase):
                                        "10us", path))
                 want = cli_json("irq", "--json", "--threshold", "10us", path)
                 self.assertEqual(df.attrs["long"], want["long_count"])
+                # the worst handlers say which kind they were: irq 9 and
+                # softirq 9 (RCU) are other handlers
+                worst = trawl.open(path).irq(table="worst")
+                self.assertEqual(
+                    worst[["kind", "start", "end", "pid", "cpu", "irq",
+                           "name"]].values.tolist(),
+                    [[w["kind"], w["start"], w["end"], w["pid"], w["cpu"],
+                      w["irq"], w["name"]] for w in want["worst"]])
+                self.assertTrue(set(worst["kind"]) <= {"hardirq",
+                                                       "softirq"})
                 an = trawl.open(path).irq(table="anomalies")
                 self.assertEqual(an[["what", "count", "first"]].values
                                  .tolist(),

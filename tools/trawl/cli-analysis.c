@@ -340,6 +340,8 @@ static void print_rows_json(FILE *f, const trawl_result *r,
 			i ? "," : "", indent, (long long)in->start,
 			(long long)in->end, (long long)(in->end - in->start),
 			in->pid, in->cpu);
+		if (in->kind)
+			fprintf(f, "\"kind\": \"%s\", ", in->kind);
 		if (st->worst_id_key)
 			fprintf(f, "\"%s\": %lld, ", st->worst_id_key,
 				(long long)in->id);
