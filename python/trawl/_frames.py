@@ -86,8 +86,13 @@ def rows_frame(parts, self_depth=False):
         df = pd.DataFrame.from_records(recs, columns=cols)
         for c in [id_key, "cpu", "max_at", "self", "depth"]:
             df[c] = _nullable(df[c])
+        # nothing measured (count 0) has no min, percentiles or max
+        empty = df["count"] == 0
         for c in SUMMARY:
-            df[c] = df[c].astype("int64")
+            if c in ("count", "total"):
+                df[c] = df[c].astype("int64")
+            else:
+                df[c] = _nullable(df[c].where(~empty, None))
         if not self_depth:
             df = df.drop(columns=["self", "depth"])
         if multi:

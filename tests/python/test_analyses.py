@@ -48,6 +48,17 @@ class AnalysesTest(unittest.TestCase):
         same(self, tr.latency("wakeup", comm="Chrome_IOThread", worst=3),
              cli_csv("latency", "wakeup", "--csv", "--comm",
                      "Chrome_IOThread", "--worst", "3", path))
+        # nothing measured: no min, percentiles or max, not 0 (as the
+        # command's empty CSV cells and JSON nulls)
+        none = tr.latency("wakeup", pid=424242)
+        same(self, none, cli_csv("latency", "wakeup", "--csv", "--pid",
+                                 "424242", path))
+        self.assertEqual(none["count"].tolist(), [0])
+        for c in ("min", "p50", "p90", "p99", "max"):
+            self.assertTrue(pd.isna(none[c][0]), c)
+        self.assertEqual(none["total"].tolist(), [0])
+        j = cli_json("latency", "wakeup", "--json", "--pid", "424242", path)
+        self.assertIsNone(j["overall"]["max"])
         t0 = tr.span[0] + 5000000
         same(self, tr.latency("wakeup", start=t0),
              cli_csv("latency", "wakeup", "--csv", "--from",

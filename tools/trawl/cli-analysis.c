@@ -199,8 +199,17 @@ void print_duration(FILE *f, int width, int64_t ns)
 	fprintf(f, "%*s", width, buf);
 }
 
+/* Nothing measured has no minimum, percentiles or maximum: null, an empty
+ * CSV cell, "-", not 0. */
 static void json_summary(FILE *f, const trawl_summary *s)
 {
+	if (!s->count) {
+		fputs("\"count\": 0, \"min\": null, \"p50\": null, "
+		      "\"p90\": null, \"p99\": null, \"max\": null, "
+		      "\"total\": 0",
+		      f);
+		return;
+	}
 	fprintf(f,
 		"\"count\": %llu, \"min\": %lld, \"p50\": %lld, \"p90\": %lld, "
 		"\"p99\": %lld, \"max\": %lld, \"total\": %lld",
@@ -214,7 +223,9 @@ static void text_summary(FILE *f, const trawl_summary *s, int values)
 	fprintf(f, " %8llu", (unsigned long long)s->count);
 	const int64_t v[] = {s->min, s->p50, s->p90, s->p99, s->max};
 	for (size_t i = 0; i < 5; i++)
-		if (values) /* counters: plain numbers, not durations */
+		if (!s->count)
+			fprintf(f, " %*s", values ? 9 : 10, "-");
+		else if (values) /* counters: plain numbers, not durations */
 			fprintf(f, " %9lld", (long long)v[i]);
 		else
 			print_duration(f, 10, v[i]);
@@ -363,6 +374,10 @@ static void print_rows_json(FILE *f, const trawl_result *r,
 
 static void csv_summary(FILE *f, const trawl_summary *s)
 {
+	if (!s->count) {
+		fputs(",0,,,,,,0", f);
+		return;
+	}
 	fprintf(f, ",%llu,%lld,%lld,%lld,%lld,%lld,%lld",
 		(unsigned long long)s->count, (long long)s->min,
 		(long long)s->p50, (long long)s->p90, (long long)s->p99,
