@@ -324,6 +324,24 @@ TRAWL_API uint32_t trawl_type_count(const trawl_trace *t);
 TRAWL_API const char *trawl_type_name(const trawl_trace *t, uint32_t id);
 
 /**
+ * trawl_event_known() - whether an event name is one this trace can have
+ * @t:       the trace
+ * @name:    "sched_switch" or "sched:sched_switch"
+ * @nearest: OUT (may be NULL): when it is not, the nearest name that is,
+ *           or NULL when none is close (borrowed, valid until trawl_close())
+ *
+ * Known: a type the trace has shown so far, one of its event formats (a
+ * trace.dat's, the --formats or tracefs ones of a text trace), or an event
+ * of the kernel's table bundled in trawl (an event not recorded is still
+ * a name). Globs ("sched:*") are always known. For "did you mean" when a
+ * subscription matched nothing.
+ *
+ * Return: 1 known, 0 not, %-TRAWL_ENOMEM.
+ */
+TRAWL_API int trawl_event_known(trawl_trace *t, const char *name,
+				const char **nearest);
+
+/**
  * trawl_type_system() - the system of an event type ("" when unknown)
  * @t:  the trace
  * @id: a type id

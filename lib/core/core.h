@@ -328,6 +328,10 @@ struct trawl_trace {
 	struct trawl_field_def *fields;
 
 	struct tw_textfmt *textfmt; /* text: where formats come from */
+	/* trawl_event_known() (known.c): the names the trace can have, each
+	 * NUL-terminated, and the kernel's table when it was needed */
+	tw_buf known_names;
+	struct tw_format_set *known_bundled;
 	tw_pf_scan scan;
 
 	trawl_stats stats;

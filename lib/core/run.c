@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../input/input.h"
+#include "../formats/formats.h"
 #include "core.h"
 
 #define DEFAULT_SORT_MEMORY (32u << 20)
@@ -154,6 +155,8 @@ TRAWL_API void trawl_close(trawl_trace *t)
 	tw_buf_fini(&t->mem, &t->ev.num_z);
 	tw_buf_fini(&t->mem, &t->ev.json_z);
 	tw_buf_fini(&t->mem, &t->ev.notes_z);
+	tw_buf_fini(&t->mem, &t->known_names);
+	tw_format_set_free(t->known_bundled);
 	tw_mem mem = t->mem;
 	tw_free(&mem, t);
 }

@@ -327,10 +327,6 @@ typedef struct tw_schema {
 
 int tw_schema_load(tw_compiler *c);
 tw_schema_event *tw_schema_fields(tw_compiler *c, size_t i);
-/* The known name nearest to name (edit distance), or NULL when none is
- * close. */
-const char *tw_nearest(const char *name, const char *const *cands,
-		       size_t ncands);
 int tw_glob(const char *pat, const char *s);
 
 /* ---- bytecode program ---- */

@@ -53,6 +53,11 @@ void tw_buf_fini(const tw_mem *m, tw_buf *b);
  * Return: the first (at most 20 before end). */
 char *tw_digits(uint64_t v, char *end);
 
+/* nearest.c: the name among cands nearest to name (edit distance, or one
+ * holding the other), or NULL when none is close. */
+const char *tw_nearest(const char *name, const char *const *cands,
+		       size_t ncands);
+
 /*
  * A quick hash for the per-event type lookup: the first and last eight bytes
  * and the length, mixed. Reads only inside s[0..n).

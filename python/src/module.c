@@ -329,6 +329,38 @@ static PyObject *pt_check(PyObject *self, PyObject *args)
 	return fmt;
 }
 
+/* known(path, opts, names) -> [(name, known, nearest or None)] */
+static PyObject *pt_known(PyObject *self, PyObject *args)
+{
+	(void)self;
+	PyObject *path, *opts, *names;
+	if (!PyArg_ParseTuple(args, "OOO!", &path, &opts, &PyList_Type, &names))
+		return NULL;
+	trawl_trace *t = pt_open(path, opts);
+	if (!t)
+		return NULL;
+	Py_ssize_t n = PyList_GET_SIZE(names);
+	PyObject *out = PyList_New(n);
+	for (Py_ssize_t i = 0; out && i < n; i++) {
+		const char *name = PyUnicode_AsUTF8(PyList_GET_ITEM(names, i));
+		const char *near = NULL;
+		int known = name ? trawl_event_known(t, name, &near) : -1;
+		PyObject *o = NULL;
+		if (known < 0 && !PyErr_Occurred())
+			PyErr_NoMemory();
+		else if (known >= 0)
+			o = Py_BuildValue("(sOz)", name,
+					  known ? Py_True : Py_False, near);
+		if (!o) {
+			Py_CLEAR(out);
+			break;
+		}
+		PyList_SET_ITEM(out, i, o);
+	}
+	trawl_close(t);
+	return out;
+}
+
 static PyObject *pt_version(PyObject *self, PyObject *unused)
 {
 	(void)self;
@@ -339,6 +371,8 @@ static PyObject *pt_version(PyObject *self, PyObject *unused)
 static PyMethodDef methods[] = {
 	{"check", pt_check, METH_VARARGS,
 	 "check(path, opts) -> format name: open the trace, or raise"},
+	{"known", pt_known, METH_VARARGS,
+	 "known(path, opts, names) -> [(name, known, nearest or None)]"},
 	{"info", pt_info, METH_VARARGS,
 	 "info(path, opts) -> dict: one pass, the trace's counters"},
 	{"frames", pt_frames, METH_VARARGS,

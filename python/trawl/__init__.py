@@ -97,6 +97,32 @@ class Trace:
             many = len(pats) > 1 or any(c in p for p in pats for c in "*?[")
         return (pats, many)
 
+    # formats that list every event the file can hold
+    _COMPLETE = ("trace-dat", "perf-data")
+
+    def _unknown(self, pats):
+        """The names in pats (globs aside) no event of this trace can
+        have: [(name, nearest or None)]."""
+        names = [p for p in pats if not any(c in p for c in "*?[")]
+        if not names:
+            return []
+        return [(n, near) for n, known, near in
+                _trawl.known(self.path, self.opts, names) if not known]
+
+    def _misspelt(self, unknown, seen=None):
+        """Raise for the first unknown name, naming the nearest one, as
+        a script's compiler does; with seen (the names that had events),
+        only for one that had none."""
+        for name, near in unknown:
+            ev = name.split(":")[-1]
+            if seen is not None and ev in seen:
+                continue
+            raise TrawlError("%s: no event %r in this trace or the "
+                             "kernel's%s" % (
+                                 self.path, name,
+                                 " (did you mean %r?)" % near if near
+                                 else ""))
+
     def df(self, events, labels=False):
         """The events of one name (or a glob, or a list of names and globs)
         as one DataFrame in the delivered order: seq, time (int64 ns), cpu,
@@ -108,17 +134,28 @@ class Trace:
         labels=True: beside each integer field its print format shows by
         name, a categorical "<field>_label" (sched_switch's prev_state 1 is
         "S", softirq_entry's vec 1 "TIMER"), missing where it has none."""
+        spec = self._spec(events)
+        unknown = self._unknown(spec[0])
+        if self.format in self._COMPLETE:
+            self._misspelt(unknown)
         cols, stats = _trawl.frames(self.path, self.opts,
-                                    [self._spec(events) + (labels,)])
+                                    [spec + (labels,)])
         if self._stats is None and events == "*":
             self._stats = stats
+        if unknown:
+            self._misspelt(unknown, set(stats.get("events", {})))
         return frame(cols[0])
 
     def dfs(self, events, labels=False):
         """{name: DataFrame} for each name or glob, in one pass."""
         events = [events] if isinstance(events, str) else list(events)
         specs = [self._spec(e) + (labels,) for e in events]
-        cols, _ = _trawl.frames(self.path, self.opts, specs)
+        unknown = self._unknown([p for s in specs for p in s[0]])
+        if self.format in self._COMPLETE:
+            self._misspelt(unknown)
+        cols, stats = _trawl.frames(self.path, self.opts, specs)
+        if unknown:
+            self._misspelt(unknown, set(stats.get("events", {})))
         return {e: frame(c) for e, c in zip(events, cols)}
 
     def apply(self, callbacks):
@@ -129,7 +166,14 @@ class Trace:
         a header attribute) or ev.fields(). It is valid during its call
         only. An exception in a callback stops the run and is raised.
         Returns the pass's counters (as .stats)."""
-        return _trawl.apply(self.path, self.opts, dict(callbacks))
+        callbacks = dict(callbacks)
+        unknown = self._unknown([p for p in callbacks if isinstance(p, str)])
+        if self.format in self._COMPLETE:
+            self._misspelt(unknown)
+        stats = _trawl.apply(self.path, self.opts, callbacks)
+        if unknown:
+            self._misspelt(unknown, set(stats.get("events", {})))
+        return stats
 
     def run(self, script, map_size=0, name="<script>"):
         """Run a trawl script (docs/script.md; the source, or a path ending

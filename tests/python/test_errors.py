@@ -88,6 +88,28 @@ class ErrorsTest(unittest.TestCase):
         with self.assertRaises(TypeError):
             tr.df([1, 2])
 
+    def test_a_misspelt_event_names_the_nearest(self):
+        # it was an empty frame, and apply read everything and called
+        # nothing; a trace.dat says so before reading, a text trace
+        # after a pass that met none
+        for name in ("tc.dat", "ftrace-irqinfo.txt", "systrace.txt"):
+            tr = trawl.open(fixture(name))
+            called = []
+            for call in (lambda: tr.df("sched_swtich"),
+                         lambda: tr.dfs(["sched_switch", "sched_swtich"]),
+                         lambda: tr.apply({"sched_swtich": called.append})):
+                with self.assertRaisesRegex(
+                        trawl.TrawlError,
+                        "no event 'sched_swtich'.*did you mean "
+                        "'sched_switch'"):
+                    call()
+            self.assertEqual(called, [])
+            # a real event that did not happen is an empty frame, a glob
+            # that matches nothing too
+            self.assertEqual(len(tr.df("mm_page_alloc")), 0, name)
+            self.assertEqual(len(tr.df("nosuch_*")), 0, name)
+            self.assertGreater(len(tr.df("sched:sched_switch")), 0, name)
+
     def test_worst_is_the_commands(self):
         # --worst takes 1 to 10000: 0 gave 10 rows and 10**6 10000, unsaid
         tr = trawl.open(fixture("tc.dat"))

@@ -137,8 +137,12 @@ class FrameTest(unittest.TestCase):
         plain = trawl.open(fixture("tc.dat")).df("sched_switch")
         self.assertNotIn("prev_state_label", plain.columns)
 
-    def test_unknown_event_is_empty(self):
-        df = trawl.open(fixture("tc.dat")).df("no_such_event")
+    def test_unknown_event_raises_a_known_one_is_empty(self):
+        tr = trawl.open(fixture("tc.dat"))
+        with self.assertRaisesRegex(trawl.TrawlError, "no_such_event"):
+            tr.df("no_such_event")
+        # an event of the kernel that was not recorded: no rows
+        df = tr.df("block_rq_issue")
         self.assertEqual(len(df), 0)
         self.assertEqual(list(df.columns), BASE)
 

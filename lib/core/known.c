@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trawl_event_known(): whether a subscribed name can match in this trace,
+ * and the nearest one that can, for the messages that say "did you mean".
+ * The names: the types seen, the trace's formats (tw_trace_format_at()),
+ * the kernel's bundled table; kept NUL-separated in t->known_names once
+ * made.
+ */
+#include <string.h>
+
+#include "../formats/formats.h"
+#include "core.h"
+
+/* The value of a format's "name:" line, or NULL. */
+static const char *format_name(const char *text, size_t len, size_t *n)
+{
+	static const char key[] = "name:";
+	for (size_t at = 0; at + sizeof(key) - 1 <= len;) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - text) : len;
+		if (!strncmp(text + at, key, sizeof(key) - 1)) {
+			size_t b = at + sizeof(key) - 1;
+			while (b < end && (text[b] == ' ' || text[b] == '\t'))
+				b++;
+			size_t e = end;
+			while (e > b &&
+			       (text[e - 1] == ' ' || text[e - 1] == '\r'))
+				e--;
+			*n = e - b;
+			return e > b ? text + b : NULL;
+		}
+		at = end + 1;
+	}
+	return NULL;
+}
+
+static int add_name(trawl_trace *t, const char *s, size_t n)
+{
+	return tw_buf_append(&t->mem, &t->known_names, s, n) ||
+			       tw_buf_append(&t->mem, &t->known_names, "", 1)
+		       ? -TRAWL_ENOMEM
+		       : 0;
+}
+
+static int make_names(trawl_trace *t)
+{
+	t->known_names.len = 0;
+	for (uint32_t i = 0; i < trawl_type_count(t); i++) {
+		const char *n = trawl_type_name(t, i);
+		if (n && *n && add_name(t, n, strlen(n)))
+			return -TRAWL_ENOMEM;
+	}
+	const char *sys, *text;
+	size_t len, n;
+	for (size_t i = 0; tw_trace_format_at(t, i, &sys, &text, &len); i++) {
+		const char *name = format_name(text, len, &n);
+		if (name && add_name(t, name, n))
+			return -TRAWL_ENOMEM;
+	}
+	trawl_error err;
+	if (!t->known_bundled &&
+	    tw_format_set_bundled(&t->mem, &t->known_bundled, &err))
+		t->known_bundled = NULL; /* the trace's own names only */
+	for (size_t i = 0;
+	     t->known_bundled && i < tw_format_set_count(t->known_bundled);
+	     i++) {
+		const tw_format_text *f = tw_format_set_at(t->known_bundled, i);
+		if (add_name(t, f->name, f->name_len))
+			return -TRAWL_ENOMEM;
+	}
+	return 0;
+}
+
+TRAWL_API int trawl_event_known(trawl_trace *t, const char *name,
+				const char **nearest)
+{
+	if (nearest)
+		*nearest = NULL;
+	if (!t || !name || strpbrk(name, "*?["))
+		return 1;
+	const char *colon = strchr(name, ':');
+	const char *ev = colon ? colon + 1 : name;
+	if (make_names(t))
+		return -TRAWL_ENOMEM;
+	/* the names as a list for tw_nearest() */
+	size_t count = 0;
+	for (size_t at = 0; at < t->known_names.len;
+	     at += strlen(t->known_names.data + at) + 1)
+		count++;
+	const char **cands =
+		tw_calloc(&t->mem, count ? count : 1, sizeof(*cands));
+	if (!cands)
+		return -TRAWL_ENOMEM;
+	size_t k = 0;
+	int found = 0;
+	for (size_t at = 0; at < t->known_names.len;
+	     at += strlen(t->known_names.data + at) + 1) {
+		cands[k] = t->known_names.data + at;
+		found |= !strcmp(cands[k], ev);
+		k++;
+	}
+	if (!found && nearest)
+		*nearest = tw_nearest(ev, cands, count);
+	tw_free(&t->mem, cands);
+	return found;
+}
