@@ -166,6 +166,15 @@ static int field_slot(tw_compiler *c, tw_probe *pr, tw_node *n)
 	if (!pr->has_event)
 		ERR(c, n, TRAWL_EPARSE,
 		    "args.%s: only event probes have fields", n->name);
+	int user_ptr = 0;
+	for (size_t i = 0; i < pr->nevents && !user_ptr; i++) {
+		tw_schema_event *e = tw_schema_fields(c, pr->events[i]);
+		for (size_t j = 0; j < e->nfields; j++)
+			if (e->fields[j].user_ptr &&
+			    strcmp(e->fields[j].name, n->name) == 0)
+				user_ptr = 1;
+	}
+	n->ival = user_ptr;
 	for (size_t i = 0; i < pr->nfields; i++)
 		if (strcmp(pr->fields[i], n->name) == 0) {
 			n->type = pr->field_types[i];
@@ -328,6 +337,53 @@ static void want(tw_compiler *c, tw_node *n, int type, const char *what)
 	    n->type == TY_INT ? "n" : "", type_name(n->type));
 }
 
+static void expr(tw_compiler *c, tw_node *n);
+
+/* The user pointer a syscall's char * argument holds, in a field or in
+ * a map it was stored in. */
+static int user_ptr(tw_compiler *c, const tw_node *n)
+{
+	if (n->kind == N_FIELD)
+		return n->ival == 1;
+	if (n->kind == N_MAPGET)
+		return c->maps[n->slot].user_ptr;
+	return 0;
+}
+
+/* str(s): a string is itself (the ftrace back end's strings are copied
+ * into the event already); bpftrace's str(ptr) reads memory at the probe,
+ * which only a probe in the kernel can. */
+static void str_call(tw_compiler *c, tw_node *n)
+{
+	if (n->nkids < 1 || n->nkids > 2)
+		ERR(c, n, TRAWL_EPARSE,
+		    "str() takes a string and an optional "
+		    "length");
+	tw_node *a = n->kids[0];
+	expr(c, a);
+	if (user_ptr(c, a) || a->type == TY_INT)
+		ERR(c, n, TRAWL_ETYPE,
+		    "str(): %s is a pointer into the task's memory, which the "
+		    "ftrace back end does not record (a syscall event holds "
+		    "the pointer, not the string); reading it needs the BPF "
+		    "back end (issue 24)",
+		    a->kind == N_FIELD ? "the argument" : "the value");
+	if (n->nkids == 2) {
+		expr(c, n->kids[1]);
+		want(c, n->kids[1], TY_INT, "str()'s length");
+		ERR(c, n->kids[1], TRAWL_EPARSE,
+		    "str(s, n): a length is for reading memory, which the "
+		    "ftrace back end does not; cut a string with "
+		    "printf(\"%%.Ns\")");
+	}
+	if (a->type == TY_STR) {
+		tw_node keep = *a;
+		*n = keep; /* str() of a string is that string */
+		return;
+	}
+	n->type = TY_STR; /* pass 1: a map whose kind comes later */
+}
+
 static void expr(tw_compiler *c, tw_node *n)
 {
 	tw_probe *pr = &c->probes[c->cur_probe];
@@ -339,11 +395,14 @@ static void expr(tw_compiler *c, tw_node *n)
 		n->type = TY_STR;
 		return;
 	case N_CTX:
-		if (!pr->has_event && n->op != CX_TS && n->op != CX_USECS)
+		if (!pr->has_event && n->op != CX_TS && n->op != CX_USECS &&
+		    n->op != CX_ELAPSED && n->op != CX_PROBE)
 			ERR(c, n, TRAWL_EPARSE,
 			    "'%s' is only known in event probes", n->name);
-		n->type = (n->op == CX_COMM || n->op == CX_EVENT) ? TY_STR
-								  : TY_INT;
+		n->type = (n->op == CX_COMM || n->op == CX_EVENT ||
+			   n->op == CX_PROBE)
+				  ? TY_STR
+				  : TY_INT;
 		return;
 	case N_FIELD:
 		n->slot = field_slot(c, pr, n);
@@ -447,7 +506,12 @@ static void expr(tw_compiler *c, tw_node *n)
 	case N_CALL: {
 		static const int nargs[] = {[CALL_STRLEN] = 1,
 					    [CALL_STRNCMP] = 3,
-					    [CALL_STRCONTAINS] = 2};
+					    [CALL_STRCONTAINS] = 2,
+					    [CALL_STR] = 1};
+		if (n->op == CALL_STR) {
+			str_call(c, n);
+			return;
+		}
 		if (n->nkids != (size_t)nargs[n->op])
 			ERR(c, n, TRAWL_EPARSE, "%s() takes %d argument%s",
 			    n->name, nargs[n->op], nargs[n->op] > 1 ? "s" : "");
@@ -578,6 +642,37 @@ static void compile_fmt(tw_compiler *c, tw_node *n)
 	}
 }
 
+/* print(value): bpftrace prints a value that is not a map on a line of
+ * its own; here it is printf("%d\n") or printf("%s\n") of it. */
+static void print_value(tw_compiler *c, tw_node *n)
+{
+	tw_node *v = n->kids[0];
+	expr(c, v);
+	if (v->type == TY_VOID && c->pass == 1)
+		return;
+	if (v->kind == N_MAPGET && c->maps[v->slot].kind >= MV_STATS)
+		ERR(c, v, TRAWL_ETYPE,
+		    "print(@%s[...]): print a histogram or stats map whole "
+		    "(print(@%s))",
+		    c->maps[v->slot].name, c->maps[v->slot].name);
+	tw_node *f = tw_sc_alloc(c, sizeof(*f));
+	*f = *v;
+	f->kind = N_STR;
+	f->type = TY_STR;
+	f->name = v->type == TY_STR ? "%s\n" : "%d\n";
+	f->len = 3;
+	f->a = f->b = f->c = NULL;
+	f->kids = NULL;
+	f->nkids = 0;
+	tw_node **kids = tw_sc_alloc(c, 2 * sizeof(*kids));
+	kids[0] = f;
+	kids[1] = v;
+	n->kind = N_PRINTF;
+	n->kids = kids;
+	n->nkids = 2;
+	compile_fmt(c, n);
+}
+
 /* ---- statements ---- */
 
 static tw_map_decl *whole_map(tw_compiler *c, tw_node *call, size_t i,
@@ -681,6 +776,8 @@ static void stmt(tw_compiler *c, tw_node *n)
 		} else if (n->b->type != TY_VOID) {
 			set_kind(c, n, d,
 				 n->b->type == TY_STR ? MV_STR : MV_INT);
+			if (user_ptr(c, n->b))
+				d->user_ptr = 1;
 		}
 		n->a->type = n->b->type;
 		return;
@@ -701,6 +798,11 @@ static void stmt(tw_compiler *c, tw_node *n)
 		whole_map(c, n, 0, "clear");
 		return;
 	case N_PRINTMAP:
+		if (n->nkids == 1 &&
+		    !(n->kids[0]->kind == N_MAPGET && !n->kids[0]->nkids)) {
+			print_value(c, n);
+			return;
+		}
 		if (n->nkids < 1 || n->nkids > 2)
 			ERR(c, n, TRAWL_EPARSE,
 			    "print() takes a map and an optional count "
@@ -722,6 +824,18 @@ static void stmt(tw_compiler *c, tw_node *n)
 		for (size_t i = 1; i < n->nkids; i++)
 			expr(c, n->kids[i]);
 		compile_fmt(c, n);
+		return;
+	case N_TIME:
+		if (n->nkids > 1 || (n->nkids && n->kids[0]->kind != N_STR))
+			ERR(c, n, TRAWL_EPARSE,
+			    "time() takes a strftime format string "
+			    "(time(\"%%H:%%M:%%S \"))");
+		if (n->nkids &&
+		    (n->kids[0]->len > 200 ||
+		     memchr(n->kids[0]->name, '\0', n->kids[0]->len)))
+			ERR(c, n, TRAWL_ELIMIT,
+			    "time(): the format is longer than 200 bytes or "
+			    "holds a NUL");
 		return;
 	case N_EXIT:
 		if (n->nkids)

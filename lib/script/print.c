@@ -9,6 +9,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "script-int.h"
 
@@ -482,4 +483,18 @@ void tw_print_json_maps(trawl_script *s)
 		     st->events, lost, st->late_events);
 	}
 	rawz(s, "}\n");
+}
+
+void tw_print_time(trawl_script *s, const char *fmt)
+{
+	char buf[1024];
+	time_t now = time(NULL);
+	struct tm tm;
+	if (!localtime_r(&now, &tm))
+		return;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	size_t n = strftime(buf, sizeof(buf), fmt, &tm);
+#pragma GCC diagnostic pop
+	tw_out(s, buf, n);
 }

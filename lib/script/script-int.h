@@ -44,12 +44,13 @@ void tw_arena_free(tw_arena *a);
 
 enum tw_tok {
 	TK_EOF = 0,
-	TK_INT,	  /* integer literal: ival */
-	TK_STR,	  /* string literal, escapes resolved: text, len */
-	TK_IDENT, /* name */
-	TK_VAR,	  /* $name (text without the $) */
-	TK_MAP,	  /* @name or @ (text without the @) */
-	TK_PROBE, /* a probe specification, read in probe mode */
+	TK_INT,	       /* integer literal: ival */
+	TK_STR,	       /* string literal, escapes resolved: text, len */
+	TK_IDENT,      /* name */
+	TK_VAR,	       /* $name (text without the $) */
+	TK_POSITIONAL, /* $1, $2 ...: ival; $#: ival -1 */
+	TK_MAP,	       /* @name or @ (text without the @) */
+	TK_PROBE,      /* a probe specification, read in probe mode */
 	/* operators and punctuation: their own characters in tw_tok_name() */
 	TK_LBRACE,
 	TK_RBRACE,
@@ -95,6 +96,7 @@ enum tw_tok {
 	TK_SHR_ASSIGN,
 	TK_INC,
 	TK_DEC,
+	TK_ARROW, /* -> (args->field, bpftrace's spelling of args.field) */
 	TK_COUNT
 };
 
@@ -120,6 +122,10 @@ void tw_lex_init(tw_lexer *lx, const char *src, size_t len);
  * globs, interval:1s) as one TK_PROBE. Errors longjmp via tw_sc_error(). */
 void tw_lex_next(tw_compiler *c, tw_token *out, int probe_mode);
 const char *tw_tok_name(int kind);
+
+/* consts.c: a kernel constant scripts take from #include (TASK_RUNNING,
+ * SIGKILL, AF_INET): 1 and its value in *value, or 0 when unknown. */
+int tw_const_lookup(const char *name, size_t len, int64_t *value);
 
 /* ---- the tree; after check.c, the typed intermediate form ----
  *
@@ -181,6 +187,7 @@ enum tw_node_kind {
 	N_BREAK,
 	N_CONTINUE,
 	N_EXIT,
+	N_TIME, /* time("fmt"): the wall clock now, by strftime */
 };
 
 enum tw_type_id { TY_VOID = 0, TY_INT, TY_STR };
@@ -193,10 +200,12 @@ enum tw_ctx_id {
 	CX_TID,
 	CX_TGID,
 	CX_COMM,
-	CX_EVENT
+	CX_EVENT,
+	CX_PROBE,   /* "tracepoint:sys:name", as bpftrace prints probe */
+	CX_ELAPSED, /* ns since the run began (live) or its first event */
 };
 
-enum tw_call_id { CALL_STRLEN, CALL_STRNCMP, CALL_STRCONTAINS };
+enum tw_call_id { CALL_STRLEN, CALL_STRNCMP, CALL_STRCONTAINS, CALL_STR };
 
 /* Map value kinds: what a map holds, fixed by its first use. */
 enum tw_mv_kind {
@@ -221,7 +230,7 @@ struct tw_node {
 	int op;	      /* N_UNARY/N_BINARY: a TK_*; N_CTX: CX_*; N_CALL: CALL_*;
 		       * N_AGG: MV_*; N_SETVAR/N_SETMAP: TK_ASSIGN or a
 		       * compound TK_*_ASSIGN */
-	int64_t ival; /* N_INT */
+	int64_t ival; /* N_INT; N_FIELD: 1 for a syscall's char * argument */
 	const char *name; /* N_STR text, identifiers, field and var names */
 	size_t len;
 	int slot;   /* N_FIELD: field index; N_VAR: slot; maps: map index */
@@ -276,6 +285,7 @@ typedef struct tw_map_decl {
 	int key_types[TW_SC_MAX_KEYS];
 	int kind;			 /* enum tw_mv_kind */
 	int64_t lh_min, lh_max, lh_step; /* MV_LHIST */
+	int user_ptr; /* MV_STR assigned a syscall's char * argument */
 	uint32_t line, col;
 } tw_map_decl;
 
@@ -307,7 +317,9 @@ typedef struct tw_fmt {
 
 typedef struct tw_schema_field {
 	const char *name;
-	int type; /* TY_INT, TY_STR; TY_VOID: an array (not readable yet) */
+	int type;     /* TY_INT, TY_STR; TY_VOID: an array (not readable yet) */
+	int user_ptr; /* a syscall's char * argument: a pointer into the
+		       * task's memory, which ftrace does not copy */
 } tw_schema_field;
 
 typedef struct tw_schema_event {
@@ -393,6 +405,8 @@ struct tw_compiler {
 	tw_program *prog;
 	tw_fmt *fmts;
 	size_t nfmts, fmts_cap;
+	const char *const *params; /* $1 ... (trawl_script_opts) */
+	size_t nparams;
 };
 
 /* Fail compilation: fills c->err with NAME:LINE:COL and longjmps. */
@@ -525,10 +539,11 @@ typedef struct tw_binding {
 	struct trawl_script *s;
 	size_t probe;
 	trawl_field *handles; /* one per field of the probe */
-	int32_t *aidx; /* array fields: the index where the field was last
-			* found (its name is checked there first) */
-	char *pattern; /* "sys:event" as subscribed */
-	char *filter;  /* the predicate as a kernel filter, or NULL */
+	int32_t *aidx;	  /* array fields: the index where the field was last
+			   * found (its name is checked there first) */
+	char *pattern;	  /* "sys:event" as subscribed */
+	char *probe_name; /* "tracepoint:sys:event", bpftrace's probe */
+	char *filter;	  /* the predicate as a kernel filter, or NULL */
 } tw_binding;
 
 struct trawl_script {
@@ -574,6 +589,10 @@ struct trawl_script {
 	int json_open; /* the "output" string has begun */
 	int oom;
 	int live; /* a live trace: output goes out after each probe run */
+	/* elapsed counts from t0: the run's start live (CLOCK_MONOTONIC,
+	 * the trace clock), else the first event's time */
+	int64_t t0;
+	int have_t0;
 };
 
 /* Run a probe's code for ev (NULL for BEGIN, END, interval). Return: 1
@@ -589,5 +608,7 @@ void tw_out_flush(struct trawl_script *s);
 void tw_print_map(struct trawl_script *s, size_t map, int64_t top);
 void tw_printf(struct trawl_script *s, const tw_fmt *f, const tw_sval *args);
 void tw_print_json_maps(struct trawl_script *s);
+/* time("fmt"): the wall clock now by strftime (fmt NUL-terminated) */
+void tw_print_time(struct trawl_script *s, const char *fmt);
 
 #endif

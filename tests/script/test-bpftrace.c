@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpftrace's spellings, as its scripts (the .bt tools Debian installs in
+ * /usr/sbin) write them: args->field, #include lines and the kernel constants
+ * they bring, 1e6, $1, casts, probe, elapsed, print(value), time(); and the
+ * clear refusals of what needs the BPF back end (str() of a user pointer, uid,
+ * kstack, struct casts).
+ */
+#include "script-test.h"
+
+/* cpu 0: idle -> a (10) at 100.000000 (idle was R); a -> idle at
+ * 100.001000 (a sleeps, S) */
+static const char trace[] = "# tracer: nop\n" L(
+	"<idle>-0", 0, "100.000000", SW("swapper/0", "0", "R", "a", "10"))
+	L("a-10", 0, "100.001000", SW("a", "10", "S", "swapper/0", "0"));
+
+static void fails(const char *prog, int code, const char *msg)
+{
+	struct run_out o = run(trace, prog);
+	cr_assert_eq(o.rc, -code, "rc %d (%s) for: %s", o.rc, o.err.msg, prog);
+	cr_assert_str_eq(o.err.msg, msg);
+	free(o.text);
+}
+
+Test(bpftrace, arrow_fields_include_lines_and_task_states)
+{
+	struct run_out o = run(
+		trace, "#!/usr/bin/env bpftrace\n"
+		       "#ifndef BPFTRACE_HAVE_BTF\n"
+		       "  #include <linux/sched.h>\n"
+		       "#else\n"
+		       "#include <sys/socket.h>\n"
+		       "#endif\n"
+		       "tracepoint:sched:sched_switch\n"
+		       "/args->prev_state == TASK_RUNNING/\n"
+		       "{ @[args->prev_comm, args.prev_pid] = count(); }\n");
+	/* only swapper/0 left running (R = 0); a slept */
+	cr_assert_out(o, "@[swapper/0, 0]: 1\n\n");
+	free(o.text);
+}
+
+Test(bpftrace, constants_exponents_and_casts)
+{
+	struct run_out o = run(
+		trace, "BEGIN { printf(\"%d %d %d %d %d\\n\", 1e6, 2E3, "
+		       "SIGKILL, AF_INET6, TASK_UNINTERRUPTIBLE);\n"
+		       "printf(\"%d %d %d %d %d\\n\", (uint8)300, (int8)255, "
+		       "(int16)0x18000, (uint32)-1, (int64)-7); }");
+	cr_assert_out(o, "1000000 2000 9 10 2\n"
+			 "44 -1 -32768 4294967295 -7\n");
+	free(o.text);
+}
+
+Test(bpftrace, positional_parameters_are_numbers_or_strings)
+{
+	const char *params[] = {"10", "0x20", "bash"};
+	struct run_out o =
+		run_params(trace,
+			   "BEGIN { printf(\"%d %d %s %d %d\\n\", $1, $2, $3, "
+			   "$4, $#); print(str($3)); }",
+			   0, 0, params, 3);
+	/* $4 is not given: 0, as in bpftrace */
+	cr_assert_out(o, "10 32 bash 0 3\nbash\n");
+	free(o.text);
+}
+
+Test(bpftrace, probe_elapsed_and_print_of_values)
+{
+	struct run_out o =
+		run(trace, "sched:sched_switch { printf(\"%s %d\\n\", "
+			   "probe, elapsed); print(args->next_pid); "
+			   "print(\"x\"); }\n"
+			   "BEGIN { printf(\"%s\\n\", probe); }");
+	/* elapsed counts from the first event, 1 ms before the second */
+	cr_assert_out(o, "BEGIN\n"
+			 "tracepoint:sched:sched_switch 0\n10\nx\n"
+			 "tracepoint:sched:sched_switch 1000000\n0\nx\n");
+	free(o.text);
+}
+
+Test(bpftrace, time_prints_the_wall_clock_by_strftime)
+{
+	struct run_out o = run(trace, "BEGIN { time(\"[%Y]\"); time(); }");
+	cr_assert_eq(o.rc, 0, "%s", o.err.msg);
+	/* "[YYYY]HH:MM:SS\n" */
+	cr_assert_eq(strlen(o.text), 15, "%s", o.text);
+	cr_assert(o.text[0] == '[' && o.text[5] == ']' && o.text[8] == ':' &&
+			  o.text[14] == '\n',
+		  "%s", o.text);
+	free(o.text);
+}
+
+Test(bpftrace, what_needs_the_bpf_back_end_says_so)
+{
+	fails("BEGIN { @u = uid; }", TRAWL_EPARSE,
+	      "t.tw:1:14: 'uid' is not in the events the ftrace back end "
+	      "records; it needs the BPF back end (issue 24)");
+	fails("BEGIN { printf(\"%s\\n\", kstack); }", TRAWL_EPARSE,
+	      "t.tw:1:24: 'kstack' is not in the events the ftrace back end "
+	      "records; it needs the BPF back end (issue 24)");
+	fails("BEGIN { $a = kaddr(\"avenrun\"); }", TRAWL_EPARSE,
+	      "t.tw:1:14: kaddr() reads memory, registers or symbols in the "
+	      "kernel: it needs the BPF back end (issue 24), which the "
+	      "ftrace back end is not");
+	fails("BEGIN { $s = (struct sock *)0; }", TRAWL_EPARSE,
+	      "t.tw:1:15: a cast to a struct reads kernel memory through its "
+	      "pointer: that needs the BPF back end (issue 24) and the "
+	      "kernel's BTF; the ftrace back end has only the events' "
+	      "fields");
+	fails("sched:sched_switch { @ = args->prev_comm->len; }", TRAWL_EPARSE,
+	      "t.tw:1:41: args.prev_comm->...: a field is a number or a "
+	      "string, not a struct; reading memory through a pointer field "
+	      "needs the BPF back end (issue 24), which the ftrace back end "
+	      "is not");
+	fails("sched:sched_switch { @ = str(args->prev_pid); }", TRAWL_ETYPE,
+	      "t.tw:1:26: str(): the argument is a pointer into the task's "
+	      "memory, which the ftrace back end does not record (a syscall "
+	      "event holds the pointer, not the string); reading it needs "
+	      "the BPF back end (issue 24)");
+}
+
+Test(bpftrace, preprocessor_and_positional_errors)
+{
+	fails("#define N 5\nBEGIN { }", TRAWL_EPARSE,
+	      "t.tw:1:1: #define: only #include and #if/#ifdef/#ifndef/"
+	      "#else/#endif lines are accepted (and skipped: there is no C "
+	      "preprocessor; kernel constants are known by name)");
+	fails("BEGIN { @x = $0; }", TRAWL_EPARSE,
+	      "t.tw:1:14: '$0': a positional parameter is $1, $2 ... and a "
+	      "variable name starts with a letter");
+	fails("BEGIN { @x = $1x; }", TRAWL_EPARSE,
+	      "t.tw:1:14: '$1x': a positional parameter is $1, $2 ... and a "
+	      "variable name starts with a letter");
+	fails("BEGIN { @x = 1e400; }", TRAWL_EPARSE,
+	      "t.tw:1:14: number too large");
+	fails("BEGIN { time(5); }", TRAWL_EPARSE,
+	      "t.tw:1:9: time() takes a strftime format string "
+	      "(time(\"%H:%M:%S \"))");
+}
