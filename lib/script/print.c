@@ -292,7 +292,8 @@ static void print_hist(trawl_script *s, const tw_smap *m, const tw_mentry *e)
 		memset(bar, '@', (size_t)w);
 		memset(bar + w, ' ', (size_t)(52 - w));
 		bar[52] = '\0';
-		outf(s, "%-16s %8" PRId64 " |%s|\n", label, e->v[i], bar);
+		/* bpftrace: setw(16) left, then setw(8) right: no space */
+		outf(s, "%-16s%8" PRId64 " |%s|\n", label, e->v[i], bar);
 	}
 }
 
@@ -323,11 +324,19 @@ void tw_print_map(trawl_script *s, size_t map, int64_t top)
 		return;
 	}
 	size_t from = top >= 0 && (uint64_t)top < n ? n - (size_t)top : 0;
-	int hist = m->decl->kind == MV_HIST || m->decl->kind == MV_LHIST;
+	int kind = m->decl->kind;
+	int hist = kind == MV_HIST || kind == MV_LHIST;
+	/*
+	 * As bpftrace 0.17 (src/output.cpp, TextOutput): entries joined by a
+	 * newline and one more at the end, so a histogram (whose lines end
+	 * in one) is followed by a blank line, as avg() and stats() maps
+	 * are (map_stats ends in two); counts, sums and plain values are
+	 * not. A histogram's key is followed by ": " and a newline.
+	 */
 	for (size_t i = from; i < n; i++) {
 		print_key(s, m, es[i]);
 		if (hist) {
-			outz(s, ":\n");
+			outz(s, ": \n");
 			print_hist(s, m, es[i]);
 			if (i + 1 < n)
 				outz(s, "\n");
@@ -337,7 +346,8 @@ void tw_print_map(trawl_script *s, size_t map, int64_t top)
 			outz(s, "\n");
 		}
 	}
-	outz(s, "\n");
+	if (hist || kind == MV_AVG || kind == MV_STATS)
+		outz(s, "\n");
 	tw_free(s->mem, es);
 }
 

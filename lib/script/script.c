@@ -27,7 +27,7 @@
  *   |              |  exit()? ------------------------------+
  *   '--------------'                                        v
  *                                   END probes (ts = the last event's)
- *                                   then every map, in order of first use
+ *                                   then every map, by name (as bpftrace)
  */
 #include <stdio.h>
 #include <time.h>
@@ -366,9 +366,29 @@ TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err)
 	if (s->opts.flags & TRAWL_SCRIPT_JSON) {
 		tw_print_json_maps(s);
 	} else {
+		/* bpftrace writes two newlines before the maps it prints at
+		 * exit (main.cpp); here only when there is a map to print */
+		int any = 0;
 		for (size_t i = 0; i < s->nmaps; i++)
-			if (s->smaps[i].n)
-				tw_print_map(s, i, -1);
+			any |= s->smaps[i].n != 0;
+		if (any)
+			tw_out(s, "\n\n", 2);
+		/* in bpftrace's order, by name (its maps are a std::map);
+		 * names are unique, so each round takes the next one up */
+		const char *prev = NULL;
+		for (size_t k = 0; k < s->nmaps; k++) {
+			size_t best = s->nmaps;
+			for (size_t i = 0; i < s->nmaps; i++) {
+				const char *nm = s->maps[i].name;
+				if ((!prev || strcmp(nm, prev) > 0) &&
+				    (best == s->nmaps ||
+				     strcmp(nm, s->maps[best].name) < 0))
+					best = i;
+			}
+			prev = s->maps[best].name;
+			if (s->smaps[best].n)
+				tw_print_map(s, best, -1);
+		}
 	}
 	tw_out_flush(s);
 	if (rc == 0 && s->oom)

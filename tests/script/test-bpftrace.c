@@ -35,7 +35,9 @@ Test(bpftrace, arrow_fields_include_lines_and_task_states)
 		       "/args->prev_state == TASK_RUNNING/\n"
 		       "{ @[args->prev_comm, args.prev_pid] = count(); }\n");
 	/* only swapper/0 left running (R = 0); a slept */
-	cr_assert_out(o, "@[swapper/0, 0]: 1\n\n");
+	cr_assert_out(o, "\n"
+			 "\n"
+			 "@[swapper/0, 0]: 1\n");
 	free(o.text);
 }
 
