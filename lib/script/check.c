@@ -565,50 +565,82 @@ static void compile_fmt(tw_compiler *c, tw_node *n)
 			break;
 		}
 		size_t j = i + 1, o = 0;
-		char spec[24];
+		char spec[32];
 		spec[o++] = '%';
-		while (j < len && strchr("-+ #0", s[j]) && o < 6)
+		while (j < len && strchr("-+ #0", s[j]) && o < 6) {
+			x->left |= s[j] == '-';
 			spec[o++] = s[j++];
-		while (j < len && s[j] >= '0' && s[j] <= '9' && o < 10)
-			spec[o++] = s[j++];
+		}
+		/* the width: a number (cut to TW_SC_FMT_WIDTH_MAX) or '*' */
+		int width = -1;
+		if (j < len && s[j] == '*') {
+			x->star = 1;
+			spec[o++] = '*';
+			j++;
+		} else {
+			while (j < len && s[j] >= '0' && s[j] <= '9') {
+				width = (width < 0 ? 0 : width) * 10 +
+					(s[j] - '0');
+				if (width > TW_SC_FMT_WIDTH_MAX)
+					width = TW_SC_FMT_WIDTH_MAX;
+				j++;
+			}
+			if (width >= 0)
+				o += (size_t)snprintf(spec + o, 8, "%d", width);
+		}
+		x->width = width < 0 ? 0 : width;
 		int prec = -1;
 		if (j < len && s[j] == '.') {
 			j++;
 			prec = 0;
 			while (j < len && s[j] >= '0' && s[j] <= '9') {
-				if (prec < 100000)
+				if (prec < TW_SC_FMT_WIDTH_MAX)
 					prec = prec * 10 + (s[j] - '0');
 				j++;
 			}
+			if (prec > TW_SC_FMT_WIDTH_MAX)
+				prec = TW_SC_FMT_WIDTH_MAX;
 		}
+		int longer = 0;
 		while (j < len && strchr("hlzjtL", s[j]))
-			j++;
-		if (j >= len || !strchr("diuxXocs", s[j]))
+			longer |= s[j++] != 'h';
+		if (j >= len || !strchr("diuxXocspr", s[j]))
 			ERR(c, f, TRAWL_EPARSE,
 			    "printf: unknown conversion at byte %zu of the "
-			    "format (%%d %%u %%x %%o %%c %%s)",
+			    "format (%%d %%u %%x %%o %%c %%s %%p %%r)",
 			    i + 1);
 		char conv = s[j];
-		if (conv == 's') {
+		x->conv = conv;
+		if (conv == 's' || conv == 'r') {
+			/* %r: the string with bytes that do not print as
+			 * \xNN (bpftrace's buffers) */
 			memcpy(spec + o, ".*s", 4);
 			x->prec = prec;
 			x->type = TY_STR;
 		} else {
 			if (prec >= 0)
-				o += (size_t)snprintf(spec + o, 8, ".%d",
-						      prec > 999 ? 999 : prec);
+				o += (size_t)snprintf(spec + o, 8, ".%d", prec);
 			if (conv == 'c') {
 				spec[o++] = 'c';
+			} else if (conv == 'p') {
+				/* libc's %p, as bpftrace prints it: 0x...,
+				 * and (nil) for 0 */
+				memmove(spec + 2, spec + 1, o - 1);
+				spec[1] = '#';
+				o++;
+				memcpy(spec + o, "llx", 3);
+				o += 3;
 			} else {
 				spec[o++] = 'l';
 				spec[o++] = 'l';
 				spec[o++] = conv == 'i' ? 'd' : conv;
+				x->u32 = !longer && conv != 'd' && conv != 'i';
 			}
 			spec[o] = '\0';
 			x->type = TY_INT;
 		}
 		memcpy(x->spec, spec, sizeof(spec));
-		fm.nargs++;
+		fm.nargs += 1 + (size_t)x->star;
 		lit = j + 1;
 		i = j;
 	}
@@ -622,6 +654,14 @@ static void compile_fmt(tw_compiler *c, tw_node *n)
 	for (size_t k = 0; k < fm.nconvs; k++) {
 		if (cv[k].type == TY_VOID)
 			continue;
+		if (cv[k].star) {
+			tw_node *w = n->kids[a++];
+			if (w->type == TY_STR)
+				ERR(c, w, TRAWL_ETYPE,
+				    "printf: argument %zu is the width of a "
+				    "'*' conversion: an integer, not a string",
+				    a - 1);
+		}
 		tw_node *arg = n->kids[a++];
 		if (arg->type != cv[k].type &&
 		    !(arg->type == TY_VOID && c->pass == 1))

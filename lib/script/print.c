@@ -9,6 +9,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "script-int.h"
@@ -114,15 +115,32 @@ static void outf(trawl_script *s, const char *fmt, ...)
 	char buf[256];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	int n = vsnprintf(buf, sizeof(s->fmt_buf), fmt, ap);
 	va_end(ap);
 	if (n > 0)
 		tw_out(s, buf,
-		       (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+		       (size_t)n < sizeof(s->fmt_buf) ? (size_t)n
+						      : sizeof(s->fmt_buf) - 1);
+}
+
+/* %r: a string with the bytes that do not print as \xNN */
+static void out_escaped(trawl_script *s, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)p[i];
+		if (ch >= 0x20 && ch < 0x7f && ch != '\\') {
+			tw_out(s, p + i, 1);
+		} else {
+			char e[8];
+			snprintf(e, sizeof(e), "\\x%02x", ch);
+			tw_out(s, e, 4);
+		}
+	}
 }
 
 void tw_printf(trawl_script *s, const tw_fmt *f, const tw_sval *args)
 {
+	char *buf = s->fmt_buf;
 	size_t a = 0;
 	for (size_t k = 0; k < f->nconvs; k++) {
 		const tw_fmt_conv *c = &f->convs[k];
@@ -130,32 +148,58 @@ void tw_printf(trawl_script *s, const tw_fmt *f, const tw_sval *args)
 			tw_out(s, f->text + c->lit_off, c->lit_len);
 		if (c->type == TY_VOID)
 			continue;
+		int w = 0;
+		if (c->star) {
+			int64_t x = args[a++].i;
+			w = x > TW_SC_FMT_WIDTH_MAX    ? TW_SC_FMT_WIDTH_MAX
+			    : x < -TW_SC_FMT_WIDTH_MAX ? -TW_SC_FMT_WIDTH_MAX
+						       : (int)x;
+		}
 		const tw_sval *v = &args[a++];
-		char buf[512];
 		int n;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
 		if (c->type == TY_STR) {
 			size_t len = (size_t)v->i;
 			if (c->prec >= 0 && (size_t)c->prec < len)
 				len = (size_t)c->prec;
-			if (len > 256) {
+			if (c->conv == 'r') {
+				out_escaped(s, v->s, len);
+				continue;
+			}
+			if (len > TW_SC_FMT_WIDTH_MAX) {
 				/* long strings go out as they are, unpadded */
 				tw_out(s, v->s, len);
 				continue;
 			}
-			n = snprintf(buf, sizeof(buf), c->spec, (int)len, v->s);
-		} else if (c->spec[strlen(c->spec) - 1] == 'c') {
-			n = snprintf(buf, sizeof(buf), c->spec, (int)v->i);
+			n = c->star ? snprintf(buf, sizeof(s->fmt_buf), c->spec,
+					       w, (int)len, v->s)
+				    : snprintf(buf, sizeof(s->fmt_buf), c->spec,
+					       (int)len, v->s);
+		} else if (c->conv == 'p' && v->i == 0) {
+			int width = c->star ? w : c->width;
+			n = snprintf(buf, sizeof(s->fmt_buf), "%*s",
+				     c->left ? -abs(width) : width, "(nil)");
+		} else if (c->conv == 'c') {
+			n = c->star ? snprintf(buf, sizeof(s->fmt_buf), c->spec,
+					       w, (int)v->i)
+				    : snprintf(buf, sizeof(s->fmt_buf), c->spec,
+					       (int)v->i);
 		} else {
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-			n = snprintf(buf, sizeof(buf), c->spec,
-				     (long long)v->i);
-#pragma GCC diagnostic pop
+			long long x = (long long)v->i;
+			if (c->u32 && x < 0 && x >= INT32_MIN)
+				x = (long long)(uint32_t)x;
+			n = c->star ? snprintf(buf, sizeof(s->fmt_buf), c->spec,
+					       w, x)
+				    : snprintf(buf, sizeof(s->fmt_buf), c->spec,
+					       x);
 		}
+#pragma GCC diagnostic pop
 		if (n > 0)
 			tw_out(s, buf,
-			       (size_t)n < sizeof(buf) ? (size_t)n
-						       : sizeof(buf) - 1);
+			       (size_t)n < sizeof(s->fmt_buf)
+				       ? (size_t)n
+				       : sizeof(s->fmt_buf) - 1);
 	}
 }
 
@@ -365,11 +409,12 @@ static void rawf(trawl_script *s, const char *fmt, ...)
 	char buf[256];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	int n = vsnprintf(buf, sizeof(s->fmt_buf), fmt, ap);
 	va_end(ap);
 	if (n > 0)
 		raw(s, buf,
-		    (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+		    (size_t)n < sizeof(s->fmt_buf) ? (size_t)n
+						   : sizeof(s->fmt_buf) - 1);
 }
 
 static void json_key(trawl_script *s, const tw_smap *m, const tw_mentry *e)
@@ -504,7 +549,7 @@ void tw_print_time(trawl_script *s, const char *fmt)
 		return;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	size_t n = strftime(buf, sizeof(buf), fmt, &tm);
+	size_t n = strftime(buf, sizeof(s->fmt_buf), fmt, &tm);
 #pragma GCC diagnostic pop
 	tw_out(s, buf, n);
 }

@@ -298,19 +298,30 @@ static inline int64_t tw_lhist_nb(const tw_map_decl *d)
 }
 
 /* A printf format compiled: literal text and conversions. */
+/* printf widths and precisions beyond this are cut to it: bpftrace
+ * honours any (%999999999d writes a gigabyte, slowly); the output buffer
+ * of one conversion is sized by it */
+#define TW_SC_FMT_WIDTH_MAX 4096
+
 typedef struct tw_fmt_conv {
 	size_t lit_off, lit_len; /* literal text before it, in text */
-	char spec[24];		 /* a C conversion ("%-8lld", "%-8.*s") */
+	char spec[32];		 /* a C conversion ("%-8lld", "%-8.*s") */
 	int prec;		 /* %s: the precision given, or -1 */
 	int type;		 /* TY_INT, TY_STR; TY_VOID: no conversion
 				  * (the trailing literal) */
+	char conv;		 /* the conversion letter as written */
+	int star;		 /* %*d: the width is an argument before */
+	int width;		 /* the width written (for %p's "(nil)") */
+	int left;		 /* the '-' flag */
+	int u32;		 /* %u %x %o without l: a negative value of
+				  * 32 bits prints as 32 bits (bpftrace) */
 } tw_fmt_conv;
 
 typedef struct tw_fmt {
 	const char *text;
 	tw_fmt_conv *convs;
 	size_t nconvs; /* including the trailing literal */
-	size_t nargs;
+	size_t nargs;  /* values popped: one per conversion, two for %*d */
 } tw_fmt;
 
 /* ---- schema: the events and fields a trace's formats declare ---- */
@@ -586,6 +597,9 @@ struct trawl_script {
 	uint64_t faults_lost;
 	/* output */
 	tw_buf out;
+	/* one printf conversion: widths and precisions are at most
+	 * TW_SC_FMT_WIDTH_MAX (check.c), so the value is never cut off */
+	char fmt_buf[2 * TW_SC_FMT_WIDTH_MAX + 64];
 	int json_open; /* the "output" string has begun */
 	int oom;
 	int live; /* a live trace: output goes out after each probe run */

@@ -139,3 +139,42 @@ Test(bpftrace, preprocessor_and_positional_errors)
 	      "t.tw:1:9: time() takes a strftime format string "
 	      "(time(\"%H:%M:%S \"))");
 }
+
+Test(bpftrace, printf_widths_pointers_stars_and_32_bit_unsigned)
+{
+	struct run_out o =
+		run(trace,
+		    "BEGIN { printf(\"[%p] [%p] [%-8p] [%*d] [%-*d] [%r]\\n\", "
+		    "0, 4096, 0, 5, 42, 4, 1, \"a\\tb\");\n"
+		    "printf(\"%u %x %lu %d %u\\n\", -1, -1, -1, -1, "
+		    "5000000000); }");
+	/* %u and %x of a negative 32-bit value: 32 bits, as bpftrace's
+	 * libc printf of an int; with l, 64 */
+	cr_assert_out(o, "[(nil)] [0x1000] [(nil)   ] [   42] [1   ] "
+			 "[a\\x09b]\n"
+			 "4294967295 ffffffff 18446744073709551615 -1 "
+			 "5000000000\n");
+	free(o.text);
+}
+
+Test(bpftrace, printf_wide_widths_keep_the_value_and_are_bounded)
+{
+	/* a width of 600 is honoured (bpftrace's output); 999999999 is cut
+	 * to 4096 rather than writing a gigabyte (it took seconds) */
+	struct run_out o = run(trace, "BEGIN { printf(\"%600d|\\n\", 5); "
+				      "printf(\"%999999999d|\\n\", 7); "
+				      "printf(\"%-700s|\\n\", \"s\"); "
+				      "printf(\"%.5000d|\\n\", 1); }");
+	cr_assert_eq(o.rc, 0, "%s", o.err.msg);
+	const char *l1 = o.text, *l2 = strchr(l1, '\n') + 1;
+	const char *l3 = strchr(l2, '\n') + 1, *l4 = strchr(l3, '\n') + 1;
+	cr_assert_eq(l2 - l1, 602);
+	cr_assert(!strncmp(l2 - 3, "5|", 2));
+	cr_assert_eq(l3 - l2, 4098);
+	cr_assert(!strncmp(l3 - 3, "7|", 2));
+	cr_assert_eq(l4 - l3, 702);
+	cr_assert_eq(l3[0], 's');
+	cr_assert_eq(strlen(l4), 4098);
+	cr_assert(!strncmp(l4 + 4094, "01|\n", 4));
+	free(o.text);
+}
