@@ -10,6 +10,8 @@
  * never causes an error; pass 2 checks everything with every map known.
  */
 #include <stdio.h>
+#include <tracefs.h>
+#include <unistd.h>
 
 #include "../formats/formats.h"
 #include "script-int.h"
@@ -61,8 +63,67 @@ static int known_kernel_event(tw_compiler *c, const tw_probe_spec *s)
 				     strlen(s->name)) != NULL;
 }
 
+/* bpftrace's probe types other than tracepoints: what this back end
+ * says of each, instead of the nearest event name */
+static void other_probe_type(tw_compiler *c, const tw_probe_spec *s)
+{
+	static const char *const kprobes[] = {
+		"kprobe", "kretprobe", "k", "kr", "kfunc",	   "kretfunc",
+		"fentry", "fexit",     "f", "fr", "rawtracepoint", "rt"};
+	static const char *const uprobes[] = {"uprobe", "uretprobe", "u",
+					      "ur",	"usdt",	     "U"};
+	static const char *const perf[] = {
+		"profile",    "p", "software",	      "s",    "hardware", "h",
+		"watchpoint", "w", "asyncwatchpoint", "iter", "it"};
+	const char *sys = s->system;
+	if (!sys)
+		return;
+	for (size_t i = 0; i < TW_ARRAY_SIZE(kprobes); i++) {
+		if (strcmp(sys, kprobes[i]))
+			continue;
+		const char *dir = trawl_format(c->t) == TRAWL_FORMAT_LIVE
+					  ? tracefs_tracing_dir()
+					  : NULL;
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/kprobe_events",
+			 dir ? dir : "");
+		if (dir && access(path, F_OK) != 0)
+			tw_sc_error(c, TRAWL_ENOENT, s->line, s->col,
+				    "'%.*s': this kernel has no kprobe_events "
+				    "in tracefs (%s), so it cannot probe "
+				    "kernel functions; tracepoints "
+				    "(tracepoint:SYS:EVENT, trawl run -l) it "
+				    "has",
+				    (int)s->len, s->text, path);
+		tw_sc_error(c, TRAWL_ENOENT, s->line, s->col,
+			    "'%.*s': kernel function probes are not among "
+			    "trawl's probes yet (they need kprobe_events, or "
+			    "the BPF back end of issue 24); tracepoints are "
+			    "(tracepoint:SYS:EVENT)",
+			    (int)s->len, s->text);
+	}
+	for (size_t i = 0; i < TW_ARRAY_SIZE(uprobes); i++)
+		if (!strcmp(sys, uprobes[i]))
+			tw_sc_error(c, TRAWL_ENOENT, s->line, s->col,
+				    "'%.*s': user-space probes are not among "
+				    "trawl's probes yet (tracefs's "
+				    "uprobe_events is not set up by it); "
+				    "tracepoints are (tracepoint:SYS:EVENT)",
+				    (int)s->len, s->text);
+	for (size_t i = 0; i < TW_ARRAY_SIZE(perf); i++)
+		if (!strcmp(sys, perf[i]))
+			tw_sc_error(
+				c, TRAWL_ENOENT, s->line, s->col,
+				"'%.*s': %s probes are perf events, which "
+				"the ftrace back end does not open (the BPF "
+				"back end of issue 24 will); interval:1s "
+				"and tracepoints are here",
+				(int)s->len, s->text, sys);
+}
+
 static void unknown_event(tw_compiler *c, const tw_probe_spec *s)
 {
+	other_probe_type(c, s);
 	/* the nearest among this trace's events and the kernel's */
 	const tw_schema *sc = &c->schema;
 	size_t nb = c->bundled ? tw_format_set_count(c->bundled) : 0;

@@ -304,9 +304,18 @@ static void lex_probe(tw_compiler *c, tw_token *t)
 {
 	tw_lexer *lx = &c->lx;
 	const char *p = lx->p;
-	while (p < lx->end &&
-	       (ident_char(*p) || *p == ':' || *p == '*' || *p == '?' ||
-		*p == '[' || *p == ']' || *p == '.' || *p == '-'))
+	/* uprobe:/bin/bash:readline holds a path */
+	int path = 0;
+	static const char *const with_path[] = {
+		"uprobe:", "uretprobe:", "u:", "ur:", "usdt:", "U:"};
+	for (size_t i = 0; i < TW_ARRAY_SIZE(with_path); i++) {
+		size_t n = strlen(with_path[i]);
+		if ((size_t)(lx->end - p) > n && !memcmp(p, with_path[i], n))
+			path = 1;
+	}
+	while (p < lx->end && (ident_char(*p) || *p == ':' || *p == '*' ||
+			       *p == '?' || *p == '[' || *p == ']' ||
+			       *p == '.' || *p == '-' || (path && *p == '/')))
 		p++;
 	if (p == lx->p)
 		tw_sc_error(c, TRAWL_EPARSE, t->line, t->col,

@@ -809,8 +809,9 @@ static void spec(tw_compiler *c, tw_probe_spec *s)
 		} else {
 			s->name = dup(c, p, n);
 		}
-		if (!*s->name || (s->system && !*s->system) ||
-		    strchr(s->name, ':'))
+		/* a ':' in the name is another probe type's
+		 * (profile:hz:99, uprobe:/bin/sh:main): check.c says so */
+		if (!*s->name || (s->system && !*s->system))
 			tw_sc_error(c, TRAWL_EPARSE, t.line, t.col,
 				    "cannot read probe '%.*s' (sys:event, "
 				    "event, sys:*)",

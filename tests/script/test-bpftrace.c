@@ -178,3 +178,20 @@ Test(bpftrace, printf_wide_widths_keep_the_value_and_are_bounded)
 	cr_assert(!strncmp(l4 + 4094, "01|\n", 4));
 	free(o.text);
 }
+
+Test(bpftrace, other_probe_types_say_what_this_back_end_lacks)
+{
+	fails("kprobe:do_nanosleep { }", TRAWL_ENOENT,
+	      "t.tw:1:1: 'kprobe:do_nanosleep': kernel function probes are "
+	      "not among trawl's probes yet (they need kprobe_events, or the "
+	      "BPF back end of issue 24); tracepoints are "
+	      "(tracepoint:SYS:EVENT)");
+	fails("uprobe:/bin/bash:readline { }", TRAWL_ENOENT,
+	      "t.tw:1:1: 'uprobe:/bin/bash:readline': user-space probes are "
+	      "not among trawl's probes yet (tracefs's uprobe_events is not "
+	      "set up by it); tracepoints are (tracepoint:SYS:EVENT)");
+	fails("BEGIN { }\nprofile:hz:99 { }", TRAWL_ENOENT,
+	      "t.tw:2:1: 'profile:hz:99': profile probes are perf events, "
+	      "which the ftrace back end does not open (the BPF back end of "
+	      "issue 24 will); interval:1s and tracepoints are here");
+}
