@@ -242,6 +242,8 @@ static int agg_of(const tw_token *t)
 static tw_node *positional(tw_compiler *c, const tw_token *t)
 {
 	tw_node *n = node(c, N_INT, t);
+	if (c->max_param >= 0 && (t->ival < 0 || t->ival > c->max_param))
+		c->max_param = t->ival;
 	if (t->ival < 0) {
 		n->ival = (int64_t)c->nparams;
 		return n;
@@ -874,4 +876,12 @@ void tw_parse_program(tw_compiler *c)
 		tw_sc_error(c, TRAWL_EPARSE, 1, 1,
 			    "no probes (try: sched:sched_switch { @[comm] = "
 			    "count(); })");
+	/* bpftrace ignores parameters its script does not name; a stray
+	 * one here is more often a FILE given to a live run */
+	if (c->max_param >= 0 && c->nparams > (size_t)c->max_param)
+		tw_sc_error(c, TRAWL_EINVAL, 1, 1,
+			    "parameter $%zu ('%.64s') is given but the script "
+			    "names no $%zu (nor $#)",
+			    (size_t)c->max_param + 1, c->params[c->max_param],
+			    (size_t)c->max_param + 1);
 }

@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# trawl run --live as a bpftrace user runs it: nsecs in BEGIN and END is
+# the monotonic clock now (it was 0), elapsed, -l [PATTERN], -f json, -c
+# CMD, -p PID, positional parameters, and a kprobe: script told that this
+# kernel has no kprobe_events. Every group compares the tracefs settings
+# before and after. Root and tracefs only: skipped (exit 77) otherwise.
+# usage: test-run-bt.sh TRAWL
+set -u
+TRAWL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+TFS=/sys/kernel/tracing
+export LC_ALL=C
+
+. "$(dirname "$0")/live-lib.sh"
+need_tracing "live tests"
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+n=0
+
+# --- nsecs and elapsed outside events ------------------------------------
+begin
+check "BEGIN/END only, -d 0.3" status 0 "$TRAWL" run --live -d 0.3 -e \
+	'BEGIN { printf("begin %d\n", nsecs); } END { printf("end %d %d\n", nsecs, elapsed); }'
+up=$(awk '{ printf "%d", $1 }' /proc/uptime)
+b=$(awk '$1 == "begin" { print $2 }' "$T/out")
+e=$(awk '$1 == "end" { print $2 }' "$T/out")
+el=$(awk '$1 == "end" { print $3 }' "$T/out")
+# CLOCK_MONOTONIC is about the uptime (less time suspended)
+check "nsecs in BEGIN is the clock now, not 0" test "${b:-0}" -gt $(((up - 5) * 1000000000))
+check "nsecs in END is 0.3 s later" test $((${e:-0} - ${b:-0})) -ge 290000000
+check "elapsed in END counts from the start" test "${el:-0}" -ge 290000000 -a "${el:-0}" -lt 5000000000
+check "tracefs unchanged" same_state
+
+# --- the command line ----------------------------------------------------
+begin
+check "-l PATTERN" status 0 "$TRAWL" run -l 'tracepoint:sched:sched_sw*'
+check "lists as bpftrace does" grep -qx 'tracepoint:sched:sched_switch' "$T/out"
+check "-l without tracepoint:" status 0 "$TRAWL" run -l 'sched:sched_process_f*'
+check "matches SYS:EVENT" grep -qx 'tracepoint:sched:sched_process_fork' "$T/out"
+check "-f json" status 0 "$TRAWL" run --live -f json -d 0.1 -e 'BEGIN { @x = 1; }'
+check "is --json" grep -q '"@x":\[{"key":null,"value":1}\]' "$T/out"
+check "-f other is refused" status 1 "$TRAWL" run --live -f yaml -d 0.1 -e 'BEGIN { }'
+check "-c CMD" status 0 "$TRAWL" run -e 'tracepoint:sched:sched_process_exec /comm == "true"/ { @ = count(); }' -c '/bin/true'
+check "runs it and stops at its exit" grep -qx '@: 1' "$T/out"
+sleep 0.4 &
+check "-p PID stops when it exits" status 0 timeout 10 "$TRAWL" run -e 'BEGIN { printf("on\n"); }' -p $!
+check "positional parameters" status 0 "$TRAWL" run --live -e 'BEGIN { printf("%d %s %d\n", $1, $2, $#); exit(); }' 7 two
+check "are numbers and strings" grep -qx '7 two 2' "$T/out"
+check "a stray one is refused" status 1 "$TRAWL" run --live -e 'BEGIN { exit(); }' /etc/hostname
+if [ ! -e $TFS/kprobe_events ]; then
+	check "kprobe: on a kernel without kprobe_events" status 1 "$TRAWL" run --live -e 'kprobe:do_nanosleep { @ = count(); }'
+	check "says so" grep -q "this kernel has no kprobe_events" "$T/err"
+fi
+check "tracefs unchanged" same_state
+
+echo "1..$n"
+[ "$fails" = 0 ]
