@@ -236,6 +236,14 @@ static int field_slot(tw_compiler *c, tw_probe *pr, tw_node *n)
 				user_ptr = 1;
 	}
 	n->ival = user_ptr;
+	/* the pointer alone is of no use, and as a string ("0x55cc...")
+	 * it never matches one: refused, as str() of it is */
+	if (user_ptr)
+		ERR(c, n, TRAWL_ETYPE,
+		    "args.%s is a pointer into the task's memory: the ftrace "
+		    "back end records the pointer, not the string, and cannot "
+		    "read it (str(args.%s) needs the BPF back end, issue 24)",
+		    n->name, n->name);
 	for (size_t i = 0; i < pr->nfields; i++)
 		if (strcmp(pr->fields[i], n->name) == 0) {
 			n->type = pr->field_types[i];

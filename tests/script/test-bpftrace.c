@@ -195,3 +195,22 @@ Test(bpftrace, other_probe_types_say_what_this_back_end_lacks)
 	      "which the ftrace back end does not open (the BPF back end of "
 	      "issue 24 will); interval:1s and tracepoints are here");
 }
+
+Test(bpftrace, a_syscall_string_argument_is_a_user_pointer_and_says_so)
+{
+	/* opensnoop's @filename[tid] = args->filename: the event holds the
+	 * pointer; it printed as "0x55cc..." and never matched a string */
+	fails("syscalls:sys_enter_openat { @f[tid] = args->filename; }",
+	      TRAWL_ETYPE,
+	      "t.tw:1:45: args.filename is a pointer into the task's memory: "
+	      "the ftrace back end records the pointer, not the string, and "
+	      "cannot read it (str(args.filename) needs the BPF back end, "
+	      "issue 24)");
+	/* a kernel's char array is a string already: str() is itself */
+	struct run_out o =
+		run(trace, "sched:sched_switch "
+			   "/str(args->prev_comm) == \"a\"/ "
+			   "{ printf(\"%s\\n\", str(args.prev_comm)); }");
+	cr_assert_out(o, "a\n");
+	free(o.text);
+}
