@@ -87,6 +87,8 @@ typedef struct trawl_live_opts {
  * @filters:         events enabled with a filter in the kernel
  * @filters_refused: filters the kernel refused; those events came unfiltered
  * @duration:        ns from trawl_live_start() to the stop
+ * @stale_removed:   tracefs instances of killed recorders (their PID gone)
+ *                   that trawl_live_start() removed
  */
 typedef struct trawl_live_totals {
 	uint64_t bytes;
@@ -97,6 +99,7 @@ typedef struct trawl_live_totals {
 	unsigned filters;
 	unsigned filters_refused;
 	int64_t duration;
+	int stale_removed;
 } trawl_live_totals;
 
 /**
@@ -189,7 +192,8 @@ TRAWL_API int trawl_live_finish(trawl_live *lv, trawl_error *err);
 
 /**
  * trawl_live_stats() - what the session saw
- * @lv: the session, after trawl_live_finish()
+ * @lv: the session, after trawl_live_finish() (@stale_removed is known
+ *      from trawl_live_start() on)
  *
  * Return: the totals, or NULL for NULL. Lifetime: borrowed, valid until
  * trawl_live_free().

@@ -505,8 +505,13 @@ TRAWL_API int trawl_live_start(trawl_live *lv, trawl_error *err)
 	lv->start_ns = lv->idle_horizon = tw_mono_ns();
 	for (size_t i = 0; i < lv->nsel; i++)
 		lv->totals.filters += lv->sel[i].filter != NULL;
-	if (!lv->nsel)
-		return 0; /* BEGIN, END and intervals only: no tracefs */
+	if (!lv->nsel) {
+		/* BEGIN, END and intervals only: no instance of its own, but
+		 * a killed recorder's is cleaned up as a recording's start
+		 * does (root checked by trawl_live_open()) */
+		lv->totals.stale_removed = tw_tracefs_remove_stale(lv->top);
+		return 0;
+	}
 	trawl_record_opts ro = {0};
 	ro.events = lv->sel;
 	ro.nevents = lv->nsel;
@@ -523,6 +528,7 @@ TRAWL_API int trawl_live_start(trawl_live *lv, trawl_error *err)
 		lv->finished = 1; /* nothing to stop: it put back what it set */
 		return err ? -err->code : -TRAWL_EENV;
 	}
+	lv->totals.stale_removed = trawl_record_stale_removed(lv->rec);
 	return 0;
 }
 

@@ -55,5 +55,21 @@ if [ ! -e $TFS/kprobe_events ]; then
 fi
 check "tracefs unchanged" same_state
 
+# --- a command that cannot start; a killed recorder's instance -----------
+begin
+check "-- /nonexistent/cmd exits 1" status 1 "$TRAWL" run --live -e 'BEGIN { printf("begin\n"); @x = 1; } sched:sched_switch { @n = count(); }' -- /nonexistent/cmd
+check "printing nothing (no BEGIN output, no map)" test ! -s "$T/out"
+check "and saying why" grep -q 'cannot run /nonexistent/cmd' "$T/err"
+check "tracefs unchanged" same_state
+sh -c 'exit 0' &
+dead=$!
+wait $dead
+stale=$TFS/instances/trawl-$TRAWL_INSTANCE_TAG-$dead
+mkdir "$stale"
+check "a BEGIN-only run" status 0 "$TRAWL" run --live -e 'BEGIN { exit(); }'
+check "removes a killed recorder's instance" test ! -e "$stale"
+check "and says so" grep -q 'removed 1 tracefs instance (instances/trawl-\[TAG-\]PID) left by a recorder that was killed' "$T/err"
+rmdir "$stale" 2>/dev/null
+
 echo "1..$n"
 [ "$fails" = 0 ]

@@ -345,6 +345,12 @@ static int run_live(const char *program, size_t len, trawl_script_opts *so,
 		status = err.code == TRAWL_EENV ? EXIT_ENV : EXIT_INPUT;
 		goto out;
 	}
+	int stale = trawl_live_stats(lv)->stale_removed;
+	if (stale)
+		fprintf(stderr,
+			"trawl: removed %d tracefs instance%s (instances/"
+			"trawl-[TAG-]PID) left by a recorder that was killed\n",
+			stale, stale == 1 ? "" : "s");
 	if (a->cmd) {
 		int rc = cli_spawn(&ch, a->cmd, &old,
 				   (so->flags & TRAWL_SCRIPT_JSON) != 0);
@@ -366,7 +372,9 @@ static int run_live(const char *program, size_t len, trawl_script_opts *so,
 		}
 		watching = !e;
 	}
-	if (trawl_script_run(s, &err) < 0) {
+	/* a CMD that did not start ends it here: no BEGIN output, no maps
+	 * (bpftrace fails before it attaches) */
+	if (status == EXIT_OK && trawl_script_run(s, &err) < 0) {
 		cli_error("%s", err.msg);
 		status = cli_status(-err.code);
 	}
@@ -711,8 +719,9 @@ int cmd_run(int argc, char **argv)
 	int status = EXIT_OK;
 	if (live) {
 		char **split = NULL;
-		la.cmd = ncmd ? argv + optind + (noper - (program ? 0 : 1))
-			      : NULL;
+		/* CMD is the last ncmd arguments, however getopt moved
+		 * the operands before its "--" */
+		la.cmd = ncmd ? argv + argc - ncmd : NULL;
 		if (cmd_line) {
 			/* -c CMD: split at spaces, as bpftrace does (no
 			 * shell) */
