@@ -87,6 +87,8 @@ typedef struct trawl_live_opts {
  * @filters:         events enabled with a filter in the kernel
  * @filters_refused: filters the kernel refused; those events came unfiltered
  * @duration:        ns from trawl_live_start() to the stop
+ * @unprocessed:     events read but not handed to the run, after
+ *                   trawl_live_cut()
  * @stale_removed:   tracefs instances of killed recorders (their PID gone)
  *                   that trawl_live_start() removed
  */
@@ -99,6 +101,7 @@ typedef struct trawl_live_totals {
 	unsigned filters;
 	unsigned filters_refused;
 	int64_t duration;
+	uint64_t unprocessed;
 	int stale_removed;
 } trawl_live_totals;
 
@@ -175,6 +178,18 @@ TRAWL_API int trawl_live_start(trawl_live *lv, trawl_error *err);
  * Return: nothing.
  */
 TRAWL_API void trawl_live_stop(trawl_live *lv);
+
+/**
+ * trawl_live_cut() - stop now, handing out no more of what is queued
+ * @lv: the session (NULL: nothing)
+ *
+ * trawl_live_stop(), and the run then ends at its next event: the events
+ * still queued and those the readers bring after the stop are passed
+ * without being handed out, counted in trawl_live_totals.unprocessed. For
+ * a deadline or a signal, when the run is slower than the events (after
+ * trawl_live_stop() it would deliver all that waits first). Signal-safe.
+ */
+TRAWL_API void trawl_live_cut(trawl_live *lv);
 
 /**
  * trawl_live_finish() - stop reading, write @record, restore tracefs

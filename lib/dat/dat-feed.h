@@ -61,6 +61,11 @@ typedef struct tw_feed {
 	 * were read, all CPUs (what a trace.dat's CPU stats say). */
 	uint64_t (*overrun)(void *ctx);
 	void *ctx;
+	/* Set (atomically, to 1) when the run must end now, not after what
+	 * is queued: the merge hands no more events out, passes the rest
+	 * and tells skipped() how many at the end. NULL: never. */
+	const int *cut;
+	void (*skipped)(void *ctx, uint64_t events);
 } tw_feed;
 
 #endif

@@ -92,6 +92,7 @@ struct trawl_live {
 	pthread_cond_t room;
 	int news_fd;
 	int stop;     /* __atomic: trawl_live_stop() */
+	int cut;      /* __atomic: trawl_live_cut(); the merge reads it */
 	int quiesced; /* the run turned tracing off */
 	int discard;  /* after the run: pages are no longer queued */
 	int error;    /* the first reader's errno */
@@ -350,6 +351,17 @@ static char *learned_text(trawl_live *lv)
 	return b.data;
 }
 
+/* The events the merge passed after the cut (at its end, once). */
+static void skipped(void *ctx, uint64_t events)
+{
+	trawl_live *lv = ctx;
+	lv->totals.unprocessed += events;
+	/* and as lost for the run (--json's "lost_events"): the script
+	 * never saw them. The run's own thread calls this. */
+	if (lv->t)
+		lv->t->stats.lost_events += events;
+}
+
 static uint64_t overrun(void *ctx)
 {
 	trawl_live *lv = ctx;
@@ -416,8 +428,8 @@ TRAWL_API trawl_live *trawl_live_open(const trawl_live_opts *opts,
 	}
 	for (int i = 0; i < lv->ncpus; i++)
 		lv->cpu[i].horizon = INT64_MIN;
-	lv->feed = (tw_feed){&lv->meta.m, take, release, wait_news,
-			     comms,	  comm, overrun, lv};
+	lv->feed = (tw_feed){&lv->meta.m, take,	   release, wait_news, comms,
+			     comm,	  overrun, lv,	    &lv->cut,  skipped};
 	trawl_open_opts to = {0};
 	to.realloc = o.realloc;
 	to.alloc_ctx = o.alloc_ctx;
@@ -538,6 +550,17 @@ TRAWL_API void trawl_live_stop(trawl_live *lv)
 		return;
 	/* Pairs with the acquire load in quiesce(). */
 	__atomic_store_n(&lv->stop, 1, __ATOMIC_RELEASE);
+	if (lv->news_fd >= 0)
+		news(lv);
+}
+
+TRAWL_API void trawl_live_cut(trawl_live *lv)
+{
+	if (!lv)
+		return;
+	/* Pairs with the acquire loads in quiesce() and the merge's cut(). */
+	__atomic_store_n(&lv->stop, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&lv->cut, 1, __ATOMIC_RELEASE);
 	if (lv->news_fd >= 0)
 		news(lv);
 }

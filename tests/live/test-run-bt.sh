@@ -55,6 +55,30 @@ if [ ! -e $TFS/kprobe_events ]; then
 fi
 check "tracefs unchanged" same_state
 
+# --- a script slower than its events stops on time -------------------------
+# Each read of dd costs the script 100000 loop iterations (about a
+# millisecond): a second of dd's reads is minutes of work. It used to work
+# through all that was queued (4 MiB a CPU) after -d or Ctrl-C.
+begin
+SLOW='syscalls:sys_enter_read /comm == "dd"/ { $i = 0; while ($i < 99999) { $i++; } @n = count(); }'
+dd if=/dev/zero of=/dev/null bs=1 count=100000000 2>/dev/null &
+load=$!
+t0=$(date +%s%N)
+check "-d 1 with a slow script" status 0 timeout 60 "$TRAWL" run --live -d 1 -e "$SLOW"
+t1=$(date +%s%N)
+check "ends within 3 s" test $(((t1 - t0) / 1000000)) -lt 3000
+check "counting what it did not process" grep -q 'not processed' "$T/err"
+check "the maps still printed" grep -q '^@n: ' "$T/out"
+( sleep 1; kill -INT $(pgrep -n -f 'trawl run --live -e syscalls:sys_enter_read') ) &
+t0=$(date +%s%N)
+check "SIGINT with a slow script" status 0 timeout 60 "$TRAWL" run --live -e "$SLOW"
+t1=$(date +%s%N)
+check "ends within 3 s" test $(((t1 - t0) / 1000000)) -lt 3000
+check "counting what it did not process" grep -q 'not processed' "$T/err"
+kill $load
+wait $load 2>/dev/null
+check "tracefs unchanged" same_state
+
 # --- a command that cannot start; a killed recorder's instance -----------
 begin
 check "-- /nonexistent/cmd exits 1" status 1 "$TRAWL" run --live -e 'BEGIN { printf("begin\n"); @x = 1; } sched:sched_switch { @n = count(); }' -- /nonexistent/cmd

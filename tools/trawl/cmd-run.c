@@ -30,6 +30,8 @@
 #include "cli.h"
 
 #define MAX_SCRIPT (1u << 20)
+/* after -d's deadline or a signal, how long the script may still take */
+#define CUT_GRACE_MS 500
 
 static void help(FILE *f)
 {
@@ -222,6 +224,28 @@ static void *watch(void *arg)
 		break;
 	}
 	trawl_live_stop(w->lv);
+	/* CMD's exit: everything it did is counted, however long that
+	 * takes. A deadline or a signal is kept: what the script has not
+	 * got through after CUT_GRACE_MS (or at a second signal) is passed
+	 * and counted as not processed, as bpftrace leaves its buffers. */
+	if (!strcmp(w->why, "the command exited") ||
+	    !strcmp(w->why, "the process exited"))
+		return NULL;
+	for (;;) {
+		int k = poll(p, 2, CUT_GRACE_MS);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k > 0 && (p[1].revents & POLLIN))
+			return NULL; /* the run ended in time */
+		if (k > 0 && (p[0].revents & POLLIN)) {
+			struct signalfd_siginfo si;
+			if (read(w->sig_fd, &si, sizeof(si)) != sizeof(si) ||
+			    si.ssi_signo == SIGCHLD)
+				continue;
+		}
+		break;
+	}
+	trawl_live_cut(w->lv);
 	return NULL;
 }
 
@@ -256,7 +280,8 @@ static void summary(trawl_live *lv, const struct live_args *a)
 	const trawl_live_totals *x = trawl_live_stats(lv);
 	uint64_t lost = x->overrun + x->dropped;
 	/* quiet when all went well, as a script over a file is */
-	if (!lost && !st->late_events && !x->filters_refused && !a->record)
+	if (!lost && !st->late_events && !x->filters_refused && !a->record &&
+	    !x->unprocessed)
 		return;
 	fprintf(stderr,
 		"trawl: live %.2f s: %llu events (%.1f MB of pages read), "
@@ -266,6 +291,9 @@ static void summary(trawl_live *lv, const struct live_args *a)
 	if (st->late_events)
 		fprintf(stderr, ", %llu late",
 			(unsigned long long)st->late_events);
+	if (x->unprocessed)
+		fprintf(stderr, ", %llu not processed",
+			(unsigned long long)x->unprocessed);
 	if (x->filters_refused)
 		fprintf(stderr, "; %u kernel filter%s refused",
 			x->filters_refused, x->filters_refused == 1 ? "" : "s");
@@ -277,6 +305,12 @@ static void summary(trawl_live *lv, const struct live_args *a)
 			"fewer events or a predicate the kernel can filter "
 			"helps\n",
 			(unsigned long long)lost);
+	if (x->unprocessed)
+		fprintf(stderr,
+			"trawl: %llu events were read but not processed: the "
+			"script was behind the events when it was stopped%s\n",
+			(unsigned long long)x->unprocessed,
+			a->record ? " (they are in the --record file)" : "");
 	if (a->record && x->record_size)
 		fprintf(stderr, "trawl: saved %s (%.1f MB): %llu events\n",
 			a->record, (double)x->record_size / 1e6,
