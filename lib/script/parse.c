@@ -190,15 +190,38 @@ static const char *const bpf_only_names[] = {
 	"cpid", "rand", "retval",   "func",    "sarg0",	 "arg0",   "arg1",
 	"arg2", "arg3", "arg4",	    "arg5",    "numaid", "jiffies"};
 
-/* Functions that read memory, registers or symbols the ftrace back end
- * cannot: refused at the call, naming the BPF back end. */
-static const char *const bpf_only_calls[] = {
-	"join",		"kaddr",	"ksym",	    "usym",   "uaddr",
-	"ntop",		"buf",		"reg",	    "kptr",   "uptr",
-	"macaddr",	"cgroupid",	"path",	    "signal", "override",
-	"system",	"cat",		"strftime", "pton",   "bswap",
-	"skboutput",	"kstack",	"ustack",   "sizeof", "offsetof",
-	"percpu_kaddr", "socket_cookie"};
+/* Functions that need a probe in the kernel (the BPF back end): what
+ * each reads or does that the ftrace back end's events cannot give. */
+static const struct {
+	const char *name, *why;
+} bpf_only_calls[] = {
+	{"join", "reads an array of strings from the task's memory (a "
+		 "syscall event holds the pointer)"},
+	{"kaddr", "gives a kernel address, whose memory only a probe in the "
+		  "kernel can read"},
+	{"uaddr", "gives a user address, whose memory only a probe in the "
+		  "kernel can read"},
+	{"kptr", "reads kernel memory"},
+	{"uptr", "reads the task's memory"},
+	{"buf", "reads memory at the probe"},
+	{"path", "reads a struct path in the kernel"},
+	{"reg", "reads the registers at the probe"},
+	{"signal", "sends a signal from the probe"},
+	{"override", "changes a function's return value"},
+	{"skboutput", "copies packets from the probe"},
+	{"percpu_kaddr", "reads kernel memory"},
+	{"socket_cookie", "reads a socket in the kernel"},
+	{"sizeof", "needs the kernel's types (BTF)"},
+	{"offsetof", "needs the kernel's types (BTF)"},
+	{"kstack", "walks the kernel stack at the probe"},
+	{"ustack", "walks the task's stack at the probe"},
+};
+
+/* bpftrace's functions that could be here but are not yet. */
+static const char *const not_yet_calls[] = {
+	"strftime",    "ksym",	   "usym",   "ntop",	"pton",	  "bswap",
+	"macaddr",     "cgroupid", "system", "cat",	"zero",	  "strerror",
+	"cgroup_path", "unwatch",  "len",    "has_key", "debugf", "errorf"};
 
 /* bpftrace's integer types: a cast keeps the low bits, signed ones
  * sign-extended */
@@ -423,16 +446,23 @@ static tw_node *primary(tw_compiler *c)
 				    "back end records; it needs the BPF back "
 				    "end (issue 24)",
 				    bpf_only_names[i]);
-	if (peek(c)->kind == TK_LPAREN)
+	if (peek(c)->kind == TK_LPAREN) {
 		for (size_t i = 0; i < TW_ARRAY_SIZE(bpf_only_calls); i++)
-			if (is_ident(&t, bpf_only_calls[i]))
+			if (is_ident(&t, bpf_only_calls[i].name))
 				tw_sc_error(
 					c, TRAWL_EPARSE, t.line, t.col,
-					"%s() reads memory, registers or "
-					"symbols in the kernel: it needs the "
-					"BPF back end (issue 24), which the "
-					"ftrace back end is not",
-					bpf_only_calls[i]);
+					"%s() %s: it needs the BPF back end "
+					"(issue 24), which the ftrace back "
+					"end is not",
+					bpf_only_calls[i].name,
+					bpf_only_calls[i].why);
+		for (size_t i = 0; i < TW_ARRAY_SIZE(not_yet_calls); i++)
+			if (is_ident(&t, not_yet_calls[i]))
+				tw_sc_error(c, TRAWL_EPARSE, t.line, t.col,
+					    "%s() is bpftrace's but not yet "
+					    "trawl's",
+					    not_yet_calls[i]);
+	}
 	if (agg_of(&t))
 		tw_sc_error(c, TRAWL_EPARSE, t.line, t.col,
 			    "%.*s() is an aggregate: assign it to a map "

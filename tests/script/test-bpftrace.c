@@ -101,9 +101,11 @@ Test(bpftrace, what_needs_the_bpf_back_end_says_so)
 	      "t.tw:1:24: 'kstack' is not in the events the ftrace back end "
 	      "records; it needs the BPF back end (issue 24)");
 	fails("BEGIN { $a = kaddr(\"avenrun\"); }", TRAWL_EPARSE,
-	      "t.tw:1:14: kaddr() reads memory, registers or symbols in the "
-	      "kernel: it needs the BPF back end (issue 24), which the "
-	      "ftrace back end is not");
+	      "t.tw:1:14: kaddr() gives a kernel address, whose memory only a "
+	      "probe in the kernel can read: it needs the BPF back end (issue "
+	      "24), which the ftrace back end is not");
+	fails("BEGIN { $a = strftime(\"%H\", nsecs); }", TRAWL_EPARSE,
+	      "t.tw:1:14: strftime() is bpftrace's but not yet trawl's");
 	fails("BEGIN { $s = (struct sock *)0; }", TRAWL_EPARSE,
 	      "t.tw:1:15: a cast to a struct reads kernel memory through its "
 	      "pointer: that needs the BPF back end (issue 24) and the "
