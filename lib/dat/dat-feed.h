@@ -57,6 +57,9 @@ typedef struct tw_feed {
 	/* The name of a task the comms do not name (one still running), or
 	 * NULL; valid until the next call. */
 	const char *(*comm)(void *ctx, int32_t pid);
+	/* The process (thread group) of a task, or -1 when not known (it
+	 * exited); NULL: never known. */
+	int32_t (*tgid)(void *ctx, int32_t pid);
 	/* At the end: events the kernel overwrote or dropped before they
 	 * were read, all CPUs (what a trace.dat's CPU stats say). */
 	uint64_t (*overrun)(void *ctx);

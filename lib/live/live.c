@@ -333,6 +333,29 @@ static const char *comm(void *ctx, int32_t pid)
 	return e->found ? e->comm : NULL;
 }
 
+/*
+ * The process of a task, from /proc/PID/status while it runs (the events
+ * do not carry it; bpftrace reads it in the kernel at the probe): -1 when
+ * it has exited. Read once per task: the comm cache (dat-reader.c) keeps
+ * it with the task's name.
+ */
+static int32_t tgid(void *ctx, int32_t pid)
+{
+	(void)ctx;
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t k = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (k <= 0)
+		return -1;
+	buf[k] = '\0';
+	const char *t = strstr(buf, "\nTgid:");
+	return t ? (int32_t)strtol(t + 6, NULL, 10) : -1;
+}
+
 /* "pid comm" lines of the names learned, for the record file. */
 static char *learned_text(trawl_live *lv)
 {
@@ -428,8 +451,17 @@ TRAWL_API trawl_live *trawl_live_open(const trawl_live_opts *opts,
 	}
 	for (int i = 0; i < lv->ncpus; i++)
 		lv->cpu[i].horizon = INT64_MIN;
-	lv->feed = (tw_feed){&lv->meta.m, take,	   release, wait_news, comms,
-			     comm,	  overrun, lv,	    &lv->cut,  skipped};
+	lv->feed = (tw_feed){.meta = &lv->meta.m,
+			     .take = take,
+			     .release = release,
+			     .wait = wait_news,
+			     .comms = comms,
+			     .comm = comm,
+			     .tgid = tgid,
+			     .overrun = overrun,
+			     .ctx = lv,
+			     .cut = &lv->cut,
+			     .skipped = skipped};
 	trawl_open_opts to = {0};
 	to.realloc = o.realloc;
 	to.alloc_ctx = o.alloc_ctx;
