@@ -115,12 +115,11 @@ static void outf(trawl_script *s, const char *fmt, ...)
 	char buf[256];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof(s->fmt_buf), fmt, ap);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (n > 0)
 		tw_out(s, buf,
-		       (size_t)n < sizeof(s->fmt_buf) ? (size_t)n
-						      : sizeof(s->fmt_buf) - 1);
+		       (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
 /* %r: a string with the bytes that do not print as \xNN */
@@ -409,12 +408,11 @@ static void rawf(trawl_script *s, const char *fmt, ...)
 	char buf[256];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof(s->fmt_buf), fmt, ap);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (n > 0)
 		raw(s, buf,
-		    (size_t)n < sizeof(s->fmt_buf) ? (size_t)n
-						   : sizeof(s->fmt_buf) - 1);
+		    (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
 static void json_key(trawl_script *s, const tw_smap *m, const tw_mentry *e)
@@ -549,7 +547,7 @@ void tw_print_time(trawl_script *s, const char *fmt)
 		return;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	size_t n = strftime(buf, sizeof(s->fmt_buf), fmt, &tm);
+	size_t n = strftime(buf, sizeof(buf), fmt, &tm);
 #pragma GCC diagnostic pop
 	tw_out(s, buf, n);
 }
