@@ -35,7 +35,9 @@ check "tracefs unchanged" same_state
 
 # --- tgid live: the process of a thread (it was always -1) -------------------
 begin
-check "tgid of a thread" status 0 "$TRAWL" run --live -e 'tracepoint:syscalls:sys_enter_clock_nanosleep /comm == "python3"/ { printf("%d %d\n", tid, tgid); }' -- /usr/bin/python3 -c 'import threading, time; t = threading.Thread(target=time.sleep, args=(0.1,)); t.start(); t.join(); time.sleep(0.1)'
+# a python of its own name, so that no other python's sleeps come in
+cp /usr/bin/python3 "$T/pytrawltest"
+check "tgid of a thread" status 0 "$TRAWL" run --live -e 'tracepoint:syscalls:sys_enter_clock_nanosleep /comm == "pytrawltest"/ { printf("%d %d\n", tid, tgid); }' -- "$T/pytrawltest" -c 'import threading, time; t = threading.Thread(target=time.sleep, args=(0.1,)); t.start(); t.join(); time.sleep(0.1)'
 check "is its process's pid, not -1" awk '$2 <= 0 { exit 1 } END { exit NR < 2 }' "$T/out"
 check "for the thread (tid != tgid) and the main one" awk '$1 != $2 { t = 1 } $1 == $2 { m = 1 } END { exit !(t && m) }' "$T/out"
 check "one process" sh -c "[ \$(awk '{ print \$2 }' '$T/out' | sort -u | wc -l) = 1 ]"
