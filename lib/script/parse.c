@@ -645,7 +645,8 @@ static tw_node *stmt_call(tw_compiler *c, int kind)
 
 /*
  * stmt -> block | 'if' '(' expr ')' stmt [ 'else' stmt ]
- *       | 'while' '(' expr ')' stmt | 'break' | 'continue'
+ *       | 'while' '(' expr ')' stmt | 'unroll' '(' INT ')' stmt
+ *       | 'break' | 'continue'
  *       | 'printf' args | 'print' args | 'delete' args | 'clear' args
  *       | 'exit' args | assign | expr
  */
@@ -679,6 +680,32 @@ static tw_node *stmt_at(tw_compiler *c)
 		c->paren_depth--;
 		expect(c, TK_RPAREN);
 		n->b = stmt(c);
+		return n;
+	}
+	if (is_ident(&t, "unroll") && peek(c)->kind == TK_LPAREN) {
+		/* unroll (N) stmt: the statement N times (1 to 100, as
+		 * bpftrace), the same tree each time */
+		next(c);
+		expect(c, TK_LPAREN);
+		tw_token k = c->tok;
+		if (k.kind != TK_INT || k.ival < 1 || k.ival > 100)
+			tw_sc_error(c, TRAWL_EPARSE, k.line, k.col,
+				    "unroll takes a number from 1 to 100");
+		next(c);
+		expect(c, TK_RPAREN);
+		/* nested unrolls multiply: bounded, as the code they make */
+		int64_t outer = c->unroll_mult ? c->unroll_mult : 1;
+		if (outer * k.ival > 10000)
+			tw_sc_error(c, TRAWL_ELIMIT, k.line, k.col,
+				    "unroll: more than 10000 copies in all "
+				    "(nested unrolls multiply)");
+		c->unroll_mult = outer * k.ival;
+		tw_node *body = stmt(c);
+		c->unroll_mult = outer;
+		n = node(c, N_BLOCK, &t);
+		size_t cap = 0;
+		for (int64_t i = 0; i < k.ival; i++)
+			add_kid(c, n, body, &cap);
 		return n;
 	}
 	if (is_ident(&t, "break") || is_ident(&t, "continue")) {

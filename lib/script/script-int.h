@@ -418,7 +418,8 @@ struct tw_compiler {
 	size_t nfmts, fmts_cap;
 	const char *const *params; /* $1 ... (trawl_script_opts) */
 	size_t nparams;
-	int64_t max_param; /* the highest $N the script names; -1: $# */
+	int64_t max_param;   /* the highest $N the script names; -1: $# */
+	int64_t unroll_mult; /* parse.c: copies of the unrolls around */
 };
 
 /* Fail compilation: fills c->err with NAME:LINE:COL and longjmps. */

@@ -216,3 +216,18 @@ Test(bpftrace, a_syscall_string_argument_is_a_user_pointer_and_says_so)
 	cr_assert_out(o, "a\n");
 	free(o.text);
 }
+
+Test(bpftrace, unroll_repeats_a_statement)
+{
+	struct run_out o = run(
+		trace, "BEGIN { $i = 0; unroll(5) { $i++; printf(\"%d \", "
+		       "$i); } unroll (3) printf(\"x\"); printf(\"\\n\"); }");
+	cr_assert_out(o, "1 2 3 4 5 xxx\n");
+	free(o.text);
+	fails("BEGIN { unroll(101) { } }", TRAWL_EPARSE,
+	      "t.tw:1:16: unroll takes a number from 1 to 100");
+	fails("BEGIN { unroll(100) { unroll(100) { unroll(2) { } } } }",
+	      TRAWL_ELIMIT,
+	      "t.tw:1:44: unroll: more than 10000 copies in all (nested "
+	      "unrolls multiply)");
+}
