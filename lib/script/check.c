@@ -902,10 +902,13 @@ static void stmt(tw_compiler *c, tw_node *n)
 		return;
 	}
 	case N_CLEAR:
+	case N_ZERO: {
+		const char *fn = n->kind == N_CLEAR ? "clear" : "zero";
 		if (n->nkids != 1)
-			ERR(c, n, TRAWL_EPARSE, "clear() takes a map (@name)");
-		whole_map(c, n, 0, "clear");
+			ERR(c, n, TRAWL_EPARSE, "%s() takes a map (@name)", fn);
+		whole_map(c, n, 0, fn);
 		return;
+	}
 	case N_PRINTMAP:
 		if (n->nkids == 1 &&
 		    !(n->kids[0]->kind == N_MAPGET && !n->kids[0]->nkids)) {

@@ -480,6 +480,9 @@ static void stmt(lower *L, const tw_node *n)
 	case N_CLEAR:
 		emit(L, OP_MCLEAR, (uint32_t)n->kids[0]->slot);
 		return;
+	case N_ZERO:
+		emit(L, OP_MZERO, (uint32_t)n->kids[0]->slot);
+		return;
 	case N_PRINTMAP:
 		if (n->nkids == 2)
 			expr(L, n->kids[1]);

@@ -79,6 +79,7 @@
 	X(MAGG, "pop the argument (if any) and keys of map A; aggregate")      \
 	X(MDEL, "pop the keys of map A; delete that entry")                    \
 	X(MCLEAR, "delete every entry of map A")                               \
+	X(MZERO, "set every value of map A to 0, keeping its keys")            \
 	X(MPRINT, "pop n; print map A (its n largest; all when n < 0)")        \
 	X(PRINTF, "pop the arguments of format A; print")                      \
 	X(STRLEN, "push the length of the popped string")                      \

@@ -219,9 +219,9 @@ static const struct {
 
 /* bpftrace's functions that could be here but are not yet. */
 static const char *const not_yet_calls[] = {
-	"strftime",    "ksym",	   "usym",   "ntop",	"pton",	  "bswap",
-	"macaddr",     "cgroupid", "system", "cat",	"zero",	  "strerror",
-	"cgroup_path", "unwatch",  "len",    "has_key", "debugf", "errorf"};
+	"strftime", "ksym",	"usym",	   "ntop",   "pton",	 "bswap",
+	"macaddr",  "cgroupid", "system",  "cat",    "strerror", "cgroup_path",
+	"unwatch",  "len",	"has_key", "debugf", "errorf"};
 
 /* bpftrace's integer types: a cast keeps the low bits, signed ones
  * sign-extended */
@@ -721,6 +721,8 @@ static tw_node *stmt_at(tw_compiler *c)
 		return stmt_call(c, N_DELETE);
 	if (is_ident(&t, "clear"))
 		return stmt_call(c, N_CLEAR);
+	if (is_ident(&t, "zero") && peek(c)->kind == TK_LPAREN)
+		return stmt_call(c, N_ZERO);
 	if (is_ident(&t, "exit"))
 		return stmt_call(c, N_EXIT);
 	if (is_ident(&t, "time") && peek(c)->kind == TK_LPAREN)

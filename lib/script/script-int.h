@@ -153,6 +153,7 @@ int tw_const_lookup(const char *name, size_t len, int64_t *value);
  * e N_AGG        @m[k] = count() | sum(e) ... lhist()    yes (hist triggers:
  * count/sum/hist) N_DELETE     delete(@m[k])                           yes
  * N_CLEAR      clear(@m)                               eBPF: user space
+ * N_ZERO       zero(@m)                                eBPF: user space
  * N_PRINTMAP   print(@m [, n])                         user space
  * N_PRINTF     printf("fmt", args...)                  eBPF: perf buffer
  * N_IF         if (c) s else s                         yes
@@ -188,6 +189,7 @@ enum tw_node_kind {
 	N_CONTINUE,
 	N_EXIT,
 	N_TIME, /* time("fmt"): the wall clock now, by strftime */
+	N_ZERO, /* zero(@m): every value 0, the keys kept */
 };
 
 enum tw_type_id { TY_VOID = 0, TY_INT, TY_STR };
@@ -487,6 +489,8 @@ void tw_smap_init(tw_smap *m, const tw_map_decl *d, const tw_mem *mem,
 		  size_t limit);
 void tw_smap_fini(tw_smap *m);
 void tw_smap_clear(tw_smap *m);
+/* zero(): every value 0 (or "", or empty buckets), the keys kept */
+void tw_smap_zero(tw_smap *m);
 /* Serialise key values into buf; return the length. */
 size_t tw_smap_key(const tw_map_decl *d, const tw_sval *keys, char *buf);
 /* Find (and with create, insert zeroed) the entry of key. Return: the

@@ -652,6 +652,10 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 		op_MCLEAR:
 			tw_smap_clear(&s->smaps[A]);
 			NEXT;
+		case OP_MZERO:
+		op_MZERO:
+			tw_smap_zero(&s->smaps[A]);
+			NEXT;
 		case OP_MPRINT:
 		op_MPRINT:
 			sp--;

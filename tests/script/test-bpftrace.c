@@ -231,3 +231,17 @@ Test(bpftrace, unroll_repeats_a_statement)
 	      "t.tw:1:44: unroll: more than 10000 copies in all (nested "
 	      "unrolls multiply)");
 }
+
+Test(bpftrace, zero_keeps_the_keys_with_values_of_zero)
+{
+	/* switches by prev_comm: swapper/0 and a; zero() then one more
+	 * count for a */
+	struct run_out o =
+		run(trace, "sched:sched_switch { @c[args.prev_comm] = count(); "
+			   "@st = stats(args.prev_pid); @h = hist(1); } "
+			   "END { zero(@c); @c[\"a\"] = count(); zero(@st); "
+			   "zero(@h); }");
+	cr_assert_out(o, "\n\n@c[swapper/0]: 0\n@c[a]: 1\n@h: \n\n"
+			 "@st: count 0, average 0, total 0\n\n");
+	free(o.text);
+}
