@@ -136,20 +136,11 @@ function before(a, b) {
 }
 
 END {
-	if (hhi >= 0) {
-		print "@usecs:"
-		max = 0
-		for (i = hlo; i <= hhi; i++)
-			if (hist[i] > max) max = hist[i]
-		for (i = hlo; i <= hhi; i++) {
-			n = hist[i] + 0
-			wd = int(n * 52 / max)
-			bar = ""
-			for (c = 0; c < 52; c++) bar = bar (c < wd ? "@" : " ")
-			printf("%-16s %8.0f |%s|\n", label(i), n, bar)
-		}
-		print ""
-	}
+	# as trawl (and bpftrace 0.17) print at exit: two newlines, then the
+	# maps by name, a stats map and a histogram each followed by a blank
+	# line
+	if (hhi >= 0 || nkeys)
+		printf("\n\n")
 	for (i = 2; i <= nkeys; i++) {
 		k = keys[i]
 		for (j = i - 1; j >= 1 && before(k, keys[j]); j--)
@@ -165,4 +156,18 @@ END {
 	}
 	if (nkeys)
 		print ""
+	if (hhi >= 0) {
+		print "@usecs: "
+		max = 0
+		for (i = hlo; i <= hhi; i++)
+			if (hist[i] > max) max = hist[i]
+		for (i = hlo; i <= hhi; i++) {
+			n = hist[i] + 0
+			wd = int(n * 52 / max)
+			bar = ""
+			for (c = 0; c < 52; c++) bar = bar (c < wd ? "@" : " ")
+			printf("%-16s%8.0f |%s|\n", label(i), n, bar)
+		}
+		print ""
+	}
 }

@@ -87,6 +87,10 @@ typedef struct trawl_live_opts {
  * @filters:         events enabled with a filter in the kernel
  * @filters_refused: filters the kernel refused; those events came unfiltered
  * @duration:        ns from trawl_live_start() to the stop
+ * @unprocessed:     events read but not handed to the run, after
+ *                   trawl_live_cut()
+ * @stale_removed:   tracefs instances of killed recorders (their PID gone)
+ *                   that trawl_live_start() removed
  */
 typedef struct trawl_live_totals {
 	uint64_t bytes;
@@ -97,6 +101,8 @@ typedef struct trawl_live_totals {
 	unsigned filters;
 	unsigned filters_refused;
 	int64_t duration;
+	uint64_t unprocessed;
+	int stale_removed;
 } trawl_live_totals;
 
 /**
@@ -174,6 +180,18 @@ TRAWL_API int trawl_live_start(trawl_live *lv, trawl_error *err);
 TRAWL_API void trawl_live_stop(trawl_live *lv);
 
 /**
+ * trawl_live_cut() - stop now, handing out no more of what is queued
+ * @lv: the session (NULL: nothing)
+ *
+ * trawl_live_stop(), and the run then ends at its next event: the events
+ * still queued and those the readers bring after the stop are passed
+ * without being handed out, counted in trawl_live_totals.unprocessed. For
+ * a deadline or a signal, when the run is slower than the events (after
+ * trawl_live_stop() it would deliver all that waits first). Signal-safe.
+ */
+TRAWL_API void trawl_live_cut(trawl_live *lv);
+
+/**
  * trawl_live_finish() - stop reading, write @record, restore tracefs
  * @lv:  the session, after trawl_run() returned (or without a run)
  * @err: OUT: why it failed, or NULL
@@ -189,7 +207,8 @@ TRAWL_API int trawl_live_finish(trawl_live *lv, trawl_error *err);
 
 /**
  * trawl_live_stats() - what the session saw
- * @lv: the session, after trawl_live_finish()
+ * @lv: the session, after trawl_live_finish() (@stale_removed is known
+ *      from trawl_live_start() on)
  *
  * Return: the totals, or NULL for NULL. Lifetime: borrowed, valid until
  * trawl_live_free().

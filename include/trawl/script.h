@@ -32,6 +32,10 @@ enum trawl_script_flag {
  * @name:     the script's name in messages (default "<script>")
  * @write:    where the script's output goes (default: nowhere)
  * @write_ctx: passed to @write
+ * @params:   the positional parameters $1, $2 ... (borrowed, read while
+ *            compiling): one that reads as an integer is an integer,
+ *            else a string; a $N beyond @nparams is 0, as in bpftrace
+ * @nparams:  how many @params there are ($#)
  */
 typedef struct trawl_script_opts {
 	unsigned flags;
@@ -39,6 +43,8 @@ typedef struct trawl_script_opts {
 	const char *name;
 	void (*write)(void *ctx, const char *buf, size_t len);
 	void *write_ctx;
+	const char *const *params;
+	size_t nparams;
 } trawl_script_opts;
 
 /**

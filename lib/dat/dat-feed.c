@@ -51,6 +51,7 @@ struct tw_dat_merge {
 	int64_t told;  /* the latest time handed out, event or not */
 	uint64_t damaged;
 	uint64_t damage_off;
+	uint64_t skipped; /* events passed after the feed's cut */
 };
 
 static int before(const tw_dat_merge *m, uint32_t a, uint32_t b)
@@ -190,6 +191,13 @@ static int advance(tw_dat_merge *m)
 	return rc < 0 ? rc : 0;
 }
 
+/* The run is to end now (tw_feed.cut). Pairs with the release store of
+ * the feed's owner (trawl_live_cut()). */
+static int cut(const tw_dat_merge *m)
+{
+	return m->feed->cut && __atomic_load_n(m->feed->cut, __ATOMIC_ACQUIRE);
+}
+
 int tw_dat_merge_next(tw_dat_merge *m, tw_dat_pulled *out)
 {
 	int rc;
@@ -210,6 +218,14 @@ int tw_dat_merge_next(tw_dat_merge *m, tw_dat_pulled *out)
 			tw_dat_cursor *c = &m->cpu[cpu].c;
 			if (c->cur_ts > m->limit)
 				m->limit = limit_of(m);
+			if (c->cur_ts <= m->limit && TW_UNLIKELY(cut(m))) {
+				/* passed, not handed out: counted */
+				m->skipped++;
+				c->lost = 0;
+				if ((rc = advance(m)) < 0)
+					return rc;
+				continue;
+			}
 			if (c->cur_ts <= m->limit) {
 				*out = (tw_dat_pulled){c->cur_ts, c->lost,
 						       0,	  (int32_t)cpu,
@@ -231,12 +247,16 @@ int tw_dat_merge_next(tw_dat_merge *m, tw_dat_pulled *out)
 				waiting |= m->cpu[i].state == C_WAIT;
 			}
 		m->limit = limit_of(m);
-		if (!m->nheap && !waiting)
+		if (!m->nheap && !waiting) {
+			if (m->skipped && m->feed->skipped)
+				m->feed->skipped(m->feed->ctx, m->skipped);
+			m->skipped = 0;
 			return TW_NEXT_EOF;
+		}
 		if (m->nheap && m->cpu[m->heap[0]].c.cur_ts <= m->limit)
 			continue;
 		/* Nothing before the smallest horizon is still to come. */
-		if (waiting && m->limit > m->told) {
+		if (waiting && m->limit > m->told && !cut(m)) {
 			m->told = m->limit;
 			out->ts = m->limit;
 			return TW_NEXT_TIME;

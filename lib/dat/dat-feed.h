@@ -57,10 +57,18 @@ typedef struct tw_feed {
 	/* The name of a task the comms do not name (one still running), or
 	 * NULL; valid until the next call. */
 	const char *(*comm)(void *ctx, int32_t pid);
+	/* The process (thread group) of a task, or -1 when not known (it
+	 * exited); NULL: never known. */
+	int32_t (*tgid)(void *ctx, int32_t pid);
 	/* At the end: events the kernel overwrote or dropped before they
 	 * were read, all CPUs (what a trace.dat's CPU stats say). */
 	uint64_t (*overrun)(void *ctx);
 	void *ctx;
+	/* Set (atomically, to 1) when the run must end now, not after what
+	 * is queued: the merge hands no more events out, passes the rest
+	 * and tells skipped() how many at the end. NULL: never. */
+	const int *cut;
+	void (*skipped)(void *ctx, uint64_t events);
 } tw_feed;
 
 #endif

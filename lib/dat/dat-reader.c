@@ -76,6 +76,7 @@ typedef struct dat_type {
 struct comm_slot {
 	int32_t pid;
 	uint32_t len;
+	int32_t tgid; /* live: the task's process, -1 if not known */
 	const char *comm;
 	char own[20]; /* a feed's name for a task the comms lack */
 };
@@ -123,6 +124,7 @@ typedef struct dat_reader {
 	dat_type *types[TYPE_PAGES];
 	int type_off, type_size, flags_off, preempt_off, pid_off;
 	struct comm_slot comms[COMM_CACHE];
+	int32_t last_tgid; /* live: the tgid of comm_of()'s task */
 	uint16_t flag_map[256];
 
 	struct tep_plugin_list *plugins;
@@ -343,6 +345,11 @@ static const char *comm_of(dat_reader *r, int32_t pid, uint32_t *len)
 		if (r->feed && pid && !c)
 			fresh_comms(r); /* may empty the cache */
 		s->pid = pid;
+		/* live, the process of the task as /proc says it */
+		s->tgid = !pid ? 0
+			  : r->feed && r->feed->tgid
+				  ? r->feed->tgid(r->feed->ctx, pid)
+				  : -1;
 		if (c) {
 			snprintf(s->own, sizeof(s->own), "%s", c);
 			s->comm = s->own;
@@ -352,6 +359,8 @@ static const char *comm_of(dat_reader *r, int32_t pid, uint32_t *len)
 		s->len = (uint32_t)strlen(s->comm);
 	}
 	*len = s->len;
+	if (TW_UNLIKELY(r->feed != NULL))
+		r->last_tgid = s->tgid;
 	return s->comm;
 }
 
@@ -430,6 +439,8 @@ static int fill_rec(trawl_trace *t, dat_reader *r, tw_rec *rec, int64_t ts,
 	else if (rec->preempt < 0)
 		rec->preempt = 0;
 	rec->comm = comm_of(r, rec->pid, &rec->comm_len);
+	if (TW_UNLIKELY(r->feed != NULL))
+		rec->tgid = r->last_tgid;
 	rec->type = dt->type;
 	rec->bits = TW_EV_TYPED | TW_EV_BINARY | TW_EV_COMM_Z;
 	rec->payload = (const char *)data;

@@ -71,6 +71,9 @@ int tw_tracefs_set(tw_tracefs *tf, const char *rel, const char *value, int kind,
 		   trawl_error *err);
 /* Read dir/rel; caller frees (with free()). NULL with errno on failure. */
 char *tw_tracefs_read(const char *dir, const char *rel, size_t *len);
+/* Remove the instances of recorders that were killed (trawl-[TAG-]PID,
+ * PID gone) under the tracefs mount top. Return: how many. */
+int tw_tracefs_remove_stale(const char *top);
 /* The same through mem; the caller frees with tw_free(mem, ...). */
 char *tw_tracefs_read_mem(const tw_mem *mem, const char *dir, const char *rel,
 			  size_t *len);

@@ -92,6 +92,7 @@ struct trawl_live {
 	pthread_cond_t room;
 	int news_fd;
 	int stop;     /* __atomic: trawl_live_stop() */
+	int cut;      /* __atomic: trawl_live_cut(); the merge reads it */
 	int quiesced; /* the run turned tracing off */
 	int discard;  /* after the run: pages are no longer queued */
 	int error;    /* the first reader's errno */
@@ -332,6 +333,29 @@ static const char *comm(void *ctx, int32_t pid)
 	return e->found ? e->comm : NULL;
 }
 
+/*
+ * The process of a task, from /proc/PID/status while it runs (the events
+ * do not carry it; bpftrace reads it in the kernel at the probe): -1 when
+ * it has exited. Read once per task: the comm cache (dat-reader.c) keeps
+ * it with the task's name.
+ */
+static int32_t tgid(void *ctx, int32_t pid)
+{
+	(void)ctx;
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t k = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (k <= 0)
+		return -1;
+	buf[k] = '\0';
+	const char *t = strstr(buf, "\nTgid:");
+	return t ? (int32_t)strtol(t + 6, NULL, 10) : -1;
+}
+
 /* "pid comm" lines of the names learned, for the record file. */
 static char *learned_text(trawl_live *lv)
 {
@@ -348,6 +372,17 @@ static char *learned_text(trawl_live *lv)
 		}
 	}
 	return b.data;
+}
+
+/* The events the merge passed after the cut (at its end, once). */
+static void skipped(void *ctx, uint64_t events)
+{
+	trawl_live *lv = ctx;
+	lv->totals.unprocessed += events;
+	/* and as lost for the run (--json's "lost_events"): the script
+	 * never saw them. The run's own thread calls this. */
+	if (lv->t)
+		lv->t->stats.lost_events += events;
 }
 
 static uint64_t overrun(void *ctx)
@@ -416,8 +451,17 @@ TRAWL_API trawl_live *trawl_live_open(const trawl_live_opts *opts,
 	}
 	for (int i = 0; i < lv->ncpus; i++)
 		lv->cpu[i].horizon = INT64_MIN;
-	lv->feed = (tw_feed){&lv->meta.m, take, release, wait_news,
-			     comms,	  comm, overrun, lv};
+	lv->feed = (tw_feed){.meta = &lv->meta.m,
+			     .take = take,
+			     .release = release,
+			     .wait = wait_news,
+			     .comms = comms,
+			     .comm = comm,
+			     .tgid = tgid,
+			     .overrun = overrun,
+			     .ctx = lv,
+			     .cut = &lv->cut,
+			     .skipped = skipped};
 	trawl_open_opts to = {0};
 	to.realloc = o.realloc;
 	to.alloc_ctx = o.alloc_ctx;
@@ -505,8 +549,13 @@ TRAWL_API int trawl_live_start(trawl_live *lv, trawl_error *err)
 	lv->start_ns = lv->idle_horizon = tw_mono_ns();
 	for (size_t i = 0; i < lv->nsel; i++)
 		lv->totals.filters += lv->sel[i].filter != NULL;
-	if (!lv->nsel)
-		return 0; /* BEGIN, END and intervals only: no tracefs */
+	if (!lv->nsel) {
+		/* BEGIN, END and intervals only: no instance of its own, but
+		 * a killed recorder's is cleaned up as a recording's start
+		 * does (root checked by trawl_live_open()) */
+		lv->totals.stale_removed = tw_tracefs_remove_stale(lv->top);
+		return 0;
+	}
 	trawl_record_opts ro = {0};
 	ro.events = lv->sel;
 	ro.nevents = lv->nsel;
@@ -523,6 +572,7 @@ TRAWL_API int trawl_live_start(trawl_live *lv, trawl_error *err)
 		lv->finished = 1; /* nothing to stop: it put back what it set */
 		return err ? -err->code : -TRAWL_EENV;
 	}
+	lv->totals.stale_removed = trawl_record_stale_removed(lv->rec);
 	return 0;
 }
 
@@ -532,6 +582,17 @@ TRAWL_API void trawl_live_stop(trawl_live *lv)
 		return;
 	/* Pairs with the acquire load in quiesce(). */
 	__atomic_store_n(&lv->stop, 1, __ATOMIC_RELEASE);
+	if (lv->news_fd >= 0)
+		news(lv);
+}
+
+TRAWL_API void trawl_live_cut(trawl_live *lv)
+{
+	if (!lv)
+		return;
+	/* Pairs with the acquire loads in quiesce() and the merge's cut(). */
+	__atomic_store_n(&lv->stop, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&lv->cut, 1, __ATOMIC_RELEASE);
 	if (lv->news_fd >= 0)
 		news(lv);
 }

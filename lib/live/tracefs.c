@@ -111,7 +111,7 @@ static long instance_pid(const char *name)
 
 /* Remove instances left by recorders that were killed (PID gone), so they
  * do not hold kernel memory forever. */
-static int remove_stale_instances(const char *top)
+int tw_tracefs_remove_stale(const char *top)
 {
 	char path[4096];
 	int removed = 0;
@@ -184,7 +184,7 @@ int tw_tracefs_open(tw_tracefs *tf, const tw_mem *mem, int top_level,
 				   "tracefs instance: use up to %d letters, "
 				   "digits, '_', '.' or '-'",
 				   tag, TW_INSTANCE_TAG_MAX);
-	tf->stale_removed = remove_stale_instances(tf->top);
+	tf->stale_removed = tw_tracefs_remove_stale(tf->top);
 	errno = 0;
 	tf->inst = tracefs_instance_create(name);
 	if (!tf->inst || !tracefs_instance_is_new(tf->inst)) {

@@ -10,6 +10,8 @@
  * never causes an error; pass 2 checks everything with every map known.
  */
 #include <stdio.h>
+#include <tracefs.h>
+#include <unistd.h>
 
 #include "../formats/formats.h"
 #include "script-int.h"
@@ -61,8 +63,67 @@ static int known_kernel_event(tw_compiler *c, const tw_probe_spec *s)
 				     strlen(s->name)) != NULL;
 }
 
+/* bpftrace's probe types other than tracepoints: what this back end
+ * says of each, instead of the nearest event name */
+static void other_probe_type(tw_compiler *c, const tw_probe_spec *s)
+{
+	static const char *const kprobes[] = {
+		"kprobe", "kretprobe", "k", "kr", "kfunc",	   "kretfunc",
+		"fentry", "fexit",     "f", "fr", "rawtracepoint", "rt"};
+	static const char *const uprobes[] = {"uprobe", "uretprobe", "u",
+					      "ur",	"usdt",	     "U"};
+	static const char *const perf[] = {
+		"profile",    "p", "software",	      "s",    "hardware", "h",
+		"watchpoint", "w", "asyncwatchpoint", "iter", "it"};
+	const char *sys = s->system;
+	if (!sys)
+		return;
+	for (size_t i = 0; i < TW_ARRAY_SIZE(kprobes); i++) {
+		if (strcmp(sys, kprobes[i]))
+			continue;
+		const char *dir = trawl_format(c->t) == TRAWL_FORMAT_LIVE
+					  ? tracefs_tracing_dir()
+					  : NULL;
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/kprobe_events",
+			 dir ? dir : "");
+		if (dir && access(path, F_OK) != 0)
+			tw_sc_error(c, TRAWL_ENOENT, s->line, s->col,
+				    "'%.*s': this kernel has no kprobe_events "
+				    "in tracefs (%s), so it cannot probe "
+				    "kernel functions; tracepoints "
+				    "(tracepoint:SYS:EVENT, trawl run -l) it "
+				    "has",
+				    (int)s->len, s->text, path);
+		tw_sc_error(c, TRAWL_ENOENT, s->line, s->col,
+			    "'%.*s': kernel function probes are not among "
+			    "trawl's probes yet (they need kprobe_events, or "
+			    "the BPF back end of issue 24); tracepoints are "
+			    "(tracepoint:SYS:EVENT)",
+			    (int)s->len, s->text);
+	}
+	for (size_t i = 0; i < TW_ARRAY_SIZE(uprobes); i++)
+		if (!strcmp(sys, uprobes[i]))
+			tw_sc_error(c, TRAWL_ENOENT, s->line, s->col,
+				    "'%.*s': user-space probes are not among "
+				    "trawl's probes yet (tracefs's "
+				    "uprobe_events is not set up by it); "
+				    "tracepoints are (tracepoint:SYS:EVENT)",
+				    (int)s->len, s->text);
+	for (size_t i = 0; i < TW_ARRAY_SIZE(perf); i++)
+		if (!strcmp(sys, perf[i]))
+			tw_sc_error(
+				c, TRAWL_ENOENT, s->line, s->col,
+				"'%.*s': %s probes are perf events, which "
+				"the ftrace back end does not open (the BPF "
+				"back end of issue 24 will); interval:1s "
+				"and tracepoints are here",
+				(int)s->len, s->text, sys);
+}
+
 static void unknown_event(tw_compiler *c, const tw_probe_spec *s)
 {
+	other_probe_type(c, s);
 	/* the nearest among this trace's events and the kernel's */
 	const tw_schema *sc = &c->schema;
 	size_t nb = c->bundled ? tw_format_set_count(c->bundled) : 0;
@@ -166,6 +227,23 @@ static int field_slot(tw_compiler *c, tw_probe *pr, tw_node *n)
 	if (!pr->has_event)
 		ERR(c, n, TRAWL_EPARSE,
 		    "args.%s: only event probes have fields", n->name);
+	int user_ptr = 0;
+	for (size_t i = 0; i < pr->nevents && !user_ptr; i++) {
+		tw_schema_event *e = tw_schema_fields(c, pr->events[i]);
+		for (size_t j = 0; j < e->nfields; j++)
+			if (e->fields[j].user_ptr &&
+			    strcmp(e->fields[j].name, n->name) == 0)
+				user_ptr = 1;
+	}
+	n->ival = user_ptr;
+	/* the pointer alone is of no use, and as a string ("0x55cc...")
+	 * it never matches one: refused, as str() of it is */
+	if (user_ptr)
+		ERR(c, n, TRAWL_ETYPE,
+		    "args.%s is a pointer into the task's memory: the ftrace "
+		    "back end records the pointer, not the string, and cannot "
+		    "read it (str(args.%s) needs the BPF back end, issue 24)",
+		    n->name, n->name);
 	for (size_t i = 0; i < pr->nfields; i++)
 		if (strcmp(pr->fields[i], n->name) == 0) {
 			n->type = pr->field_types[i];
@@ -328,6 +406,53 @@ static void want(tw_compiler *c, tw_node *n, int type, const char *what)
 	    n->type == TY_INT ? "n" : "", type_name(n->type));
 }
 
+static void expr(tw_compiler *c, tw_node *n);
+
+/* The user pointer a syscall's char * argument holds, in a field or in
+ * a map it was stored in. */
+static int user_ptr(tw_compiler *c, const tw_node *n)
+{
+	if (n->kind == N_FIELD)
+		return n->ival == 1;
+	if (n->kind == N_MAPGET)
+		return c->maps[n->slot].user_ptr;
+	return 0;
+}
+
+/* str(s): a string is itself (the ftrace back end's strings are copied
+ * into the event already); bpftrace's str(ptr) reads memory at the probe,
+ * which only a probe in the kernel can. */
+static void str_call(tw_compiler *c, tw_node *n)
+{
+	if (n->nkids < 1 || n->nkids > 2)
+		ERR(c, n, TRAWL_EPARSE,
+		    "str() takes a string and an optional "
+		    "length");
+	tw_node *a = n->kids[0];
+	expr(c, a);
+	if (user_ptr(c, a) || a->type == TY_INT)
+		ERR(c, n, TRAWL_ETYPE,
+		    "str(): %s is a pointer into the task's memory, which the "
+		    "ftrace back end does not record (a syscall event holds "
+		    "the pointer, not the string); reading it needs the BPF "
+		    "back end (issue 24)",
+		    a->kind == N_FIELD ? "the argument" : "the value");
+	if (n->nkids == 2) {
+		expr(c, n->kids[1]);
+		want(c, n->kids[1], TY_INT, "str()'s length");
+		ERR(c, n->kids[1], TRAWL_EPARSE,
+		    "str(s, n): a length is for reading memory, which the "
+		    "ftrace back end does not; cut a string with "
+		    "printf(\"%%.Ns\")");
+	}
+	if (a->type == TY_STR) {
+		tw_node keep = *a;
+		*n = keep; /* str() of a string is that string */
+		return;
+	}
+	n->type = TY_STR; /* pass 1: a map whose kind comes later */
+}
+
 static void expr(tw_compiler *c, tw_node *n)
 {
 	tw_probe *pr = &c->probes[c->cur_probe];
@@ -339,11 +464,14 @@ static void expr(tw_compiler *c, tw_node *n)
 		n->type = TY_STR;
 		return;
 	case N_CTX:
-		if (!pr->has_event && n->op != CX_TS && n->op != CX_USECS)
+		if (!pr->has_event && n->op != CX_TS && n->op != CX_USECS &&
+		    n->op != CX_ELAPSED && n->op != CX_PROBE)
 			ERR(c, n, TRAWL_EPARSE,
 			    "'%s' is only known in event probes", n->name);
-		n->type = (n->op == CX_COMM || n->op == CX_EVENT) ? TY_STR
-								  : TY_INT;
+		n->type = (n->op == CX_COMM || n->op == CX_EVENT ||
+			   n->op == CX_PROBE)
+				  ? TY_STR
+				  : TY_INT;
 		return;
 	case N_FIELD:
 		n->slot = field_slot(c, pr, n);
@@ -447,7 +575,12 @@ static void expr(tw_compiler *c, tw_node *n)
 	case N_CALL: {
 		static const int nargs[] = {[CALL_STRLEN] = 1,
 					    [CALL_STRNCMP] = 3,
-					    [CALL_STRCONTAINS] = 2};
+					    [CALL_STRCONTAINS] = 2,
+					    [CALL_STR] = 1};
+		if (n->op == CALL_STR) {
+			str_call(c, n);
+			return;
+		}
 		if (n->nkids != (size_t)nargs[n->op])
 			ERR(c, n, TRAWL_EPARSE, "%s() takes %d argument%s",
 			    n->name, nargs[n->op], nargs[n->op] > 1 ? "s" : "");
@@ -501,50 +634,82 @@ static void compile_fmt(tw_compiler *c, tw_node *n)
 			break;
 		}
 		size_t j = i + 1, o = 0;
-		char spec[24];
+		char spec[32];
 		spec[o++] = '%';
-		while (j < len && strchr("-+ #0", s[j]) && o < 6)
+		while (j < len && strchr("-+ #0", s[j]) && o < 6) {
+			x->left |= s[j] == '-';
 			spec[o++] = s[j++];
-		while (j < len && s[j] >= '0' && s[j] <= '9' && o < 10)
-			spec[o++] = s[j++];
+		}
+		/* the width: a number (cut to TW_SC_FMT_WIDTH_MAX) or '*' */
+		int width = -1;
+		if (j < len && s[j] == '*') {
+			x->star = 1;
+			spec[o++] = '*';
+			j++;
+		} else {
+			while (j < len && s[j] >= '0' && s[j] <= '9') {
+				width = (width < 0 ? 0 : width) * 10 +
+					(s[j] - '0');
+				if (width > TW_SC_FMT_WIDTH_MAX)
+					width = TW_SC_FMT_WIDTH_MAX;
+				j++;
+			}
+			if (width >= 0)
+				o += (size_t)snprintf(spec + o, 8, "%d", width);
+		}
+		x->width = width < 0 ? 0 : width;
 		int prec = -1;
 		if (j < len && s[j] == '.') {
 			j++;
 			prec = 0;
 			while (j < len && s[j] >= '0' && s[j] <= '9') {
-				if (prec < 100000)
+				if (prec < TW_SC_FMT_WIDTH_MAX)
 					prec = prec * 10 + (s[j] - '0');
 				j++;
 			}
+			if (prec > TW_SC_FMT_WIDTH_MAX)
+				prec = TW_SC_FMT_WIDTH_MAX;
 		}
+		int longer = 0;
 		while (j < len && strchr("hlzjtL", s[j]))
-			j++;
-		if (j >= len || !strchr("diuxXocs", s[j]))
+			longer |= s[j++] != 'h';
+		if (j >= len || !strchr("diuxXocspr", s[j]))
 			ERR(c, f, TRAWL_EPARSE,
 			    "printf: unknown conversion at byte %zu of the "
-			    "format (%%d %%u %%x %%o %%c %%s)",
+			    "format (%%d %%u %%x %%o %%c %%s %%p %%r)",
 			    i + 1);
 		char conv = s[j];
-		if (conv == 's') {
+		x->conv = conv;
+		if (conv == 's' || conv == 'r') {
+			/* %r: the string with bytes that do not print as
+			 * \xNN (bpftrace's buffers) */
 			memcpy(spec + o, ".*s", 4);
 			x->prec = prec;
 			x->type = TY_STR;
 		} else {
 			if (prec >= 0)
-				o += (size_t)snprintf(spec + o, 8, ".%d",
-						      prec > 999 ? 999 : prec);
+				o += (size_t)snprintf(spec + o, 8, ".%d", prec);
 			if (conv == 'c') {
 				spec[o++] = 'c';
+			} else if (conv == 'p') {
+				/* libc's %p, as bpftrace prints it: 0x...,
+				 * and (nil) for 0 */
+				memmove(spec + 2, spec + 1, o - 1);
+				spec[1] = '#';
+				o++;
+				memcpy(spec + o, "llx", 3);
+				o += 3;
 			} else {
 				spec[o++] = 'l';
 				spec[o++] = 'l';
 				spec[o++] = conv == 'i' ? 'd' : conv;
+				x->u32 = !longer && conv != 'd' && conv != 'i';
 			}
 			spec[o] = '\0';
 			x->type = TY_INT;
 		}
 		memcpy(x->spec, spec, sizeof(spec));
-		fm.nargs++;
+		fm.nargs += 1 + (size_t)x->star;
 		lit = j + 1;
 		i = j;
 	}
@@ -558,6 +723,14 @@ static void compile_fmt(tw_compiler *c, tw_node *n)
 	for (size_t k = 0; k < fm.nconvs; k++) {
 		if (cv[k].type == TY_VOID)
 			continue;
+		if (cv[k].star) {
+			tw_node *w = n->kids[a++];
+			if (w->type == TY_STR)
+				ERR(c, w, TRAWL_ETYPE,
+				    "printf: argument %zu is the width of a "
+				    "'*' conversion: an integer, not a string",
+				    a - 1);
+		}
 		tw_node *arg = n->kids[a++];
 		if (arg->type != cv[k].type &&
 		    !(arg->type == TY_VOID && c->pass == 1))
@@ -576,6 +749,37 @@ static void compile_fmt(tw_compiler *c, tw_node *n)
 		c->fmts[c->nfmts] = fm;
 		n->slot = (int)c->nfmts++;
 	}
+}
+
+/* print(value): bpftrace prints a value that is not a map on a line of
+ * its own; here it is printf("%d\n") or printf("%s\n") of it. */
+static void print_value(tw_compiler *c, tw_node *n)
+{
+	tw_node *v = n->kids[0];
+	expr(c, v);
+	if (v->type == TY_VOID && c->pass == 1)
+		return;
+	if (v->kind == N_MAPGET && c->maps[v->slot].kind >= MV_STATS)
+		ERR(c, v, TRAWL_ETYPE,
+		    "print(@%s[...]): print a histogram or stats map whole "
+		    "(print(@%s))",
+		    c->maps[v->slot].name, c->maps[v->slot].name);
+	tw_node *f = tw_sc_alloc(c, sizeof(*f));
+	*f = *v;
+	f->kind = N_STR;
+	f->type = TY_STR;
+	f->name = v->type == TY_STR ? "%s\n" : "%d\n";
+	f->len = 3;
+	f->a = f->b = f->c = NULL;
+	f->kids = NULL;
+	f->nkids = 0;
+	tw_node **kids = tw_sc_alloc(c, 2 * sizeof(*kids));
+	kids[0] = f;
+	kids[1] = v;
+	n->kind = N_PRINTF;
+	n->kids = kids;
+	n->nkids = 2;
+	compile_fmt(c, n);
 }
 
 /* ---- statements ---- */
@@ -681,6 +885,8 @@ static void stmt(tw_compiler *c, tw_node *n)
 		} else if (n->b->type != TY_VOID) {
 			set_kind(c, n, d,
 				 n->b->type == TY_STR ? MV_STR : MV_INT);
+			if (user_ptr(c, n->b))
+				d->user_ptr = 1;
 		}
 		n->a->type = n->b->type;
 		return;
@@ -696,11 +902,19 @@ static void stmt(tw_compiler *c, tw_node *n)
 		return;
 	}
 	case N_CLEAR:
+	case N_ZERO: {
+		const char *fn = n->kind == N_CLEAR ? "clear" : "zero";
 		if (n->nkids != 1)
-			ERR(c, n, TRAWL_EPARSE, "clear() takes a map (@name)");
-		whole_map(c, n, 0, "clear");
+			ERR(c, n, TRAWL_EPARSE, "%s() takes a map (@name)", fn);
+		whole_map(c, n, 0, fn);
 		return;
+	}
 	case N_PRINTMAP:
+		if (n->nkids == 1 &&
+		    !(n->kids[0]->kind == N_MAPGET && !n->kids[0]->nkids)) {
+			print_value(c, n);
+			return;
+		}
 		if (n->nkids < 1 || n->nkids > 2)
 			ERR(c, n, TRAWL_EPARSE,
 			    "print() takes a map and an optional count "
@@ -722,6 +936,18 @@ static void stmt(tw_compiler *c, tw_node *n)
 		for (size_t i = 1; i < n->nkids; i++)
 			expr(c, n->kids[i]);
 		compile_fmt(c, n);
+		return;
+	case N_TIME:
+		if (n->nkids > 1 || (n->nkids && n->kids[0]->kind != N_STR))
+			ERR(c, n, TRAWL_EPARSE,
+			    "time() takes a strftime format string "
+			    "(time(\"%%H:%%M:%%S \"))");
+		if (n->nkids &&
+		    (n->kids[0]->len > 200 ||
+		     memchr(n->kids[0]->name, '\0', n->kids[0]->len)))
+			ERR(c, n, TRAWL_ELIMIT,
+			    "time(): the format is longer than 200 bytes or "
+			    "holds a NUL");
 		return;
 	case N_EXIT:
 		if (n->nkids)

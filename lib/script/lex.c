@@ -16,6 +16,7 @@ static const char *const names[TK_COUNT] = {
 	[TK_STR] = "string",
 	[TK_IDENT] = "name",
 	[TK_VAR] = "$variable",
+	[TK_POSITIONAL] = "positional parameter",
 	[TK_MAP] = "@map",
 	[TK_PROBE] = "probe",
 	[TK_LBRACE] = "{",
@@ -62,6 +63,7 @@ static const char *const names[TK_COUNT] = {
 	[TK_SHR_ASSIGN] = ">>=",
 	[TK_INC] = "++",
 	[TK_DEC] = "--",
+	[TK_ARROW] = "->",
 };
 
 const char *tw_tok_name(int kind)
@@ -86,6 +88,63 @@ static uint32_t col_of(const tw_lexer *lx, const char *p)
 	return c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
 }
 
+static int ident_start(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       ch == '_';
+}
+
+static int ident_char(char ch)
+{
+	return ident_start(ch) || (ch >= '0' && ch <= '9');
+}
+
+static int at_line_start(const tw_lexer *lx)
+{
+	for (const char *q = lx->line_start; q < lx->p; q++)
+		if (*q != ' ' && *q != '\t')
+			return 0;
+	return 1;
+}
+
+/*
+ * A preprocessor line. bpftrace hands its scripts to clang's preprocessor
+ * for the kernel headers' types and constants; here there is no C
+ * compiler: the constants scripts take from those headers are known
+ * (consts.c) and the types come from the trace's formats, so #include and
+ * the conditionals around it are skipped (both branches of an #ifndef
+ * BPFTRACE_HAVE_BTF only include). A #define would change what follows:
+ * refused rather than ignored.
+ */
+static void directive(tw_compiler *c)
+{
+	tw_lexer *lx = &c->lx;
+	static const char *const skipped[] = {"include", "ifndef", "ifdef",
+					      "if",	 "else",   "elif",
+					      "endif",	 "pragma"};
+	uint32_t col = col_of(lx, lx->p);
+	const char *w = lx->p + 1;
+	while (w < lx->end && (*w == ' ' || *w == '\t'))
+		w++;
+	const char *e = w;
+	while (e < lx->end && ident_char(*e))
+		e++;
+	size_t n = (size_t)(e - w);
+	int known = 0;
+	for (size_t i = 0; i < TW_ARRAY_SIZE(skipped); i++)
+		if (strlen(skipped[i]) == n && !memcmp(w, skipped[i], n))
+			known = 1;
+	if (!known)
+		tw_sc_error(c, TRAWL_EPARSE, lx->line, col,
+			    "#%.*s: only #include and #if/#ifdef/#ifndef/"
+			    "#else/#endif lines are accepted (and skipped: "
+			    "there is no C preprocessor; kernel constants "
+			    "are known by name)",
+			    (int)(n > 32 ? 32 : n), w);
+	while (lx->p < lx->end && *lx->p != '\n')
+		lx->p++;
+}
+
 static void skip_space(tw_compiler *c)
 {
 	tw_lexer *lx = &c->lx;
@@ -98,6 +157,8 @@ static void skip_space(tw_compiler *c)
 		} else if (ch == ' ' || ch == '\t' || ch == '\r' ||
 			   ch == '\f' || ch == '\v') {
 			lx->p++;
+		} else if (ch == '#' && at_line_start(lx)) {
+			directive(c);
 		} else if (ch == '/' && lx->p + 1 < lx->end &&
 			   lx->p[1] == '/') {
 			while (lx->p < lx->end && *lx->p != '\n')
@@ -125,17 +186,6 @@ static void skip_space(tw_compiler *c)
 	}
 }
 
-static int ident_start(char ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-	       ch == '_';
-}
-
-static int ident_char(char ch)
-{
-	return ident_start(ch) || (ch >= '0' && ch <= '9');
-}
-
 static void lex_number(tw_compiler *c, tw_token *t)
 {
 	tw_lexer *lx = &c->lx;
@@ -161,6 +211,19 @@ static void lex_number(tw_compiler *c, tw_token *t)
 			tw_sc_error(c, TRAWL_EPARSE, t->line, t->col,
 				    "number too large");
 		v = v * (uint64_t)base + (uint64_t)d;
+	}
+	/* bpftrace's 1e6: an integer, digits times a power of ten */
+	if (base == 10 && p > digits && p + 1 < lx->end &&
+	    (*p == 'e' || *p == 'E') && p[1] >= '0' && p[1] <= '9') {
+		int ex = 0;
+		for (p++; p < lx->end && *p >= '0' && *p <= '9'; p++)
+			ex = ex < 100 ? ex * 10 + (*p - '0') : ex;
+		for (; ex > 0; ex--) {
+			if (v > UINT64_MAX / 10)
+				tw_sc_error(c, TRAWL_EPARSE, t->line, t->col,
+					    "number too large");
+			v *= 10;
+		}
 	}
 	if (p == digits || (p < lx->end && ident_char(*p)))
 		tw_sc_error(c, TRAWL_EPARSE, t->line, t->col,
@@ -241,9 +304,18 @@ static void lex_probe(tw_compiler *c, tw_token *t)
 {
 	tw_lexer *lx = &c->lx;
 	const char *p = lx->p;
-	while (p < lx->end &&
-	       (ident_char(*p) || *p == ':' || *p == '*' || *p == '?' ||
-		*p == '[' || *p == ']' || *p == '.' || *p == '-'))
+	/* uprobe:/bin/bash:readline holds a path */
+	int path = 0;
+	static const char *const with_path[] = {
+		"uprobe:", "uretprobe:", "u:", "ur:", "usdt:", "U:"};
+	for (size_t i = 0; i < TW_ARRAY_SIZE(with_path); i++) {
+		size_t n = strlen(with_path[i]);
+		if ((size_t)(lx->end - p) > n && !memcmp(p, with_path[i], n))
+			path = 1;
+	}
+	while (p < lx->end && (ident_char(*p) || *p == ':' || *p == '*' ||
+			       *p == '?' || *p == '[' || *p == ']' ||
+			       *p == '.' || *p == '-' || (path && *p == '/')))
 		p++;
 	if (p == lx->p)
 		tw_sc_error(c, TRAWL_EPARSE, t->line, t->col,
@@ -269,15 +341,15 @@ static const struct punct puncts[] = {
 	{">>", TK_SHR},		{"+=", TK_ADD_ASSIGN},	{"-=", TK_SUB_ASSIGN},
 	{"*=", TK_MUL_ASSIGN},	{"/=", TK_DIV_ASSIGN},	{"%=", TK_MOD_ASSIGN},
 	{"&=", TK_AND_ASSIGN},	{"|=", TK_OR_ASSIGN},	{"^=", TK_XOR_ASSIGN},
-	{"++", TK_INC},		{"--", TK_DEC},		{"{", TK_LBRACE},
-	{"}", TK_RBRACE},	{"(", TK_LPAREN},	{")", TK_RPAREN},
-	{"[", TK_LBRACKET},	{"]", TK_RBRACKET},	{",", TK_COMMA},
-	{";", TK_SEMI},		{".", TK_DOT},		{"?", TK_QUESTION},
-	{":", TK_COLON},	{"+", TK_PLUS},		{"-", TK_MINUS},
-	{"*", TK_STAR},		{"/", TK_SLASH},	{"%", TK_PERCENT},
-	{"&", TK_AMP},		{"|", TK_PIPE},		{"^", TK_CARET},
-	{"~", TK_TILDE},	{"!", TK_BANG},		{"<", TK_LT},
-	{">", TK_GT},		{"=", TK_ASSIGN},
+	{"++", TK_INC},		{"--", TK_DEC},		{"->", TK_ARROW},
+	{"{", TK_LBRACE},	{"}", TK_RBRACE},	{"(", TK_LPAREN},
+	{")", TK_RPAREN},	{"[", TK_LBRACKET},	{"]", TK_RBRACKET},
+	{",", TK_COMMA},	{";", TK_SEMI},		{".", TK_DOT},
+	{"?", TK_QUESTION},	{":", TK_COLON},	{"+", TK_PLUS},
+	{"-", TK_MINUS},	{"*", TK_STAR},		{"/", TK_SLASH},
+	{"%", TK_PERCENT},	{"&", TK_AMP},		{"|", TK_PIPE},
+	{"^", TK_CARET},	{"~", TK_TILDE},	{"!", TK_BANG},
+	{"<", TK_LT},		{">", TK_GT},		{"=", TK_ASSIGN},
 };
 
 void tw_lex_next(tw_compiler *c, tw_token *t, int probe_mode)
@@ -309,9 +381,38 @@ void tw_lex_next(tw_compiler *c, tw_token *t, int probe_mode)
 		const char *s = p;
 		while (p < lx->end && ident_char(*p))
 			p++;
+		if (ch == '$' && p == s && p < lx->end && *p == '#') {
+			/* $#: how many positional parameters */
+			t->kind = TK_POSITIONAL;
+			t->ival = -1;
+			t->text = lx->p;
+			t->len = 2;
+			lx->p += 2;
+			return;
+		}
 		if (ch == '$' && p == s)
 			tw_sc_error(c, TRAWL_EPARSE, t->line, t->col,
 				    "'$' needs a variable name");
+		if (ch == '$' && *s >= '0' && *s <= '9') {
+			/* $1, $2 ...: positional parameters */
+			int64_t k = 0;
+			const char *q = s;
+			for (; q < p && *q >= '0' && *q <= '9'; q++)
+				k = k < 100000 ? k * 10 + (*q - '0') : k;
+			if (q != p || k == 0)
+				tw_sc_error(
+					c, TRAWL_EPARSE, t->line, t->col,
+					"'$%.*s': a positional parameter is "
+					"$1, $2 ... and a variable name "
+					"starts with a letter",
+					(int)(p - s > 32 ? 32 : p - s), s);
+			t->kind = TK_POSITIONAL;
+			t->ival = k;
+			t->text = lx->p;
+			t->len = (size_t)(p - lx->p);
+			lx->p = p;
+			return;
+		}
 		if (ch == '$' && !ident_start(*s))
 			tw_sc_error(c, TRAWL_EPARSE, t->line, t->col,
 				    "a variable name starts with a letter");

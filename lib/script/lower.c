@@ -480,6 +480,9 @@ static void stmt(lower *L, const tw_node *n)
 	case N_CLEAR:
 		emit(L, OP_MCLEAR, (uint32_t)n->kids[0]->slot);
 		return;
+	case N_ZERO:
+		emit(L, OP_MZERO, (uint32_t)n->kids[0]->slot);
+		return;
 	case N_PRINTMAP:
 		if (n->nkids == 2)
 			expr(L, n->kids[1]);
@@ -495,6 +498,15 @@ static void stmt(lower *L, const tw_node *n)
 		at(L, n);
 		emit(L, OP_PRINTF, (uint32_t)n->slot);
 		pop(L, n->nkids - 1);
+		return;
+	case N_TIME:
+		if (n->nkids)
+			push_str(L, n->kids[0]->name, n->kids[0]->len);
+		else
+			push_str(L, "%H:%M:%S\n", 9); /* bpftrace's default */
+		at(L, n);
+		emit(L, OP_TIME, 0);
+		pop(L, 1);
 		return;
 	case N_EXIT:
 		emit(L, OP_EXIT, 0);

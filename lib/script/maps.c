@@ -203,6 +203,33 @@ void tw_smap_clear(tw_smap *m)
 	m->last = NULL;
 }
 
+/* zero() of one entry: a count, sum, min, max or value of 0 (bpftrace's
+ * zero sets the value, so a min() after it compares with 0), an avg or
+ * stats of nothing seen yet, empty buckets, "" */
+static void zero_value(const tw_smap *m, tw_mentry *e)
+{
+	int kind = m->decl->kind;
+	if (kind == MV_AVG || kind == MV_STATS)
+		init_value(m, e);
+	else
+		memset(e->v, 0, m->vsize);
+}
+
+void tw_smap_zero(tw_smap *m)
+{
+	if (m->flat) {
+		for (size_t i = 0; m->n && i < m->cap; i++) {
+			tw_mentry *e = tw_flat_slot(m, i);
+			if (e->klen)
+				zero_value(m, e);
+		}
+		return;
+	}
+	for (size_t i = 0; i < m->nbuckets; i++)
+		for (tw_mentry *e = m->buckets[i]; e; e = e->next)
+			zero_value(m, e);
+}
+
 void tw_smap_fini(tw_smap *m)
 {
 	if (!m->mem)

@@ -22,7 +22,8 @@
 	X(PUSHI, "push the integer A")                                         \
 	X(PUSHK, "push the integer constant ints[A]")                          \
 	X(PUSHS, "push the string constant strs[A]")                           \
-	X(CTX, "push context value A (ts usecs cpu pid tid tgid comm event)")  \
+	X(CTX, "push context value A (ts usecs cpu pid tid tgid comm event "   \
+	       "probe elapsed)")                                               \
 	X(FIELDI, "push field A of the event as an integer (0 if absent)")     \
 	X(FIELDS, "push field A of the event as a string (\"\" if absent)")    \
 	X(FIELDA, "pop k; push element k of array field A (0 if none)")        \
@@ -78,11 +79,13 @@
 	X(MAGG, "pop the argument (if any) and keys of map A; aggregate")      \
 	X(MDEL, "pop the keys of map A; delete that entry")                    \
 	X(MCLEAR, "delete every entry of map A")                               \
+	X(MZERO, "set every value of map A to 0, keeping its keys")            \
 	X(MPRINT, "pop n; print map A (its n largest; all when n < 0)")        \
 	X(PRINTF, "pop the arguments of format A; print")                      \
 	X(STRLEN, "push the length of the popped string")                      \
 	X(STRNCMP, "n, b, a = pop; push strncmp(a, b, n) as -1, 0, 1")         \
 	X(STRCONTAINS, "b, a = pop; push whether a contains b")                \
+	X(TIME, "pop a strftime format; print the wall clock now by it")       \
 	X(EXIT, "stop this run and the trace; END runs next")
 
 enum tw_opcode {

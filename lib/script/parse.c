@@ -4,7 +4,9 @@
  * tree of script-int.h. Each function opens with its production. Errors
  * name the line and column of the token where the parse failed.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "script-int.h"
 
@@ -89,6 +91,7 @@ static void add_kid(tw_compiler *c, tw_node *n, tw_node *kid, size_t *cap)
 }
 
 static tw_node *expr(tw_compiler *c);
+static tw_node *unary(tw_compiler *c);
 static tw_node *block(tw_compiler *c);
 static tw_node *stmt(tw_compiler *c);
 
@@ -174,10 +177,61 @@ static const struct {
 	const char *name;
 	int id;
 } ctx_names[] = {
-	{"ts", CX_TS},	     {"nsecs", CX_TS},	{"usecs", CX_USECS},
-	{"cpu", CX_CPU},     {"pid", CX_PID},	{"tid", CX_TID},
-	{"tgid", CX_TGID},   {"comm", CX_COMM}, {"event", CX_EVENT},
-	{"probe", CX_EVENT},
+	{"ts", CX_TS},	     {"nsecs", CX_TS},	      {"usecs", CX_USECS},
+	{"cpu", CX_CPU},     {"pid", CX_PID},	      {"tid", CX_TID},
+	{"tgid", CX_TGID},   {"comm", CX_COMM},	      {"event", CX_EVENT},
+	{"probe", CX_PROBE}, {"elapsed", CX_ELAPSED},
+};
+
+/* bpftrace's builtins that no event of the ftrace back end carries: a
+ * clear refusal instead of "unknown name". */
+static const char *const bpf_only_names[] = {
+	"uid",	"gid",	"username", "curtask", "kstack", "ustack", "cgroup",
+	"cpid", "rand", "retval",   "func",    "sarg0",	 "arg0",   "arg1",
+	"arg2", "arg3", "arg4",	    "arg5",    "numaid", "jiffies"};
+
+/* Functions that need a probe in the kernel (the BPF back end): what
+ * each reads or does that the ftrace back end's events cannot give. */
+static const struct {
+	const char *name, *why;
+} bpf_only_calls[] = {
+	{"join", "reads an array of strings from the task's memory (a "
+		 "syscall event holds the pointer)"},
+	{"kaddr", "gives a kernel address, whose memory only a probe in the "
+		  "kernel can read"},
+	{"uaddr", "gives a user address, whose memory only a probe in the "
+		  "kernel can read"},
+	{"kptr", "reads kernel memory"},
+	{"uptr", "reads the task's memory"},
+	{"buf", "reads memory at the probe"},
+	{"path", "reads a struct path in the kernel"},
+	{"reg", "reads the registers at the probe"},
+	{"signal", "sends a signal from the probe"},
+	{"override", "changes a function's return value"},
+	{"skboutput", "copies packets from the probe"},
+	{"percpu_kaddr", "reads kernel memory"},
+	{"socket_cookie", "reads a socket in the kernel"},
+	{"sizeof", "needs the kernel's types (BTF)"},
+	{"offsetof", "needs the kernel's types (BTF)"},
+	{"kstack", "walks the kernel stack at the probe"},
+	{"ustack", "walks the task's stack at the probe"},
+};
+
+/* bpftrace's functions that could be here but are not yet. */
+static const char *const not_yet_calls[] = {
+	"strftime", "ksym",	"usym",	   "ntop",   "pton",	 "bswap",
+	"macaddr",  "cgroupid", "system",  "cat",    "strerror", "cgroup_path",
+	"unwatch",  "len",	"has_key", "debugf", "errorf"};
+
+/* bpftrace's integer types: a cast keeps the low bits, signed ones
+ * sign-extended */
+static const struct {
+	const char *name;
+	int bits, is_signed;
+} int_types[] = {
+	{"int8", 8, 1},	   {"uint8", 8, 0},   {"int16", 16, 1},
+	{"uint16", 16, 0}, {"int32", 32, 1},  {"uint32", 32, 0},
+	{"int64", 64, 1},  {"uint64", 64, 0},
 };
 
 static const struct {
@@ -187,6 +241,7 @@ static const struct {
 	{"strlen", CALL_STRLEN},
 	{"strncmp", CALL_STRNCMP},
 	{"strcontains", CALL_STRCONTAINS},
+	{"str", CALL_STR},
 };
 
 static const struct {
@@ -206,8 +261,64 @@ static int agg_of(const tw_token *t)
 	return 0;
 }
 
+/* A positional parameter, $N or $#: a constant, known now. */
+static tw_node *positional(tw_compiler *c, const tw_token *t)
+{
+	tw_node *n = node(c, N_INT, t);
+	if (c->max_param >= 0 && (t->ival < 0 || t->ival > c->max_param))
+		c->max_param = t->ival;
+	if (t->ival < 0) {
+		n->ival = (int64_t)c->nparams;
+		return n;
+	}
+	if ((uint64_t)t->ival > c->nparams)
+		return n; /* not given: 0, as in bpftrace */
+	const char *v = c->params[t->ival - 1];
+	char *end;
+	errno = 0;
+	long long x = strtoll(v, &end, 0);
+	if (*v && !*end && !errno) {
+		n->ival = x;
+		return n;
+	}
+	n->kind = N_STR;
+	n->len = strlen(v);
+	n->name = dup(c, v, n->len);
+	return n;
+}
+
+/* cast -> '(' INTTYPE ')' unary: the low bits, as bpftrace's (uint8)x:
+ * x & mask, and for signed types ((x & mask) ^ sign) - sign */
+static tw_node *cast(tw_compiler *c, const tw_token *at, int bits,
+		     int is_signed, tw_node *x)
+{
+	if (bits == 64)
+		return x;
+	tw_node *mask = node(c, N_INT, at);
+	mask->ival = (int64_t)((1ull << bits) - 1);
+	tw_node *n = node(c, N_BINARY, at);
+	n->op = TK_AMP;
+	n->a = x;
+	n->b = mask;
+	n = done(c, n);
+	if (!is_signed)
+		return n;
+	tw_node *sign = node(c, N_INT, at), *sign2 = node(c, N_INT, at);
+	sign->ival = sign2->ival = (int64_t)(1ull << (bits - 1));
+	tw_node *x2 = node(c, N_BINARY, at);
+	x2->op = TK_CARET;
+	x2->a = n;
+	x2->b = sign;
+	tw_node *s = node(c, N_BINARY, at);
+	s->op = TK_MINUS;
+	s->a = done(c, x2);
+	s->b = sign2;
+	return done(c, s);
+}
+
 /*
- * primary -> INT | STR | VAR | mapref | '(' expr ')'
+ * primary -> INT | STR | VAR | POSITIONAL | mapref | '(' expr ')'
+ *          | '(' INTTYPE ')' unary
  *          | 'args' '.' NAME | CONTEXT | CALL args
  */
 static tw_node *primary(tw_compiler *c)
@@ -232,11 +343,32 @@ static tw_node *primary(tw_compiler *c)
 		n->len = t.len;
 		next(c);
 		return n;
+	case TK_POSITIONAL:
+		next(c);
+		return positional(c, &t);
 	case TK_MAP:
 		return mapref(c);
 	case TK_LPAREN:
 		enter(c, &t);
 		next(c);
+		if (c->tok.kind == TK_IDENT && is_ident(&c->tok, "struct"))
+			tw_sc_error(c, TRAWL_EPARSE, c->tok.line, c->tok.col,
+				    "a cast to a struct reads kernel memory "
+				    "through its pointer: that needs the BPF "
+				    "back end (issue 24) and the kernel's BTF; "
+				    "the ftrace back end has only the events' "
+				    "fields");
+		if (c->tok.kind == TK_IDENT && peek(c)->kind == TK_RPAREN) {
+			for (size_t i = 0; i < TW_ARRAY_SIZE(int_types); i++)
+				if (is_ident(&c->tok, int_types[i].name)) {
+					next(c);
+					next(c);
+					c->depth--;
+					return cast(c, &t, int_types[i].bits,
+						    int_types[i].is_signed,
+						    unary(c));
+				}
+		}
 		c->paren_depth++;
 		n = expr(c);
 		c->depth--;
@@ -250,8 +382,9 @@ static tw_node *primary(tw_compiler *c)
 	}
 	if (is_ident(&t, "args")) {
 		next(c);
-		if (c->tok.kind != TK_DOT)
-			expected(c, "'.' after args (args.FIELD)");
+		/* args->FIELD is bpftrace's older spelling of args.FIELD */
+		if (c->tok.kind != TK_DOT && c->tok.kind != TK_ARROW)
+			expected(c, "'.' or '->' after args (args.FIELD)");
 		next(c);
 		if (c->tok.kind != TK_IDENT)
 			expected(c, "a field name after args.");
@@ -268,8 +401,16 @@ static tw_node *primary(tw_compiler *c)
 			c->paren_depth--;
 			expect(c, TK_RBRACKET);
 			c->depth--;
-			return done(c, n);
+			n = done(c, n);
 		}
+		if (c->tok.kind == TK_ARROW || c->tok.kind == TK_DOT)
+			tw_sc_error(c, TRAWL_EPARSE, c->tok.line, c->tok.col,
+				    "args.%s%s...: a field is a number or a "
+				    "string, not a struct; reading memory "
+				    "through a pointer field needs the BPF "
+				    "back end (issue 24), which the ftrace "
+				    "back end is not",
+				    n->name, tw_tok_name(c->tok.kind));
 		return n;
 	}
 	for (size_t i = 0; i < TW_ARRAY_SIZE(call_names); i++) {
@@ -291,6 +432,37 @@ static tw_node *primary(tw_compiler *c)
 			return n;
 		}
 	}
+	int64_t k;
+	if (tw_const_lookup(t.text, t.len, &k)) {
+		n = node(c, N_INT, &t);
+		n->ival = k;
+		next(c);
+		return n;
+	}
+	for (size_t i = 0; i < TW_ARRAY_SIZE(bpf_only_names); i++)
+		if (is_ident(&t, bpf_only_names[i]))
+			tw_sc_error(c, TRAWL_EPARSE, t.line, t.col,
+				    "'%s' is not in the events the ftrace "
+				    "back end records; it needs the BPF back "
+				    "end (issue 24)",
+				    bpf_only_names[i]);
+	if (peek(c)->kind == TK_LPAREN) {
+		for (size_t i = 0; i < TW_ARRAY_SIZE(bpf_only_calls); i++)
+			if (is_ident(&t, bpf_only_calls[i].name))
+				tw_sc_error(
+					c, TRAWL_EPARSE, t.line, t.col,
+					"%s() %s: it needs the BPF back end "
+					"(issue 24), which the ftrace back "
+					"end is not",
+					bpf_only_calls[i].name,
+					bpf_only_calls[i].why);
+		for (size_t i = 0; i < TW_ARRAY_SIZE(not_yet_calls); i++)
+			if (is_ident(&t, not_yet_calls[i]))
+				tw_sc_error(c, TRAWL_EPARSE, t.line, t.col,
+					    "%s() is bpftrace's but not yet "
+					    "trawl's",
+					    not_yet_calls[i]);
+	}
 	if (agg_of(&t))
 		tw_sc_error(c, TRAWL_EPARSE, t.line, t.col,
 			    "%.*s() is an aggregate: assign it to a map "
@@ -298,8 +470,9 @@ static tw_node *primary(tw_compiler *c)
 			    (int)t.len, t.text, (int)t.len, t.text);
 	tw_sc_error(
 		c, TRAWL_EPARSE, t.line, t.col,
-		"unknown name '%.*s' (context: ts usecs cpu pid tid tgid comm "
-		"event; fields: args.NAME; variables: $name)",
+		"unknown name '%.*s' (context: ts nsecs usecs elapsed cpu pid "
+		"tid tgid comm event probe; fields: args.NAME; variables: "
+		"$name)",
 		(int)(t.len > 64 ? 64 : t.len), t.text);
 }
 
@@ -472,7 +645,8 @@ static tw_node *stmt_call(tw_compiler *c, int kind)
 
 /*
  * stmt -> block | 'if' '(' expr ')' stmt [ 'else' stmt ]
- *       | 'while' '(' expr ')' stmt | 'break' | 'continue'
+ *       | 'while' '(' expr ')' stmt | 'unroll' '(' INT ')' stmt
+ *       | 'break' | 'continue'
  *       | 'printf' args | 'print' args | 'delete' args | 'clear' args
  *       | 'exit' args | assign | expr
  */
@@ -508,6 +682,32 @@ static tw_node *stmt_at(tw_compiler *c)
 		n->b = stmt(c);
 		return n;
 	}
+	if (is_ident(&t, "unroll") && peek(c)->kind == TK_LPAREN) {
+		/* unroll (N) stmt: the statement N times (1 to 100, as
+		 * bpftrace), the same tree each time */
+		next(c);
+		expect(c, TK_LPAREN);
+		tw_token k = c->tok;
+		if (k.kind != TK_INT || k.ival < 1 || k.ival > 100)
+			tw_sc_error(c, TRAWL_EPARSE, k.line, k.col,
+				    "unroll takes a number from 1 to 100");
+		next(c);
+		expect(c, TK_RPAREN);
+		/* nested unrolls multiply: bounded, as the code they make */
+		int64_t outer = c->unroll_mult ? c->unroll_mult : 1;
+		if (outer * k.ival > 10000)
+			tw_sc_error(c, TRAWL_ELIMIT, k.line, k.col,
+				    "unroll: more than 10000 copies in all "
+				    "(nested unrolls multiply)");
+		c->unroll_mult = outer * k.ival;
+		tw_node *body = stmt(c);
+		c->unroll_mult = outer;
+		n = node(c, N_BLOCK, &t);
+		size_t cap = 0;
+		for (int64_t i = 0; i < k.ival; i++)
+			add_kid(c, n, body, &cap);
+		return n;
+	}
 	if (is_ident(&t, "break") || is_ident(&t, "continue")) {
 		n = node(c, t.len == 5 ? N_BREAK : N_CONTINUE, &t);
 		next(c);
@@ -521,8 +721,12 @@ static tw_node *stmt_at(tw_compiler *c)
 		return stmt_call(c, N_DELETE);
 	if (is_ident(&t, "clear"))
 		return stmt_call(c, N_CLEAR);
+	if (is_ident(&t, "zero") && peek(c)->kind == TK_LPAREN)
+		return stmt_call(c, N_ZERO);
 	if (is_ident(&t, "exit"))
 		return stmt_call(c, N_EXIT);
+	if (is_ident(&t, "time") && peek(c)->kind == TK_LPAREN)
+		return stmt_call(c, N_TIME);
 	if (t.kind == TK_VAR || t.kind == TK_MAP) {
 		tw_node *target = primary(c);
 		if (assign_op(c->tok.kind) || c->tok.kind == TK_INC ||
@@ -666,8 +870,9 @@ static void spec(tw_compiler *c, tw_probe_spec *s)
 		} else {
 			s->name = dup(c, p, n);
 		}
-		if (!*s->name || (s->system && !*s->system) ||
-		    strchr(s->name, ':'))
+		/* a ':' in the name is another probe type's
+		 * (profile:hz:99, uprobe:/bin/sh:main): check.c says so */
+		if (!*s->name || (s->system && !*s->system))
 			tw_sc_error(c, TRAWL_EPARSE, t.line, t.col,
 				    "cannot read probe '%.*s' (sys:event, "
 				    "event, sys:*)",
@@ -730,4 +935,12 @@ void tw_parse_program(tw_compiler *c)
 		tw_sc_error(c, TRAWL_EPARSE, 1, 1,
 			    "no probes (try: sched:sched_switch { @[comm] = "
 			    "count(); })");
+	/* bpftrace ignores parameters its script does not name; a stray
+	 * one here is more often a FILE given to a live run */
+	if (c->max_param >= 0 && c->nparams > (size_t)c->max_param)
+		tw_sc_error(c, TRAWL_EINVAL, 1, 1,
+			    "parameter $%zu ('%.64s') is given but the script "
+			    "names no $%zu (nor $#)",
+			    (size_t)c->max_param + 1, c->params[c->max_param],
+			    (size_t)c->max_param + 1);
 }

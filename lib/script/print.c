@@ -9,6 +9,8 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 
 #include "script-int.h"
 
@@ -120,8 +122,24 @@ static void outf(trawl_script *s, const char *fmt, ...)
 		       (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
+/* %r: a string with the bytes that do not print as \xNN */
+static void out_escaped(trawl_script *s, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)p[i];
+		if (ch >= 0x20 && ch < 0x7f && ch != '\\') {
+			tw_out(s, p + i, 1);
+		} else {
+			char e[8];
+			snprintf(e, sizeof(e), "\\x%02x", ch);
+			tw_out(s, e, 4);
+		}
+	}
+}
+
 void tw_printf(trawl_script *s, const tw_fmt *f, const tw_sval *args)
 {
+	char *buf = s->fmt_buf;
 	size_t a = 0;
 	for (size_t k = 0; k < f->nconvs; k++) {
 		const tw_fmt_conv *c = &f->convs[k];
@@ -129,32 +147,58 @@ void tw_printf(trawl_script *s, const tw_fmt *f, const tw_sval *args)
 			tw_out(s, f->text + c->lit_off, c->lit_len);
 		if (c->type == TY_VOID)
 			continue;
+		int w = 0;
+		if (c->star) {
+			int64_t x = args[a++].i;
+			w = x > TW_SC_FMT_WIDTH_MAX    ? TW_SC_FMT_WIDTH_MAX
+			    : x < -TW_SC_FMT_WIDTH_MAX ? -TW_SC_FMT_WIDTH_MAX
+						       : (int)x;
+		}
 		const tw_sval *v = &args[a++];
-		char buf[512];
 		int n;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
 		if (c->type == TY_STR) {
 			size_t len = (size_t)v->i;
 			if (c->prec >= 0 && (size_t)c->prec < len)
 				len = (size_t)c->prec;
-			if (len > 256) {
+			if (c->conv == 'r') {
+				out_escaped(s, v->s, len);
+				continue;
+			}
+			if (len > TW_SC_FMT_WIDTH_MAX) {
 				/* long strings go out as they are, unpadded */
 				tw_out(s, v->s, len);
 				continue;
 			}
-			n = snprintf(buf, sizeof(buf), c->spec, (int)len, v->s);
-		} else if (c->spec[strlen(c->spec) - 1] == 'c') {
-			n = snprintf(buf, sizeof(buf), c->spec, (int)v->i);
+			n = c->star ? snprintf(buf, sizeof(s->fmt_buf), c->spec,
+					       w, (int)len, v->s)
+				    : snprintf(buf, sizeof(s->fmt_buf), c->spec,
+					       (int)len, v->s);
+		} else if (c->conv == 'p' && v->i == 0) {
+			int width = c->star ? w : c->width;
+			n = snprintf(buf, sizeof(s->fmt_buf), "%*s",
+				     c->left ? -abs(width) : width, "(nil)");
+		} else if (c->conv == 'c') {
+			n = c->star ? snprintf(buf, sizeof(s->fmt_buf), c->spec,
+					       w, (int)v->i)
+				    : snprintf(buf, sizeof(s->fmt_buf), c->spec,
+					       (int)v->i);
 		} else {
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-			n = snprintf(buf, sizeof(buf), c->spec,
-				     (long long)v->i);
-#pragma GCC diagnostic pop
+			long long x = (long long)v->i;
+			if (c->u32 && x < 0 && x >= INT32_MIN)
+				x = (long long)(uint32_t)x;
+			n = c->star ? snprintf(buf, sizeof(s->fmt_buf), c->spec,
+					       w, x)
+				    : snprintf(buf, sizeof(s->fmt_buf), c->spec,
+					       x);
 		}
+#pragma GCC diagnostic pop
 		if (n > 0)
 			tw_out(s, buf,
-			       (size_t)n < sizeof(buf) ? (size_t)n
-						       : sizeof(buf) - 1);
+			       (size_t)n < sizeof(s->fmt_buf)
+				       ? (size_t)n
+				       : sizeof(s->fmt_buf) - 1);
 	}
 }
 
@@ -291,7 +335,8 @@ static void print_hist(trawl_script *s, const tw_smap *m, const tw_mentry *e)
 		memset(bar, '@', (size_t)w);
 		memset(bar + w, ' ', (size_t)(52 - w));
 		bar[52] = '\0';
-		outf(s, "%-16s %8" PRId64 " |%s|\n", label, e->v[i], bar);
+		/* bpftrace: setw(16) left, then setw(8) right: no space */
+		outf(s, "%-16s%8" PRId64 " |%s|\n", label, e->v[i], bar);
 	}
 }
 
@@ -322,11 +367,19 @@ void tw_print_map(trawl_script *s, size_t map, int64_t top)
 		return;
 	}
 	size_t from = top >= 0 && (uint64_t)top < n ? n - (size_t)top : 0;
-	int hist = m->decl->kind == MV_HIST || m->decl->kind == MV_LHIST;
+	int kind = m->decl->kind;
+	int hist = kind == MV_HIST || kind == MV_LHIST;
+	/*
+	 * As bpftrace 0.17 (src/output.cpp, TextOutput): entries joined by a
+	 * newline and one more at the end, so a histogram (whose lines end
+	 * in one) is followed by a blank line, as avg() and stats() maps
+	 * are (map_stats ends in two); counts, sums and plain values are
+	 * not. A histogram's key is followed by ": " and a newline.
+	 */
 	for (size_t i = from; i < n; i++) {
 		print_key(s, m, es[i]);
 		if (hist) {
-			outz(s, ":\n");
+			outz(s, ": \n");
 			print_hist(s, m, es[i]);
 			if (i + 1 < n)
 				outz(s, "\n");
@@ -336,7 +389,8 @@ void tw_print_map(trawl_script *s, size_t map, int64_t top)
 			outz(s, "\n");
 		}
 	}
-	outz(s, "\n");
+	if (hist || kind == MV_AVG || kind == MV_STATS)
+		outz(s, "\n");
 	tw_free(s->mem, es);
 }
 
@@ -482,4 +536,18 @@ void tw_print_json_maps(trawl_script *s)
 		     st->events, lost, st->late_events);
 	}
 	rawz(s, "}\n");
+}
+
+void tw_print_time(trawl_script *s, const char *fmt)
+{
+	char buf[1024];
+	time_t now = time(NULL);
+	struct tm tm;
+	if (!localtime_r(&now, &tm))
+		return;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	size_t n = strftime(buf, sizeof(buf), fmt, &tm);
+#pragma GCC diagnostic pop
+	tw_out(s, buf, n);
 }

@@ -155,6 +155,11 @@ static void parse_decl(tw_compiler *c, tw_schema_event *e, size_t *cap,
 	else if (array || dloc)
 		type = TY_VOID;
 	add_field(c, e, cap, nstart, nl, type);
+	/* a syscall's "const char * filename" holds the user pointer, not
+	 * the string: only a probe in the kernel (BPF) could read it */
+	e->fields[e->nfields - 1].user_ptr = is_char && pointer && !array &&
+					     !dloc &&
+					     strcmp(e->system, "syscalls") == 0;
 }
 
 tw_schema_event *tw_schema_fields(tw_compiler *c, size_t i)

@@ -44,12 +44,13 @@ void tw_arena_free(tw_arena *a);
 
 enum tw_tok {
 	TK_EOF = 0,
-	TK_INT,	  /* integer literal: ival */
-	TK_STR,	  /* string literal, escapes resolved: text, len */
-	TK_IDENT, /* name */
-	TK_VAR,	  /* $name (text without the $) */
-	TK_MAP,	  /* @name or @ (text without the @) */
-	TK_PROBE, /* a probe specification, read in probe mode */
+	TK_INT,	       /* integer literal: ival */
+	TK_STR,	       /* string literal, escapes resolved: text, len */
+	TK_IDENT,      /* name */
+	TK_VAR,	       /* $name (text without the $) */
+	TK_POSITIONAL, /* $1, $2 ...: ival; $#: ival -1 */
+	TK_MAP,	       /* @name or @ (text without the @) */
+	TK_PROBE,      /* a probe specification, read in probe mode */
 	/* operators and punctuation: their own characters in tw_tok_name() */
 	TK_LBRACE,
 	TK_RBRACE,
@@ -95,6 +96,7 @@ enum tw_tok {
 	TK_SHR_ASSIGN,
 	TK_INC,
 	TK_DEC,
+	TK_ARROW, /* -> (args->field, bpftrace's spelling of args.field) */
 	TK_COUNT
 };
 
@@ -120,6 +122,10 @@ void tw_lex_init(tw_lexer *lx, const char *src, size_t len);
  * globs, interval:1s) as one TK_PROBE. Errors longjmp via tw_sc_error(). */
 void tw_lex_next(tw_compiler *c, tw_token *out, int probe_mode);
 const char *tw_tok_name(int kind);
+
+/* consts.c: a kernel constant scripts take from #include (TASK_RUNNING,
+ * SIGKILL, AF_INET): 1 and its value in *value, or 0 when unknown. */
+int tw_const_lookup(const char *name, size_t len, int64_t *value);
 
 /* ---- the tree; after check.c, the typed intermediate form ----
  *
@@ -147,6 +153,7 @@ const char *tw_tok_name(int kind);
  * e N_AGG        @m[k] = count() | sum(e) ... lhist()    yes (hist triggers:
  * count/sum/hist) N_DELETE     delete(@m[k])                           yes
  * N_CLEAR      clear(@m)                               eBPF: user space
+ * N_ZERO       zero(@m)                                eBPF: user space
  * N_PRINTMAP   print(@m [, n])                         user space
  * N_PRINTF     printf("fmt", args...)                  eBPF: perf buffer
  * N_IF         if (c) s else s                         yes
@@ -181,6 +188,8 @@ enum tw_node_kind {
 	N_BREAK,
 	N_CONTINUE,
 	N_EXIT,
+	N_TIME, /* time("fmt"): the wall clock now, by strftime */
+	N_ZERO, /* zero(@m): every value 0, the keys kept */
 };
 
 enum tw_type_id { TY_VOID = 0, TY_INT, TY_STR };
@@ -193,10 +202,12 @@ enum tw_ctx_id {
 	CX_TID,
 	CX_TGID,
 	CX_COMM,
-	CX_EVENT
+	CX_EVENT,
+	CX_PROBE,   /* "tracepoint:sys:name", as bpftrace prints probe */
+	CX_ELAPSED, /* ns since the run began (live) or its first event */
 };
 
-enum tw_call_id { CALL_STRLEN, CALL_STRNCMP, CALL_STRCONTAINS };
+enum tw_call_id { CALL_STRLEN, CALL_STRNCMP, CALL_STRCONTAINS, CALL_STR };
 
 /* Map value kinds: what a map holds, fixed by its first use. */
 enum tw_mv_kind {
@@ -221,7 +232,7 @@ struct tw_node {
 	int op;	      /* N_UNARY/N_BINARY: a TK_*; N_CTX: CX_*; N_CALL: CALL_*;
 		       * N_AGG: MV_*; N_SETVAR/N_SETMAP: TK_ASSIGN or a
 		       * compound TK_*_ASSIGN */
-	int64_t ival; /* N_INT */
+	int64_t ival; /* N_INT; N_FIELD: 1 for a syscall's char * argument */
 	const char *name; /* N_STR text, identifiers, field and var names */
 	size_t len;
 	int slot;   /* N_FIELD: field index; N_VAR: slot; maps: map index */
@@ -276,6 +287,7 @@ typedef struct tw_map_decl {
 	int key_types[TW_SC_MAX_KEYS];
 	int kind;			 /* enum tw_mv_kind */
 	int64_t lh_min, lh_max, lh_step; /* MV_LHIST */
+	int user_ptr; /* MV_STR assigned a syscall's char * argument */
 	uint32_t line, col;
 } tw_map_decl;
 
@@ -288,26 +300,39 @@ static inline int64_t tw_lhist_nb(const tw_map_decl *d)
 }
 
 /* A printf format compiled: literal text and conversions. */
+/* printf widths and precisions beyond this are cut to it: bpftrace
+ * honours any (%999999999d writes a gigabyte, slowly); the output buffer
+ * of one conversion is sized by it */
+#define TW_SC_FMT_WIDTH_MAX 4096
+
 typedef struct tw_fmt_conv {
 	size_t lit_off, lit_len; /* literal text before it, in text */
-	char spec[24];		 /* a C conversion ("%-8lld", "%-8.*s") */
+	char spec[32];		 /* a C conversion ("%-8lld", "%-8.*s") */
 	int prec;		 /* %s: the precision given, or -1 */
 	int type;		 /* TY_INT, TY_STR; TY_VOID: no conversion
 				  * (the trailing literal) */
+	char conv;		 /* the conversion letter as written */
+	int star;		 /* %*d: the width is an argument before */
+	int width;		 /* the width written (for %p's "(nil)") */
+	int left;		 /* the '-' flag */
+	int u32;		 /* %u %x %o without l: a negative value of
+				  * 32 bits prints as 32 bits (bpftrace) */
 } tw_fmt_conv;
 
 typedef struct tw_fmt {
 	const char *text;
 	tw_fmt_conv *convs;
 	size_t nconvs; /* including the trailing literal */
-	size_t nargs;
+	size_t nargs;  /* values popped: one per conversion, two for %*d */
 } tw_fmt;
 
 /* ---- schema: the events and fields a trace's formats declare ---- */
 
 typedef struct tw_schema_field {
 	const char *name;
-	int type; /* TY_INT, TY_STR; TY_VOID: an array (not readable yet) */
+	int type;     /* TY_INT, TY_STR; TY_VOID: an array (not readable yet) */
+	int user_ptr; /* a syscall's char * argument: a pointer into the
+		       * task's memory, which ftrace does not copy */
 } tw_schema_field;
 
 typedef struct tw_schema_event {
@@ -389,6 +414,10 @@ struct tw_compiler {
 	tw_program *prog;
 	tw_fmt *fmts;
 	size_t nfmts, fmts_cap;
+	const char *const *params; /* $1 ... (trawl_script_opts) */
+	size_t nparams;
+	int64_t max_param;   /* the highest $N the script names; -1: $# */
+	int64_t unroll_mult; /* parse.c: copies of the unrolls around */
 };
 
 /* Fail compilation: fills c->err with NAME:LINE:COL and longjmps. */
@@ -456,6 +485,8 @@ void tw_smap_init(tw_smap *m, const tw_map_decl *d, const tw_mem *mem,
 		  size_t limit);
 void tw_smap_fini(tw_smap *m);
 void tw_smap_clear(tw_smap *m);
+/* zero(): every value 0 (or "", or empty buckets), the keys kept */
+void tw_smap_zero(tw_smap *m);
 /* Serialise key values into buf; return the length. */
 size_t tw_smap_key(const tw_map_decl *d, const tw_sval *keys, char *buf);
 /* Find (and with create, insert zeroed) the entry of key. Return: the
@@ -521,10 +552,11 @@ typedef struct tw_binding {
 	struct trawl_script *s;
 	size_t probe;
 	trawl_field *handles; /* one per field of the probe */
-	int32_t *aidx; /* array fields: the index where the field was last
-			* found (its name is checked there first) */
-	char *pattern; /* "sys:event" as subscribed */
-	char *filter;  /* the predicate as a kernel filter, or NULL */
+	int32_t *aidx;	  /* array fields: the index where the field was last
+			   * found (its name is checked there first) */
+	char *pattern;	  /* "sys:event" as subscribed */
+	char *probe_name; /* "tracepoint:sys:event", bpftrace's probe */
+	char *filter;	  /* the predicate as a kernel filter, or NULL */
 } tw_binding;
 
 struct trawl_script {
@@ -567,9 +599,16 @@ struct trawl_script {
 	uint64_t faults_lost;
 	/* output */
 	tw_buf out;
+	/* one printf conversion: widths and precisions are at most
+	 * TW_SC_FMT_WIDTH_MAX (check.c), so the value is never cut off */
+	char fmt_buf[2 * TW_SC_FMT_WIDTH_MAX + 64];
 	int json_open; /* the "output" string has begun */
 	int oom;
 	int live; /* a live trace: output goes out after each probe run */
+	/* elapsed counts from t0: the run's start live (CLOCK_MONOTONIC,
+	 * the trace clock), else the first event's time */
+	int64_t t0;
+	int have_t0;
 };
 
 /* Run a probe's code for ev (NULL for BEGIN, END, interval). Return: 1
@@ -585,5 +624,7 @@ void tw_out_flush(struct trawl_script *s);
 void tw_print_map(struct trawl_script *s, size_t map, int64_t top);
 void tw_printf(struct trawl_script *s, const tw_fmt *f, const tw_sval *args);
 void tw_print_json_maps(struct trawl_script *s);
+/* time("fmt"): the wall clock now by strftime (fmt NUL-terminated) */
+void tw_print_time(struct trawl_script *s, const char *fmt);
 
 #endif

@@ -27,9 +27,10 @@
  *   |              |  exit()? ------------------------------+
  *   '--------------'                                        v
  *                                   END probes (ts = the last event's)
- *                                   then every map, in order of first use
+ *                                   then every map, by name (as bpftrace)
  */
 #include <stdio.h>
+#include <time.h>
 
 #include "../formats/formats.h"
 #include "opcodes.h"
@@ -43,6 +44,13 @@ static int on_event(const trawl_event *ev, void *ctx)
 	trawl_script *s = b->s;
 	if (s->exited)
 		return 1;
+	if (TW_UNLIKELY(!s->have_t0)) {
+		/* off-line, elapsed counts from the trace's first event */
+		const trawl_stats *st = trawl_trace_stats(s->t);
+		s->t0 = st && st->events ? st->first_time
+					 : trawl_event_time(ev);
+		s->have_t0 = 1;
+	}
 	int rc = tw_vm_exec(s, b->probe, ev, b, 0);
 	if (TW_UNLIKELY(s->live) && s->out.len)
 		tw_out_flush(s);
@@ -229,7 +237,10 @@ static int subscribe(trawl_script *s, tw_compiler *c, trawl_error *err)
 			snprintf(pat, sizeof(pat), "%s%s%s", e->system,
 				 *e->system ? ":" : "", e->name);
 			b->pattern = tw_strndup(mem, pat, strlen(pat));
-			if (!b->pattern)
+			char full[540];
+			snprintf(full, sizeof(full), "tracepoint:%s", pat);
+			b->probe_name = tw_strndup(mem, full, strlen(full));
+			if (!b->pattern || !b->probe_name)
 				goto oom;
 			b->filter = tw_filter_of(c, p->pred, e);
 			int rc = trawl_on(s->t, pat, on_event, b);
@@ -286,6 +297,8 @@ TRAWL_API trawl_script *trawl_script_compile(trawl_trace *t, const char *src,
 	c.err = err;
 	c.name = s->name;
 	c.prog = &s->prog;
+	c.params = s->opts.params;
+	c.nparams = s->opts.params ? s->opts.nparams : 0;
 	c.lx.src = src ? src : "";
 	c.lx.end = c.lx.src + len;
 	int rc = compile(&c);
@@ -300,6 +313,13 @@ TRAWL_API trawl_script *trawl_script_compile(trawl_trace *t, const char *src,
 		return NULL;
 	}
 	return s;
+}
+
+static int64_t mono_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
 /* Run every probe of one kind (BEGIN, END). Return: 1 after exit(). */
@@ -320,7 +340,14 @@ TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err)
 	int rc = 0;
 	if (s->opts.flags & TRAWL_SCRIPT_JSON)
 		tw_out(s, "", 0); /* opens the object */
-	int exited = run_kind(s, PK_BEGIN, 0);
+	/* Live, nsecs in BEGIN and END is the time now on the trace's
+	 * clock (CLOCK_MONOTONIC, bpftrace's), and elapsed counts from
+	 * here; off-line BEGIN runs at 0 and END at the last event. */
+	if (s->live) {
+		s->t0 = mono_now();
+		s->have_t0 = 1;
+	}
+	int exited = run_kind(s, PK_BEGIN, s->live ? s->t0 : 0);
 	if (s->live)
 		tw_out_flush(s); /* before the first event */
 	if (!exited) {
@@ -332,13 +359,36 @@ TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err)
 	 * failed part way (a file cut short): what was read is reported */
 	s->exited = 0;
 	const trawl_stats *st = trawl_trace_stats(s->t);
-	run_kind(s, PK_END, st && st->events ? st->last_time : 0);
+	run_kind(s, PK_END,
+		 s->live	    ? mono_now()
+		 : st && st->events ? st->last_time
+				    : 0);
 	if (s->opts.flags & TRAWL_SCRIPT_JSON) {
 		tw_print_json_maps(s);
 	} else {
+		/* bpftrace writes two newlines before the maps it prints at
+		 * exit (main.cpp); here only when there is a map to print */
+		int any = 0;
 		for (size_t i = 0; i < s->nmaps; i++)
-			if (s->smaps[i].n)
-				tw_print_map(s, i, -1);
+			any |= s->smaps[i].n != 0;
+		if (any)
+			tw_out(s, "\n\n", 2);
+		/* in bpftrace's order, by name (its maps are a std::map);
+		 * names are unique, so each round takes the next one up */
+		const char *prev = NULL;
+		for (size_t k = 0; k < s->nmaps; k++) {
+			size_t best = s->nmaps;
+			for (size_t i = 0; i < s->nmaps; i++) {
+				const char *nm = s->maps[i].name;
+				if ((!prev || strcmp(nm, prev) > 0) &&
+				    (best == s->nmaps ||
+				     strcmp(nm, s->maps[best].name) < 0))
+					best = i;
+			}
+			prev = s->maps[best].name;
+			if (s->smaps[best].n)
+				tw_print_map(s, best, -1);
+		}
 	}
 	tw_out_flush(s);
 	if (rc == 0 && s->oom)
@@ -382,6 +432,7 @@ TRAWL_API void trawl_script_free(trawl_script *s)
 		tw_free(mem, s->bindings[i].handles);
 		tw_free(mem, s->bindings[i].aidx);
 		tw_free(mem, s->bindings[i].pattern);
+		tw_free(mem, s->bindings[i].probe_name);
 		tw_free(mem, s->bindings[i].filter);
 	}
 	for (size_t i = 0; s->probes && i < s->nprobes; i++) {

@@ -295,6 +295,17 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 				v->s = trawl_event_comm(ev);
 				v->i = (int64_t)strlen(v->s);
 				break;
+			case CX_PROBE:
+				v->s = b ? b->probe_name
+					 : s->probes[probe].label;
+				v->i = (int64_t)strlen(v->s);
+				break;
+			case CX_ELAPSED:
+				v->i = s->have_t0 ? (ev ? trawl_event_time(ev)
+							: now) -
+							    s->t0
+						  : 0;
+				break;
 			default:
 				v->s = trawl_event_name(ev);
 				v->i = (int64_t)strlen(v->s);
@@ -641,6 +652,10 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 		op_MCLEAR:
 			tw_smap_clear(&s->smaps[A]);
 			NEXT;
+		case OP_MZERO:
+		op_MZERO:
+			tw_smap_zero(&s->smaps[A]);
+			NEXT;
 		case OP_MPRINT:
 		op_MPRINT:
 			sp--;
@@ -677,6 +692,11 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 			TOP.s = NULL;
 			NEXT;
 		}
+		case OP_TIME:
+		op_TIME:
+			sp--;
+			tw_print_time(s, st[sp].s);
+			NEXT;
 		case OP_EXIT:
 		op_EXIT:
 			s->exited = 1;

@@ -314,7 +314,7 @@ r = subprocess.run([TRAWL, 'run', '-e', 'kmem:kmalloc, sched:sched_switch '
                     '{ @ = count(); }', tc], capture_output=True, text=True)
 st = json.loads(subprocess.run([TRAWL, 'stats', tc, '--json'],
                                capture_output=True, text=True).stdout)
-want = f"@: {st['events']['sched_switch']}\n\n"
+want = f"\n\n@: {st['events']['sched_switch']}\n"
 if r.returncode or r.stdout != want:
     failures += 1
     print(f'FAIL a list with an event not recorded: {r.stdout!r} {r.stderr}')
@@ -339,7 +339,7 @@ for prog, msg in [
 irq = f'{FIX}/ftrace-irqinfo.txt'
 prog = 'sched:sched_switch { @n = count(); }'
 n_switch = sum(1 for name, _ in text_events(irq) if name == 'sched_switch')
-want = f'@n: {n_switch}\n\n'
+want = f'\n\n@n: {n_switch}\n'
 cases = [
     ('compressed input', [TRAWL, 'run', '-e', prog, irq + '.zst'], None, 0,
      want),

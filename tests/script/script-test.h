@@ -52,8 +52,10 @@ static inline const char *formats_dat(void)
 	return path;
 }
 
-static inline struct run_out run_opts(const char *trace, const char *prog,
-				      unsigned flags, size_t map_size)
+static inline struct run_out run_params(const char *trace, const char *prog,
+					unsigned flags, size_t map_size,
+					const char *const *params,
+					size_t nparams)
 {
 	struct run_out o = {0};
 	o.text = calloc(1, 1);
@@ -66,7 +68,9 @@ static inline struct run_out run_opts(const char *trace, const char *prog,
 				.map_size = map_size,
 				.name = "t.tw",
 				.write = out_write,
-				.write_ctx = &o};
+				.write_ctx = &o,
+				.params = params,
+				.nparams = nparams};
 	trawl_script *s =
 		trawl_script_compile(t, prog, strlen(prog), &so, &o.err);
 	if (!s) {
@@ -86,6 +90,12 @@ static inline struct run_out run_opts(const char *trace, const char *prog,
 	unlink(path);
 	free(path);
 	return o;
+}
+
+static inline struct run_out run_opts(const char *trace, const char *prog,
+				      unsigned flags, size_t map_size)
+{
+	return run_params(trace, prog, flags, map_size, NULL, 0);
 }
 
 static inline struct run_out run(const char *trace, const char *prog)

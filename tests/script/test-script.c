@@ -31,8 +31,13 @@ Test(script, counts_by_string_key_sorted_by_value)
 {
 	struct run_out o = run(
 		trace, "sched:sched_switch { @[args.prev_comm] = count(); }");
-	cr_assert_out(o, "@[a]: 1\n@[b]: 1\n@[c]: 1\n@[swapper/1]: 1\n"
-			 "@[swapper/0]: 2\n\n");
+	cr_assert_out(o, "\n"
+			 "\n"
+			 "@[a]: 1\n"
+			 "@[b]: 1\n"
+			 "@[c]: 1\n"
+			 "@[swapper/1]: 1\n"
+			 "@[swapper/0]: 2\n");
 	free(o.text);
 }
 
@@ -46,7 +51,10 @@ Test(script, wakeup_latency_from_waking_to_switch)
 			   "  delete(@start[args.next_pid]);\n"
 			   "}\n"
 			   "END { clear(@start); }\n");
-	cr_assert_out(o, "@lat[b]: 200000\n@lat[a]: 4500000\n\n");
+	cr_assert_out(o, "\n"
+			 "\n"
+			 "@lat[b]: 200000\n"
+			 "@lat[a]: 4500000\n");
 	free(o.text);
 }
 
@@ -58,7 +66,10 @@ Test(script, predicates_context_and_tuple_keys)
 		       "  @[cpu, args.prev_comm, args.prev_state] = count();\n"
 		       "}");
 	/* a (S = 1) on cpu 0, b (R+? no: R is 0, not counted), c (D = 2) */
-	cr_assert_out(o, "@[0, a, 1]: 1\n@[1, c, 2]: 1\n\n");
+	cr_assert_out(o, "\n"
+			 "\n"
+			 "@[0, a, 1]: 1\n"
+			 "@[1, c, 2]: 1\n");
 	free(o.text);
 }
 
@@ -68,45 +79,35 @@ Test(script, hist_prints_power_of_two_buckets_like_bpftrace)
 				      "@h = hist(3); @h = hist(3); "
 				      "@h = hist(1500); @h = hist(-5); }");
 	cr_assert_out(o,
-		      "@h:\n"
-		      "(..., 0)                1 |@@@@@@@@@@@@@@@@@@@@@@@@@@   "
-		      "         "
-		      "              |\n"
-		      "[0]                     1 |@@@@@@@@@@@@@@@@@@@@@@@@@@   "
-		      "         "
-		      "              |\n"
-		      "[1]                     1 |@@@@@@@@@@@@@@@@@@@@@@@@@@   "
-		      "         "
-		      "              |\n"
-		      "[2, 4)                  2 "
+		      "\n"
+		      "\n"
+		      "@h: \n"
+		      "(..., 0)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@    "
+		      "                      |\n"
+		      "[0]                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@    "
+		      "                      |\n"
+		      "[1]                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@    "
+		      "                      |\n"
+		      "[2, 4)                 2 "
 		      "|@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
-		      "[4, 8)                  0 |                             "
-		      "         "
-		      "              |\n"
-		      "[8, 16)                 0 |                             "
-		      "         "
-		      "              |\n"
-		      "[16, 32)                0 |                             "
-		      "         "
-		      "              |\n"
-		      "[32, 64)                0 |                             "
-		      "         "
-		      "              |\n"
-		      "[64, 128)               0 |                             "
-		      "         "
-		      "              |\n"
-		      "[128, 256)              0 |                             "
-		      "         "
-		      "              |\n"
-		      "[256, 512)              0 |                             "
-		      "         "
-		      "              |\n"
-		      "[512, 1K)               0 |                             "
-		      "         "
-		      "              |\n"
-		      "[1K, 2K)                1 |@@@@@@@@@@@@@@@@@@@@@@@@@@   "
-		      "         "
-		      "              |\n"
+		      "[4, 8)                 0 |                              "
+		      "                      |\n"
+		      "[8, 16)                0 |                              "
+		      "                      |\n"
+		      "[16, 32)               0 |                              "
+		      "                      |\n"
+		      "[32, 64)               0 |                              "
+		      "                      |\n"
+		      "[64, 128)              0 |                              "
+		      "                      |\n"
+		      "[128, 256)             0 |                              "
+		      "                      |\n"
+		      "[256, 512)             0 |                              "
+		      "                      |\n"
+		      "[512, 1K)              0 |                              "
+		      "                      |\n"
+		      "[1K, 2K)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@    "
+		      "                      |\n"
 		      "\n");
 	free(o.text);
 }
@@ -117,18 +118,18 @@ Test(script, lhist_has_open_ends_and_linear_buckets)
 				      "@l = lhist(15, 0, 30, 10); "
 				      "@l = lhist(30, 0, 30, 10); }");
 	cr_assert_out(o,
-		      "@l:\n"
-		      "(..., 0)                1 "
+		      "\n"
+		      "\n"
+		      "@l: \n"
+		      "(..., 0)               1 "
 		      "|@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
-		      "[0, 10)                 0 |                             "
-		      "         "
-		      "              |\n"
-		      "[10, 20)                1 "
+		      "[0, 10)                0 |                              "
+		      "                      |\n"
+		      "[10, 20)               1 "
 		      "|@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
-		      "[20, 30)                0 |                             "
-		      "         "
-		      "              |\n"
-		      "[30, ...)               1 "
+		      "[20, 30)               0 |                              "
+		      "                      |\n"
+		      "[30, ...)              1 "
 		      "|@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		      "\n");
 	free(o.text);
@@ -141,8 +142,14 @@ Test(script, aggregates_min_max_avg_stats)
 		       "@mx = max(args.next_pid); @av = avg(args.next_pid); "
 		       "@st = stats(args.next_pid); }");
 	/* next_pid: 10 20 0 30 10 20 -> min 0, max 30, sum 90, avg 15 */
-	cr_assert_out(o, "@mn: 0\n\n@mx: 30\n\n@av: 15\n\n"
-			 "@st: count 6, average 15, total 90\n\n");
+	cr_assert_out(o, "\n"
+			 "\n"
+			 "@av: 15\n"
+			 "\n"
+			 "@mn: 0\n"
+			 "@mx: 30\n"
+			 "@st: count 6, average 15, total 90\n"
+			 "\n");
 	free(o.text);
 }
 
@@ -206,7 +213,7 @@ Test(script, division_by_zero_names_the_probe_and_the_run_goes_on)
 				      "@x = 10 / args.prev_pid; }");
 	/* prev_pid is 0 for the three switches from idle; the last one is
 	 * from c: 10 / 30 */
-	cr_assert_out(o, "@n: 6\n\n@x: 0\n\n");
+	cr_assert_out(o, "\n\n@n: 6\n@x: 0\n");
 	cr_assert_str_eq(o.faults, "t.tw:1:44: probe sched:sched_switch: "
 				   "division by zero (3)\n");
 	free(o.text);
@@ -218,7 +225,10 @@ Test(script, a_full_map_drops_updates_and_says_so)
 		trace, "sched:sched_switch { @[args.next_comm] = count(); }", 0,
 		2);
 	/* a, b, then swapper/0, c, a, b: only a and b fit */
-	cr_assert_out(o, "@[a]: 2\n@[b]: 2\n\n");
+	cr_assert_out(o, "\n"
+			 "\n"
+			 "@[a]: 2\n"
+			 "@[b]: 2\n");
 	cr_assert(strstr(o.faults, "@ is full (2 keys, --map-size): update "
 				   "dropped (2)"),
 		  "%s", o.faults);
@@ -230,7 +240,7 @@ Test(script, exit_stops_the_trace_and_end_still_runs)
 	struct run_out o = run(trace, "sched:sched_switch { @n = count(); "
 				      "if (@n == 2) { exit(); } }"
 				      "END { printf(\"at %d\\n\", ts); }");
-	cr_assert_out(o, "at 100000300000\n@n: 2\n\n");
+	cr_assert_out(o, "at 100000300000\n\n\n@n: 2\n");
 	free(o.text);
 }
 
@@ -248,11 +258,11 @@ Test(script, interval_probes_fire_on_trace_time)
 			   "100007000000 5\n";
 	cr_assert_eq(o.rc, 0, "%s", o.err.msg);
 	cr_assert(strncmp(o.text, want, strlen(want)) == 0, "%s", o.text);
-	/* .001 .. 101.500: 1500 firings, then the map */
+	/* .001 .. 101.500: 1500 firings, then two newlines and the map */
 	size_t lines = 0;
 	for (const char *p = o.text; *p; p++)
 		lines += *p == '\n';
-	cr_assert_eq(lines, 1500 + 2, "%zu lines", lines);
+	cr_assert_eq(lines, 1500 + 3, "%zu lines", lines);
 	free(o.text);
 }
 
@@ -261,7 +271,8 @@ Test(script, print_top_n_and_clear)
 	struct run_out o =
 		run(trace, "sched:sched_switch { @[args.prev_comm] = count(); }"
 			   "END { print(@, 2); clear(@); }");
-	cr_assert_out(o, "@[swapper/1]: 1\n@[swapper/0]: 2\n\n");
+	cr_assert_out(o, "@[swapper/1]: 1\n"
+			 "@[swapper/0]: 2\n");
 	free(o.text);
 }
 
@@ -269,7 +280,10 @@ Test(script, globs_and_lists_match_events)
 {
 	struct run_out o = run(trace, "sched:sched_wak*, sched:sched_switch "
 				      "{ @[event] = count(); }");
-	cr_assert_out(o, "@[sched_waking]: 2\n@[sched_switch]: 6\n\n");
+	cr_assert_out(o, "\n"
+			 "\n"
+			 "@[sched_waking]: 2\n"
+			 "@[sched_switch]: 6\n");
 	free(o.text);
 }
 
@@ -316,7 +330,10 @@ Test(script, maps_read_before_the_probe_that_assigns_them)
 {
 	struct run_out o = run(trace, "END { printf(\"%d\\n\", @n + 1); } "
 				      "sched:sched_switch { @n = count(); }");
-	cr_assert_out(o, "7\n@n: 6\n\n");
+	cr_assert_out(o, "7\n"
+			 "\n"
+			 "\n"
+			 "@n: 6\n");
 	free(o.text);
 }
 
@@ -329,9 +346,9 @@ Test(script, lhist_bounds_near_the_ends_of_int64)
 		       "@l = lhist(9223372036854775807, -4000000000000000000, "
 		       "4000000000000000000, 2000000000000000000); }");
 	cr_assert_eq(o.rc, 0, "%s", o.err.msg);
-	cr_assert(strstr(o.text, "[-2000000000000000000, 0)        1 |"), "%s",
+	cr_assert(strstr(o.text, "[-2000000000000000000, 0)       1 |"), "%s",
 		  o.text);
-	cr_assert(strstr(o.text, "[4000000000000000000, ...)        1 |"), "%s",
+	cr_assert(strstr(o.text, "[4000000000000000000, ...)       1 |"), "%s",
 		  o.text);
 	free(o.text);
 }
@@ -418,7 +435,11 @@ Test(script, conditions_jump_as_their_values_say)
 		    "sched:sched_switch /args.prev_pid > 0 && "
 		    "args.prev_state != 0/ { @[args.prev_comm] = count(); }");
 	/* a (S) and c (D) sleep; b leaves runnable (R = 0) */
-	cr_assert_out(o, "117 3 1\n@[a]: 1\n@[c]: 1\n\n");
+	cr_assert_out(o, "117 3 1\n"
+			 "\n"
+			 "\n"
+			 "@[a]: 1\n"
+			 "@[c]: 1\n");
 	free(o.text);
 }
 
@@ -432,7 +453,13 @@ Test(script, a_var_not_set_in_this_run_reads_zero_or_empty)
 		"  printf(\"[%s] %d\\n\", $s, $i); }\n"
 		"sched:sched_switch { if (args.prev_pid == 10) { $v = 7; }\n"
 		"  @[args.prev_pid] = sum($v); }");
-	cr_assert_out(o, "[] 0\n@[0]: 0\n@[20]: 0\n@[30]: 0\n@[10]: 7\n\n");
+	cr_assert_out(o, "[] 0\n"
+			 "\n"
+			 "\n"
+			 "@[0]: 0\n"
+			 "@[20]: 0\n"
+			 "@[30]: 0\n"
+			 "@[10]: 7\n");
 	free(o.text);
 }
 
@@ -448,8 +475,12 @@ Test(script, a_field_first_read_in_a_branch_is_read_again_after_it)
 			   "args.next_comm == \"b\"] = count(); }");
 	/* (next, prev_pid > 0 || next_comm == b): 0->a (10, 0), 0->b (20,
 	 * 1), a->0 (0, 1), b->c (30, 1), 0->a (10, 0), c->b (20, 1) */
-	cr_assert_out(o,
-		      "@arm[0]: 1\n\n"
-		      "@[0, 1]: 1\n@[30, 1]: 1\n@[10, 0]: 2\n@[20, 1]: 2\n\n");
+	cr_assert_out(o, "\n"
+			 "\n"
+			 "@[0, 1]: 1\n"
+			 "@[30, 1]: 1\n"
+			 "@[10, 0]: 2\n"
+			 "@[20, 1]: 2\n"
+			 "@arm[0]: 1\n");
 	free(o.text);
 }

@@ -10,15 +10,18 @@
  * handlers to race with) and reports faults and losses.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,15 +30,19 @@
 #include "cli.h"
 
 #define MAX_SCRIPT (1u << 20)
+/* after -d's deadline or a signal, how long the script may still take */
+#define CUT_GRACE_MS 500
 
 static void help(FILE *f)
 {
 	fprintf(f,
-		"usage: trawl run SCRIPT.tw FILE [options]\n"
-		"       trawl run -e 'PROGRAM' FILE [options]\n"
-		"       trawl run SCRIPT.tw --live [-d SECONDS] [--record "
-		"FILE] [-- CMD ARGS...]\n"
-		"       trawl run -e 'PROGRAM' --live [...]\n\n"
+		"usage: trawl run SCRIPT.tw FILE [PARAMS...] [options]\n"
+		"       trawl run -e 'PROGRAM' FILE [PARAMS...] [options]\n"
+		"       trawl run SCRIPT.tw --live [PARAMS...] [-d SECONDS] "
+		"[--record FILE]\n"
+		"                 [-c CMD | -p PID | -- CMD ARGS...]\n"
+		"       trawl run -e 'PROGRAM' --live [...]\n"
+		"       trawl run -l [PATTERN]\n\n"
 		"Runs a script over every event of a trace, in time order: "
 		"probes on events\nwith predicates, variables, maps and "
 		"aggregates (count, sum, avg, min, max,\nstats, hist, lhist), "
@@ -44,6 +51,12 @@ static void help(FILE *f)
 		"  trawl run -e 'sched:sched_switch { @[args.prev_comm] = "
 		"count(); }' trace.dat\n\n"
 		"  -e PROGRAM     the program itself instead of a file\n"
+		"  PARAMS         the script's $1, $2 ... ($# of them): a "
+		"number or a string\n"
+		"  -l [PATTERN]   list this kernel's tracepoints "
+		"(tracepoint:SYS:EVENT), those\n"
+		"                 a glob matches\n"
+		"  -f json        the same as --json (bpftrace's -f)\n"
 		"  --json         one JSON object at the end: each map by "
 		"name (\"@m\") as\n"
 		"                 a list of {\"key\", \"value\"}; printf text "
@@ -79,7 +92,11 @@ static void help(FILE *f)
 		"  -b KB          kernel buffer per CPU in KiB (default: a new "
 		"instance's)\n"
 		"  --no-kallsyms  leave /proc/kallsyms out (of --record too)\n"
-		"  -- CMD ARGS    run CMD while tracing, stop when it exits\n\n"
+		"  -- CMD ARGS    run CMD while tracing, stop when it exits\n"
+		"  -c CMD         the same, CMD split at spaces (bpftrace's "
+		"-c; implies --live)\n"
+		"  -p PID         stop when process PID exits (implies "
+		"--live)\n\n"
 		"Exit status: 0 (also after runtime faults, which are "
 		"reported on stderr),\n1 a script that does not compile, a "
 		"trace that cannot be read or a CMD that\ncannot start, 2 no "
@@ -127,6 +144,7 @@ static void report_faults(const trawl_script *s)
 }
 
 struct live_args {
+	pid_t pid; /* -p: stop when it exits */
 	double seconds;
 	const char *record;
 	int no_pushdown;
@@ -141,6 +159,7 @@ struct watcher {
 	struct cli_child *ch;
 	int sig_fd;  /* signalfd of the blocked signals */
 	int quit_fd; /* eventfd: the run ended by itself */
+	int pid_fd;  /* -p: a pidfd, readable when the process exits */
 	double end;  /* CLOCK_MONOTONIC seconds, 0: none */
 	const char *why;
 };
@@ -155,21 +174,26 @@ static double now(void)
 static void *watch(void *arg)
 {
 	struct watcher *w = arg;
-	struct pollfd p[2] = {{.fd = w->sig_fd, .events = POLLIN},
-			      {.fd = w->quit_fd, .events = POLLIN}};
+	struct pollfd p[3] = {{.fd = w->sig_fd, .events = POLLIN},
+			      {.fd = w->quit_fd, .events = POLLIN},
+			      {.fd = w->pid_fd, .events = POLLIN}};
 	for (;;) {
 		int ms = -1;
 		if (w->end) {
 			double left = w->end - now();
 			ms = left > 0 ? (int)ceil(left * 1000) : 0;
 		}
-		int k = poll(p, 2, ms);
+		int k = poll(p, w->pid_fd >= 0 ? 3 : 2, ms);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (p[1].revents & POLLIN)
 			return NULL;
 		if (k == 0) {
 			w->why = "time is up";
+			break;
+		}
+		if (w->pid_fd >= 0 && (p[2].revents & POLLIN)) {
+			w->why = "the process exited";
 			break;
 		}
 		struct signalfd_siginfo si;
@@ -200,6 +224,28 @@ static void *watch(void *arg)
 		break;
 	}
 	trawl_live_stop(w->lv);
+	/* CMD's exit: everything it did is counted, however long that
+	 * takes. A deadline or a signal is kept: what the script has not
+	 * got through after CUT_GRACE_MS (or at a second signal) is passed
+	 * and counted as not processed, as bpftrace leaves its buffers. */
+	if (!strcmp(w->why, "the command exited") ||
+	    !strcmp(w->why, "the process exited"))
+		return NULL;
+	for (;;) {
+		int k = poll(p, 2, CUT_GRACE_MS);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k > 0 && (p[1].revents & POLLIN))
+			return NULL; /* the run ended in time */
+		if (k > 0 && (p[0].revents & POLLIN)) {
+			struct signalfd_siginfo si;
+			if (read(w->sig_fd, &si, sizeof(si)) != sizeof(si) ||
+			    si.ssi_signo == SIGCHLD)
+				continue;
+		}
+		break;
+	}
+	trawl_live_cut(w->lv);
 	return NULL;
 }
 
@@ -234,7 +280,8 @@ static void summary(trawl_live *lv, const struct live_args *a)
 	const trawl_live_totals *x = trawl_live_stats(lv);
 	uint64_t lost = x->overrun + x->dropped;
 	/* quiet when all went well, as a script over a file is */
-	if (!lost && !st->late_events && !x->filters_refused && !a->record)
+	if (!lost && !st->late_events && !x->filters_refused && !a->record &&
+	    !x->unprocessed)
 		return;
 	fprintf(stderr,
 		"trawl: live %.2f s: %llu events (%.1f MB of pages read), "
@@ -244,6 +291,9 @@ static void summary(trawl_live *lv, const struct live_args *a)
 	if (st->late_events)
 		fprintf(stderr, ", %llu late",
 			(unsigned long long)st->late_events);
+	if (x->unprocessed)
+		fprintf(stderr, ", %llu not processed",
+			(unsigned long long)x->unprocessed);
 	if (x->filters_refused)
 		fprintf(stderr, "; %u kernel filter%s refused",
 			x->filters_refused, x->filters_refused == 1 ? "" : "s");
@@ -255,6 +305,12 @@ static void summary(trawl_live *lv, const struct live_args *a)
 			"fewer events or a predicate the kernel can filter "
 			"helps\n",
 			(unsigned long long)lost);
+	if (x->unprocessed)
+		fprintf(stderr,
+			"trawl: %llu events were read but not processed: the "
+			"script was behind the events when it was stopped%s\n",
+			(unsigned long long)x->unprocessed,
+			a->record ? " (they are in the --record file)" : "");
 	if (a->record && x->record_size)
 		fprintf(stderr, "trawl: saved %s (%.1f MB): %llu events\n",
 			a->record, (double)x->record_size / 1e6,
@@ -276,7 +332,8 @@ static int run_live(const char *program, size_t len, trawl_script_opts *so,
 	trawl_error err = {0};
 	trawl_script *s = NULL;
 	struct cli_child ch = {.pid = 0, .exec_fd = -1};
-	struct watcher w = {.sig_fd = -1, .quit_fd = -1, .ch = &ch};
+	struct watcher w = {
+		.sig_fd = -1, .quit_fd = -1, .pid_fd = -1, .ch = &ch};
 	pthread_t tid;
 	int watching = 0;
 	trawl_live_opts lo = {0};
@@ -299,6 +356,16 @@ static int run_live(const char *program, size_t len, trawl_script_opts *so,
 	if ((status = enable_events(lv, s, !a->no_pushdown)))
 		goto out;
 	w.lv = lv;
+	if (a->pid) {
+		w.pid_fd = (int)syscall(SYS_pidfd_open, a->pid, 0);
+		if (w.pid_fd < 0) {
+			cli_error("-p %d: %s", (int)a->pid,
+				  errno == ESRCH ? "no such process"
+						 : strerror(errno));
+			status = EXIT_INPUT;
+			goto out;
+		}
+	}
 	w.sig_fd = signalfd(-1, &set, SFD_CLOEXEC);
 	w.quit_fd = eventfd(0, EFD_CLOEXEC);
 	if (w.sig_fd < 0 || w.quit_fd < 0) {
@@ -312,6 +379,12 @@ static int run_live(const char *program, size_t len, trawl_script_opts *so,
 		status = err.code == TRAWL_EENV ? EXIT_ENV : EXIT_INPUT;
 		goto out;
 	}
+	int stale = trawl_live_stats(lv)->stale_removed;
+	if (stale)
+		fprintf(stderr,
+			"trawl: removed %d tracefs instance%s (instances/"
+			"trawl-[TAG-]PID) left by a recorder that was killed\n",
+			stale, stale == 1 ? "" : "s");
 	if (a->cmd) {
 		int rc = cli_spawn(&ch, a->cmd, &old,
 				   (so->flags & TRAWL_SCRIPT_JSON) != 0);
@@ -333,7 +406,9 @@ static int run_live(const char *program, size_t len, trawl_script_opts *so,
 		}
 		watching = !e;
 	}
-	if (trawl_script_run(s, &err) < 0) {
+	/* a CMD that did not start ends it here: no BEGIN output, no maps
+	 * (bpftrace fails before it attaches) */
+	if (status == EXIT_OK && trawl_script_run(s, &err) < 0) {
 		cli_error("%s", err.msg);
 		status = cli_status(-err.code);
 	}
@@ -360,8 +435,102 @@ out:
 		close(w.sig_fd);
 	if (w.quit_fd >= 0)
 		close(w.quit_fd);
+	if (w.pid_fd >= 0)
+		close(w.pid_fd);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return status;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* -l [PATTERN]: the tracepoints of this kernel (tracefs's
+ * available_events) as bpftrace lists them, tracepoint:SYS:EVENT, sorted;
+ * with a glob PATTERN, those it matches in that form or as SYS:EVENT */
+static int list_probes(const char *pattern)
+{
+	static const char *const where[] = {
+		"/sys/kernel/tracing/available_events",
+		"/sys/kernel/debug/tracing/available_events"};
+	FILE *f = NULL;
+	for (size_t i = 0; !f && i < sizeof(where) / sizeof(*where); i++)
+		f = fopen(where[i], "r");
+	if (!f) {
+		cli_error("cannot read the kernel's tracepoints (%s): %s; "
+			  "-l needs tracefs (mount -t tracefs nodev "
+			  "/sys/kernel/tracing) and root",
+			  where[0], strerror(errno));
+		return EXIT_ENV;
+	}
+	char **names = NULL, line[512];
+	size_t n = 0, cap = 0;
+	int status = EXIT_OK;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		/* ftrace's own events (print, function) are not tracepoints
+		 * an instance can enable */
+		if (!strchr(line, ':') || !strncmp(line, "ftrace:", 7))
+			continue;
+		char *full;
+		if (asprintf(&full, "tracepoint:%s", line) < 0) {
+			status = EXIT_ENV;
+			break;
+		}
+		if (pattern && fnmatch(pattern, full, 0) &&
+		    fnmatch(pattern, line, 0)) {
+			free(full);
+			continue;
+		}
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 1024;
+			char **nn = realloc(names, nc * sizeof(*names));
+			if (!nn) {
+				free(full);
+				status = EXIT_ENV;
+				break;
+			}
+			names = nn;
+			cap = nc;
+		}
+		names[n++] = full;
+	}
+	fclose(f);
+	if (status != EXIT_OK)
+		cli_error("out of memory listing the tracepoints");
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		if (status == EXIT_OK)
+			puts(names[i]);
+		free(names[i]);
+	}
+	free(names);
+	return status;
+}
+
+/* -c CMD: the words of CMD, split at blanks (caller frees the array; the
+ * words are in it) */
+static char **split_words(const char *cmd)
+{
+	size_t n = strlen(cmd), slots = n / 2 + 2;
+	/* the words after the array, so one free() frees both */
+	char **out = malloc(slots * sizeof(*out) + n + 1);
+	if (!out)
+		return NULL;
+	char *w = (char *)(out + slots);
+	memcpy(w, cmd, n + 1);
+	size_t k = 0;
+	char *save = NULL;
+	for (char *tok = strtok_r(w, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save))
+		out[k++] = tok;
+	out[k] = NULL;
+	if (!k) {
+		free(out);
+		return NULL;
+	}
+	return out;
 }
 
 static int parse_seconds(const char *s, double *out)
@@ -384,8 +553,8 @@ static int parse_seconds(const char *s, double *out)
 static int cmd_args(int argc, char **argv)
 {
 	static const char *const with_arg[] = {
-		"-e",	    "-d",	 "-b",	     "--map-size",
-		"--record", "--threads", "--window", "--formats"};
+		"-e", "-d",	  "-b",	       "--map-size", "-c",	 "-p",
+		"-f", "--record", "--threads", "--window",   "--formats"};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			return argc - i - 1;
@@ -408,6 +577,7 @@ int cmd_run(int argc, char **argv)
 		{"record", required_argument, NULL, 'R'},
 		{"no-pushdown", no_argument, NULL, 'P'},
 		{"no-kallsyms", no_argument, NULL, 'K'},
+		{"list", optional_argument, NULL, 'l'},
 		CLI_INPUT_LONG_OPTIONS,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -418,14 +588,48 @@ int cmd_run(int argc, char **argv)
 	const char *program = NULL;
 	int c, live = 0, live_only = 0, file_only = 0;
 	int ncmd = cmd_args(argc, argv); /* before getopt moves them */
-	while ((c = getopt_long(argc, argv, "he:d:b:", opts, NULL)) != -1) {
+	const char *list = NULL, *cmd_line = NULL;
+	int listing = 0;
+	while ((c = getopt_long(argc, argv, "he:d:b:f:c:p:l", opts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'e':
 			program = optarg;
 			break;
+		case 'f':
+			if (strcmp(optarg, "json") && strcmp(optarg, "text")) {
+				cli_error("-f takes json or text (bpftrace's "
+					  "output formats), not '%s'",
+					  optarg);
+				return EXIT_INPUT;
+			}
+			if (!strcmp(optarg, "json"))
+				so.flags |= TRAWL_SCRIPT_JSON;
+			break;
 		case 'j':
 			so.flags |= TRAWL_SCRIPT_JSON;
 			break;
+		case 'l':
+			listing = 1;
+			/* -l PATTERN as bpftrace takes it: the operand */
+			list = optarg;
+			break;
+		case 'c':
+			cmd_line = optarg;
+			live = 1;
+			break;
+		case 'p': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || v <= 0 || v > INT32_MAX) {
+				cli_error("-p takes a process id, not '%s'",
+					  optarg);
+				return EXIT_INPUT;
+			}
+			la.pid = (pid_t)v;
+			live = 1;
+			break;
+		}
 		case 'm': {
 			char *end;
 			unsigned long long n = strtoull(optarg, &end, 10);
@@ -485,6 +689,24 @@ int cmd_run(int argc, char **argv)
 			return EXIT_INPUT;
 		}
 	}
+	if (listing) {
+		if (!list && optind < argc)
+			list = argv[optind++];
+		if (optind < argc) {
+			cli_error("-l takes at most one PATTERN");
+			return EXIT_INPUT;
+		}
+		return list_probes(list);
+	}
+	if (cmd_line && ncmd) {
+		cli_error("-c CMD and -- CMD ARGS are one command: give one");
+		return EXIT_INPUT;
+	}
+	if (la.pid && (cmd_line || ncmd)) {
+		cli_error("-p PID traces until that process exits; it takes no "
+			  "command (-c or --)");
+		return EXIT_INPUT;
+	}
 	if (live_only && !live) {
 		cli_error("-d, -b, --record, --no-pushdown and --no-kallsyms "
 			  "are for --live");
@@ -499,24 +721,24 @@ int cmd_run(int argc, char **argv)
 	size_t len;
 	if (!live)
 		ncmd = 0;
-	int need = (program ? 0 : 1) + (live ? ncmd : 1);
-	if (live && argc - optind != need) {
-		cli_error(
-			argc - optind < need
-				? "run --live needs a SCRIPT (or -e PROGRAM); "
-				  "see `trawl run --help`"
-				: "run --live reads no FILE (the kernel's "
-				  "events); a command to trace goes after "
-				  "--: trawl run --live SCRIPT -- CMD ARGS");
+	/* operands: [SCRIPT] [FILE] PARAMS... [-- CMD...]; the PARAMS are
+	 * the script's $1, $2 ... (bpftrace's positional parameters) */
+	int need = (program ? 0 : 1) + (live ? 0 : 1);
+	int noper = argc - optind - (live ? ncmd : 0);
+	if (live && noper < need) {
+		cli_error("run --live needs a SCRIPT (or -e PROGRAM); see "
+			  "`trawl run --help`");
 		return EXIT_INPUT;
 	}
-	if (!live && argc - optind != need) {
-		cli_error(program ? "run -e PROGRAM needs exactly one FILE; "
-				    "see `trawl run --help`"
+	if (!live && noper < need) {
+		cli_error(program ? "run -e PROGRAM needs a FILE; see `trawl "
+				    "run --help`"
 				  : "run needs a SCRIPT and a FILE (or -e "
 				    "PROGRAM FILE); see `trawl run --help`");
 		return EXIT_INPUT;
 	}
+	so.params = (const char *const *)argv + optind + need;
+	so.nparams = (size_t)(noper - need);
 	if (program) {
 		len = strlen(program);
 		so.name = "-e";
@@ -530,8 +752,23 @@ int cmd_run(int argc, char **argv)
 	so.write = write_out;
 	int status = EXIT_OK;
 	if (live) {
-		la.cmd = ncmd ? argv + optind : NULL;
+		char **split = NULL;
+		/* CMD is the last ncmd arguments, however getopt moved
+		 * the operands before its "--" */
+		la.cmd = ncmd ? argv + argc - ncmd : NULL;
+		if (cmd_line) {
+			/* -c CMD: split at spaces, as bpftrace does (no
+			 * shell) */
+			split = split_words(cmd_line);
+			if (!split) {
+				cli_error("-c needs a command");
+				free(text);
+				return EXIT_INPUT;
+			}
+			la.cmd = split;
+		}
 		status = run_live(program, len, &so, &la);
+		free(split);
 		free(text);
 		return status;
 	}

@@ -1,0 +1,178 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The 14 tools Debian's bpftrace installs in /usr/sbin/*.bt that need only
+# tracepoints, run verbatim by trawl run (issue 25). The seven the ftrace
+# back end can run (bitesize killsnoop pidpersec runqlat syncsnoop
+# syscount writeback) run live under a small load (forks, a kill, direct
+# and buffered writes, sync, fsync) with --record: every line of their
+# output has the form bpftrace prints (and bpftrace's own output, where it
+# runs here, the same form and the same header), the load shows in it,
+# and the script over the --record file off line prints the same (the
+# wall-clock times of time() aside; pidpersec's intervals fall elsewhere
+# off line, so its form only). The seven that need the BPF back end
+# (issue 24) fail at once with the exact message and line:column.
+# Root and tracefs only; a tool not installed is skipped with a message
+# (all of them: exit 77; make deps installs bpftrace).
+# usage: test-bt-tools.sh TRAWL
+set -u
+TRAWL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+TFS=/sys/kernel/tracing
+BT=${TRAWL_BT_TOOLS:-/usr/sbin}
+export LC_ALL=C
+
+. "$(dirname "$0")/live-lib.sh"
+if ! ls "$BT"/*.bt >/dev/null 2>&1; then
+	echo "SKIP: bpftrace's tools are not installed ($BT/*.bt; apt-get install bpftrace)"
+	exit 77
+fi
+need_tracing "bpftrace's tools live"
+
+# the load writes through the page cache and direct to a block device:
+# not in a tmpfs /tmp
+T=$(mktemp -d -p /var/tmp trawl-bt-tools.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fails=0
+n=0
+
+cat >"$T/load.sh" <<'EOF'
+#!/bin/sh
+# forks, a kill, direct and buffered writes, sync and fsync, and a second
+# of waiting so that an interval:s:1 fires
+d=$1
+for i in 1 2 3 4 5; do /bin/true; done
+/bin/sh -c 'kill -0 $$'
+dd if=/dev/zero of="$d/direct" bs=64k count=8 oflag=direct status=none 2>/dev/null ||
+	dd if=/dev/zero of="$d/direct" bs=64k count=8 conv=fsync status=none
+dd if=/dev/zero of="$d/buffered" bs=64k count=64 status=none
+sync
+sleep 1.3
+/bin/true
+sync "$d/buffered"
+dd if=/dev/zero of="$d/synced" bs=4k count=16 conv=fsync status=none
+EOF
+
+# bpftrace runs here (root, BPF) or not: then only trawl's output is
+# checked against the form
+bpftrace_ok=0
+if command -v bpftrace >/dev/null &&
+	timeout 30 bpftrace -e 'BEGIN { exit(); }' >/dev/null 2>&1; then
+	bpftrace_ok=1
+else
+	echo "# bpftrace does not run here: trawl's output is checked against bpftrace's form only"
+fi
+
+HIST='^(\(\.\.\., 0\)|\[[0-9]+\]|\[[0-9]+[KMGTPE]?, [0-9]+[KMGTPE]?\)) +[0-9]+ \|@* *\|$'
+CLOCK='[0-2][0-9]:[0-5][0-9]:[0-5][0-9]'
+
+# form TOOL FILE: every line of FILE matches one of the tool's patterns
+# (and a histogram's line is bpftrace's 79 columns)
+form() {
+	local pat
+	case $1 in
+	bitesize) pat="^Tracing block device I/O\.\.\. Hit Ctrl-C to end\.$|^$|^I/O size \(bytes\) histograms by process name:$|^@\[.+\]: $|$HIST" ;;
+	killsnoop) pat="^Tracing kill\(\) signals\.\.\. Hit Ctrl-C to end\.$|^TIME      PID    COMM             SIG  TPID   RESULT$|^$CLOCK  [0-9]+ +.{16} -?[0-9]+ +-?[0-9]+ +-?[0-9]+$|^$" ;;
+	# clear(@) of a map without keys: bpftrace 0.17 zeroes it and
+	# prints "@: 0" at the exit, trawl removes it
+	pidpersec) pat="^Tracing new processes\.\.\. Hit Ctrl-C to end\.$|^$CLOCK PIDs/sec: @: [0-9]+$|^$|^@: 0$" ;;
+	runqlat) pat="^Tracing CPU scheduler\.\.\. Hit Ctrl-C to end\.$|^$|^@usecs: $|$HIST" ;;
+	syncsnoop) pat="^Tracing sync syscalls\.\.\. Hit Ctrl-C to end\.$|^TIME      PID    COMM             EVENT$|^$CLOCK  [0-9]+ +.{16} tracepoint:syscalls:sys_enter_[a-z_]+$|^$" ;;
+	syscount) pat="^Counting syscalls\.\.\. Hit Ctrl-C to end\.$|^$|^Top 10 syscalls IDs:$|^@syscall\[[0-9]+\]: [0-9]+$|^Top 10 processes:$|^@process\[.+\]: [0-9]+$" ;;
+	writeback) pat="^Tracing writeback\.\.\. Hit Ctrl-C to end\.$|^TIME      DEVICE   PAGES    REASON           ms$|^$CLOCK  [0-9]+:[0-9]+ +[0-9]+ +[a-z_]* +[0-9]+\.[0-9]{3}$|^$" ;;
+	esac
+	local bad
+	bad=$(grep -Evn -- "$pat" "$2" | head -3)
+	if [ -n "$bad" ]; then
+		echo "  $1: lines not in bpftrace's form: $bad" >&2
+		return 1
+	fi
+	if grep -E -- "$HIST" "$2" | awk 'length($0) != 79 { bad = 1 } END { exit !bad }'; then
+		echo "  $1: a histogram line is not 79 columns" >&2
+		return 1
+	fi
+}
+
+# shows TOOL FILE: the load is in the output
+shows() {
+	local want
+	case $1 in
+	bitesize | runqlat) want=$HIST ;;
+	killsnoop) want="^$CLOCK  [0-9]+ +sh +0 +[0-9]+ +0$" ;;
+	pidpersec) want="PIDs/sec: @: [1-9]" ;;
+	syncsnoop) want="sys_enter_(sync|fsync|fdatasync)$" ;;
+	syscount) want='^@syscall\[' ;;
+	writeback) want="^$CLOCK  [0-9]+:[0-9]+ " ;;
+	esac
+	grep -Eq -- "$want" "$2" || { echo "  $1: the load is not in the output (/$want/)" >&2; return 1; }
+}
+
+# header FILE: the lines before the first one with data (what BEGIN prints)
+header() { awk '/^$|[0-9]/ { exit } { print }' "$1"; }
+# masked FILE: wall-clock times out
+masked() { sed -E "s/^$CLOCK/HH:MM:SS/" "$1"; }
+same_masked() { diff <(masked "$1") <(masked "$2") >&2; }
+same_header() { diff <(header "$1") <(header "$2") >&2; }
+
+RUNS="bitesize killsnoop pidpersec runqlat syncsnoop syscount writeback"
+for tool in $RUNS; do
+	bt=$BT/$tool.bt
+	if [ ! -e "$bt" ]; then
+		echo "# skip $tool: $bt is not installed"
+		continue
+	fi
+	begin
+	check "$tool live, verbatim" status 0 timeout 60 "$TRAWL" run "$bt" --live --record "$T/$tool.dat" -- /bin/sh "$T/load.sh" "$T"
+	cp "$T/out" "$T/$tool.live"
+	check "$tool: the output has bpftrace's form" form "$tool" "$T/$tool.live"
+	check "$tool: the load shows in it" shows "$tool" "$T/$tool.live"
+	check "$tool: tracefs unchanged" same_state
+	check "$tool off line, on the --record file" status 0 "$TRAWL" run "$bt" "$T/$tool.dat"
+	cp "$T/out" "$T/$tool.off"
+	check "$tool off line: bpftrace's form" form "$tool" "$T/$tool.off"
+	if [ "$tool" = syscount ]; then
+		# per syscall id the same; per comm not yet: a task's name is
+		# one per pid (from /proc live, from the file's comms off
+		# line), not the event's own, so a child's syscalls before its
+		# exec may be named apart (issue 25's comm bug, still open)
+		check "$tool off line: the same syscalls as live" same_masked \
+			<(sed '/^Top 10 processes:/,$d' "$T/$tool.live") <(sed '/^Top 10 processes:/,$d' "$T/$tool.off")
+	elif [ "$tool" != pidpersec ]; then
+		check "$tool off line: the same as live" same_masked "$T/$tool.live" "$T/$tool.off"
+	fi
+	if [ $bpftrace_ok = 1 ]; then
+		timeout 60 bpftrace "$bt" -c "/bin/sh $T/load.sh $T" >"$T/$tool.bpftrace.raw" 2>"$T/$tool.bpftrace.err"
+		rc=$?
+		if [ $rc != 0 ]; then
+			# Debian's bpftrace 0.17 cannot build runqlat here: its
+			# #include <linux/sched.h> fails in clang (__aligned_u64)
+			echo "# bpftrace itself cannot run $tool here (exit $rc): $(grep -v RLIMIT_MEMLOCK "$T/$tool.bpftrace.err" | head -1)"
+		else
+			grep -v '^Attaching [0-9]* probes\?\.\.\.$' "$T/$tool.bpftrace.raw" >"$T/$tool.bpftrace"
+			check "$tool: bpftrace's own output has that form" form "$tool" "$T/$tool.bpftrace"
+			check "$tool: and the same header" same_header "$T/$tool.bpftrace" "$T/$tool.live"
+		fi
+	fi
+done
+
+# The seven that need the BPF back end (issue 24): each fails before it
+# touches tracefs, at the construct, with what it would need.
+need_bpf() { # TOOL MESSAGE
+	local bt=$BT/$1.bt
+	if [ ! -e "$bt" ]; then
+		echo "# skip $1: $bt is not installed"
+		return
+	fi
+	check "$1 needs the BPF back end" status 1 "$TRAWL" run "$bt" --live -d 1
+	check "$1: it says so exactly" grep -qxF -- "trawl: $bt:$2" "$T/err"
+}
+begin
+need_bpf execsnoop "26:2: join() reads an array of strings from the task's memory (a syscall event holds the pointer): it needs the BPF back end (issue 24), which the ftrace back end is not"
+need_bpf loads "31:13: kaddr() gives a kernel address, whose memory only a probe in the kernel can read: it needs the BPF back end (issue 24), which the ftrace back end is not"
+need_bpf naptime "29:12: args.rqtp->...: a field is a number or a string, not a struct; reading memory through a pointer field needs the BPF back end (issue 24), which the ftrace back end is not"
+need_bpf opensnoop "27:25: args.filename is a pointer into the task's memory: the ftrace back end records the pointer, not the string, and cannot read it (str(args.filename) needs the BPF back end, issue 24)"
+need_bpf setuids "26:14: 'uid' is not in the events the ftrace back end records; it needs the BPF back end (issue 24)"
+need_bpf statsnoop "30:25: args.pathname is a pointer into the task's memory: the ftrace back end records the pointer, not the string, and cannot read it (str(args.pathname) needs the BPF back end, issue 24)"
+need_bpf tcpdrop "53:11: a cast to a struct reads kernel memory through its pointer: that needs the BPF back end (issue 24) and the kernel's BTF; the ftrace back end has only the events' fields"
+check "tracefs unchanged after the refusals" same_state
+
+echo "1..$n"
+[ "$fails" = 0 ]

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpftrace's spellings, as its scripts (the .bt tools Debian installs in
+ * /usr/sbin) write them: args->field, #include lines and the kernel constants
+ * they bring, 1e6, $1, casts, probe, elapsed, print(value), time(); and the
+ * clear refusals of what needs the BPF back end (str() of a user pointer, uid,
+ * kstack, struct casts).
+ */
+#include "script-test.h"
+
+/* cpu 0: idle -> a (10) at 100.000000 (idle was R); a -> idle at
+ * 100.001000 (a sleeps, S) */
+static const char trace[] = "# tracer: nop\n" L(
+	"<idle>-0", 0, "100.000000", SW("swapper/0", "0", "R", "a", "10"))
+	L("a-10", 0, "100.001000", SW("a", "10", "S", "swapper/0", "0"));
+
+static void fails(const char *prog, int code, const char *msg)
+{
+	struct run_out o = run(trace, prog);
+	cr_assert_eq(o.rc, -code, "rc %d (%s) for: %s", o.rc, o.err.msg, prog);
+	cr_assert_str_eq(o.err.msg, msg);
+	free(o.text);
+}
+
+Test(bpftrace, arrow_fields_include_lines_and_task_states)
+{
+	struct run_out o = run(
+		trace, "#!/usr/bin/env bpftrace\n"
+		       "#ifndef BPFTRACE_HAVE_BTF\n"
+		       "  #include <linux/sched.h>\n"
+		       "#else\n"
+		       "#include <sys/socket.h>\n"
+		       "#endif\n"
+		       "tracepoint:sched:sched_switch\n"
+		       "/args->prev_state == TASK_RUNNING/\n"
+		       "{ @[args->prev_comm, args.prev_pid] = count(); }\n");
+	/* only swapper/0 left running (R = 0); a slept */
+	cr_assert_out(o, "\n"
+			 "\n"
+			 "@[swapper/0, 0]: 1\n");
+	free(o.text);
+}
+
+Test(bpftrace, constants_exponents_and_casts)
+{
+	struct run_out o = run(
+		trace, "BEGIN { printf(\"%d %d %d %d %d\\n\", 1e6, 2E3, "
+		       "SIGKILL, AF_INET6, TASK_UNINTERRUPTIBLE);\n"
+		       "printf(\"%d %d %d %d %d\\n\", (uint8)300, (int8)255, "
+		       "(int16)0x18000, (uint32)-1, (int64)-7); }");
+	cr_assert_out(o, "1000000 2000 9 10 2\n"
+			 "44 -1 -32768 4294967295 -7\n");
+	free(o.text);
+}
+
+Test(bpftrace, positional_parameters_are_numbers_or_strings)
+{
+	const char *params[] = {"10", "0x20", "bash"};
+	struct run_out o =
+		run_params(trace,
+			   "BEGIN { printf(\"%d %d %s %d %d\\n\", $1, $2, $3, "
+			   "$4, $#); print(str($3)); }",
+			   0, 0, params, 3);
+	/* $4 is not given: 0, as in bpftrace */
+	cr_assert_out(o, "10 32 bash 0 3\nbash\n");
+	free(o.text);
+}
+
+Test(bpftrace, probe_elapsed_and_print_of_values)
+{
+	struct run_out o =
+		run(trace, "sched:sched_switch { printf(\"%s %d\\n\", "
+			   "probe, elapsed); print(args->next_pid); "
+			   "print(\"x\"); }\n"
+			   "BEGIN { printf(\"%s\\n\", probe); }");
+	/* elapsed counts from the first event, 1 ms before the second */
+	cr_assert_out(o, "BEGIN\n"
+			 "tracepoint:sched:sched_switch 0\n10\nx\n"
+			 "tracepoint:sched:sched_switch 1000000\n0\nx\n");
+	free(o.text);
+}
+
+Test(bpftrace, time_prints_the_wall_clock_by_strftime)
+{
+	struct run_out o = run(trace, "BEGIN { time(\"[%Y]\"); time(); }");
+	cr_assert_eq(o.rc, 0, "%s", o.err.msg);
+	/* "[YYYY]HH:MM:SS\n" */
+	cr_assert_eq(strlen(o.text), 15, "%s", o.text);
+	cr_assert(o.text[0] == '[' && o.text[5] == ']' && o.text[8] == ':' &&
+			  o.text[14] == '\n',
+		  "%s", o.text);
+	free(o.text);
+}
+
+Test(bpftrace, what_needs_the_bpf_back_end_says_so)
+{
+	fails("BEGIN { @u = uid; }", TRAWL_EPARSE,
+	      "t.tw:1:14: 'uid' is not in the events the ftrace back end "
+	      "records; it needs the BPF back end (issue 24)");
+	fails("BEGIN { printf(\"%s\\n\", kstack); }", TRAWL_EPARSE,
+	      "t.tw:1:24: 'kstack' is not in the events the ftrace back end "
+	      "records; it needs the BPF back end (issue 24)");
+	fails("BEGIN { $a = kaddr(\"avenrun\"); }", TRAWL_EPARSE,
+	      "t.tw:1:14: kaddr() gives a kernel address, whose memory only a "
+	      "probe in the kernel can read: it needs the BPF back end (issue "
+	      "24), which the ftrace back end is not");
+	fails("BEGIN { $a = strftime(\"%H\", nsecs); }", TRAWL_EPARSE,
+	      "t.tw:1:14: strftime() is bpftrace's but not yet trawl's");
+	fails("BEGIN { $s = (struct sock *)0; }", TRAWL_EPARSE,
+	      "t.tw:1:15: a cast to a struct reads kernel memory through its "
+	      "pointer: that needs the BPF back end (issue 24) and the "
+	      "kernel's BTF; the ftrace back end has only the events' "
+	      "fields");
+	fails("sched:sched_switch { @ = args->prev_comm->len; }", TRAWL_EPARSE,
+	      "t.tw:1:41: args.prev_comm->...: a field is a number or a "
+	      "string, not a struct; reading memory through a pointer field "
+	      "needs the BPF back end (issue 24), which the ftrace back end "
+	      "is not");
+	fails("sched:sched_switch { @ = str(args->prev_pid); }", TRAWL_ETYPE,
+	      "t.tw:1:26: str(): the argument is a pointer into the task's "
+	      "memory, which the ftrace back end does not record (a syscall "
+	      "event holds the pointer, not the string); reading it needs "
+	      "the BPF back end (issue 24)");
+}
+
+Test(bpftrace, preprocessor_and_positional_errors)
+{
+	fails("#define N 5\nBEGIN { }", TRAWL_EPARSE,
+	      "t.tw:1:1: #define: only #include and #if/#ifdef/#ifndef/"
+	      "#else/#endif lines are accepted (and skipped: there is no C "
+	      "preprocessor; kernel constants are known by name)");
+	fails("BEGIN { @x = $0; }", TRAWL_EPARSE,
+	      "t.tw:1:14: '$0': a positional parameter is $1, $2 ... and a "
+	      "variable name starts with a letter");
+	fails("BEGIN { @x = $1x; }", TRAWL_EPARSE,
+	      "t.tw:1:14: '$1x': a positional parameter is $1, $2 ... and a "
+	      "variable name starts with a letter");
+	fails("BEGIN { @x = 1e400; }", TRAWL_EPARSE,
+	      "t.tw:1:14: number too large");
+	fails("BEGIN { time(5); }", TRAWL_EPARSE,
+	      "t.tw:1:9: time() takes a strftime format string "
+	      "(time(\"%H:%M:%S \"))");
+}
+
+Test(bpftrace, printf_widths_pointers_stars_and_32_bit_unsigned)
+{
+	struct run_out o =
+		run(trace,
+		    "BEGIN { printf(\"[%p] [%p] [%-8p] [%*d] [%-*d] [%r]\\n\", "
+		    "0, 4096, 0, 5, 42, 4, 1, \"a\\tb\");\n"
+		    "printf(\"%u %x %lu %d %u\\n\", -1, -1, -1, -1, "
+		    "5000000000); }");
+	/* %u and %x of a negative 32-bit value: 32 bits, as bpftrace's
+	 * libc printf of an int; with l, 64 */
+	cr_assert_out(o, "[(nil)] [0x1000] [(nil)   ] [   42] [1   ] "
+			 "[a\\x09b]\n"
+			 "4294967295 ffffffff 18446744073709551615 -1 "
+			 "5000000000\n");
+	free(o.text);
+}
+
+Test(bpftrace, printf_wide_widths_keep_the_value_and_are_bounded)
+{
+	/* a width of 600 is honoured (bpftrace's output); 999999999 is cut
+	 * to 4096 rather than writing a gigabyte (it took seconds) */
+	struct run_out o = run(trace, "BEGIN { printf(\"%600d|\\n\", 5); "
+				      "printf(\"%999999999d|\\n\", 7); "
+				      "printf(\"%-700s|\\n\", \"s\"); "
+				      "printf(\"%.5000d|\\n\", 1); }");
+	cr_assert_eq(o.rc, 0, "%s", o.err.msg);
+	const char *l1 = o.text, *l2 = strchr(l1, '\n') + 1;
+	const char *l3 = strchr(l2, '\n') + 1, *l4 = strchr(l3, '\n') + 1;
+	cr_assert_eq(l2 - l1, 602);
+	cr_assert(!strncmp(l2 - 3, "5|", 2));
+	cr_assert_eq(l3 - l2, 4098);
+	cr_assert(!strncmp(l3 - 3, "7|", 2));
+	cr_assert_eq(l4 - l3, 702);
+	cr_assert_eq(l3[0], 's');
+	cr_assert_eq(strlen(l4), 4098);
+	cr_assert(!strncmp(l4 + 4094, "01|\n", 4));
+	free(o.text);
+}
+
+Test(bpftrace, other_probe_types_say_what_this_back_end_lacks)
+{
+	fails("kprobe:do_nanosleep { }", TRAWL_ENOENT,
+	      "t.tw:1:1: 'kprobe:do_nanosleep': kernel function probes are "
+	      "not among trawl's probes yet (they need kprobe_events, or the "
+	      "BPF back end of issue 24); tracepoints are "
+	      "(tracepoint:SYS:EVENT)");
+	fails("uprobe:/bin/bash:readline { }", TRAWL_ENOENT,
+	      "t.tw:1:1: 'uprobe:/bin/bash:readline': user-space probes are "
+	      "not among trawl's probes yet (tracefs's uprobe_events is not "
+	      "set up by it); tracepoints are (tracepoint:SYS:EVENT)");
+	fails("BEGIN { }\nprofile:hz:99 { }", TRAWL_ENOENT,
+	      "t.tw:2:1: 'profile:hz:99': profile probes are perf events, "
+	      "which the ftrace back end does not open (the BPF back end of "
+	      "issue 24 will); interval:1s and tracepoints are here");
+}
+
+Test(bpftrace, a_syscall_string_argument_is_a_user_pointer_and_says_so)
+{
+	/* opensnoop's @filename[tid] = args->filename: the event holds the
+	 * pointer; it printed as "0x55cc..." and never matched a string */
+	fails("syscalls:sys_enter_openat { @f[tid] = args->filename; }",
+	      TRAWL_ETYPE,
+	      "t.tw:1:45: args.filename is a pointer into the task's memory: "
+	      "the ftrace back end records the pointer, not the string, and "
+	      "cannot read it (str(args.filename) needs the BPF back end, "
+	      "issue 24)");
+	/* a kernel's char array is a string already: str() is itself */
+	struct run_out o =
+		run(trace, "sched:sched_switch "
+			   "/str(args->prev_comm) == \"a\"/ "
+			   "{ printf(\"%s\\n\", str(args.prev_comm)); }");
+	cr_assert_out(o, "a\n");
+	free(o.text);
+}
+
+Test(bpftrace, unroll_repeats_a_statement)
+{
+	struct run_out o = run(
+		trace, "BEGIN { $i = 0; unroll(5) { $i++; printf(\"%d \", "
+		       "$i); } unroll (3) printf(\"x\"); printf(\"\\n\"); }");
+	cr_assert_out(o, "1 2 3 4 5 xxx\n");
+	free(o.text);
+	fails("BEGIN { unroll(101) { } }", TRAWL_EPARSE,
+	      "t.tw:1:16: unroll takes a number from 1 to 100");
+	fails("BEGIN { unroll(100) { unroll(100) { unroll(2) { } } } }",
+	      TRAWL_ELIMIT,
+	      "t.tw:1:44: unroll: more than 10000 copies in all (nested "
+	      "unrolls multiply)");
+}
+
+Test(bpftrace, zero_keeps_the_keys_with_values_of_zero)
+{
+	/* switches by prev_comm: swapper/0 and a; zero() then one more
+	 * count for a */
+	struct run_out o =
+		run(trace, "sched:sched_switch { @c[args.prev_comm] = count(); "
+			   "@st = stats(args.prev_pid); @h = hist(1); } "
+			   "END { zero(@c); @c[\"a\"] = count(); zero(@st); "
+			   "zero(@h); }");
+	cr_assert_out(o, "\n\n@c[swapper/0]: 0\n@c[a]: 1\n@h: \n\n"
+			 "@st: count 0, average 0, total 0\n\n");
+	free(o.text);
+}
