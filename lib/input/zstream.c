@@ -503,20 +503,6 @@ uint64_t tw_input_size(const tw_input *in)
 	return in->size;
 }
 
-/* An unlinked temporary file in dir: its fd, or -1 with errno. */
-static int temp_fd(const char *dir)
-{
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		char path[300];
-		snprintf(path, sizeof(path), "%s/trawl-spool-XXXXXX", dir);
-		fd = mkstemp(path);
-		if (fd >= 0)
-			unlink(path);
-	}
-	return fd;
-}
-
 int tw_input_spool(tw_input *in, const char *tmpdir, trawl_error *err)
 {
 	if (in->map)
@@ -524,7 +510,7 @@ int tw_input_spool(tw_input *in, const char *tmpdir, trawl_error *err)
 	const char *dir = tmpdir ? tmpdir : getenv("TMPDIR");
 	if (!dir || !*dir)
 		dir = "/tmp";
-	int fd = temp_fd(dir);
+	int fd = tw_temp_fd(dir, "trawl-spool");
 	if (fd < 0)
 		return tw_error_at(err, TRAWL_EIO, errno, dir, 0, 0, 0,
 				   "cannot create a temporary file to hold "

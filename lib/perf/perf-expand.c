@@ -94,19 +94,6 @@ static int inflate_into(expander *x, ZSTD_DStream *zs, const unsigned char *p,
 	}
 }
 
-static int temp_fd(const char *dir)
-{
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		char path[300];
-		snprintf(path, sizeof(path), "%s/trawl-perf-XXXXXX", dir);
-		fd = mkstemp(path);
-		if (fd >= 0)
-			unlink(path);
-	}
-	return fd;
-}
-
 int tw_perf_compressed(const tw_perf_file *f, trawl_error *err)
 {
 	const tw_perf_section *c = &f->feat[TW_PERF_FEAT_COMPRESSED];
@@ -129,7 +116,7 @@ int tw_perf_expand(tw_perf_file *f, const char *tmpdir, int *fd_out,
 	const char *dir = tmpdir ? tmpdir : getenv("TMPDIR");
 	if (!dir || !*dir)
 		dir = "/tmp";
-	expander x = {.f = f, .fd = temp_fd(dir)};
+	expander x = {.f = f, .fd = tw_temp_fd(dir, "trawl-perf")};
 	if (x.fd < 0)
 		return tw_error_at(err, TRAWL_EIO, errno, dir, 0, 0, 0,
 				   "cannot create a temporary file for the "

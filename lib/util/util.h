@@ -53,6 +53,10 @@ void tw_buf_fini(const tw_mem *m, tw_buf *b);
  * Return: the first (at most 20 before end). */
 char *tw_digits(uint64_t v, char *end);
 
+/* tempfile.c: an unlinked temporary file in dir (name: its prefix while
+ * O_TMPFILE is not to be had): its fd, or -1 with errno. */
+int tw_temp_fd(const char *dir, const char *name);
+
 /* nearest.c: the name among cands nearest to name (edit distance, or one
  * holding the other), or NULL when none is close. */
 const char *tw_nearest(const char *name, const char *const *cands,
