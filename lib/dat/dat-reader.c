@@ -601,13 +601,20 @@ static void choice_start(trawl_trace *t, dat_reader *r)
 static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
 		      trawl_error *err);
 
-/* What a record source noted between its events, into the counters. */
-static void source_note(trawl_trace *t, int kind, int32_t cpu, uint64_t value)
+/* What a record source noted between its events, into the counters; a
+ * damaged record is the error with --strict. Return: 0, or that error. */
+static int source_note(trawl_trace *t, dat_reader *r, int kind, int32_t cpu,
+		       uint64_t value, trawl_error *err)
 {
 	if (kind == TW_RECORD_LOST)
 		tw_note_lost(t, cpu, value);
+	else if (kind == TW_RECORD_DAMAGED && r->strict)
+		return tw_error_at(err, TRAWL_EPARSE, 0, t->name, 0, 0, value,
+				   "damaged record at offset %llu",
+				   (unsigned long long)value);
 	else if (kind == TW_RECORD_DAMAGED)
 		tw_note_bad_line(t, value);
+	return 0;
 }
 
 static int next(trawl_trace *t, tw_rec *rec, int scan, trawl_error *err)
@@ -676,7 +683,10 @@ static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
 		}
 		if (TW_UNLIKELY(r->recs && !a.data_len)) {
 			/* a source's note: its kind in buffer, value in lost */
-			source_note(t, (int)a.buffer, a.cpu, a.lost);
+			int nrc = source_note(t, r, (int)a.buffer, a.cpu,
+					      a.lost, err);
+			if (nrc)
+				return nrc;
 			continue;
 		}
 		if (a.lost)
@@ -715,7 +725,10 @@ static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
 			return TW_NEXT_EVENT;
 		}
 		if (TW_UNLIKELY(p.kind != TW_RECORD_EVENT)) {
-			source_note(t, p.kind, p.cpu, p.value);
+			int nrc =
+				source_note(t, r, p.kind, p.cpu, p.value, err);
+			if (nrc)
+				return nrc;
 			continue;
 		}
 		if (fill_rec(t, r, rec, p.ts, 0, p.cpu, p.data, p.len) == 0)

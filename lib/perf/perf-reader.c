@@ -586,6 +586,13 @@ static int finish(void *ctx, trawl_error *err)
 		/* what zstd refused of perf record -z's records */
 		tw_note_bad_line(t, s->f.zdamage_off);
 		t->stats.bad_lines += s->f.zdamaged - 1;
+		if (t->opts.flags & TRAWL_OPEN_STRICT)
+			return tw_error_at(
+				err, TRAWL_EPARSE, 0, t->name, 0, 0,
+				s->f.zdamage_off,
+				"a compressed record (perf record -z) that "
+				"does not decompress, at offset %llu",
+				(unsigned long long)s->f.zdamage_off);
 	}
 	if (s->stop_why[0]) {
 		tw_note_bad_line(t, s->stop_off);
