@@ -331,6 +331,8 @@ struct trawl_trace {
 	/* trawl_event_known() (known.c): the names the trace can have, each
 	 * NUL-terminated, and the kernel's table when it was needed */
 	tw_buf known_names;
+	uint32_t known_types;	/* the types met when it was made */
+	int known_with_bundled; /* the table's names follow the trace's */
 	struct tw_format_set *known_bundled;
 	tw_pf_scan scan;
 

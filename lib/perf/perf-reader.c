@@ -564,36 +564,35 @@ static uint64_t skipped(const perf_src *s)
 	return n;
 }
 
+/* n damaged places, the first at off, counted; whether --strict makes it
+ * the run's error. */
+static int counted(trawl_trace *t, uint64_t n, uint64_t off)
+{
+	tw_note_bad_line(t, off);
+	t->stats.bad_lines += n - 1;
+	return (t->opts.flags & TRAWL_OPEN_STRICT) != 0;
+}
+
 static int finish(void *ctx, trawl_error *err)
 {
 	perf_src *s = ctx;
 	trawl_trace *t = s->t;
 	t->stats.skipped_records = skipped(s);
-	if (s->f.feat_damaged) {
-		tw_note_bad_line(t, s->f.feat_damage_off);
-		t->stats.bad_lines += s->f.feat_damaged - 1;
-		if (t->opts.flags & TRAWL_OPEN_STRICT)
-			return tw_error_at(
-				err, TRAWL_EPARSE, 0, t->name, 0, 0,
-				s->f.feat_damage_off,
-				"a feature section that lies "
-				"outside the file or over another "
-				"part of it, in the table at "
-				"offset %llu",
-				(unsigned long long)s->f.feat_damage_off);
-	}
-	if (s->f.zdamaged) {
-		/* what zstd refused of perf record -z's records */
-		tw_note_bad_line(t, s->f.zdamage_off);
-		t->stats.bad_lines += s->f.zdamaged - 1;
-		if (t->opts.flags & TRAWL_OPEN_STRICT)
-			return tw_error_at(
-				err, TRAWL_EPARSE, 0, t->name, 0, 0,
-				s->f.zdamage_off,
-				"a compressed record (perf record -z) that "
-				"does not decompress, at offset %llu",
-				(unsigned long long)s->f.zdamage_off);
-	}
+	if (s->f.feat_damaged &&
+	    counted(t, s->f.feat_damaged, s->f.feat_damage_off))
+		return tw_error_at(err, TRAWL_EPARSE, 0, t->name, 0, 0,
+				   s->f.feat_damage_off,
+				   "a feature section that lies outside the "
+				   "file or over another part of it, in the "
+				   "table at offset %llu",
+				   (unsigned long long)s->f.feat_damage_off);
+	/* what zstd refused of perf record -z's records */
+	if (s->f.zdamaged && counted(t, s->f.zdamaged, s->f.zdamage_off))
+		return tw_error_at(err, TRAWL_EPARSE, 0, t->name, 0, 0,
+				   s->f.zdamage_off,
+				   "a compressed record (perf record -z) that "
+				   "does not decompress, at offset %llu",
+				   (unsigned long long)s->f.zdamage_off);
 	if (s->stop_why[0]) {
 		tw_note_bad_line(t, s->stop_off);
 		return tw_error_at(

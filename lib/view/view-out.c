@@ -10,21 +10,16 @@ char *vo_room(struct view_out *b, size_t n)
 	if (b->oom)
 		return NULL;
 	if (b->cap - b->n < n) {
-		size_t cap = b->cap ? b->cap : 4096;
-		while (cap - b->n < n) {
-			if (cap > SIZE_MAX / 2) {
-				b->oom = 1;
-				return NULL;
-			}
-			cap *= 2;
-		}
-		char *p = realloc(b->p, cap);
-		if (!p) {
+		/* the library's growth (doubling, overflow checked) */
+		tw_mem mem;
+		tw_mem_init(&mem, NULL, NULL);
+		void *p = b->p;
+		if (n > SIZE_MAX - b->n ||
+		    tw_grow(&mem, &p, &b->cap, b->n + n, 1)) {
 			b->oom = 1;
 			return NULL;
 		}
 		b->p = p;
-		b->cap = cap;
 	}
 	return b->p + b->n;
 }
