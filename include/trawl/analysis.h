@@ -431,6 +431,77 @@ trawl_sched_new(trawl_trace *t, const trawl_analysis_opts *o, trawl_error *err);
 TRAWL_API const trawl_sched_report *trawl_sched_result(trawl_analysis *a);
 
 /**
+ * enum trawl_task_state_kind - a task's state in trawl_task_state.state:
+ * the viewer's names and numbers (docs/view-api.md)
+ */
+enum trawl_task_state_kind {
+	TRAWL_TASK_RUNNING = 1,
+	TRAWL_TASK_RUNNABLE = 2,	/* woken or preempted, waiting for a CPU */
+	TRAWL_TASK_SLEEPING = 3,	/* switched out as S, I, T ... */
+	TRAWL_TASK_UNINTERRUPTIBLE = 4, /* switched out as D */
+};
+
+/**
+ * struct trawl_task_state - one interval a task spent in one state
+ * @pid:   the task (thread id)
+ * @cpu:   running: the CPU it ran on; runnable and asleep: the CPU it last
+ *         ran on (-1 when not seen running yet)
+ * @state: enum trawl_task_state_kind
+ * @start: when the state began (ns)
+ * @end:   when it ended (ns; the end of the trace or of the window for the
+ *         last state of a task)
+ * @comm:  the task's name at @end (borrowed, valid during the callback)
+ */
+typedef struct trawl_task_state {
+	int pid;
+	int cpu;
+	int state;
+	int64_t start, end;
+	const char *comm;
+} trawl_task_state;
+
+/**
+ * trawl_sched_on_state() - be told every state interval the sched analysis
+ * counts
+ * @a:   an analysis made by trawl_sched_new(), before trawl_run()
+ * @fn:  called for each interval as it ends (so in order of end, not of
+ *       start), from the thread running trawl_run(); the intervals still
+ *       open at the end come when the result is first read
+ * @ctx: passed to @fn
+ *
+ * The intervals are the ones the report's run, runnable and sleep times add
+ * up, by the same rule: per task and state, their durations sum to those
+ * times. The pid filter applies; the comm filter does not (a task may be
+ * renamed: @comm says the name each interval had).
+ *
+ * Return: 0, or -TRAWL_EMISUSE for another kind of analysis.
+ */
+TRAWL_API int trawl_sched_on_state(trawl_analysis *a,
+				   void (*fn)(const trawl_task_state *st,
+					      void *ctx),
+				   void *ctx);
+
+/**
+ * trawl_analysis_on_instance() - be told every instance an analysis measures
+ * @a:   the analysis (latency, irq, workqueue, slices), before trawl_run()
+ * @fn:  called for each instance as it is measured (in order of end), with
+ *       the name of the result part it belongs to ("wakeup", "irq",
+ *       "execution", "slices" ...), from the thread running trawl_run(); a
+ *       slice still open at the end is not an instance
+ * @ctx: passed to @fn
+ *
+ * Every instance the rows' summaries count, not only the worst ones kept:
+ * the whole distribution.
+ *
+ * Return: 0, or -TRAWL_EMISUSE for a sched analysis (it measures states:
+ * see trawl_sched_on_state()).
+ */
+TRAWL_API int trawl_analysis_on_instance(
+	trawl_analysis *a,
+	void (*fn)(const trawl_instance *in, const char *part, void *ctx),
+	void *ctx);
+
+/**
  * trawl_analysis_result() - one part of the result, after trawl_run()
  * @a:    the analysis
  * @part: 0, 1, ... (see each analysis for its parts)

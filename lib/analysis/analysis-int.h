@@ -104,6 +104,13 @@ struct trawl_analysis {
 	uint64_t long_count;
 	int is_irq;
 	int is_sched;
+	/* trawl_analysis_on_instance(): every instance tw_part_add() takes */
+	void (*on_instance)(const trawl_instance *in, const char *part,
+			    void *ctx);
+	void *instance_ctx;
+	/* trawl_sched_on_state() */
+	void (*on_state)(const trawl_task_state *st, void *ctx);
+	void *state_ctx;
 };
 
 /* Make the analysis with parts named names[0..nparts). */

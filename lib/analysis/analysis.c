@@ -178,6 +178,8 @@ int tw_part_add(trawl_analysis *a, tw_part *p, tw_row *r,
 	int64_t d = in->end - in->start;
 	if (trawl_hist_add(r->h, d) || trawl_hist_add(p->overall, d))
 		return tw_oom(a);
+	if (a->on_instance)
+		a->on_instance(in, p->res.name, a->instance_ctx);
 	if (!r->any || d > r->max) {
 		r->any = 1;
 		r->max = d;
@@ -198,6 +200,18 @@ int tw_part_add(trawl_analysis *a, tw_part *p, tw_row *r,
 		set_worst(&p->worst[0], in, order);
 		sift_down(p->worst, p->nworst, 0);
 	}
+	return 0;
+}
+
+TRAWL_API int trawl_analysis_on_instance(
+	trawl_analysis *a,
+	void (*fn)(const trawl_instance *in, const char *part, void *ctx),
+	void *ctx)
+{
+	if (!a || a->is_sched || a->t->ran)
+		return -TRAWL_EMISUSE;
+	a->on_instance = fn;
+	a->instance_ctx = ctx;
 	return 0;
 }
 

@@ -52,6 +52,7 @@ struct task {
 	trawl_sched_task out;
 	uint8_t state;
 	uint8_t guessed; /* runnable since a wakeup of an unknown task */
+	uint8_t blocked; /* asleep as D (uninterruptible) */
 	int cpu;	 /* where it last ran; -1 not seen running */
 	int64_t since;
 	char comm[COMM_MAX];
@@ -132,8 +133,31 @@ static void set_comm(struct task *tk, const char *c, size_t n)
 	tk->comm[n] = '\0';
 }
 
+/* An interval of a counted state, to trawl_sched_on_state()'s callback. */
+static void tell(const trawl_analysis *a, const struct task *tk, int64_t end)
+{
+	static const int kinds[] = {
+		[S_RUNNING] = TRAWL_TASK_RUNNING,
+		[S_RUNNABLE] = TRAWL_TASK_RUNNABLE,
+		[S_ASLEEP] = TRAWL_TASK_SLEEPING,
+	};
+	if ((a->filter.set & TRAWL_FILTER_PID) && tk->out.pid != a->filter.pid)
+		return;
+	trawl_task_state st = {
+		.pid = tk->out.pid,
+		.cpu = tk->cpu,
+		.state = tk->blocked && tk->state == S_ASLEEP
+				 ? TRAWL_TASK_UNINTERRUPTIBLE
+				 : kinds[tk->state],
+		.start = tk->since,
+		.end = end > tk->since ? end : tk->since,
+		.comm = tk->comm,
+	};
+	a->on_state(&st, a->state_ctx);
+}
+
 /* Leave the current state at ts: its time goes to its total. */
-static void leave(struct task *tk, int64_t ts)
+static void leave(const trawl_analysis *a, struct task *tk, int64_t ts)
 {
 	int64_t d = ts - tk->since;
 	if (d < 0)
@@ -148,7 +172,11 @@ static void leave(struct task *tk, int64_t ts)
 	case S_ASLEEP:
 		tk->out.sleep += d;
 		break;
+	default:
+		return;
 	}
+	if (a->on_state)
+		tell(a, tk, ts);
 }
 
 static void enter(struct task *tk, int state, int64_t ts)
@@ -156,6 +184,7 @@ static void enter(struct task *tk, int state, int64_t ts)
 	tk->state = (uint8_t)state;
 	tk->since = ts;
 	tk->guessed = 0;
+	tk->blocked = 0;
 }
 
 static void seen(struct sched *s, int64_t ts)
@@ -172,12 +201,14 @@ static void seen(struct sched *s, int64_t ts)
  * trace.dat gives the kernel's TASK_REPORT bits in the low byte (0 running,
  * 0x10 EXIT_DEAD, 0x20 EXIT_ZOMBIE).
  */
-static int state_after(const trawl_event *ev, trawl_field f)
+static int state_after(const trawl_event *ev, trawl_field f, int *blocked)
 {
 	int64_t v;
+	*blocked = 0;
 	if (!trawl_event_get_int(ev, f, &v)) {
 		if ((v & 0xff) == 0)
 			return S_RUNNABLE;
+		*blocked = (v & 0x02) != 0; /* TASK_UNINTERRUPTIBLE */
 		return (v & 0x30) ? S_DEAD : S_ASLEEP;
 	}
 	size_t n;
@@ -186,6 +217,7 @@ static int state_after(const trawl_event *ev, trawl_field f)
 		return -1;
 	if (c[0] == 'R')
 		return S_RUNNABLE;
+	*blocked = c[0] == 'D';
 	return c[0] == 'X' || c[0] == 'Z' ? S_DEAD : S_ASLEEP;
 }
 
@@ -203,14 +235,15 @@ static int switch_out(trawl_analysis *a, struct sched *s, const trawl_event *ev,
 		/* another CPU switched it in and has not switched since: it
 		 * runs there (this CPU's anomaly is counted) */
 		return 0;
-	int next = state_after(ev, s->prev_state);
+	int blocked;
+	int next = state_after(ev, s->prev_state, &blocked);
 	if (next < 0) {
 		tw_part_anomaly(p, A_STATE_UNREADABLE, "prev_state unreadable",
 				ts);
 		next = S_UNKNOWN;
 	}
 	if (tk->state == S_RUNNING) {
-		leave(tk, ts);
+		leave(a, tk, ts);
 	} else if ((tk->state == S_ASLEEP || tk->state == S_RUNNABLE) &&
 		   !tk->guessed) {
 		/* A switch-in was lost; what it was doing is not known. */
@@ -222,6 +255,7 @@ static int switch_out(trawl_analysis *a, struct sched *s, const trawl_event *ev,
 		tk->out.preempted++;
 	tk->cpu = trawl_event_cpu(ev);
 	enter(tk, next, ts);
+	tk->blocked = (uint8_t)blocked;
 	return 0;
 }
 
@@ -240,7 +274,7 @@ static int switch_in(trawl_analysis *a, struct sched *s, const trawl_event *ev,
 				"switch-in of a task already running", ts);
 	/* running elsewhere: that run ends here (its CPU's switch-out was
 	 * lost), and the one on this CPU begins */
-	leave(tk, ts);
+	leave(a, tk, ts);
 	tk->out.count++;
 	if (!s->migrate_events && tk->cpu >= 0 && tk->cpu != cpu)
 		tk->out.migrations++;
@@ -297,7 +331,7 @@ static int end_current(trawl_analysis *a, struct sched *s, int id, int64_t prev,
 	if (!tk)
 		return tw_oom(a);
 	if (tk->state == S_RUNNING && tk->cpu == id) {
-		leave(tk, ts);
+		leave(a, tk, ts);
 		enter(tk, S_UNKNOWN, ts);
 	}
 	return 0;
@@ -352,7 +386,7 @@ static int on_wakeup(const trawl_event *ev, void *ctx)
 	/* A running or runnable task stays as it is. A dead one can only be
 	 * woken as a new task that was given its pid (sched_wakeup_new). */
 	if (tk->state == S_ASLEEP || tk->state == S_DEAD) {
-		leave(tk, ts);
+		leave(a, tk, ts);
 		enter(tk, S_RUNNABLE, ts);
 	} else if (tk->state == S_UNKNOWN && trawl_event_pid(ev) != pid) {
 		/* A task waking itself is on a CPU: that tells nothing. */
@@ -429,10 +463,13 @@ static void finish(trawl_analysis *a)
 	size_t n = 0;
 	for (size_t i = 0; i < s->ntasks; i++) {
 		struct task *tk = &s->tasks[i];
-		if (!tw_task_wanted(a, tk->out.pid, tk->comm, strlen(tk->comm)))
+		int wanted = tw_task_wanted(a, tk->out.pid, tk->comm,
+					    strlen(tk->comm));
+		if (tk->state != S_UNKNOWN && !tk->guessed &&
+		    (wanted || a->on_state))
+			leave(a, tk, s->res.end);
+		if (!wanted)
 			continue;
-		if (tk->state != S_UNKNOWN && !tk->guessed)
-			leave(tk, s->res.end);
 		trawl_sched_task *o = &s->out_tasks[n++];
 		*o = tk->out;
 		o->comm = tk->comm;
@@ -480,6 +517,18 @@ TRAWL_API const trawl_sched_report *trawl_sched_result(trawl_analysis *a)
 	s->res.anomalies = r->anomalies;
 	s->res.nanomalies = r->nanomalies;
 	return &s->res;
+}
+
+TRAWL_API int trawl_sched_on_state(trawl_analysis *a,
+				   void (*fn)(const trawl_task_state *st,
+					      void *ctx),
+				   void *ctx)
+{
+	if (!a || !a->is_sched || a->t->ran)
+		return -TRAWL_EMISUSE;
+	a->on_state = fn;
+	a->state_ctx = ctx;
+	return 0;
 }
 
 static void fini(trawl_analysis *a)

@@ -6,6 +6,7 @@
  * trawl package turns into DataFrames with the columns of the commands'
  * --csv output.
  */
+#include "intervals.h"
 #include "pytrawl.h"
 
 #include <string.h>
@@ -144,25 +145,44 @@ static int on_long(const trawl_event *ev, void *ctx)
 	return pt_poll(ctx);
 }
 
+static void on_instance(const trawl_instance *in, const char *part,
+			void *ctx)
+{
+	pt_intervals_add(ctx, in->start, in->end, in->pid, in->cpu, in->id,
+			 in->name, in->kind, part);
+}
+
+static void on_state(const trawl_task_state *st, void *ctx)
+{
+	pt_intervals_add(ctx, st->start, st->end, st->pid, st->cpu, st->state,
+			 st->comm, NULL, NULL);
+}
+
 /*
  * _trawl.analysis(path, opts, name, kind=0, threshold=0, worst=0, pid=None,
- * comm=None, start=None, end=None): name is "latency", "irq",
- * "workqueue", "slices" or "sched".
+ * comm=None, start=None, end=None, instances=False): name is "latency",
+ * "irq", "workqueue", "slices", "sched" or "task_states" (the sched
+ * analysis's state intervals: pt_intervals_dict() with id the state and
+ * name the comm). instances: (result, every instance as
+ * pt_intervals_dict()).
  */
 PyObject *pt_analysis(PyObject *self, PyObject *args, PyObject *kw)
 {
 	(void)self;
 	static char *kwlist[] = {"path",      "opts",  "name", "kind",
 				 "threshold", "worst", "pid",  "comm",
-				 "start",     "end",   NULL};
+				 "start",     "end",   "instances",
+				 NULL};
 	PyObject *path, *opts, *pid = Py_None, *start = Py_None, *end = Py_None;
 	const char *name, *comm = NULL;
 	int kind = 0;
 	long long threshold = 0;
 	unsigned worst = 0;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OOs|iLIOzOO", kwlist, &path,
-					 &opts, &name, &kind, &threshold,
-					 &worst, &pid, &comm, &start, &end))
+	int instances = 0;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OOs|iLIOzOOp", kwlist,
+					 &path, &opts, &name, &kind, &threshold,
+					 &worst, &pid, &comm, &start, &end,
+					 &instances))
 		return NULL;
 	trawl_analysis_opts o = {.worst = worst};
 	if (pid != Py_None) {
@@ -190,6 +210,8 @@ PyObject *pt_analysis(PyObject *self, PyObject *args, PyObject *kw)
 	trawl_error err = {0};
 	trawl_analysis *a = NULL;
 	PyObject *res = NULL;
+	struct pt_intervals iv = {0};
+	int states = !strcmp(name, "task_states");
 	if (!strcmp(name, "latency")) {
 		a = trawl_latency_new(t, kind, &o, &err);
 	} else if (!strcmp(name, "irq")) {
@@ -199,7 +221,7 @@ PyObject *pt_analysis(PyObject *self, PyObject *args, PyObject *kw)
 		a = trawl_workqueue_new(t, &o, &err);
 	} else if (!strcmp(name, "slices")) {
 		a = trawl_slices_new(t, &o, &err);
-	} else if (!strcmp(name, "sched")) {
+	} else if (!strcmp(name, "sched") || states) {
 		a = trawl_sched_new(t, &o, &err);
 	} else {
 		PyErr_Format(PyExc_ValueError, "no analysis '%s'", name);
@@ -207,6 +229,13 @@ PyObject *pt_analysis(PyObject *self, PyObject *args, PyObject *kw)
 	}
 	if (!a) {
 		pt_raise(&err, err.code ? err.code : TRAWL_ENOMEM);
+		goto out;
+	}
+	if (states)
+		trawl_sched_on_state(a, on_state, &iv);
+	else if (instances &&
+		 trawl_analysis_on_instance(a, on_instance, &iv) < 0) {
+		PyErr_Format(PyExc_ValueError, "%s has no instances", name);
 		goto out;
 	}
 	/* Ctrl-C: a no-op subscriber polls for signals, on the events the
@@ -220,6 +249,15 @@ PyObject *pt_analysis(PyObject *self, PyObject *args, PyObject *kw)
 	int rc = pt_run_nogil(t, &run);
 	if (rc < 0 || rc == PT_STOPPED)
 		goto out;
+	if (states) {
+		/* the open states are closed when the result is made */
+		if (!trawl_sched_result(a)) {
+			PyErr_NoMemory();
+			goto out;
+		}
+		res = pt_intervals_dict(&iv);
+		goto out;
+	}
 	if (!strcmp(name, "sched")) {
 		res = sched_result(a);
 		goto out;
@@ -241,7 +279,10 @@ PyObject *pt_analysis(PyObject *self, PyObject *args, PyObject *kw)
 			PyLong_FromUnsignedLongLong(trawl_irq_long_count(a));
 		res = Py_BuildValue("(NN)", res, n); /* both stolen */
 	}
+	if (res && instances)
+		res = Py_BuildValue("(NN)", res, pt_intervals_dict(&iv));
 out:
+	pt_intervals_free(&iv);
 	trawl_analysis_free(a);
 	trawl_close(t);
 	return res;

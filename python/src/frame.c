@@ -684,6 +684,21 @@ static PyObject *categories(const struct strdict *d)
 	return list;
 }
 
+PyObject *pt_array_i64(int64_t **data, size_t n)
+{
+	return owned_array((void **)data, n, sizeof(int64_t), NPY_INT64);
+}
+
+PyObject *pt_array_i32(int32_t **data, size_t n)
+{
+	return owned_array((void **)data, n, sizeof(int32_t), NPY_INT32);
+}
+
+PyObject *pt_categories(const struct strdict *d)
+{
+	return categories(d);
+}
+
 static PyObject *tuples(const struct column *c, size_t nrows)
 {
 	npy_intp dim = (npy_intp)nrows;

@@ -26,6 +26,19 @@ static int opt_int(PyObject *dict, const char *key, long long *out)
 	return 1;
 }
 
+/* A time in ns (any sign): the window of a query, from Trace's start=/end= */
+static int opt_time(PyObject *dict, const char *key, int64_t *out)
+{
+	PyObject *v = PyDict_GetItemString(dict, key);
+	if (!v || v == Py_None)
+		return 0;
+	long long x = PyLong_AsLongLong(v);
+	if (x == -1 && PyErr_Occurred())
+		return -1;
+	*out = x;
+	return 1;
+}
+
 static int opt_bool(PyObject *dict, const char *key, unsigned bit,
 		    unsigned *flags)
 {
@@ -62,7 +75,8 @@ int pt_opts_parse(PyObject *dict, struct pt_opts *out)
 	}
 	static const char *const known[] = {
 		"threads", "formats",	   "tmpdir", "sort_memory",
-		"strict",  "source_order", NULL};
+		"strict",  "source_order", "from",	  "to",
+		NULL};
 	PyObject *key, *value;
 	Py_ssize_t pos = 0;
 	while (PyDict_Next(dict, &pos, &key, &value)) {
@@ -97,6 +111,18 @@ int pt_opts_parse(PyObject *dict, struct pt_opts *out)
 	    opt_path(dict, "formats", &out->formats) ||
 	    opt_path(dict, "tmpdir", &out->tmpdir))
 		goto fail;
+	/* "from"/"to": a ranged run (the library enters the file at "from"
+	 * where its format allows), which Trace's start=/end= ask for */
+	int64_t from = INT64_MIN, to = INT64_MAX;
+	int has_from = opt_time(dict, "from", &from);
+	int has_to = opt_time(dict, "to", &to);
+	if (has_from < 0 || has_to < 0)
+		goto fail;
+	if (has_from || has_to) {
+		out->o.flags |= TRAWL_OPEN_RANGE;
+		out->o.from = from;
+		out->o.to = to;
+	}
 	if (out->formats)
 		out->o.formats = PyBytes_AS_STRING(out->formats);
 	if (out->tmpdir)
@@ -313,6 +339,40 @@ PyObject *pt_info(PyObject *self, PyObject *args)
 	return res;
 }
 
+static int first_event(const trawl_event *ev, void *ctx)
+{
+	*(int64_t *)ctx = trawl_event_time(ev);
+	return 1; /* stop: only the first one is wanted */
+}
+
+/* _trawl.first_time(path, opts): the first delivered event's time (ns),
+ * None for a trace without events; reads only as far as that event. */
+static PyObject *pt_first_time(PyObject *self, PyObject *args)
+{
+	(void)self;
+	PyObject *path, *opts = Py_None;
+	if (!PyArg_ParseTuple(args, "O|O", &path, &opts))
+		return NULL;
+	trawl_trace *t = pt_open(path, opts);
+	if (!t)
+		return NULL;
+	int64_t first = 0;
+	struct pt_run run = {0};
+	PyObject *res = NULL;
+	int rc = trawl_on(t, "*", first_event, &first);
+	if (rc) {
+		PyErr_NoMemory();
+	} else {
+		rc = pt_run_nogil(t, &run);
+		if (rc == 1)
+			res = PyLong_FromLongLong(first);
+		else if (rc == 0)
+			res = Py_NewRef(Py_None);
+	}
+	trawl_close(t);
+	return res;
+}
+
 /* _trawl.check(path, opts): open and close, raising what opening raises */
 static PyObject *pt_check(PyObject *self, PyObject *args)
 {
@@ -388,6 +448,8 @@ static PyMethodDef methods[] = {
 	{"chart", pt_chart, METH_VARARGS,
 	 "chart(path, opts, start, end, width, lanes, irq_threshold, cache) "
 	 "-> the SVG of the trace's timeline"},
+	{"first_time", pt_first_time, METH_VARARGS,
+	 "first_time(path, opts) -> the first event's time in ns, or None"},
 	{"version", pt_version, METH_NOARGS, "libtrawl's version"},
 	{NULL, NULL, 0, NULL},
 };

@@ -75,6 +75,13 @@ static inline PyObject *pt_str(const char *s, size_t n)
 	return PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, "surrogateescape");
 }
 
+/* numpy arrays over malloc'd buffers they take (*data becomes NULL; n 0
+ * frees it), and a dictionary's strings as a list, for Categoricals */
+struct strdict;
+PyObject *pt_array_i64(int64_t **data, size_t n);
+PyObject *pt_array_i32(int32_t **data, size_t n);
+PyObject *pt_categories(const struct strdict *d);
+
 /* The module's functions, one file each. */
 PyObject *pt_info(PyObject *self, PyObject *args);
 PyObject *pt_frames(PyObject *self, PyObject *args);
@@ -82,6 +89,7 @@ PyObject *pt_apply(PyObject *self, PyObject *args);
 PyObject *pt_analysis(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *pt_script(PyObject *self, PyObject *args);
 PyObject *pt_chart(PyObject *self, PyObject *args);
+PyObject *pt_task_states(PyObject *self, PyObject *args, PyObject *kw);
 int pt_event_type_ready(PyObject *module);
 int pt_numpy_init(void);
 

@@ -17,8 +17,10 @@ import builtins
 
 from . import _trawl
 from ._frames import (frame, rows_frame, worst_frame, anomalies_frame,
-                      sched_frame, script_result, ScriptResult)
+                      sched_frame, script_result, ScriptResult,
+                      instances_frame, states_frame)
 from ._timeline import Chart, Viewer, chart as _chart
+from ._window import window as _window
 
 TrawlError = _trawl.TrawlError
 Event = _trawl.Event
@@ -28,6 +30,7 @@ __all__ = ["open", "Trace", "TrawlError", "Event", "ScriptResult", "Chart",
 __version__ = _trawl.version()
 
 _LATENCY = {"wakeup": 0, "preempt": 1}
+_TABLES = ("rows", "worst", "anomalies", "all")
 
 
 def open(path, **opts):
@@ -36,7 +39,10 @@ def open(path, **opts):
     Options: threads (parser threads, default 2), formats (where text
     traces' event formats are: an events/ tree or a file of formats;
     "none" for none), strict (the first malformed line raises),
-    source_order (no sorting by time), sort_memory (bytes), tmpdir.
+    source_order (no sorting by time), sort_memory (bytes), tmpdir;
+    relative=True: every time the Trace takes (start=, end=) and gives
+    (the frames' time, start, end, max_at) counts from the trace's first
+    event (Trace.start_time) instead of the trace's clock.
 
     Raises TrawlError (with the reader's message) when the file cannot be
     read or is not a trace.
@@ -49,8 +55,11 @@ class Trace:
 
     def __init__(self, path, **opts):
         self.path = path if isinstance(path, (str, bytes)) else str(path)
+        opts = dict(opts)
+        self.relative = bool(opts.pop("relative", False))
         self.opts = opts
         self._stats = None
+        self._first = None
         # fail now on a file that is missing or not a trace
         self.format = _trawl.check(self.path, self.opts)
 
@@ -78,6 +87,50 @@ class Trace:
     def span(self):
         """(first, last) event time in ns."""
         return (self.stats["first_time"], self.stats["last_time"])
+
+    @property
+    def start_time(self):
+        """The first event's time (ns of the trace's clock), read from the
+        start of the file only; None for a trace without events. Offsets
+        ("+0.5", timedeltas, relative=True) count from it."""
+        if self._first is None:
+            if self._stats is not None:
+                self._first = (self._stats["first_time"] if
+                               self._stats["total_events"] else None,)
+            else:
+                self._first = (_trawl.first_time(self.path, self.opts),)
+        return self._first[0]
+
+    def _origin(self):
+        first = self.start_time
+        if first is None:
+            raise TrawlError("%s: no events, so no first event for an "
+                             "offset to count from" % (self.path,))
+        return first
+
+    def _range(self, start, end, to_end=False):
+        """(options for one ranged pass, start ns, end ns): the library
+        enters the file at start where the format allows (trace.dat,
+        plain text) instead of reading it from the beginning. to_end:
+        read on to the end of the trace (an analysis that closes what is
+        open at the trace's end)."""
+        lo, hi = _window(start, end, self._origin, self.relative)
+        if lo is None and hi is None:
+            return self.opts, lo, hi
+        opts = dict(self.opts)
+        opts["from"] = lo if lo is not None else -2**63
+        opts["to"] = hi if hi is not None and not to_end else 2**63 - 1
+        return opts, lo, hi
+
+    def _shift(self, df, cols):
+        """relative=True: the time columns as offsets from the first
+        event."""
+        if self.relative and len(df):
+            first = self._origin()
+            for c in cols:
+                if c in df.columns:
+                    df[c] = df[c] - first
+        return df
 
     @property
     def lost_events(self):
@@ -123,7 +176,7 @@ class Trace:
                                  " (did you mean %r?)" % near if near
                                  else ""))
 
-    def df(self, events, labels=False):
+    def df(self, events, labels=False, start=None, end=None):
         """The events of one name (or a glob, or a list of names and globs)
         as one DataFrame in the delivered order: seq, time (int64 ns), cpu,
         pid, comm, then "event" when the frame can hold several, then each
@@ -133,58 +186,74 @@ class Trace:
 
         labels=True: beside each integer field its print format shows by
         name, a categorical "<field>_label" (sched_switch's prev_state 1 is
-        "S", softirq_entry's vec 1 "TIMER"), missing where it has none."""
+        "S", softirq_entry's vec 1 "TIMER"), missing where it has none.
+
+        start, end: only the events from start to end (both included), as
+        `trawl report --from --to`: an int is ns as the time column holds
+        them, a float or a string seconds ("1037.5", "500us"), "+0.5" or a
+        timedelta an offset from the first event. A trace.dat or plain
+        text file is entered at start, not read from its beginning; seq
+        then numbers the window's events from 0."""
         spec = self._spec(events)
+        opts, lo, hi = self._range(start, end)
         unknown = self._unknown(spec[0])
         if self.format in self._COMPLETE:
             self._misspelt(unknown)
-        cols, stats = _trawl.frames(self.path, self.opts,
-                                    [spec + (labels,)])
-        if self._stats is None and events == "*":
+        cols, stats = _trawl.frames(self.path, opts, [spec + (labels,)])
+        if self._stats is None and events == "*" and opts is self.opts:
             self._stats = stats
         if unknown:
             self._misspelt(unknown, set(stats.get("events", {})))
-        return frame(cols[0])
+        return self._shift(frame(cols[0]), ("time",))
 
-    def dfs(self, events, labels=False):
-        """{name: DataFrame} for each name or glob, in one pass."""
+    def dfs(self, events, labels=False, start=None, end=None):
+        """{name: DataFrame} for each name or glob, in one pass (start,
+        end: as df())."""
         events = [events] if isinstance(events, str) else list(events)
         specs = [self._spec(e) + (labels,) for e in events]
+        opts, lo, hi = self._range(start, end)
         unknown = self._unknown([p for s in specs for p in s[0]])
         if self.format in self._COMPLETE:
             self._misspelt(unknown)
-        cols, stats = _trawl.frames(self.path, self.opts, specs)
+        cols, stats = _trawl.frames(self.path, opts, specs)
         if unknown:
             self._misspelt(unknown, set(stats.get("events", {})))
-        return {e: frame(c) for e, c in zip(events, cols)}
+        return {e: self._shift(frame(c), ("time",))
+                for e, c in zip(events, cols)}
 
-    def apply(self, callbacks):
+    def apply(self, callbacks, start=None, end=None):
         """Call callbacks[pattern](ev) for each event the pattern matches,
         in the one time order. ev is a trawl.Event: ev.seq, ev.time,
         ev.cpu, ev.pid, ev.comm, ev.name, and the fields as attributes
         (ev.next_pid; ev["pid"] or ev.field_pid where a field is named like
         a header attribute) or ev.fields(). It is valid during its call
         only. An exception in a callback stops the run and is raised.
-        Returns the pass's counters (as .stats)."""
+        start, end: only the events of that window (as df()); ev.time is
+        the trace's clock even with relative=True. Returns the pass's
+        counters (as .stats)."""
         callbacks = dict(callbacks)
+        opts, lo, hi = self._range(start, end)
         unknown = self._unknown([p for p in callbacks if isinstance(p, str)])
         if self.format in self._COMPLETE:
             self._misspelt(unknown)
-        stats = _trawl.apply(self.path, self.opts, callbacks)
+        stats = _trawl.apply(self.path, opts, callbacks)
         if unknown:
             self._misspelt(unknown, set(stats.get("events", {})))
         return stats
 
-    def run(self, script, map_size=0, name="<script>"):
+    def run(self, script, map_size=0, name="<script>", start=None,
+            end=None):
         """Run a trawl script (docs/script.md; the source, or a path ending
-        in .tw). Returns a ScriptResult: {map name: DataFrame}, with
+        in .tw) over the trace, or over the events from start to end (as
+        df()). Returns a ScriptResult: {map name: DataFrame}, with
         .output (the printf text) and .faults."""
+        opts, lo, hi = self._range(start, end)
         if isinstance(script, str) and script.endswith(".tw") and \
                 "\n" not in script and "{" not in script:
             name = script
             with _builtin_open(script) as f:
                 script = f.read()
-        text, faults = _trawl.script(self.path, self.opts, script, name,
+        text, faults = _trawl.script(self.path, opts, script, name,
                                      map_size)
         return script_result(text, faults)
 
@@ -192,13 +261,14 @@ class Trace:
     def chart(self, start=None, end=None, width=1200, lanes=None,
               irq_threshold=None, cache=True):
         """The trace's timeline as an SVG chart, shown inline by Jupyter:
-        `trawl chart`'s lanes over [start, end) (ns of trace time, as the
-        analyses take them; None: the trace's ends), width pixels of
-        timeline, lanes as `trawl chart --lanes` takes them ("cpu,slice",
-        "all"; None: all but the thread states). The index is kept in the
-        user's cache (cache=False: neither read nor written), so a second
-        chart of the same file starts at once. Returns a trawl.Chart."""
-        return _chart(self, start, end, width, lanes, irq_threshold, cache)
+        `trawl chart`'s lanes over [start, end) (as df() takes them; None:
+        the trace's ends), width pixels of timeline, lanes as `trawl chart
+        --lanes` takes them ("cpu,slice", "all"; None: all but the thread
+        states). The index is kept in the user's cache (cache=False:
+        neither read nor written), so a second chart of the same file
+        starts at once. Returns a trawl.Chart."""
+        lo, hi = _window(start, end, self._origin, self.relative)
+        return _chart(self, lo, hi, width, lanes, irq_threshold, cache)
 
     def view(self, port=0, follow=False, cache=True, env=None):
         """Start `trawl view` of the trace on a loopback port (0: a free
@@ -209,7 +279,7 @@ class Trace:
         return Viewer(self, port, follow, cache, env)
 
     # -- the analyses --------------------------------------------------------
-    def _analysis(self, name, **kw):
+    def _analysis(self, name, start=None, end=None, to_end=False, **kw):
         kw = {k: v for k, v in kw.items() if v is not None}
         worst = kw.get("worst")
         # as the command's --worst: 1 to 10000, said rather than clamped
@@ -218,47 +288,77 @@ class Trace:
                                   not 1 <= worst <= 10000):
             raise ValueError("worst: a number from 1 to 10000, not %r"
                              % (worst,))
-        return _trawl.analysis(self.path, self.opts, name, **kw)
+        # as the command's --from/--to: a ranged pass, and the window
+        # hides the rest from the analysis as if the trace began and
+        # ended there
+        opts, lo, hi = self._range(start, end, to_end)
+        if lo is not None:
+            kw["start"] = lo
+        if hi is not None:
+            kw["end"] = hi
+        return _trawl.analysis(self.path, opts, name, **kw)
+
+    def _parts(self, name, table, worst_id, self_depth=False, **kw):
+        """An analysis's table: rows, worst, anomalies, or all (every
+        instance)."""
+        if table not in _TABLES:
+            raise ValueError("table: 'rows', 'worst', 'anomalies' or "
+                             "'all', not %r" % (table,))
+        if table == "all":
+            res, iv = self._analysis(name, instances=True, **kw)
+            return self._shift(instances_frame(iv, worst_id),
+                               ("start", "end")), res
+        res = self._analysis(name, **kw)
+        parts = res[0] if name == "irq" else res
+        if table == "rows":
+            df = self._shift(rows_frame(parts, self_depth), ("max_at",))
+        elif table == "worst":
+            df = self._shift(worst_frame(parts, worst_id), ("start", "end"))
+        else:
+            df = self._shift(anomalies_frame(parts), ("first",))
+        return df, res
 
     def latency(self, kind="wakeup", table="rows", worst=None, pid=None,
                 comm=None, start=None, end=None):
         """Wakeup or preemption latency per task: the table of `trawl
         latency KIND --csv` (kind, pid, cpu, comm, count, min, p50, p90,
         p99, max, total, max_at; the overall row first). table="worst":
-        the longest instances; table="anomalies"."""
+        the longest instances; "all": every instance (part, start, end,
+        duration, pid, cpu, from_cpu, name), the whole distribution in
+        order of end; "anomalies". start, end: as df()."""
         if kind not in _LATENCY:
             raise ValueError("latency: 'wakeup' or 'preempt', not %r" % kind)
-        parts = self._analysis("latency", kind=_LATENCY[kind], worst=worst,
-                               pid=pid, comm=comm, start=start, end=end)
-        return _table(parts, table, "from_cpu")
+        return self._parts("latency", table, "from_cpu",
+                           kind=_LATENCY[kind], worst=worst, pid=pid,
+                           comm=comm, start=start, end=end)[0]
 
     def irq(self, threshold=None, table="rows", worst=None, pid=None,
             comm=None, start=None, end=None):
         """Hardirq and softirq handler durations: `trawl irq --csv` (kind,
-        irq, cpu, name, ...). threshold (ns, default 1 ms): handlers longer
-        than it are counted, in .attrs["long"]."""
-        parts, long_count = self._analysis(
-            "irq", threshold=threshold, worst=worst, pid=pid, comm=comm,
-            start=start, end=end)
-        df = _table(parts, table, "irq")
-        df.attrs["long"] = long_count
+        irq, cpu, name, ...); table as latency(). threshold (ns, default
+        1 ms): handlers longer than it are counted, in .attrs["long"]."""
+        df, res = self._parts("irq", table, "irq", threshold=threshold,
+                              worst=worst, pid=pid, comm=comm, start=start,
+                              end=end)
+        df.attrs["long"] = res[1]
         return df
 
     def workqueue(self, table="rows", worst=None, pid=None, comm=None,
                   start=None, end=None):
         """Work item execution time and queueing delay per function: `trawl
-        workqueue --csv` (part, kind, id, cpu, name, ...)."""
-        parts = self._analysis("workqueue", worst=worst, pid=pid, comm=comm,
-                               start=start, end=end)
-        return _table(parts, table, None)
+        workqueue --csv` (part, kind, id, cpu, name, ...); table as
+        latency()."""
+        return self._parts("workqueue", table, None, worst=worst, pid=pid,
+                           comm=comm, start=start, end=end)[0]
 
     def slices(self, table="rows", worst=None, pid=None, comm=None,
                start=None, end=None):
         """systrace/atrace slices, async slices and counters: `trawl slices
-        --csv` (part, kind, id, cpu, name, ..., self, depth)."""
-        parts = self._analysis("slices", worst=worst, pid=pid, comm=comm,
-                               start=start, end=end)
-        return _table(parts, table, None, self_depth=True)
+        --csv` (part, kind, id, cpu, name, ..., self, depth); table as
+        latency()."""
+        return self._parts("slices", table, None, self_depth=True,
+                           worst=worst, pid=pid, comm=comm, start=start,
+                           end=end)[0]
 
     def sched(self, pid=None, comm=None, start=None, end=None, table=None):
         """Run, runnable and sleep time per task, busy and idle per CPU:
@@ -268,27 +368,39 @@ class Trace:
         anomalies. .attrs: start, end, migrations_from, anomalies (how many
         in all); table="anomalies": them, one row per kind (what, count,
         first)."""
-        r = self._analysis("sched", pid=pid, comm=comm, start=start, end=end)
-        if table == "anomalies":
-            return anomalies_frame([dict(name="sched",
-                                         anomalies=r["anomalies"])])
-        if table is not None:
+        if table not in (None, "anomalies"):
             raise ValueError("table: None or 'anomalies', not %r" % table)
+        # the last state runs to the trace's end (or end=): read on
+        r = self._analysis("sched", pid=pid, comm=comm, start=start,
+                           end=end, to_end=True)
+        if table == "anomalies":
+            return self._shift(anomalies_frame(
+                [dict(name="sched", anomalies=r["anomalies"])]), ("first",))
         df = sched_frame(r)
-        df.attrs.update(start=r["start"], end=r["end"],
+        first = self._origin() if self.relative and r["end"] else 0
+        df.attrs.update(start=r["start"] - first, end=r["end"] - first,
                         migrations_from=r["migrations_from"],
                         anomalies=sum(a[1] for a in r["anomalies"]))
         return df
 
+    def task_states(self, pid=None, comm=None, start=None, end=None):
+        """Every interval each task spent in one state, as LISA's
+        df_task_states: pid, comm (its name then), cpu (where it ran, or
+        last ran), state ("running", "runnable", "sleeping",
+        "uninterruptible"), start, end, duration; by start. The intervals
+        are the ones `trawl sched` adds up, by its rule (per task and
+        state their durations sum to its run, runnable and sleep), so a
+        task whose switch-out the trace lacks stops running at its CPU's
+        next switch. comm: the tasks that had that name at any time, all
+        their intervals (before and after a rename). start, end: as
+        df()."""
+        iv = self._analysis("task_states", pid=pid, start=start, end=end,
+                            to_end=True)
+        df = self._shift(states_frame(iv), ("start", "end"))
+        if comm is not None:
+            pids = df.loc[df["comm"] == comm, "pid"].unique()
+            df = df[df["pid"].isin(pids)].reset_index(drop=True)
+        return df
+
 
 _builtin_open = builtins.open
-
-
-def _table(parts, table, worst_id, self_depth=False):
-    if table == "rows":
-        return rows_frame(parts, self_depth)
-    if table == "worst":
-        return worst_frame(parts, worst_id)
-    if table == "anomalies":
-        return anomalies_frame(parts)
-    raise ValueError("table: 'rows', 'worst' or 'anomalies', not %r" % table)

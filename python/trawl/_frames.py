@@ -118,6 +118,48 @@ def worst_frame(parts, id_key=None):
     return df
 
 
+def _categorical(pair):
+    codes, names = pair
+    return pd.Categorical.from_codes(codes, categories=names)
+
+
+def instances_frame(iv, id_key=None):
+    """Every instance an analysis measured, the columns of worst_frame(),
+    in the order they ended."""
+    kinds = bool(len(iv["kind"][1]))
+    data = {"part": _categorical(iv["part"])}
+    if kinds:
+        data["kind"] = _categorical(iv["kind"])
+    data.update(start=iv["start"], end=iv["end"],
+                duration=iv["end"] - iv["start"],
+                pid=iv["pid"].astype(np.int64),
+                cpu=iv["cpu"].astype(np.int64))
+    data[id_key or "id"] = iv["id"]
+    data["name"] = _categorical(iv["name"])
+    return pd.DataFrame(data, copy=False)
+
+
+# enum trawl_task_state_kind, as the viewer names the states
+TASK_STATES = ["running", "runnable", "sleeping", "uninterruptible"]
+
+
+def states_frame(iv):
+    """Task state intervals (id: the state 1..4, name: the comm) by start,
+    equal starts by pid."""
+    order = np.lexsort((iv["pid"], iv["start"]))
+    state = pd.Categorical.from_codes(
+        iv["id"][order].astype(np.int32) - 1, categories=TASK_STATES)
+    codes, comms = iv["name"]
+    start, end = iv["start"][order], iv["end"][order]
+    return pd.DataFrame({
+        "pid": iv["pid"][order].astype(np.int64),
+        "comm": pd.Categorical.from_codes(codes[order], categories=comms),
+        "cpu": iv["cpu"][order].astype(np.int64),
+        "state": state,
+        "start": start, "end": end, "duration": end - start,
+    }, copy=False)
+
+
 def anomalies_frame(parts):
     recs = [(p["name"],) + tuple(a) for p in parts for a in p["anomalies"]]
     return pd.DataFrame.from_records(

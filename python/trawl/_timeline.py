@@ -35,8 +35,9 @@ class Chart:
 
 def chart(trace, start=None, end=None, width=1200, lanes=None,
           irq_threshold=None, cache=True):
-    """The chart of trace (a Trace) over [start, end) (ns of trace time;
-    None: the trace's own ends), width pixels of timeline, the lane kinds
+    """The chart of trace (a Trace) over [start, end) (ns of trace time,
+    as Trace.chart() makes them from what it takes; None: the trace's own
+    ends), width pixels of timeline, the lane kinds
     in lanes ("cpu,slice", "all"; None: all but the thread states)."""
     if isinstance(width, bool) or not isinstance(width, int):
         raise TypeError("chart: width must be an int, not %r" % (width,))

@@ -71,12 +71,17 @@ class Chart(unittest.TestCase):
             tr.chart(width=3)
         with self.assertRaisesRegex(TypeError, "width must be an int"):
             tr.chart(width=12.5)
-        with self.assertRaisesRegex(TypeError, "start must be an int"):
-            tr.chart(start=1.5)
+        # times as df() takes them: 1.5 is seconds, before this trace
+        with self.assertRaisesRegex(ValueError, "outside the trace"):
+            tr.chart(start=1.5, end=2.5)
+        with self.assertRaisesRegex(ValueError, "start: a trace time"):
+            tr.chart(start="soon")
         with self.assertRaisesRegex(ValueError, "outside the trace"):
             tr.chart(start=1, end=2)
-        with self.assertRaisesRegex(ValueError, "end must be after start"):
+        with self.assertRaisesRegex(ValueError, "before start"):
             tr.chart(start=last, end=first)
+        with self.assertRaisesRegex(ValueError, "end must be after start"):
+            tr.chart(start=first, end=first)
 
 
 class View(unittest.TestCase):
