@@ -403,6 +403,8 @@ int tw_text_detect(const char *p, size_t n, int *format, trawl_error *err,
 	/* Look at the lines: an event line decides; a tgid column with
 	 * tracing_mark_write markers is what atrace writes. */
 	size_t events = 0, binary = 0, padded = 0, latency = 0;
+	size_t lines = 0, bad = 0, others = 0, bad_line = 0, bad_at = 0;
+	size_t bad_len = 0;
 	for (size_t b = i; b < n && events < 64;) {
 		const char *nl = memchr(p + b, '\n', n - b);
 		size_t e = nl ? (size_t)(nl - p) : n;
@@ -412,7 +414,16 @@ int tw_text_detect(const char *p, size_t n, int *format, trawl_error *err,
 			binary++;
 		tw_rec r;
 		tw_line_info info = {0};
-		if (tw_ftrace_parse(p + b, e - b, &r, &info) == TW_L_EVENT) {
+		int kind = tw_ftrace_parse(p + b, e - b, &r, &info);
+		lines++;
+		if (kind == TW_L_BAD && !bad++) {
+			bad_line = lines;
+			bad_at = b;
+			bad_len = e - b;
+		} else if (kind == TW_L_LOST || kind == TW_L_ENTRIES) {
+			others++;
+		}
+		if (kind == TW_L_EVENT) {
 			events++;
 			/* (function tracer lines name no event in the line) */
 			if (r.name < p + b || r.name >= p + e)
@@ -427,6 +438,28 @@ int tw_text_detect(const char *p, size_t n, int *format, trawl_error *err,
 		}
 	next_line:
 		b = e + 1;
+	}
+	/* Four times more lines that are neither events nor comments than
+	 * events: a text file, not a trace (a README opened by mistake, even
+	 * one that quotes a few event lines: tests/fixtures/README.md has 377
+	 * such lines to 17 events). A trace's damage is the exception among
+	 * its lines; only comments, or the buffer's own lines, is an empty
+	 * trace. Binary data is said to be binary. */
+	if (bad > 4 * (events + others) && !binary &&
+	    !memchr(p + i, '\0', n - i)) {
+		size_t shown = bad_len > 40 ? 40 : bad_len;
+		size_t skipped = 0; /* blank lines before i */
+		for (size_t k = 0; k < i; k++)
+			skipped += p[k] == '\n';
+		return tw_error_at(
+			err, TRAWL_EFORMAT, 0, name, 0, 0, 0,
+			"not a trace: of its first %zu lines %zu are events "
+			"and %zu neither events nor comments (line %zu: "
+			"\"%.*s%s\"); give a trace file (ftrace text, "
+			"trace_pipe, systrace, trace-cmd report, trace.dat, "
+			"perf.data)",
+			lines, events, bad, bad_line + skipped, (int)shown,
+			p + bad_at, shown < bad_len ? "..." : "");
 	}
 	if (events == 0) {
 		if (binary || memchr(p + i, '\0', n - i))

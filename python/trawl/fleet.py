@@ -11,7 +11,15 @@ path) first. A trace that fails (not a trace, cut, the function raised)
 does not stop the others: it is a row with its "trace" and, in the "error"
 column, "ExceptionType: message"; the "error" column is always there
 (empty for good rows), so `df[df.error.isna()]` is the results and
-`df[df.error.notna()]` the failures.
+`df[df.error.notna()]` the failures. Integer columns are nullable (Int64)
+whether or not a trace failed, so their type does not depend on it;
+errors="attrs" keeps the failures out of the rows instead (in
+df.attrs["errors"]) and the columns as fn made them. df.attrs["rows"] says
+how many rows each trace that ran gave, 0 for an empty result: no trace
+goes missing without a word.
+
+In a script, run it under `if __name__ == "__main__":` (Dask's worker
+processes import the main module again).
 
 From the command line, `trawl fleet SCRIPT.tw DIR` (or `python3 -m
 trawl.fleet`) runs a script over every trace in DIR and prints the maps as
@@ -76,14 +84,18 @@ def one(path, fn, opts):
         return (path, None, "%s: %s" % (type(e).__name__, e))
 
 
-def combine(results):
-    """The good traces' frames, each with its "trace" column, then a row
-    per failed trace; "error" last."""
-    frames, errors = [], []
+def combine(results, errors="rows"):
+    """The good traces' frames, each with its "trace" column, then (errors
+    "rows") a row per failed trace, "error" last; .attrs["rows"]: {trace:
+    rows it gave}; errors "attrs": .attrs["errors"] {trace: message}."""
+    if errors not in ("rows", "attrs"):
+        raise ValueError("errors: 'rows' or 'attrs', not %r" % (errors,))
+    frames, failed, rows = [], [], {}
     for path, df, err in results:
         if err is not None:
-            errors.append((path, err))
+            failed.append((path, err))
             continue
+        rows[path] = len(df)
         df = df.copy()
         df.insert(0, "trace", path)
         frames.append(df)
@@ -91,20 +103,27 @@ def combine(results):
     frames = [f for f in frames if len(f)] or frames[:1]
     out = pd.concat(frames, ignore_index=True) if frames else \
         pd.DataFrame({"trace": pd.Series([], dtype=object)})
+    if errors == "attrs":
+        out.attrs["rows"] = rows
+        out.attrs["errors"] = dict(failed)
+        return out
     out["error"] = pd.Series([None] * len(out), dtype=object)
-    if errors:
-        # integers stay integers beside the failed traces' empty cells
-        for c in out.columns:
-            if pd.api.types.is_integer_dtype(out[c].dtype) and \
-                    not pd.api.types.is_extension_array_dtype(out[c].dtype):
-                out[c] = out[c].astype("Int64")
-        bad = pd.DataFrame({"trace": [p for p, _ in errors],
-                            "error": [e for _, e in errors]})
+    # integers stay integers beside the failed traces' empty cells, and
+    # are of one type whether or not a trace failed
+    for c in out.columns:
+        if pd.api.types.is_integer_dtype(out[c].dtype) and \
+                not pd.api.types.is_extension_array_dtype(out[c].dtype):
+            out[c] = out[c].astype("Int64")
+    if failed:
+        bad = pd.DataFrame({"trace": [p for p, _ in failed],
+                            "error": [e for _, e in failed]})
         out = pd.concat([out, bad], ignore_index=True)
+    out.attrs["rows"] = rows
     return out
 
 
-def run(paths_or_glob, fn, scheduler=None, workers=None, opts=None):
+def run(paths_or_glob, fn, scheduler=None, workers=None, opts=None,
+        errors="rows"):
     """Run fn(trace) over every trace, in parallel; one DataFrame back.
 
     paths_or_glob: a glob ("traces/*.dat"), a directory, a path or a list.
@@ -116,22 +135,26 @@ def run(paths_or_glob, fn, scheduler=None, workers=None, opts=None):
         trawl; a dask.distributed.Client; or "serial" (in this process,
         one after the other, no Dask).
     opts: the options of trawl.open() for every trace.
+    errors: "rows" (a row per failed trace, an "error" column) or "attrs"
+        (df.attrs["errors"], no error rows); df.attrs["rows"] either way.
     """
+    if errors not in ("rows", "attrs"):
+        raise ValueError("errors: 'rows' or 'attrs', not %r" % (errors,))
     paths = expand(paths_or_glob)
     if scheduler == "serial":
-        return combine([one(p, fn, opts) for p in paths])
+        return combine([one(p, fn, opts) for p in paths], errors)
     from dask.distributed import Client, LocalCluster
     if isinstance(scheduler, Client):
-        return combine(_gather(scheduler, paths, fn, opts))
+        return combine(_gather(scheduler, paths, fn, opts), errors)
     if scheduler is not None:
         with Client(scheduler) as client:
-            return combine(_gather(client, paths, fn, opts))
+            return combine(_gather(client, paths, fn, opts), errors)
     n = workers or min(os.cpu_count() or 1, max(len(paths), 1))
     with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                       dashboard_address=None,
                       silence_logs=logging.ERROR) as cluster, \
             Client(cluster) as client:
-        return combine(_gather(client, paths, fn, opts))
+        return combine(_gather(client, paths, fn, opts), errors)
 
 
 def _gather(client, paths, fn, opts):

@@ -63,6 +63,19 @@ class ErrorsTest(unittest.TestCase):
             except trawl.TrawlError as e:
                 self.assertIn(empty, str(e))
 
+    def test_a_text_that_is_not_a_trace(self):
+        # docs/python.md's example: a README (it quotes a few event lines
+        # among its prose) is not opened as a trace with bad lines
+        with self.assertRaises(trawl.TrawlError) as cm:
+            trawl.open(fixture("README.md"))
+        self.assertEqual(cm.exception.code, "TRAWL_EFORMAT")
+        self.assertIn("not a trace", str(cm.exception))
+        self.assertEqual(cm.exception.file, fixture("README.md"))
+        with tempfile.TemporaryDirectory() as d:
+            empty = write(os.path.join(d, "empty.txt"),
+                          b"# tracer: nop\n#\n")
+            self.assertEqual(trawl.open(empty).events, {})
+
     def test_strict_names_the_line(self):
         with tempfile.TemporaryDirectory() as d:
             p = os.path.join(d, "bad.txt")

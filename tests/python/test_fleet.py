@@ -68,6 +68,48 @@ class FleetTest(unittest.TestCase):
         serial = trawl.fleet.run(self.dir, fn, scheduler="serial")
         self.check(serial, fn)
 
+    def test_empty_results_and_failures(self):
+        """A trace whose function gave no rows is in attrs["rows"] with 0;
+        a text that is not a trace fails with its own row; integer columns
+        are nullable whether or not one failed, and errors="attrs" keeps
+        the failures out of the rows and the columns as fn made them."""
+        d = tempfile.mkdtemp()
+        try:
+            for f in ["tc.dat", "ftrace-irqinfo.txt"]:
+                shutil.copy(fixture(f), d)
+            readme = os.path.join(d, "notes.txt")
+            shutil.copy(fixture("README.md"), readme)
+
+            def none_on_text(tr):
+                sw = tr.df("sched_switch")[["prev_pid", "next_pid"]]
+                return sw if tr.format == "trace-dat" else sw.iloc[:0]
+
+            df = trawl.fleet.run(d, none_on_text, scheduler="serial")
+            dat, txt = (os.path.join(d, "tc.dat"),
+                        os.path.join(d, "ftrace-irqinfo.txt"))
+            self.assertEqual(df.attrs["rows"],
+                             {dat: len(trawl.open(dat).df("sched_switch")),
+                              txt: 0})
+            bad = df[df["error"].notna()]
+            self.assertEqual(bad["trace"].tolist(), [readme])
+            self.assertIn("not a trace", bad["error"].iloc[0])
+            self.assertEqual(str(df["prev_pid"].dtype), "Int64")
+            good = trawl.fleet.run([dat, txt], none_on_text,
+                                   scheduler="serial")
+            self.assertEqual(str(good["prev_pid"].dtype), "Int64")
+            self.assertTrue(good["error"].isna().all())
+            plain = trawl.fleet.run(d, none_on_text, scheduler="serial",
+                                    errors="attrs")
+            self.assertNotIn("error", plain.columns)
+            self.assertEqual(str(plain["prev_pid"].dtype), "int64")
+            self.assertEqual(list(plain.attrs["errors"]), [readme])
+            self.assertEqual(len(plain), df.attrs["rows"][dat])
+            with self.assertRaisesRegex(ValueError, "errors"):
+                trawl.fleet.run(d, none_on_text, scheduler="serial",
+                                errors="drop")
+        finally:
+            shutil.rmtree(d)
+
     def test_command(self):
         prog = "sched:sched_switch { @[args.prev_comm] = count(); }"
         r = subprocess.run([TRAWL, "fleet", "-e", prog, self.dir,

@@ -214,6 +214,39 @@ Test(ftrace, binary_garbage_is_refused_with_a_clear_error)
 	free(path);
 }
 
+/* A text that is not a trace is refused, naming a line that is neither an
+ * event nor a comment; one that quotes a few event lines too (the fixtures'
+ * README does); comments alone are an empty trace, and a trace's damage
+ * (tests above: 4 bad lines to 2 events) is counted, not refused. */
+Test(ftrace, a_text_that_is_not_a_trace_is_refused)
+{
+	const char *notes = "Notes on the capture\n"
+			    "\n"
+			    "We ran the workload twice.\n";
+	got g;
+	cr_assert_eq(collect_text(notes, NULL, &g), -TRAWL_EFORMAT);
+	cr_assert(strstr(g.err.msg, "not a trace"), "%s", g.err.msg);
+	cr_assert(strstr(g.err.msg, "line 1: \"Notes on the capture\""), "%s",
+		  g.err.msg);
+	got_free(&g);
+
+	char quoting[4096] = "# A README\n\n";
+	for (int i = 0; i < 12; i++)
+		strcat(quoting, "some prose about the trace, not an event\n");
+	strcat(quoting, "  a-1 [000] ..... 1.000001: a: x=1\n");
+	for (int i = 0; i < 12; i++)
+		strcat(quoting, "more prose\n");
+	cr_assert_eq(collect_text(quoting, NULL, &g), -TRAWL_EFORMAT);
+	cr_assert(strstr(g.err.msg, "1 are events and 24 neither"), "%s",
+		  g.err.msg);
+	cr_assert(strstr(g.err.msg, "(line 3: "), "%s", g.err.msg);
+	got_free(&g);
+
+	cr_assert_eq(collect_text("# tracer: nop\n#\n", NULL, &g), 0);
+	cr_assert_eq(g.n, 0);
+	got_free(&g);
+}
+
 Test(ftrace, truncated_trace_dat_is_named_not_misread_as_text)
 {
 	const char dat[] = "\x17\x08\x44tracing6\0\0\0\0\0\0\0";

@@ -296,6 +296,9 @@ def main():
     NOT_A_TRACE = os.path.join(OUT, 'not-a-trace.txt')
     with open(NOT_A_TRACE, 'w') as f:
         f.write('this is a note, not a trace\n')
+    EMPTY_TRACE = os.path.join(OUT, 'empty-trace.txt')
+    with open(EMPTY_TRACE, 'w') as f:
+        f.write('# tracer: nop\n#\n')
     tc = os.path.join(FIX, 'tc.dat')
     out, root, kinds = chart(tc, 'tc.svg')
     check(root.tag == NS + 'svg', 'an svg root')
@@ -361,8 +364,11 @@ def main():
                          '--from', '1', '--to', '2'], 'outside the trace'),
                        (['chart', tc, '-o', os.path.join(OUT, 'x.svg'),
                          '--from', '5000'], 'outside the trace'),
-                       # a file without events: said, no empty chart
+                       # a text that is not a trace, and a trace without
+                       # events: said, no empty chart
                        (['chart', NOT_A_TRACE, '-o',
+                         os.path.join(OUT, 'x.svg')], 'not a trace'),
+                       (['chart', EMPTY_TRACE, '-o',
                          os.path.join(OUT, 'x.svg')], 'no events')):
         for name in ('x.jpg', 'x.svg'):
             if os.path.exists(os.path.join(OUT, name)):
@@ -377,8 +383,13 @@ def main():
     # trawl view of a non-trace says so instead of an empty page
     r = subprocess.run([TRAWL, 'view', NOT_A_TRACE, '--port', '0'],
                        capture_output=True, text=True, timeout=60)
-    check(r.returncode == 1 and 'no events' in r.stderr,
+    check(r.returncode == 1 and 'not a trace' in r.stderr,
           'view of a non-trace: %d %r' % (r.returncode, r.stderr[:120]))
+    r = subprocess.run([TRAWL, 'view', EMPTY_TRACE, '--port', '0'],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 1 and 'no events' in r.stderr,
+          'view of a trace without events: %d %r' % (r.returncode,
+                                                     r.stderr[:120]))
     png_checks(tc)
     module_missing(tc)
     if failures:
