@@ -77,7 +77,17 @@ struct frame {
 	int binary; /* a trace.dat or perf.data: formats fix the fields */
 };
 
-enum { BASE_SEQ, BASE_TIME, BASE_CPU, BASE_PID, BASE_COMM, BASE_EVENT };
+/* tgid: where the source has it (a record-tgid column, trace.dat's saved
+ * tgids, perf.data); a frame where no event had one leaves it out */
+enum {
+	BASE_SEQ,
+	BASE_TIME,
+	BASE_CPU,
+	BASE_PID,
+	BASE_TGID,
+	BASE_COMM,
+	BASE_EVENT
+};
 
 static size_t elem_size(int kind)
 {
@@ -252,10 +262,10 @@ static int add_column(struct frame *f, const char *src, size_t len, int kind)
 	c->label_col = -1;
 	c->src = strndup(src, len);
 	c->src_len = len;
-	static const char *const base[] = {"seq", "time", "cpu",
-					   "pid", "comm", "event"};
+	static const char *const base[] = {"seq",  "time", "cpu",  "pid",
+					   "tgid", "comm", "event"};
 	int clash = 0;
-	for (size_t i = 0; f->nbase && i < 6; i++)
+	for (size_t i = 0; f->nbase && i < 7; i++)
 		clash |= strlen(base[i]) == len && !memcmp(base[i], src, len);
 	if (clash) {
 		c->name = malloc(len + 7);
@@ -514,6 +524,9 @@ static int fill_row(struct frame *f, const trawl_event *ev)
 	    col_int(&f->cols[BASE_PID], r, trawl_event_pid(ev)) ||
 	    col_text(&f->cols[BASE_COMM], r, comm, strlen(comm)))
 		return -1;
+	int tgid = trawl_event_tgid(ev);
+	if (tgid >= 0 && col_int(&f->cols[BASE_TGID], r, tgid))
+		return -1;
 	if (f->with_event) {
 		struct column *c = &f->cols[BASE_EVENT];
 		if (col_at(c, r))
@@ -596,9 +609,10 @@ static int frame_init(struct frame *f, int with_event, int labels,
 	static const struct {
 		const char *name;
 		int kind;
-	} base[] = {{"seq", COL_I64}, {"time", COL_I64}, {"cpu", COL_I32},
-		    {"pid", COL_I32}, {"comm", COL_STR}, {"event", COL_STR}};
-	size_t n = with_event ? 6 : 5;
+	} base[] = {{"seq", COL_I64},  {"time", COL_I64}, {"cpu", COL_I32},
+		    {"pid", COL_I32},  {"tgid", COL_I32}, {"comm", COL_STR},
+		    {"event", COL_STR}};
+	size_t n = with_event ? 7 : 6;
 	for (size_t i = 0; i < n; i++)
 		if (add_column(f, base[i].name, strlen(base[i].name),
 			       base[i].kind))
@@ -741,6 +755,8 @@ static PyObject *frame_columns(struct frame *f)
 		return NULL;
 	for (size_t i = 0; i < f->ncols; i++) {
 		struct column *c = &f->cols[i];
+		if (i == BASE_TGID && !c->n)
+			continue; /* no event had one */
 		if (col_pad(c, f->nrows)) {
 			Py_DECREF(list);
 			return PyErr_NoMemory();

@@ -179,7 +179,9 @@ class Trace:
     def df(self, events, labels=False, start=None, end=None):
         """The events of one name (or a glob, or a list of names and globs)
         as one DataFrame in the delivered order: seq, time (int64 ns), cpu,
-        pid, comm, then "event" when the frame can hold several, then each
+        pid, tgid (nullable; only where the source has it: a record-tgid
+        column, systrace), comm, then "event" when the frame can hold
+        several, then each
         field by the kernel's name (a field named like one of those is
         field_<name>). Text is categorical; a field an event lacks is
         missing (nullable Int64 / UInt64, NaN in a categorical).

@@ -41,9 +41,11 @@ class FrameTest(unittest.TestCase):
         want = report(path, events)
         self.assertEqual(len(df), len(want))
         multi = "," in events or "*" in events
-        self.assertEqual(list(df.columns[:5]), BASE)
+        tgid = "tgid" in df.columns
+        base = BASE[:4] + ["tgid"] + BASE[4:] if tgid else BASE
+        self.assertEqual(list(df.columns[:len(base)]), base)
         if multi:
-            self.assertEqual(df.columns[5], "event")
+            self.assertEqual(df.columns[len(base)], "event")
         rows = df.to_dict("records")
         names = set()
         for row, ev in zip(rows, want):
@@ -56,10 +58,10 @@ class FrameTest(unittest.TestCase):
                 self.assertEqual(cell(row[rename(k)]), v, (k, ev))
             # a field this event does not have is missing
             mine = set(rename(k) for k in ev["fields"])
-            for c in df.columns[(6 if multi else 5):]:
+            for c in df.columns[len(base) + multi:]:
                 if c not in mine:
                     self.assertIsNone(cell(row[c]), (c, ev))
-        self.assertEqual(set(df.columns[(6 if multi else 5):]), names)
+        self.assertEqual(set(df.columns[len(base) + multi:]), names)
         return df
 
     def test_sched_switch_dat(self):
@@ -71,6 +73,25 @@ class FrameTest(unittest.TestCase):
         for c in ["comm", "prev_comm", "next_comm"]:
             self.assertIsInstance(df[c].dtype, pd.CategoricalDtype)
         self.assertTrue((np.diff(df["time"].values) >= 0).all())
+
+    def test_tgid_where_the_source_has_it(self):
+        for name in ["ftrace-tgid.txt", "systrace.txt"]:
+            with self.subTest(name):
+                path = fixture(name)
+                df = trawl.open(path).df("*")
+                self.assertEqual(list(df.columns[:6]),
+                                 BASE[:4] + ["tgid", "comm"])
+                self.assertEqual(str(df["tgid"].dtype), "Int64")
+                want = report(path, "*")
+                # the report's tgid per event; missing where the line
+                # had "-------"
+                self.assertEqual(
+                    [cell(v) for v in df["tgid"]],
+                    [ev.get("tgid") if ev.get("tgid", -1) >= 0 else None
+                     for ev in want])
+                self.assertGreater(df["tgid"].notna().sum(), 0)
+        # a source without it has no such column
+        self.assertNotIn("tgid", trawl.open(fixture("tc.dat")).df("*"))
 
     def test_sched_wakeup_fields_named_like_base(self):
         df = self.check_against_report(fixture("tc.dat"), "sched_wakeup")
