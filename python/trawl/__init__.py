@@ -18,7 +18,7 @@ import builtins
 from . import _trawl
 from ._frames import (frame, rows_frame, worst_frame, anomalies_frame,
                       sched_frame, script_result, ScriptResult,
-                      instances_frame, states_frame)
+                      instances_frame, states_frame, name_ids)
 from ._timeline import Chart, Viewer, chart as _chart
 from ._window import window as _window
 
@@ -308,8 +308,8 @@ class Trace:
                              "'all', not %r" % (table,))
         if table == "all":
             res, iv = self._analysis(name, instances=True, **kw)
-            return self._shift(instances_frame(iv, worst_id),
-                               ("start", "end")), res
+            return name_ids(self._shift(instances_frame(iv, worst_id),
+                                        ("start", "end")), name), res
         res = self._analysis(name, **kw)
         parts = res[0] if name == "irq" else res
         if table == "rows":
@@ -318,7 +318,7 @@ class Trace:
             df = self._shift(worst_frame(parts, worst_id), ("start", "end"))
         else:
             df = self._shift(anomalies_frame(parts), ("first",))
-        return df, res
+        return name_ids(df, name), res
 
     def latency(self, kind="wakeup", table="rows", worst=None, pid=None,
                 comm=None, start=None, end=None):
@@ -348,7 +348,8 @@ class Trace:
     def workqueue(self, table="rows", worst=None, pid=None, comm=None,
                   start=None, end=None):
         """Work item execution time and queueing delay per function: `trawl
-        workqueue --csv` (part, kind, id, cpu, name, ...); table as
+        workqueue --csv` (part, kind, cpu, name, ...; without its id
+        column, which a work function does not have); table as
         latency()."""
         return self._parts("workqueue", table, None, worst=worst, pid=pid,
                            comm=comm, start=start, end=end)[0]
@@ -356,15 +357,19 @@ class Trace:
     def slices(self, table="rows", worst=None, pid=None, comm=None,
                start=None, end=None):
         """systrace/atrace slices, async slices and counters: `trawl slices
-        --csv` (part, kind, id, cpu, name, ..., self, depth); table as
-        latency()."""
+        --csv` (part, kind, pid, cpu, name, ..., self, depth: the CSV's id
+        is the writing thread for slices, the process for async slices and
+        counters, pid as in every frame); table as latency(), whose
+        instances have depth (slices) and cookie (async) where the CSV
+        has id."""
         return self._parts("slices", table, None, self_depth=True,
                            worst=worst, pid=pid, comm=comm, start=start,
                            end=end)[0]
 
     def sched(self, pid=None, comm=None, start=None, end=None, table=None):
         """Run, runnable and sleep time per task, busy and idle per CPU:
-        `trawl sched --csv`. A CPU runs what its last sched_switch switched
+        `trawl sched --csv` with its id split into pid (task rows) and cpu
+        (CPU rows). A CPU runs what its last sched_switch switched
         in until its next one, whatever that one's prev_pid says, so the
         tasks' run never exceeds the CPUs' busy time; the disagreements are
         anomalies. .attrs: start, end, migrations_from, anomalies (how many

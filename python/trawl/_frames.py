@@ -171,19 +171,43 @@ SCHED_TASK = ["count", "run", "runnable", "sleep", "switches", "preempted",
 
 
 def sched_frame(r):
-    """trawl sched --csv: the overall row, a row per task, a row per CPU
-    (kind "cpu", id the CPU, busy and idle)."""
-    recs = [("overall", None, None) + tuple(r["overall"][2:]) +
+    """trawl sched --csv, its "id" split as everywhere else in Python: the
+    overall row, a row per task (kind "task", its pid), a row per CPU
+    (kind "cpu", its cpu, busy and idle)."""
+    recs = [("overall", None, None, None) + tuple(r["overall"][2:]) +
             (None, None)]
     for t in r["tasks"]:
-        recs.append(("task", t[0], t[1]) + tuple(t[2:]) + (None, None))
+        recs.append(("task", t[0], None, t[1]) + tuple(t[2:]) +
+                    (None, None))
     for cpu, busy, idle, switches in r["cpus"]:
-        recs.append(("cpu", cpu, None, None, None, None, None, switches,
-                     None, None, busy, idle))
+        recs.append(("cpu", None, cpu, None, None, None, None, None,
+                     switches, None, None, busy, idle))
     df = pd.DataFrame.from_records(
-        recs, columns=["kind", "id", "comm"] + SCHED_TASK + ["busy", "idle"])
-    for c in ["id"] + SCHED_TASK + ["busy", "idle"]:
+        recs, columns=["kind", "pid", "cpu", "comm"] + SCHED_TASK +
+        ["busy", "idle"])
+    for c in ["pid", "cpu"] + SCHED_TASK + ["busy", "idle"]:
         df[c] = _nullable(df[c])
+    return df
+
+
+def name_ids(df, analysis):
+    """The commands' generic "id" as Python names it: the task is "pid"
+    in every table (slices: the writing thread; async and counters: the
+    process), a slice's nesting "depth" and an async slice's "cookie" in
+    the instance tables, and workqueue's, which is never set, not at
+    all."""
+    if "id" not in df.columns:
+        return df
+    if analysis == "workqueue":
+        return df.drop(columns=["id"])
+    if analysis != "slices":
+        return df
+    if "duration" not in df.columns:  # the rows
+        return df.rename(columns={"id": "pid"})
+    at = list(df.columns).index("id")
+    ids = df.pop("id")
+    df.insert(at, "cookie", _nullable(ids.where(df["part"] == "async")))
+    df.insert(at, "depth", _nullable(ids.where(df["part"] == "slices")))
     return df
 
 

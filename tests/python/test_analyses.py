@@ -93,22 +93,45 @@ class AnalysesTest(unittest.TestCase):
         for name in ["tc.dat", "pair-broad.dat"]:
             with self.subTest(name):
                 path = fixture(name)
+                want = cli_csv("workqueue", "--csv", path)
+                # a work function has no id: the CSV's column is empty
+                self.assertTrue(want["id"].isna().all())
                 same(self, trawl.open(path).workqueue(),
-                     cli_csv("workqueue", "--csv", path))
+                     want.drop(columns=["id"]))
 
     def test_slices(self):
         for name in ["systrace.txt", "pair-broad.dat"]:
             with self.subTest(name):
                 path = fixture(name)
-                same(self, trawl.open(path).slices(),
-                     cli_csv("slices", "--csv", path))
+                tr = trawl.open(path)
+                same(self, tr.slices(), cli_csv(
+                    "slices", "--csv", path).rename(columns={"id": "pid"}))
+                # the instances' id: a slice's depth, an async's cookie
+                worst = tr.slices(table="worst", worst=10000)
+                want = cli_json("slices", "--json", "--worst", "10000",
+                                path)
+                refs = {"slices": want["worst"],
+                        "async": want["async"]["worst"]}
+                for part, col in (("slices", "depth"), ("async", "cookie")):
+                    got = worst[worst["part"] == part]
+                    other = "cookie" if col == "depth" else "depth"
+                    self.assertTrue(got[col].notna().all(), part)
+                    self.assertTrue(got[other].isna().all(), part)
+                    self.assertEqual(
+                        sorted(zip(got["start"], got[col])),
+                        sorted((w["start"], w[col]) for w in refs[part]),
+                        part)
 
     def test_sched(self):
         for name in ["tc.dat", "pair-broad.dat", "ftrace-irqinfo.txt"]:
             with self.subTest(name):
                 path = fixture(name)
                 df = trawl.open(path).sched()
-                same(self, df, cli_csv("sched", "--csv", path))
+                want = cli_csv("sched", "--csv", path)
+                # the CSV's id: the pid of a task row, the cpu of a CPU row
+                want.insert(1, "pid", want["id"].where(want.kind == "task"))
+                want.insert(2, "cpu", want["id"].where(want.kind == "cpu"))
+                same(self, df, want.drop(columns=["id"]))
                 want = cli_json("sched", "--json", path)
                 self.assertEqual((df.attrs["start"], df.attrs["end"],
                                   df.attrs["migrations_from"]),
@@ -134,7 +157,7 @@ class AnalysesTest(unittest.TestCase):
         for name in ["pair-broad.txt", "pair-broad.dat"]:
             with self.subTest(name):
                 df = trawl.open(fixture(name)).sched()
-                run = df[(df.kind == "task") & (df.id == 69)].run.iloc[0]
+                run = df[(df.kind == "task") & (df.pid == 69)].run.iloc[0]
                 self.assertLess(abs(run - 678000), 1000, run)
                 self.assertGreater(df.attrs["anomalies"], 0)
 
