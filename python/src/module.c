@@ -448,6 +448,8 @@ static PyMethodDef methods[] = {
 	{"chart", pt_chart, METH_VARARGS,
 	 "chart(path, opts, start, end, width, lanes, irq_threshold, cache) "
 	 "-> the SVG of the trace's timeline"},
+	{"tasks", pt_tasks, METH_VARARGS,
+	 "tasks(path, opts) -> each (pid, name) seen, first and last"},
 	{"first_time", pt_first_time, METH_VARARGS,
 	 "first_time(path, opts) -> the first event's time in ns, or None"},
 	{"version", pt_version, METH_NOARGS, "libtrawl's version"},

@@ -89,7 +89,7 @@ PyObject *pt_apply(PyObject *self, PyObject *args);
 PyObject *pt_analysis(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *pt_script(PyObject *self, PyObject *args);
 PyObject *pt_chart(PyObject *self, PyObject *args);
-PyObject *pt_task_states(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *pt_tasks(PyObject *self, PyObject *args);
 int pt_event_type_ready(PyObject *module);
 int pt_numpy_init(void);
 

@@ -15,6 +15,9 @@ exception: Python runs on every event). See docs/python.md.
 """
 import builtins
 
+import numpy as np
+import pandas as pd
+
 from . import _trawl
 from ._frames import (frame, rows_frame, worst_frame, anomalies_frame,
                       sched_frame, script_result, ScriptResult,
@@ -136,6 +139,36 @@ class Trace:
     def lost_events(self):
         """Events the kernel said it lost."""
         return self.stats["lost_events"]
+
+    def tasks(self):
+        """Every task the trace shows, one row per (pid, name): pid, tgid
+        (where the source has it), comm, first and last (ns: when it was
+        seen under that name), events (events of its own under that
+        name); by pid, then first. A task renamed by exec has a row per
+        name in order. Names come from each event's task and from what
+        sched_switch and the wakeups say of the task they switch or wake
+        (a trace.dat names a pid in its event headers by one saved
+        cmdline, so a rename shows only there). One pass."""
+        c = _trawl.tasks(self.path, self.opts)
+        order = np.lexsort((c["first"], c["pid"]))
+        tgid = c["tgid"][order].astype(np.int64)
+        df = pd.DataFrame({
+            "pid": c["pid"][order].astype(np.int64),
+            "tgid": pd.array(np.where(tgid >= 0, tgid, 0), dtype="Int64"),
+            "comm": pd.Categorical.from_codes(c["comm"][order],
+                                              categories=c["names"]),
+            "first": c["first"][order], "last": c["last"][order],
+            "events": c["events"][order],
+        }, copy=False)
+        df.loc[tgid < 0, "tgid"] = pd.NA
+        return self._shift(df, ("first", "last"))
+
+    def pids(self, comm):
+        """The pids that had the name comm at any time (before or after a
+        rename), sorted."""
+        t = self.tasks()
+        return sorted(int(p) for p in t.loc[t["comm"] == comm, "pid"]
+                      .unique())
 
     # -- events as frames ----------------------------------------------------
     @staticmethod

@@ -122,6 +122,51 @@ class TaskStatesTest(unittest.TestCase):
         self.assertEqual(str(states["start"].dtype), "int64")
 
 
+class TasksTest(unittest.TestCase):
+    def test_tasks_and_renames(self):
+        path = fixture("ftrace-irqinfo.txt")
+        tr = trawl.open(path)
+        tasks = tr.tasks()
+        self.assertEqual(list(tasks.columns),
+                         ["pid", "tgid", "comm", "first", "last", "events"])
+        df = tr.df("*")
+        # every event's own (pid, comm) is a row, with its first, last
+        # and count of events
+        own = df[df["pid"] > 0].groupby(["pid", "comm"], observed=True)[
+            "time"].agg(["min", "max", "count"])
+        for (pid, comm), r in own.iterrows():
+            row = tasks[(tasks["pid"] == pid) & (tasks["comm"] == comm)]
+            self.assertEqual(len(row), 1, (pid, comm))
+            self.assertLessEqual(row["first"].iloc[0], r["min"])
+            self.assertGreaterEqual(row["last"].iloc[0], r["max"])
+            self.assertEqual(row["events"].iloc[0], r["count"])
+        # the renamed task: a row per name, in order
+        names = tasks.groupby("pid")["comm"].count()
+        pid = int(names[names > 1].index[0])
+        rows = tasks[tasks["pid"] == pid]
+        self.assertTrue(rows["first"].is_monotonic_increasing)
+        for comm in rows["comm"]:
+            self.assertIn(pid, tr.pids(comm))
+        self.assertEqual(tr.pids("no-such-task"), [])
+
+    def test_dat_renames_from_the_fields(self):
+        # trace.dat's headers name a pid by one saved cmdline; the
+        # switches' prev_comm/next_comm say the name of the moment
+        tr = trawl.open(fixture("tc.dat"))
+        tasks = tr.tasks()
+        sw = tr.df("sched_switch")
+        for pid, comm in set(zip(sw["prev_pid"], sw["prev_comm"])):
+            if pid > 0:
+                self.assertEqual(len(tasks[(tasks["pid"] == pid) &
+                                           (tasks["comm"] == comm)]), 1)
+
+    def test_tgid(self):
+        tasks = trawl.open(fixture("ftrace-tgid.txt")).tasks()
+        self.assertGreater(tasks["tgid"].notna().sum(), 0)
+        self.assertTrue(trawl.open(fixture("tc.dat")).tasks()["tgid"]
+                        .isna().all())
+
+
 class AllInstancesTest(unittest.TestCase):
     def check(self, rows, all_, worst=None):
         overall = rows.iloc[0]
