@@ -13,32 +13,27 @@
 static int grow(struct pt_intervals *iv)
 {
 	size_t cap = iv->cap ? iv->cap * 2 : 4096;
-	int64_t *start = realloc(iv->start, cap * sizeof(*start));
-	if (start)
-		iv->start = start;
-	int64_t *end = realloc(iv->end, cap * sizeof(*end));
-	if (end)
-		iv->end = end;
-	int64_t *id = realloc(iv->id, cap * sizeof(*id));
-	if (id)
-		iv->id = id;
-	int32_t *pid = realloc(iv->pid, cap * sizeof(*pid));
-	if (pid)
-		iv->pid = pid;
-	int32_t *cpu = realloc(iv->cpu, cap * sizeof(*cpu));
-	if (cpu)
-		iv->cpu = cpu;
-	int32_t *name = realloc(iv->name, cap * sizeof(*name));
-	if (name)
-		iv->name = name;
-	int32_t *kind = realloc(iv->kind, cap * sizeof(*kind));
-	if (kind)
-		iv->kind = kind;
-	int32_t *part = realloc(iv->part, cap * sizeof(*part));
-	if (part)
-		iv->part = part;
-	if (!start || !end || !id || !pid || !cpu || !name || !kind || !part)
-		return -1;
+	struct {
+		void **p;
+		size_t size;
+	} cols[] = {
+		{(void **)&iv->start, sizeof(*iv->start)},
+		{(void **)&iv->end, sizeof(*iv->end)},
+		{(void **)&iv->id, sizeof(*iv->id)},
+		{(void **)&iv->pid, sizeof(*iv->pid)},
+		{(void **)&iv->cpu, sizeof(*iv->cpu)},
+		{(void **)&iv->name, sizeof(*iv->name)},
+		{(void **)&iv->kind, sizeof(*iv->kind)},
+		{(void **)&iv->part, sizeof(*iv->part)},
+	};
+	/* each grown in turn: a failure leaves the others valid (and
+	 * larger), all freed by pt_intervals_free() */
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+		void *p = realloc(*cols[i].p, cap * cols[i].size);
+		if (!p)
+			return -1;
+		*cols[i].p = p;
+	}
 	iv->cap = cap;
 	return 0;
 }

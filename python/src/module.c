@@ -192,6 +192,14 @@ trawl_trace *pt_open(PyObject *path, PyObject *opts)
 	return t;
 }
 
+trawl_trace *pt_open_args(PyObject *args)
+{
+	PyObject *path, *opts = Py_None;
+	if (!PyArg_ParseTuple(args, "O|O", &path, &opts))
+		return NULL;
+	return pt_open(path, opts);
+}
+
 int pt_run_nogil(trawl_trace *t, struct pt_run *run)
 {
 	trawl_error err = {0};
@@ -320,10 +328,7 @@ static int count_only(const trawl_event *ev, void *ctx)
 PyObject *pt_info(PyObject *self, PyObject *args)
 {
 	(void)self;
-	PyObject *path, *opts = Py_None;
-	if (!PyArg_ParseTuple(args, "O|O", &path, &opts))
-		return NULL;
-	trawl_trace *t = pt_open(path, opts);
+	trawl_trace *t = pt_open_args(args);
 	if (!t)
 		return NULL;
 	struct pt_run run = {0};
@@ -350,10 +355,7 @@ static int first_event(const trawl_event *ev, void *ctx)
 static PyObject *pt_first_time(PyObject *self, PyObject *args)
 {
 	(void)self;
-	PyObject *path, *opts = Py_None;
-	if (!PyArg_ParseTuple(args, "O|O", &path, &opts))
-		return NULL;
-	trawl_trace *t = pt_open(path, opts);
+	trawl_trace *t = pt_open_args(args);
 	if (!t)
 		return NULL;
 	int64_t first = 0;
@@ -377,10 +379,7 @@ static PyObject *pt_first_time(PyObject *self, PyObject *args)
 static PyObject *pt_check(PyObject *self, PyObject *args)
 {
 	(void)self;
-	PyObject *path, *opts = Py_None;
-	if (!PyArg_ParseTuple(args, "O|O", &path, &opts))
-		return NULL;
-	trawl_trace *t = pt_open(path, opts);
+	trawl_trace *t = pt_open_args(args);
 	if (!t)
 		return NULL;
 	PyObject *fmt =

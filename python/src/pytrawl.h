@@ -30,6 +30,8 @@ void pt_opts_clear(struct pt_opts *o);
 /* Open a path (a str or bytes object) with options; NULL with an exception
  * set. */
 trawl_trace *pt_open(PyObject *path, PyObject *opts);
+/* The same from a call's (path[, opts]) arguments. */
+trawl_trace *pt_open_args(PyObject *args);
 
 /* Set a TrawlError from a trawl_error (or a bare code) and return NULL. */
 PyObject *pt_raise(const trawl_error *err, int code);

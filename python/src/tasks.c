@@ -94,8 +94,8 @@ static void seen(struct tasks *ts, int64_t pid, const char *comm, size_t len,
 		ts->v = v;
 		ts->cap = cap;
 	}
-	ts->v[ts->n] = (struct task){(int32_t)pid, tgid, code, t, t,
-				     (uint64_t)own};
+	ts->v[ts->n] =
+		(struct task){(int32_t)pid, tgid, code, t, t, (uint64_t)own};
 	ts->slots[j] = (uint32_t)++ts->n;
 }
 
@@ -157,14 +157,12 @@ static PyObject *columns(struct tasks *ts)
 		last[i] = ts->v[i].last;
 		events[i] = (int64_t)ts->v[i].events;
 	}
-	return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N}", "pid",
-			     pt_array_i32(&pid, n), "tgid",
-			     pt_array_i32(&tgid, n), "comm",
-			     pt_array_i32(&comm, n), "names",
-			     pt_categories(&ts->names), "first",
-			     pt_array_i64(&first, n), "last",
-			     pt_array_i64(&last, n), "events",
-			     pt_array_i64(&events, n));
+	return Py_BuildValue(
+		"{s:N,s:N,s:N,s:N,s:N,s:N,s:N}", "pid", pt_array_i32(&pid, n),
+		"tgid", pt_array_i32(&tgid, n), "comm", pt_array_i32(&comm, n),
+		"names", pt_categories(&ts->names), "first",
+		pt_array_i64(&first, n), "last", pt_array_i64(&last, n),
+		"events", pt_array_i64(&events, n));
 }
 
 /* _trawl.tasks(path, opts) -> {pid, tgid, comm (codes), names, first,
@@ -172,10 +170,7 @@ static PyObject *columns(struct tasks *ts)
 PyObject *pt_tasks(PyObject *self, PyObject *args)
 {
 	(void)self;
-	PyObject *path, *opts = Py_None;
-	if (!PyArg_ParseTuple(args, "O|O", &path, &opts))
-		return NULL;
-	trawl_trace *t = pt_open(path, opts);
+	trawl_trace *t = pt_open_args(args);
 	if (!t)
 		return NULL;
 	struct pt_run run = {0};
@@ -188,7 +183,8 @@ PyObject *pt_tasks(PyObject *self, PyObject *args)
 	ts.woken_pid = trawl_field_lookup(t, NULL, "pid");
 	ts.woken_comm = trawl_field_lookup(t, NULL, "comm");
 	if (!ts.prev_pid || !ts.prev_comm || !ts.next_pid || !ts.next_comm ||
-	    !ts.woken_pid || !ts.woken_comm || trawl_on(t, "*", on_event, &ts)) {
+	    !ts.woken_pid || !ts.woken_comm ||
+	    trawl_on(t, "*", on_event, &ts)) {
 		PyErr_NoMemory();
 		goto out;
 	}
