@@ -9,24 +9,8 @@
 
 PyObject *pt_error;
 
-static int opt_int(PyObject *dict, const char *key, long long *out)
-{
-	PyObject *v = PyDict_GetItemString(dict, key);
-	if (!v || v == Py_None)
-		return 0;
-	long long x = PyLong_AsLongLong(v);
-	if (x == -1 && PyErr_Occurred())
-		return -1;
-	if (x < 0) {
-		PyErr_Format(PyExc_ValueError, "trawl.open: %s must be >= 0",
-			     key);
-		return -1;
-	}
-	*out = x;
-	return 1;
-}
-
-/* A time in ns (any sign): the window of a query, from Trace's start=/end= */
+/* An integer option (any sign): 1 set, 0 absent or None, -1 raised; the
+ * window's "from"/"to" (ns), which Trace's start=/end= give */
 static int opt_time(PyObject *dict, const char *key, int64_t *out)
 {
 	PyObject *v = PyDict_GetItemString(dict, key);
@@ -35,6 +19,22 @@ static int opt_time(PyObject *dict, const char *key, int64_t *out)
 	long long x = PyLong_AsLongLong(v);
 	if (x == -1 && PyErr_Occurred())
 		return -1;
+	*out = x;
+	return 1;
+}
+
+/* A count or size: as opt_time(), >= 0 */
+static int opt_int(PyObject *dict, const char *key, long long *out)
+{
+	int64_t x;
+	int rc = opt_time(dict, key, &x);
+	if (rc <= 0)
+		return rc;
+	if (x < 0) {
+		PyErr_Format(PyExc_ValueError, "trawl.open: %s must be >= 0",
+			     key);
+		return -1;
+	}
 	*out = x;
 	return 1;
 }
