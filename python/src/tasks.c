@@ -117,18 +117,29 @@ static void from_fields(struct tasks *ts, const trawl_event *ev,
 static int on_event(const trawl_event *ev, void *ctx)
 {
 	struct tasks *ts = ctx;
-	int64_t t = trawl_event_time(ev);
 	const char *comm = trawl_event_comm(ev);
 	seen(ts, trawl_event_pid(ev), comm, strlen(comm), trawl_event_tgid(ev),
-	     t, 1);
-	const char *name = trawl_event_name(ev);
-	if (!strcmp(name, "sched_switch")) {
-		from_fields(ts, ev, ts->prev_pid, ts->prev_comm, t);
-		from_fields(ts, ev, ts->next_pid, ts->next_comm, t);
-	} else if (!strncmp(name, "sched_wak", 9)) {
-		from_fields(ts, ev, ts->woken_pid, ts->woken_comm, t);
-	}
+	     trawl_event_time(ev), 1);
 	return ts->failed ? -TRAWL_ENOMEM : pt_poll(ts->run);
+}
+
+/* sched_switch and the wakeups, subscribed to on their own so that other
+ * events cost no name comparison */
+static int on_switch(const trawl_event *ev, void *ctx)
+{
+	struct tasks *ts = ctx;
+	int64_t t = trawl_event_time(ev);
+	from_fields(ts, ev, ts->prev_pid, ts->prev_comm, t);
+	from_fields(ts, ev, ts->next_pid, ts->next_comm, t);
+	return ts->failed ? -TRAWL_ENOMEM : 0;
+}
+
+static int on_wakeup(const trawl_event *ev, void *ctx)
+{
+	struct tasks *ts = ctx;
+	from_fields(ts, ev, ts->woken_pid, ts->woken_comm,
+		    trawl_event_time(ev));
+	return ts->failed ? -TRAWL_ENOMEM : 0;
 }
 
 static PyObject *columns(struct tasks *ts)
@@ -184,7 +195,9 @@ PyObject *pt_tasks(PyObject *self, PyObject *args)
 	ts.woken_comm = trawl_field_lookup(t, NULL, "comm");
 	if (!ts.prev_pid || !ts.prev_comm || !ts.next_pid || !ts.next_comm ||
 	    !ts.woken_pid || !ts.woken_comm ||
-	    trawl_on(t, "*", on_event, &ts)) {
+	    trawl_on(t, "*", on_event, &ts) ||
+	    trawl_on(t, "sched_switch", on_switch, &ts) ||
+	    trawl_on(t, "sched_wak*", on_wakeup, &ts)) {
 		PyErr_NoMemory();
 		goto out;
 	}

@@ -154,13 +154,12 @@ class Trace:
         tgid = c["tgid"][order].astype(np.int64)
         df = pd.DataFrame({
             "pid": c["pid"][order].astype(np.int64),
-            "tgid": pd.array(np.where(tgid >= 0, tgid, 0), dtype="Int64"),
+            "tgid": pd.arrays.IntegerArray(tgid, tgid < 0),
             "comm": pd.Categorical.from_codes(c["comm"][order],
                                               categories=c["names"]),
             "first": c["first"][order], "last": c["last"][order],
             "events": c["events"][order],
         }, copy=False)
-        df.loc[tgid < 0, "tgid"] = pd.NA
         return self._shift(df, ("first", "last"))
 
     def pids(self, comm):

@@ -87,9 +87,8 @@ def one(path, fn, opts):
 def combine(results, errors="rows"):
     """The good traces' frames, each with its "trace" column, then (errors
     "rows") a row per failed trace, "error" last; .attrs["rows"]: {trace:
-    rows it gave}; errors "attrs": .attrs["errors"] {trace: message}."""
-    if errors not in ("rows", "attrs"):
-        raise ValueError("errors: 'rows' or 'attrs', not %r" % (errors,))
+    rows it gave}; errors "attrs" (checked by run()): .attrs["errors"]
+    {trace: message}."""
     frames, failed, rows = [], [], {}
     for path, df, err in results:
         if err is not None:
