@@ -24,6 +24,19 @@ enum trawl_script_flag {
 	TRAWL_SCRIPT_JSON = 1u << 0,
 };
 
+/* Where a live script's event probes run (trawl_script_opts.backend). */
+enum trawl_script_backend {
+	/* in the kernel (eBPF) what can run there, the rest on ftrace's
+	 * events in user space; everything in user space when BPF cannot
+	 * be used (not root, an old kernel) */
+	TRAWL_BACKEND_AUTO = 0,
+	/* everything in the kernel, or trawl_script_compile() fails naming
+	 * the construct or the verifier's refusal and its script line */
+	TRAWL_BACKEND_BPF,
+	/* every event copied out of ftrace's buffers and run in user space */
+	TRAWL_BACKEND_FTRACE,
+};
+
 /**
  * struct trawl_script_opts - how a script runs; zero means the default
  * @flags:    enum trawl_script_flag
@@ -36,6 +49,12 @@ enum trawl_script_flag {
  *            compiling): one that reads as an integer is an integer,
  *            else a string; a $N beyond @nparams is 0, as in bpftrace
  * @nparams:  how many @params there are ($#)
+ * @backend:  enum trawl_script_backend: where a live trace's event probes
+ *            run (ignored over a file, where everything is user space).
+ *            In the kernel, a map lives in the kernel (per-CPU for
+ *            aggregates), at most @map_size keys; interval and END probes
+ *            read it there, exactly (clear() and zero() subtract what was
+ *            read, they do not clear the kernel's map)
  */
 typedef struct trawl_script_opts {
 	unsigned flags;
@@ -45,6 +64,7 @@ typedef struct trawl_script_opts {
 	void *write_ctx;
 	const char *const *params;
 	size_t nparams;
+	int backend;
 } trawl_script_opts;
 
 /**
@@ -113,6 +133,34 @@ TRAWL_API const char *trawl_script_fault(const trawl_script *s, size_t i,
  */
 TRAWL_API const char *trawl_script_event(const trawl_script *s, size_t i,
 					 const char **filter);
+
+/**
+ * trawl_script_explain() - where each probe runs and why
+ * @s: the script
+ *
+ * One line per probe ("probe 1 (syscalls:sys_enter_getppid, line 1):
+ * kernel (BPF)", or user space with the reason), one per BPF program
+ * (its tracepoint, instructions and probes), and the kernel memory the
+ * maps take.
+ *
+ * Return: the text. Lifetime: borrowed, valid until trawl_script_free().
+ */
+TRAWL_API const char *trawl_script_explain(const trawl_script *s);
+
+/**
+ * trawl_script_kernel_event() - the i-th event a BPF program is attached to
+ * @s: the script
+ * @i: 0, 1, ...
+ *
+ * These are not among trawl_script_event()'s (ftrace does not copy them
+ * out); a live session that records the run enables them as well, so that
+ * the same script can be run on the recording.
+ *
+ * Return: "system:event", or NULL past the last. Lifetime: borrowed,
+ * valid until trawl_script_free().
+ */
+TRAWL_API const char *trawl_script_kernel_event(const trawl_script *s,
+						size_t i);
 
 /**
  * trawl_script_free() - free a script; NULL is a no-op

@@ -112,14 +112,16 @@ static void add_field(tw_compiler *c, tw_schema_event *e, size_t *cap,
 {
 	tw_sc_grow(c, (void **)&e->fields, cap, e->nfields + 1,
 		   sizeof(*e->fields));
+	memset(&e->fields[e->nfields], 0, sizeof(e->fields[0]));
 	e->fields[e->nfields].name = tw_arena_strndup(&c->arena, name, n);
 	if (!e->fields[e->nfields].name)
 		tw_sc_oom(c);
 	e->fields[e->nfields++].type = type;
 }
 
-/* One "field:TYPE NAME[N];" declaration (up to its ';'). */
-static void parse_decl(tw_compiler *c, tw_schema_event *e, size_t *cap,
+/* One "field:TYPE NAME[N];" declaration (up to its ';'). Return: 1 when
+ * it was added as the last field. */
+static int parse_decl(tw_compiler *c, tw_schema_event *e, size_t *cap,
 		       const char *d, size_t n)
 {
 	const char *br = memchr(d, '[', n);
@@ -139,7 +141,7 @@ static void parse_decl(tw_compiler *c, tw_schema_event *e, size_t *cap,
 		nstart--;
 	size_t nl = (size_t)(nend - nstart);
 	if (nl == 0 || (nl > 7 && memcmp(nstart, "common_", 7) == 0))
-		return;
+		return 0;
 	int is_char = 0, array = br != NULL,
 	    pointer = memchr(d, '*', n) != NULL;
 	for (const char *p = d; p + 4 <= nstart; p++)
@@ -160,6 +162,35 @@ static void parse_decl(tw_compiler *c, tw_schema_event *e, size_t *cap,
 	e->fields[e->nfields - 1].user_ptr = is_char && pointer && !array &&
 					     !dloc &&
 					     strcmp(e->system, "syscalls") == 0;
+	e->fields[e->nfields - 1].dloc =
+		!dloc ? 0 : memcmp(d, "__rel_loc", 9) == 0 ? 2 : 1;
+	e->fields[e->nfields - 1].array = array;
+	return 1;
+}
+
+/* "offset:8;\tsize:4;\tsigned:1;" after a declaration: into f. */
+static void parse_layout(tw_schema_field *f, const char *p, const char *end)
+{
+	static const char *const keys[] = {"offset:", "size:", "signed:"};
+	for (size_t k = 0; k < TW_ARRAY_SIZE(keys); k++) {
+		size_t kl = strlen(keys[k]);
+		const char *q = p;
+		while (q + kl <= end && memcmp(q, keys[k], kl) != 0)
+			q++;
+		if (q + kl > end)
+			return;
+		uint64_t v = 0;
+		for (q += kl; q < end && *q >= '0' && *q <= '9'; q++)
+			v = v * 10 + (uint64_t)(*q - '0');
+		if (v > UINT32_MAX)
+			return;
+		if (k == 0)
+			f->offset = (uint32_t)v;
+		else if (k == 1)
+			f->size = (uint32_t)v;
+		else
+			f->is_signed = v != 0;
+	}
 }
 
 tw_schema_event *tw_schema_fields(tw_compiler *c, size_t i)
@@ -179,8 +210,10 @@ tw_schema_event *tw_schema_fields(tw_compiler *c, size_t i)
 		if ((size_t)(le - f) > 6 && memcmp(f, "field:", 6) == 0) {
 			f += 6;
 			const char *semi = memchr(f, ';', (size_t)(le - f));
-			if (semi)
-				parse_decl(c, e, &cap, f, (size_t)(semi - f));
+			if (semi && parse_decl(c, e, &cap, f,
+					       (size_t)(semi - f)))
+				parse_layout(&e->fields[e->nfields - 1], semi,
+					     le);
 		}
 		p = le + 1;
 	}

@@ -333,6 +333,13 @@ typedef struct tw_schema_field {
 	int type;     /* TY_INT, TY_STR; TY_VOID: an array (not readable yet) */
 	int user_ptr; /* a syscall's char * argument: a pointer into the
 		       * task's memory, which ftrace does not copy */
+	/* where the record holds it (the format's offset:, size:, signed:),
+	 * for a probe compiled to BPF; size 0: not in the record (the print
+	 * event's marker fields, which lib/core derives) */
+	uint32_t offset, size;
+	int is_signed;
+	int dloc;  /* 1: __data_loc, 2: __rel_loc (offset after the field) */
+	int array; /* a fixed array: char comm[16] */
 } tw_schema_field;
 
 typedef struct tw_schema_event {
@@ -559,8 +566,12 @@ typedef struct tw_binding {
 	char *filter;	  /* the predicate as a kernel filter, or NULL */
 } tw_binding;
 
+struct tw_bpf;
+
 struct trawl_script {
 	trawl_trace *t;
+	struct tw_bpf *bpf; /* the BPF back end's (bpf-int.h), or NULL */
+	char *explain;	    /* trawl_script_explain() */
 	const tw_mem *mem;
 	trawl_script_opts opts;
 	char name[128];
@@ -617,6 +628,11 @@ int tw_vm_exec(struct trawl_script *s, size_t probe, const trawl_event *ev,
 	       tw_binding *b, int64_t now);
 void tw_sc_fault(struct trawl_script *s, size_t probe, uint32_t pc,
 		 const char *what);
+/* A fault counted elsewhere (the kernel's, by key 1 << 31 | site): its
+ * count set to the total so far. */
+void tw_sc_fault_set(struct trawl_script *s, size_t probe, uint32_t key,
+		     uint32_t line, uint32_t col, const char *what,
+		     uint64_t count);
 
 /* print.c */
 void tw_out(struct trawl_script *s, const char *p, size_t n);

@@ -33,6 +33,7 @@
 #include <time.h>
 
 #include "../formats/formats.h"
+#include "bpf-int.h"
 #include "opcodes.h"
 #include "script-int.h"
 
@@ -98,6 +99,8 @@ static int intervals_to(trawl_script *s, int64_t ts)
 			due->period = 0; /* the last one the clock can hold */
 		else
 			due->next = at + due->period;
+		if (s->bpf)
+			tw_bpf_sync(s); /* it reads the kernel's maps */
 		int rc = tw_vm_exec(s, due->probe, NULL, NULL, at);
 		if (s->live && s->out.len)
 			tw_out_flush(s);
@@ -118,7 +121,20 @@ static int on_time(int64_t ts, void *ctx)
 	return intervals_to(ctx, ts);
 }
 
-static int compile(tw_compiler *c)
+/* The BPF back end's printf() output and exit(), drained each time a
+ * live trace tells the time. */
+static int on_bpf_time(int64_t ts, void *ctx)
+{
+	(void)ts;
+	trawl_script *s = ctx;
+	if (tw_bpf_poll(s)) {
+		s->exited = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static int compile(trawl_script *s, tw_compiler *c)
 {
 	int rc = setjmp(c->jmp);
 	if (rc)
@@ -126,6 +142,47 @@ static int compile(tw_compiler *c)
 	tw_parse_program(c);
 	tw_check_program(c);
 	tw_lower_program(c);
+	if (s->live && s->opts.backend != TRAWL_BACKEND_FTRACE) {
+		s->bpf = tw_calloc(s->mem, 1, sizeof(*s->bpf));
+		if (!s->bpf)
+			tw_sc_oom(c);
+		s->bpf->backend = s->opts.backend == TRAWL_BACKEND_BPF
+					  ? TW_BPF_ONLY
+					  : TW_BPF_AUTO;
+		tw_bpf_plan(c, s->bpf);
+	}
+	return 0;
+}
+
+/* Load the programs (the verifier runs now, before anything starts). In
+ * auto mode a failure leaves everything to the ftrace path, said in the
+ * explanation. */
+static int load_bpf(trawl_script *s, trawl_error *err)
+{
+	tw_bpf *b = s->bpf;
+	if (!b)
+		return 0;
+	if (!b->nprogs) {
+		tw_bpf_free(s->mem, b);
+		s->bpf = NULL;
+		return 0;
+	}
+	trawl_error e = {0};
+	if (tw_bpf_load(s, &e) == 0)
+		return 0;
+	if (b->backend == TW_BPF_ONLY) {
+		if (err)
+			*err = e;
+		return -e.code;
+	}
+	char note[600];
+	snprintf(note, sizeof(note),
+		 "BPF is not used: %s; every probe runs in user space\n",
+		 e.msg);
+	tw_free(s->mem, s->explain);
+	s->explain = tw_strndup(s->mem, note, strlen(note));
+	tw_bpf_free(s->mem, b);
+	s->bpf = NULL;
 	return 0;
 }
 
@@ -213,8 +270,12 @@ static int subscribe(trawl_script *s, tw_compiler *c, trawl_error *err)
 	if (s->nintervals && (trawl_on(s->t, "*", on_any, s) < 0 ||
 			      tw_on_time(s->t, on_time, s) < 0))
 		goto oom;
+	if (s->bpf && tw_on_time(s->t, on_bpf_time, s) < 0)
+		goto oom;
 	for (size_t i = 0; i < c->nprobes; i++) {
 		const tw_probe *p = &c->probes[i];
+		if (s->bpf && s->bpf->in_kernel[i])
+			continue;
 		for (size_t k = 0; k < p->nevents; k++) {
 			const tw_schema_event *e =
 				&c->schema.events[p->events[k]];
@@ -252,6 +313,42 @@ static int subscribe(trawl_script *s, tw_compiler *c, trawl_error *err)
 	}
 	return 0;
 oom:
+	return tw_error_at(err, TRAWL_ENOMEM, 0, s->name, 0, 0, 0,
+			   "out of memory");
+}
+
+/* trawl_script_explain()'s text: the plan's, with the kernel memory; or
+ * every probe in user space. */
+static int explain_all(trawl_script *s, tw_compiler *c, trawl_error *err)
+{
+	tw_buf out = {0};
+	char line[400];
+	const char *plan = s->bpf ? s->bpf->explain : NULL;
+	if (plan) {
+		if (tw_buf_append(s->mem, &out, plan, strlen(plan)) < 0)
+			goto oom;
+		snprintf(line, sizeof(line),
+			 "kernel memory: %.1f KiB (maps of at most %zu keys, "
+			 "%d CPUs)\n",
+			 (double)s->bpf->kernel_bytes / 1024, s->opts.map_size,
+			 s->bpf->ncpus);
+		if (tw_buf_append(s->mem, &out, line, strlen(line)) < 0)
+			goto oom;
+	} else {
+		for (size_t i = 0; i < c->nprobes; i++) {
+			snprintf(line, sizeof(line),
+				 "probe %zu (%s, line %u): user space\n",
+				 i + 1, c->probes[i].label, c->probes[i].line);
+			if (tw_buf_append(s->mem, &out, line, strlen(line)) < 0)
+				goto oom;
+		}
+	}
+	if (tw_buf_append(s->mem, &out, "", 1) < 0)
+		goto oom;
+	s->explain = out.data;
+	return 0;
+oom:
+	tw_buf_fini(s->mem, &out);
 	return tw_error_at(err, TRAWL_ENOMEM, 0, s->name, 0, 0, 0,
 			   "out of memory");
 }
@@ -301,11 +398,15 @@ TRAWL_API trawl_script *trawl_script_compile(trawl_trace *t, const char *src,
 	c.nparams = s->opts.params ? s->opts.nparams : 0;
 	c.lx.src = src ? src : "";
 	c.lx.end = c.lx.src + len;
-	int rc = compile(&c);
+	int rc = compile(s, &c);
 	if (rc == 0)
 		rc = keep(s, &c, err);
 	if (rc == 0)
+		rc = load_bpf(s, err);
+	if (rc == 0)
 		rc = subscribe(s, &c, err);
+	if (rc == 0 && !s->explain)
+		rc = explain_all(s, &c, err);
 	tw_arena_free(&c.arena);
 	tw_format_set_free(c.bundled);
 	if (rc < 0) {
@@ -350,10 +451,19 @@ TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err)
 	int exited = run_kind(s, PK_BEGIN, s->live ? s->t0 : 0);
 	if (s->live)
 		tw_out_flush(s); /* before the first event */
+	if (!exited && s->bpf && tw_bpf_attach(s, err) < 0) {
+		tw_bpf_detach(s);
+		return -err->code;
+	}
 	if (!exited) {
 		rc = trawl_run(s->t, err);
 		if (rc > 0)
 			rc = 0; /* exit() stopped the run */
+	}
+	if (s->bpf) {
+		/* what the kernel did, before END reads it */
+		tw_bpf_detach(s);
+		tw_bpf_sync(s);
 	}
 	/* END runs after exit() too, as in bpftrace, and after a run that
 	 * failed part way (a file cut short): what was read is reported */
@@ -417,11 +527,26 @@ TRAWL_API const char *trawl_script_event(const trawl_script *s, size_t i,
 	return s->bindings[i].pattern;
 }
 
+TRAWL_API const char *trawl_script_explain(const trawl_script *s)
+{
+	return s && s->explain ? s->explain : "";
+}
+
+TRAWL_API const char *trawl_script_kernel_event(const trawl_script *s,
+						size_t i)
+{
+	if (!s || !s->bpf || i >= s->bpf->nprogs)
+		return NULL;
+	return s->bpf->progs[i].tp;
+}
+
 TRAWL_API void trawl_script_free(trawl_script *s)
 {
 	if (!s)
 		return;
 	const tw_mem *mem = s->mem;
+	tw_bpf_free(mem, s->bpf);
+	tw_free(mem, s->explain);
 	for (size_t i = 0; i < s->nmaps; i++) {
 		tw_smap_fini(&s->smaps[i]);
 		tw_free(mem, (char *)s->maps[i].name);

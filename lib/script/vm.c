@@ -11,27 +11,43 @@
 #include <stdio.h>
 
 #include "opcodes.h"
+#include "bpf-int.h"
 #include "script-int.h"
 
-void tw_sc_fault(trawl_script *s, size_t probe, uint32_t pc, const char *what)
+static tw_fault *fault_at(trawl_script *s, size_t probe, uint32_t pc,
+			  uint32_t lc, const char *what)
 {
-	for (size_t i = 0; i < s->nfaults; i++) {
-		if (s->faults[i].probe == probe && s->faults[i].pc == pc) {
-			s->faults[i].count++;
-			return;
-		}
-	}
+	for (size_t i = 0; i < s->nfaults; i++)
+		if (s->faults[i].probe == probe && s->faults[i].pc == pc)
+			return &s->faults[i];
 	if (s->nfaults == TW_SC_MAX_FAULTS) {
 		s->faults_lost++;
-		return;
+		return NULL;
 	}
 	tw_fault *f = &s->faults[s->nfaults++];
 	f->probe = probe;
 	f->pc = pc;
-	f->count = 1;
-	uint32_t lc = pc < s->prog.ncode ? s->prog.lines[pc] : 0;
+	f->count = 0;
 	snprintf(f->msg, sizeof(f->msg), "%s:%u:%u: probe %s: %s", s->name,
 		 lc >> 12, lc & 4095, s->probes[probe].label, what);
+	return f;
+}
+
+void tw_sc_fault(trawl_script *s, size_t probe, uint32_t pc, const char *what)
+{
+	tw_fault *f = fault_at(s, probe, pc,
+			       pc < s->prog.ncode ? s->prog.lines[pc] : 0, what);
+	if (f)
+		f->count++;
+}
+
+void tw_sc_fault_set(trawl_script *s, size_t probe, uint32_t key,
+		     uint32_t line, uint32_t col, const char *what,
+		     uint64_t count)
+{
+	tw_fault *f = fault_at(s, probe, key, line << 12 | (col & 4095), what);
+	if (f)
+		f->count = count;
 }
 
 static const char empty[1] = "";
@@ -651,10 +667,14 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 		case OP_MCLEAR:
 		op_MCLEAR:
 			tw_smap_clear(&s->smaps[A]);
+			if (TW_UNLIKELY(s->bpf != NULL))
+				tw_bpf_cleared(s, A, 0);
 			NEXT;
 		case OP_MZERO:
 		op_MZERO:
 			tw_smap_zero(&s->smaps[A]);
+			if (TW_UNLIKELY(s->bpf != NULL))
+				tw_bpf_cleared(s, A, 1);
 			NEXT;
 		case OP_MPRINT:
 		op_MPRINT:

@@ -92,6 +92,16 @@ static void help(FILE *f)
 		"  -b KB          kernel buffer per CPU in KiB (default: a new "
 		"instance's)\n"
 		"  --no-kallsyms  leave /proc/kallsyms out (of --record too)\n"
+		"  --backend B    where event probes run: auto (default: in "
+		"the kernel, as\n"
+		"                 eBPF, what can run there; the rest on "
+		"ftrace's events),\n"
+		"                 bpf (all in the kernel, or fail before "
+		"starting, naming\n"
+		"                 the construct), ftrace (all in user space)\n"
+		"  --explain      say where each probe runs, each BPF "
+		"program's size and\n"
+		"                 the kernel memory, on stderr, before tracing\n"
 		"  -- CMD ARGS    run CMD while tracing, stop when it exits\n"
 		"  -c CMD         the same, CMD split at spaces (bpftrace's "
 		"-c; implies --live)\n"
@@ -150,6 +160,7 @@ struct live_args {
 	int no_pushdown;
 	unsigned buffer_kb;
 	int no_kallsyms;
+	int explain;
 	char **cmd;
 };
 
@@ -250,7 +261,8 @@ static void *watch(void *arg)
 }
 
 /* Each event of the script, enabled with its predicate as its filter. */
-static int enable_events(trawl_live *lv, const trawl_script *s, int pushdown)
+static int enable_events(trawl_live *lv, const trawl_script *s, int pushdown,
+			 int record)
 {
 	const char *ev, *filter, *skipped = NULL;
 	size_t nskipped = 0;
@@ -265,6 +277,14 @@ static int enable_events(trawl_live *lv, const trawl_script *s, int pushdown)
 		if (rc == 1 && !nskipped++)
 			skipped = ev;
 	}
+	/* what runs in the kernel is recorded as well, so that the same
+	 * script runs on the recording */
+	for (size_t i = 0; record && (ev = trawl_script_kernel_event(s, i));
+	     i++)
+		if (trawl_live_enable(lv, ev, NULL, &err) < 0) {
+			cli_error("%s", err.msg);
+			return EXIT_INPUT;
+		}
 	if (nskipped)
 		fprintf(stderr,
 			"trawl: warning: %s%s cannot be traced live (ftrace's "
@@ -353,7 +373,9 @@ static int run_live(const char *program, size_t len, trawl_script_opts *so,
 		status = EXIT_INPUT;
 		goto out;
 	}
-	if ((status = enable_events(lv, s, !a->no_pushdown)))
+	if (a->explain)
+		fputs(trawl_script_explain(s), stderr);
+	if ((status = enable_events(lv, s, !a->no_pushdown, a->record != NULL)))
 		goto out;
 	w.lv = lv;
 	if (a->pid) {
@@ -554,7 +576,7 @@ static int cmd_args(int argc, char **argv)
 {
 	static const char *const with_arg[] = {
 		"-e", "-d",	  "-b",	       "--map-size", "-c",	 "-p",
-		"-f", "--record", "--threads", "--window",   "--formats"};
+		"-f", "--record", "--threads", "--window",   "--formats", "--backend"};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			return argc - i - 1;
@@ -577,6 +599,8 @@ int cmd_run(int argc, char **argv)
 		{"record", required_argument, NULL, 'R'},
 		{"no-pushdown", no_argument, NULL, 'P'},
 		{"no-kallsyms", no_argument, NULL, 'K'},
+		{"backend", required_argument, NULL, 'B'},
+		{"explain", no_argument, NULL, 'X'},
 		{"list", optional_argument, NULL, 'l'},
 		CLI_INPUT_LONG_OPTIONS,
 		{"help", no_argument, NULL, 'h'},
@@ -675,6 +699,25 @@ int cmd_run(int argc, char **argv)
 			la.no_kallsyms = 1;
 			live_only = 'K';
 			break;
+		case 'B':
+			if (!strcmp(optarg, "auto"))
+				so.backend = TRAWL_BACKEND_AUTO;
+			else if (!strcmp(optarg, "bpf"))
+				so.backend = TRAWL_BACKEND_BPF;
+			else if (!strcmp(optarg, "ftrace"))
+				so.backend = TRAWL_BACKEND_FTRACE;
+			else {
+				cli_error("--backend takes auto, bpf or ftrace, "
+					  "not '%s'",
+					  optarg);
+				return EXIT_INPUT;
+			}
+			live_only = 'B';
+			break;
+		case 'X':
+			la.explain = 1;
+			live_only = 'X';
+			break;
 		case 'h':
 			help(stdout);
 			return EXIT_OK;
@@ -708,8 +751,8 @@ int cmd_run(int argc, char **argv)
 		return EXIT_INPUT;
 	}
 	if (live_only && !live) {
-		cli_error("-d, -b, --record, --no-pushdown and --no-kallsyms "
-			  "are for --live");
+		cli_error("-d, -b, --record, --no-pushdown, --no-kallsyms, "
+			  "--backend and --explain are for --live");
 		return EXIT_INPUT;
 	}
 	if (file_only && live) {

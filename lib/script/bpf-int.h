@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The script's BPF back end (live traces only). bpf-gen.c decides which
+ * event probes run in the kernel and lowers them, from the typed tree, to
+ * one BPF_PROG_TYPE_TRACEPOINT program per tracepoint (its probes in script
+ * order); bpf-sys.c creates the maps, loads and attaches the programs with
+ * the bpf(2) and perf_event_open(2) system calls, drains the ring buffer
+ * printf() and exit() write to, and reads the kernel's maps back into the
+ * script's own (tw_smap) before interval and END probes and the final
+ * print. Everything is a file descriptor: nothing stays loaded or attached
+ * once the process is gone, however it ends.
+ *
+ * Kernel layout of a map (script map i, kernel map tw_bpf.maps[i]):
+ *   key:   each part 8 bytes (an integer) or TW_SC_STRMAX bytes (a string,
+ *          NUL-padded, so equal strings are equal bytes); no keys: 8 zero
+ *          bytes
+ *   value: MV_INT 8 bytes, MV_STR TW_SC_STRMAX bytes (BPF_MAP_TYPE_HASH,
+ *          shared); aggregates per CPU (BPF_MAP_TYPE_PERCPU_HASH):
+ *          count [n], sum [s], min/max [n, v], avg/stats [n, sum, min,
+ *          max], hist [66 buckets], lhist [nb + 2 buckets]; n tells a
+ *          CPU's copy that was never written (the kernel zeroes the other
+ *          CPUs' copies when one inserts).
+ */
+#ifndef TW_SCRIPT_BPF_INT_H
+#define TW_SCRIPT_BPF_INT_H
+
+#include <linux/bpf.h>
+
+#include "script-int.h"
+
+#define TW_BPF_SCRATCH	 8192	   /* per-CPU working memory of a run */
+#define TW_BPF_RING	 (1 << 20) /* printf/exit ring buffer bytes */
+#define TW_BPF_MAX_INSNS 65536	   /* per program */
+
+enum tw_bpf_backend {
+	TW_BPF_AUTO = 0,
+	TW_BPF_ONLY,
+	TW_BPF_NONE,
+};
+
+/* Ring buffer record kinds (the first u32 of a record). */
+enum { TW_BPF_REC_PRINTF = 1, TW_BPF_REC_EXIT = 2 };
+
+/* Fixed kernel maps, after the script's own in tw_bpf.mfd. */
+enum { TW_BPF_M_SCRATCH, TW_BPF_M_GLOBALS, TW_BPF_M_FAULTS,
+       TW_BPF_M_RING, TW_BPF_M_ZEROS, TW_BPF_M_FIXED };
+
+/* The globals map's one value. */
+struct tw_bpf_globals {
+	int64_t t0;	 /* elapsed counts from here */
+	uint64_t exited; /* exit() ran: every program returns at once */
+};
+
+/* A place a kernel probe counts a fault (a division by zero, a full map,
+ * printf output lost), reported as the VM reports its own. */
+typedef struct tw_bpf_site {
+	size_t probe;
+	uint32_t line, col;
+	ptrdiff_t map; /* a full map's index (the message names its limit) */
+	char what[120];
+} tw_bpf_site;
+
+typedef struct tw_bpf_prog {
+	char tp[256];	/* "system:event" */
+	uint32_t tp_id; /* the format's ID: */
+	struct bpf_insn *insns;
+	size_t ninsns, cap;
+	uint32_t *lines; /* line << 12 | col of each instruction */
+	size_t nprobes;	 /* the probes in it */
+	int fd, pfd;	 /* loaded program, attached perf event */
+} tw_bpf_prog;
+
+typedef struct tw_bpf_map {
+	int kernel;	/* used by a kernel probe: it lives in the kernel */
+	int percpu;	/* an aggregate */
+	uint32_t key_size, value_size;
+	int fd;
+	/* clear() and zero() from user space: the totals read last, and the
+	 * totals at the clear, subtracted from what is read after (exact:
+	 * nothing the kernel adds is lost, unlike clearing its map) */
+	tw_smap totals, base;
+	int based; /* 0: none; 1: clear() (zero deltas left out); 2: zero() */
+} tw_bpf_map;
+
+typedef struct tw_bpf {
+	int backend;
+	int *in_kernel; /* per probe */
+	char (*why)[200]; /* per probe: why it stays in user space */
+	tw_bpf_prog *progs;
+	size_t nprogs;
+	tw_bpf_map *maps; /* per script map */
+	size_t nmaps;
+	int fixed[TW_BPF_M_FIXED];
+	uint32_t zeros_size;
+	tw_bpf_site *sites;
+	size_t nsites, sites_cap;
+	int ncpus; /* possible CPUs: a per-CPU value has one copy each */
+	/* ring buffer consumer */
+	void *ring_cons, *ring_data;
+	size_t ring_mask;
+	uint64_t ring_lost; /* records the kernel could not write */
+	int attached;
+	uint64_t kernel_bytes; /* maps' memory, as --explain states it */
+	char *explain;
+} tw_bpf;
+
+/* bpf-gen.c: decide, and lower the kernel probes (c->probes with their
+ * typed trees, before the arena goes). Return: 0, or fills c->err and
+ * longjmps (tw_sc_error) when --backend bpf cannot run all. */
+void tw_bpf_plan(tw_compiler *c, tw_bpf *b);
+
+/* bpf-sys.c */
+int tw_bpf_load(trawl_script *s, trawl_error *err);
+int tw_bpf_attach(trawl_script *s, trawl_error *err);
+void tw_bpf_detach(trawl_script *s);
+/* Drain the ring buffer: printf output, exit(). Return: 1 after exit(). */
+int tw_bpf_poll(trawl_script *s);
+/* The kernel maps into the script's maps; faults into its faults. */
+void tw_bpf_sync(trawl_script *s);
+/* clear() or zero() of map i from user space. */
+void tw_bpf_cleared(trawl_script *s, size_t map, int zero);
+void tw_bpf_free(const tw_mem *mem, tw_bpf *b);
+
+#endif

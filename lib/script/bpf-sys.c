@@ -1,0 +1,789 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The BPF back end's side in user space: maps created, programs loaded
+ * (the verifier's refusal mapped back to the script line its instruction
+ * came from) and attached to their tracepoints, the ring buffer drained,
+ * and the kernel's maps read back into the script's own.
+ *
+ * The bpf(2) and perf_event_open(2) calls are made directly: each is one
+ * call with one attribute structure, and the ring buffer's consumer is a
+ * dozen lines over two mmap()s; libbpf's object loader (ELF, BTF, CO-RE
+ * relocations) is for compiled objects, which trawl does not have.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "bpf-int.h"
+
+static int sys_bpf(int cmd, union bpf_attr *attr)
+{
+	return (int)syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+static int possible_cpus(void)
+{
+	int fd = open("/sys/devices/system/cpu/possible", O_RDONLY | O_CLOEXEC);
+	char buf[256];
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return (int)sysconf(_SC_NPROCESSORS_CONF);
+	buf[n] = 0;
+	/* "0-3", "0", "0-3,5": the highest number + 1 */
+	int hi = 0, v = 0, in = 0;
+	for (char *p = buf; *p; p++) {
+		if (*p >= '0' && *p <= '9') {
+			v = v * 10 + (*p - '0');
+			in = 1;
+		} else {
+			if (in && v > hi)
+				hi = v;
+			v = in = 0;
+		}
+	}
+	if (in && v > hi)
+		hi = v;
+	return hi + 1;
+}
+
+static int map_create(int type, uint32_t ks, uint32_t vs, uint32_t max,
+		      uint32_t flags, const char *name)
+{
+	union bpf_attr a;
+	memset(&a, 0, sizeof(a));
+	a.map_type = (uint32_t)type;
+	a.key_size = ks;
+	a.value_size = vs;
+	a.max_entries = max;
+	a.map_flags = flags;
+	snprintf(a.map_name, sizeof(a.map_name), "%s", name);
+	return sys_bpf(BPF_MAP_CREATE, &a);
+}
+
+static int map_lookup(int fd, const void *key, void *value)
+{
+	union bpf_attr a;
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (uint32_t)fd;
+	a.key = (uint64_t)(uintptr_t)key;
+	a.value = (uint64_t)(uintptr_t)value;
+	return sys_bpf(BPF_MAP_LOOKUP_ELEM, &a);
+}
+
+static int map_update(int fd, const void *key, const void *value)
+{
+	union bpf_attr a;
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (uint32_t)fd;
+	a.key = (uint64_t)(uintptr_t)key;
+	a.value = (uint64_t)(uintptr_t)value;
+	a.flags = BPF_ANY;
+	return sys_bpf(BPF_MAP_UPDATE_ELEM, &a);
+}
+
+static int map_delete(int fd, const void *key)
+{
+	union bpf_attr a;
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (uint32_t)fd;
+	a.key = (uint64_t)(uintptr_t)key;
+	return sys_bpf(BPF_MAP_DELETE_ELEM, &a);
+}
+
+static int map_next(int fd, const void *key, void *next)
+{
+	union bpf_attr a;
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (uint32_t)fd;
+	a.key = (uint64_t)(uintptr_t)key;
+	a.next_key = (uint64_t)(uintptr_t)next;
+	return sys_bpf(BPF_MAP_GET_NEXT_KEY, &a);
+}
+
+static int env_error(trawl_script *s, trawl_error *err, const char *what)
+{
+	int e = errno;
+	const char *hint = e == EPERM || e == EACCES
+				   ? " (BPF needs root, or CAP_BPF and "
+				     "CAP_PERFMON; --backend ftrace needs "
+				     "neither)"
+				   : "";
+	return tw_error_at(err, TRAWL_EENV, e, s->name, 0, 0, 0, "%s: %s%s",
+			   what, strerror(e), hint);
+}
+
+/* The script line of the instruction the verifier's log stopped at. */
+static void verifier_line(const tw_bpf_prog *p, const char *log,
+			  uint32_t *line, uint32_t *col, const char **last)
+{
+	*line = *col = 0;
+	*last = "";
+	long insn = -1;
+	const char *q = log;
+	while (*q) {
+		const char *nl = strchr(q, '\n');
+		size_t n = nl ? (size_t)(nl - q) : strlen(q);
+		char *end;
+		long v = strtol(q, &end, 10);
+		if (end != q && *end == ':' && v >= 0)
+			insn = v;
+		if (n && !(q[0] == 'p' && strncmp(q, "processed ", 10) == 0))
+			*last = q;
+		q += n + (nl ? 1 : 0);
+	}
+	if (insn >= 0 && (size_t)insn < p->ninsns) {
+		*line = p->lines[insn] >> 12;
+		*col = p->lines[insn] & 4095;
+	}
+}
+
+static int load_prog(trawl_script *s, tw_bpf_prog *p, trawl_error *err)
+{
+	tw_bpf *b = s->bpf;
+	for (size_t i = 0; i < p->ninsns; i++) {
+		struct bpf_insn *in = &p->insns[i];
+		if (in->code == (BPF_LD | BPF_DW | BPF_IMM) &&
+		    in->src_reg == BPF_PSEUDO_MAP_FD) {
+			int32_t ref = in->imm;
+			in->imm = ref >= 0x10000 ? b->fixed[ref - 0x10000]
+						 : b->maps[ref].fd;
+			i++;
+		}
+	}
+	union bpf_attr a;
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_TRACEPOINT;
+	a.insns = (uint64_t)(uintptr_t)p->insns;
+	a.insn_cnt = (uint32_t)p->ninsns;
+	/* the helpers that read kernel memory are GPL-only */
+	a.license = (uint64_t)(uintptr_t) "GPL";
+	snprintf(a.prog_name, sizeof(a.prog_name), "trawl");
+	p->fd = sys_bpf(BPF_PROG_LOAD, &a);
+	if (p->fd >= 0)
+		return 0;
+	if (errno == EPERM)
+		return env_error(s, err, "cannot load a BPF program");
+	/* again, with the verifier's log */
+	size_t cap = 4 << 20;
+	char *log = tw_malloc(s->mem, cap);
+	if (!log)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, s->name, 0, 0, 0,
+				   "out of memory");
+	log[0] = 0;
+	a.log_level = 1;
+	a.log_buf = (uint64_t)(uintptr_t)log;
+	a.log_size = (uint32_t)cap;
+	int e = errno;
+	p->fd = sys_bpf(BPF_PROG_LOAD, &a);
+	if (p->fd >= 0) {
+		tw_free(s->mem, log);
+		return 0;
+	}
+	if (errno == ENOSPC)
+		log[cap - 1] = 0;
+	uint32_t line, col;
+	const char *last;
+	verifier_line(p, log, &line, &col, &last);
+	const char *nl = strchr(last, '\n');
+	int rc = tw_error_at(err, TRAWL_EUNSUPPORTED, e, s->name, line, col, 0,
+			     "the kernel refused the BPF program of %s: %.*s "
+			     "(--backend ftrace runs it without BPF)",
+			     p->tp, nl ? (int)(nl - last) : (int)strlen(last),
+			     *last ? last : strerror(e));
+	tw_free(s->mem, log);
+	return rc;
+}
+
+int tw_bpf_load(trawl_script *s, trawl_error *err)
+{
+	tw_bpf *b = s->bpf;
+	b->ncpus = possible_cpus();
+	uint32_t max = (uint32_t)s->opts.map_size;
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < b->nmaps; i++) {
+		tw_bpf_map *m = &b->maps[i];
+		tw_smap_init(&m->totals, &s->maps[i], s->mem, s->opts.map_size);
+		tw_smap_init(&m->base, &s->maps[i], s->mem, s->opts.map_size);
+		if (!m->kernel)
+			continue;
+		char name[16];
+		snprintf(name, sizeof(name), "%.15s", s->maps[i].name);
+		m->fd = map_create(m->percpu ? BPF_MAP_TYPE_PERCPU_HASH
+					     : BPF_MAP_TYPE_HASH,
+				   m->key_size, m->value_size, max, 0, name);
+		if (m->fd < 0)
+			return env_error(s, err, "cannot create a BPF map");
+		bytes += (uint64_t)max *
+			 (m->key_size +
+			  (uint64_t)m->value_size * (m->percpu ? b->ncpus : 1));
+	}
+	uint32_t nsites = b->nsites ? (uint32_t)b->nsites : 1;
+	b->fixed[TW_BPF_M_SCRATCH] = map_create(BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+						TW_BPF_SCRATCH, 1, 0, "scratch");
+	b->fixed[TW_BPF_M_GLOBALS] = map_create(
+		BPF_MAP_TYPE_ARRAY, 4, sizeof(struct tw_bpf_globals), 1, 0,
+		"globals");
+	b->fixed[TW_BPF_M_FAULTS] = map_create(BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8,
+					       nsites, 0, "faults");
+	b->fixed[TW_BPF_M_RING] =
+		map_create(BPF_MAP_TYPE_RINGBUF, 0, 0, TW_BPF_RING, 0, "out");
+	b->fixed[TW_BPF_M_ZEROS] =
+		b->zeros_size ? map_create(BPF_MAP_TYPE_ARRAY, 4, b->zeros_size,
+					   1, BPF_F_RDONLY_PROG, "zeros")
+			      : -2;
+	for (int k = 0; k < TW_BPF_M_FIXED; k++)
+		if (b->fixed[k] == -1)
+			return env_error(s, err, "cannot create a BPF map");
+	bytes += (uint64_t)TW_BPF_SCRATCH * b->ncpus + TW_BPF_RING +
+		 (uint64_t)nsites * 8 * b->ncpus + b->zeros_size;
+	b->kernel_bytes = bytes;
+	/* the ring buffer: consumer page read-write, the rest read-only,
+	 * its data mapped twice so a record never wraps */
+	long page = sysconf(_SC_PAGESIZE);
+	b->ring_cons = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
+			    MAP_SHARED, b->fixed[TW_BPF_M_RING], 0);
+	b->ring_data = mmap(NULL, (size_t)page + 2 * TW_BPF_RING, PROT_READ,
+			    MAP_SHARED, b->fixed[TW_BPF_M_RING], page);
+	if (b->ring_cons == MAP_FAILED || b->ring_data == MAP_FAILED) {
+		b->ring_cons = b->ring_cons == MAP_FAILED ? NULL : b->ring_cons;
+		b->ring_data = b->ring_data == MAP_FAILED ? NULL : b->ring_data;
+		return env_error(s, err, "cannot map the BPF ring buffer");
+	}
+	b->ring_mask = TW_BPF_RING - 1;
+	for (size_t k = 0; k < b->nprogs; k++)
+		if (load_prog(s, &b->progs[k], err) < 0)
+			return -err->code;
+	return 0;
+}
+
+/* ---- values between the kernel's layout and the script's ---- */
+
+static size_t cpu_stride(const tw_bpf_map *m)
+{
+	return ((size_t)m->value_size + 7) & ~(size_t)7;
+}
+
+/* The script's key (tw_sval parts) of a kernel key. */
+static void unkey(const tw_map_decl *d, const char *k, tw_sval *parts)
+{
+	for (int i = 0; i < d->nkeys; i++) {
+		if (d->key_types[i] == TY_STR) {
+			parts[i].s = k;
+			parts[i].i = (int64_t)strnlen(k, TW_SC_STRMAX);
+			k += TW_SC_STRMAX;
+		} else {
+			memcpy(&parts[i].i, k, 8);
+			parts[i].s = NULL;
+			k += 8;
+		}
+	}
+}
+
+static void tokey(const tw_map_decl *d, const tw_sval *parts, char *k)
+{
+	memset(k, 0, d->nkeys ? 0 : 8);
+	for (int i = 0; i < d->nkeys; i++) {
+		if (d->key_types[i] == TY_STR) {
+			memset(k, 0, TW_SC_STRMAX);
+			size_t n = (size_t)parts[i].i;
+			memcpy(k, parts[i].s,
+			       n < TW_SC_STRMAX - 1 ? n : TW_SC_STRMAX - 1);
+			k += TW_SC_STRMAX;
+		} else {
+			memcpy(k, &parts[i].i, 8);
+			k += 8;
+		}
+	}
+}
+
+static tw_mentry *entry(tw_smap *m, const tw_sval *parts, char *buf)
+{
+	int full = 0;
+	if (m->flat)
+		return tw_smap_geti(m, parts[0].i, 1, &full);
+	size_t kl = tw_smap_key(m->decl, parts, buf);
+	return tw_smap_get(m, buf, kl, 1, &full);
+}
+
+/* The per-CPU copies at kv merged into the script's value v. Return: 0
+ * when no CPU's copy holds anything. */
+static int merge(const tw_bpf_map *bm, const tw_map_decl *d, int ncpus,
+		 const char *kv, int64_t *v)
+{
+	size_t stride = cpu_stride(bm);
+	int n = bm->percpu ? ncpus : 1;
+	int any = 0;
+	size_t words = bm->value_size / 8;
+	for (int c = 0; c < n; c++) {
+		const int64_t *x = (const int64_t *)(kv + (size_t)c * stride);
+		switch (d->kind) {
+		case MV_INT:
+			v[0] = x[0];
+			any = 1;
+			break;
+		case MV_STR: {
+			size_t len = strnlen((const char *)x, TW_SC_STRMAX);
+			v[0] = (int64_t)len;
+			memcpy(v + 1, x, len);
+			any = 1;
+			break;
+		}
+		case MV_COUNT:
+		case MV_SUM:
+			v[0] = (int64_t)((uint64_t)v[0] + (uint64_t)x[0]);
+			any = 1;
+			break;
+		case MV_MIN:
+		case MV_MAX:
+			if (!x[0])
+				break;
+			if (!any || (d->kind == MV_MIN ? x[1] < v[0]
+						       : x[1] > v[0]))
+				v[0] = x[1];
+			any = 1;
+			break;
+		case MV_AVG:
+		case MV_STATS:
+			if (!x[0])
+				break;
+			if (!any || x[2] < v[2])
+				v[2] = x[2];
+			if (!any || x[3] > v[3])
+				v[3] = x[3];
+			v[0] += x[0];
+			v[1] = (int64_t)((uint64_t)v[1] + (uint64_t)x[1]);
+			any = 1;
+			break;
+		case MV_HIST:
+		case MV_LHIST:
+			for (size_t w = 0; w < words; w++)
+				v[w] += x[w];
+			any = 1;
+			break;
+		default:
+			break;
+		}
+	}
+	return any;
+}
+
+/* Every entry of a map, in any order (a copy of the pointers). */
+static tw_mentry **entries(const tw_smap *m, size_t *n)
+{
+	*n = 0;
+	if (!m->n)
+		return NULL;
+	return tw_smap_sorted(m, n);
+}
+
+static int subtractable(int kind)
+{
+	return kind == MV_COUNT || kind == MV_SUM || kind == MV_AVG ||
+	       kind == MV_STATS || kind == MV_HIST || kind == MV_LHIST;
+}
+
+/* smaps[i] = totals - base */
+static void deltas(trawl_script *s, size_t i)
+{
+	tw_bpf_map *bm = &s->bpf->maps[i];
+	tw_smap *out = &s->smaps[i];
+	const tw_map_decl *d = &s->maps[i];
+	tw_smap_clear(out);
+	size_t n;
+	tw_mentry **es = entries(&bm->totals, &n);
+	tw_sval parts[TW_SC_MAX_KEYS];
+	size_t words = out->vsize / 8;
+	for (size_t k = 0; k < n; k++) {
+		tw_smap_unkey(&bm->totals, es[k], parts);
+		const tw_mentry *be = NULL;
+		if (bm->based) {
+			if (bm->base.flat) {
+				be = tw_flat_find(&bm->base, parts[0].i);
+			} else {
+				size_t kl = tw_smap_key(d, parts, s->keybuf);
+				be = tw_smap_get(&bm->base, s->keybuf, kl, 0,
+						 NULL);
+			}
+		}
+		int64_t v[1024];
+		memcpy(v, es[k]->v, out->vsize);
+		int avg = d->kind == MV_AVG || d->kind == MV_STATS;
+		int nonzero = !be;
+		for (size_t w = 0; be && w < (avg ? 2 : words); w++) {
+			v[w] -= be->v[w];
+			nonzero |= v[w] != 0;
+		}
+		if (!nonzero && bm->based == 1)
+			continue;
+		if (avg && !v[0]) {
+			v[2] = INT64_MAX;
+			v[3] = INT64_MIN;
+		}
+		tw_mentry *e = entry(out, parts, s->keybuf);
+		if (e)
+			memcpy(e->v, v, out->vsize);
+	}
+	tw_free(s->mem, es);
+	if (bm->based == 2) {
+		/* zero(): its keys stay, at 0 */
+		es = entries(&bm->base, &n);
+		for (size_t k = 0; k < n; k++) {
+			tw_smap_unkey(&bm->base, es[k], parts);
+			int full = 0;
+			tw_mentry *e =
+				out->flat
+					? tw_smap_geti(out, parts[0].i, 0, &full)
+					: tw_smap_get(out, s->keybuf,
+						      tw_smap_key(d, parts,
+								  s->keybuf),
+						      0, &full);
+			if (!e && (e = entry(out, parts, s->keybuf))) {
+				memset(e->v, 0, out->vsize);
+				if (d->kind == MV_AVG || d->kind == MV_STATS) {
+					e->v[2] = INT64_MAX;
+					e->v[3] = INT64_MIN;
+				}
+			}
+		}
+		tw_free(s->mem, es);
+	}
+}
+
+static void read_map(trawl_script *s, size_t i)
+{
+	tw_bpf *b = s->bpf;
+	tw_bpf_map *bm = &b->maps[i];
+	const tw_map_decl *d = &s->maps[i];
+	size_t vbytes = cpu_stride(bm) * (size_t)(bm->percpu ? b->ncpus : 1);
+	char *key = tw_malloc(s->mem, bm->key_size * 2 + vbytes);
+	if (!key) {
+		s->oom = 1;
+		return;
+	}
+	char *next = key + bm->key_size, *kv = next + bm->key_size;
+	tw_smap_clear(&bm->totals);
+	tw_sval parts[TW_SC_MAX_KEYS];
+	const void *prev = NULL;
+	while (map_next(bm->fd, prev, next) == 0) {
+		memcpy(key, next, bm->key_size);
+		prev = key;
+		if (map_lookup(bm->fd, key, kv) < 0)
+			continue; /* deleted meanwhile */
+		int64_t v[1024];
+		memset(v, 0, sizeof(v[0]) * (bm->totals.vsize / 8));
+		if (!merge(bm, d, b->ncpus, kv, v))
+			continue;
+		unkey(d, key, parts);
+		tw_mentry *e = entry(&bm->totals, parts, s->keybuf);
+		if (e)
+			memcpy(e->v, v, bm->totals.vsize);
+	}
+	tw_free(s->mem, key);
+	deltas(s, i);
+}
+
+void tw_bpf_sync(trawl_script *s)
+{
+	tw_bpf *b = s->bpf;
+	if (!b || !b->nprogs)
+		return;
+	tw_bpf_poll(s);
+	for (size_t i = 0; i < b->nmaps; i++)
+		if (b->maps[i].kernel)
+			read_map(s, i);
+	uint64_t *per = tw_calloc(s->mem, (size_t)b->ncpus, 8);
+	if (!per) {
+		s->oom = 1;
+		return;
+	}
+	for (uint32_t k = 0; k < b->nsites; k++) {
+		if (map_lookup(b->fixed[TW_BPF_M_FAULTS], &k, per) < 0)
+			continue;
+		uint64_t total = 0;
+		for (int c = 0; c < b->ncpus; c++)
+			total += per[c];
+		if (!total)
+			continue;
+		const tw_bpf_site *site = &b->sites[k];
+		char what[160];
+		if (site->map >= 0)
+			snprintf(what, sizeof(what),
+				 "@%s is full (%zu keys, --map-size): update "
+				 "dropped",
+				 s->maps[site->map].name, s->opts.map_size);
+		else
+			snprintf(what, sizeof(what), "%s", site->what);
+		tw_sc_fault_set(s, site->probe, 1u << 31 | k, site->line,
+				site->col, what, total);
+	}
+	tw_free(s->mem, per);
+}
+
+/* BEGIN's values into the kernel's maps, before the programs run. */
+static int push(trawl_script *s, size_t i)
+{
+	tw_bpf *b = s->bpf;
+	tw_bpf_map *bm = &b->maps[i];
+	const tw_map_decl *d = &s->maps[i];
+	size_t n;
+	tw_mentry **es = entries(&s->smaps[i], &n);
+	size_t vbytes = cpu_stride(bm) * (size_t)(bm->percpu ? b->ncpus : 1);
+	char *key = tw_malloc(s->mem, bm->key_size + vbytes);
+	if (!key && n) {
+		tw_free(s->mem, es);
+		return -1;
+	}
+	char *kv = key + bm->key_size;
+	tw_sval parts[TW_SC_MAX_KEYS];
+	for (size_t k = 0; k < n; k++) {
+		const int64_t *v = es[k]->v;
+		tw_smap_unkey(&s->smaps[i], es[k], parts);
+		tokey(d, parts, key);
+		memset(kv, 0, vbytes);
+		int64_t *x = (int64_t *)kv; /* CPU 0's copy */
+		switch (d->kind) {
+		case MV_STR:
+			memcpy(kv, v + 1,
+			       (size_t)v[0] < TW_SC_STRMAX - 1 ? (size_t)v[0]
+							       : TW_SC_STRMAX - 1);
+			break;
+		case MV_MIN:
+		case MV_MAX:
+			x[0] = 1;
+			x[1] = v[0];
+			break;
+		default:
+			memcpy(kv, v, bm->value_size);
+			break;
+		}
+		map_update(bm->fd, key, kv);
+	}
+	tw_free(s->mem, key);
+	tw_free(s->mem, es);
+	return 0;
+}
+
+int tw_bpf_attach(trawl_script *s, trawl_error *err)
+{
+	tw_bpf *b = s->bpf;
+	if (!b || !b->nprogs)
+		return 0;
+	for (size_t i = 0; i < b->nmaps; i++)
+		if (b->maps[i].kernel && s->smaps[i].n && push(s, i) < 0)
+			return tw_error_at(err, TRAWL_ENOMEM, 0, s->name, 0, 0,
+					   0, "out of memory");
+	struct tw_bpf_globals gl = {.t0 = s->t0};
+	uint32_t zero = 0;
+	map_update(b->fixed[TW_BPF_M_GLOBALS], &zero, &gl);
+	for (size_t k = 0; k < b->nprogs; k++) {
+		tw_bpf_prog *p = &b->progs[k];
+		struct perf_event_attr pa;
+		memset(&pa, 0, sizeof(pa));
+		pa.type = PERF_TYPE_TRACEPOINT;
+		pa.size = sizeof(pa);
+		pa.config = p->tp_id;
+		pa.sample_period = 1;
+		pa.wakeup_events = 1;
+		/* one event runs the program on every CPU */
+		p->pfd = (int)syscall(__NR_perf_event_open, &pa, -1, 0, -1,
+				      PERF_FLAG_FD_CLOEXEC);
+		if (p->pfd < 0) {
+			char what[300];
+			snprintf(what, sizeof(what),
+				 "cannot open tracepoint %s for BPF", p->tp);
+			return env_error(s, err, what);
+		}
+		if (ioctl(p->pfd, PERF_EVENT_IOC_SET_BPF, p->fd) < 0 ||
+		    ioctl(p->pfd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+			char what[300];
+			snprintf(what, sizeof(what),
+				 "cannot attach the BPF program to %s", p->tp);
+			return env_error(s, err, what);
+		}
+	}
+	b->attached = 1;
+	return 0;
+}
+
+void tw_bpf_detach(trawl_script *s)
+{
+	tw_bpf *b = s->bpf;
+	if (!b)
+		return;
+	for (size_t k = 0; k < b->nprogs; k++)
+		if (b->progs[k].pfd >= 0) {
+			ioctl(b->progs[k].pfd, PERF_EVENT_IOC_DISABLE, 0);
+			close(b->progs[k].pfd);
+			b->progs[k].pfd = -1;
+		}
+	b->attached = 0;
+}
+
+static int record(trawl_script *s, const char *p, uint32_t len)
+{
+	uint32_t kind;
+	if (len < 8)
+		return 0;
+	memcpy(&kind, p, 4);
+	if (kind == TW_BPF_REC_EXIT)
+		return 1;
+	if (kind != TW_BPF_REC_PRINTF)
+		return 0;
+	uint32_t fi;
+	memcpy(&fi, p + 4, 4);
+	if (fi >= s->prog.nfmts)
+		return 0;
+	const tw_fmt *f = &s->prog.fmts[fi];
+	tw_sval args[TW_SC_MAX_ARGS + 1];
+	size_t pos = 8, a = 0;
+	for (size_t k = 0; k < f->nconvs && a < TW_SC_MAX_ARGS; k++) {
+		const tw_fmt_conv *c = &f->convs[k];
+		if (c->type == TY_VOID)
+			continue;
+		if (c->star) {
+			if (pos + 8 > len)
+				return 0;
+			memcpy(&args[a].i, p + pos, 8);
+			args[a++].s = NULL;
+			pos += 8;
+		}
+		if (c->type == TY_STR) {
+			if (pos + TW_SC_STRMAX > len)
+				return 0;
+			args[a].s = p + pos;
+			args[a++].i = (int64_t)strnlen(p + pos, TW_SC_STRMAX);
+			pos += TW_SC_STRMAX;
+		} else {
+			if (pos + 8 > len)
+				return 0;
+			memcpy(&args[a].i, p + pos, 8);
+			args[a++].s = NULL;
+			pos += 8;
+		}
+	}
+	tw_printf(s, f, args);
+	return 0;
+}
+
+int tw_bpf_poll(trawl_script *s)
+{
+	tw_bpf *b = s->bpf;
+	if (!b || !b->ring_data)
+		return 0;
+	unsigned long *cons_pos = b->ring_cons;
+	const unsigned long *prod_pos = b->ring_data;
+	const char *data = (const char *)b->ring_data + sysconf(_SC_PAGESIZE);
+	unsigned long cons = __atomic_load_n(cons_pos, __ATOMIC_ACQUIRE);
+	unsigned long prod = __atomic_load_n(prod_pos, __ATOMIC_ACQUIRE);
+	int exited = 0;
+	while (cons < prod) {
+		const uint32_t *hdr =
+			(const uint32_t *)(data + (cons & b->ring_mask));
+		uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
+		if (len & BPF_RINGBUF_BUSY_BIT)
+			break;
+		uint32_t body = len & ~(BPF_RINGBUF_BUSY_BIT |
+					 BPF_RINGBUF_DISCARD_BIT);
+		if (!(len & BPF_RINGBUF_DISCARD_BIT) && !exited)
+			exited = record(s, (const char *)hdr + BPF_RINGBUF_HDR_SZ,
+					body);
+		cons += (body + BPF_RINGBUF_HDR_SZ + 7) & ~7ul;
+		__atomic_store_n(cons_pos, cons, __ATOMIC_RELEASE);
+	}
+	if (s->out.len)
+		tw_out_flush(s);
+	return exited;
+}
+
+void tw_bpf_cleared(trawl_script *s, size_t map, int zero)
+{
+	tw_bpf *b = s->bpf;
+	if (!b || !b->attached || map >= b->nmaps || !b->maps[map].kernel)
+		return;
+	tw_bpf_map *bm = &b->maps[map];
+	const tw_map_decl *d = &s->maps[map];
+	if (subtractable(d->kind)) {
+		/* the totals read last become the base: what the kernel
+		 * adds after that read is in the next delta */
+		tw_smap_clear(&bm->base);
+		size_t n;
+		tw_mentry **es = entries(&bm->totals, &n);
+		tw_sval parts[TW_SC_MAX_KEYS];
+		for (size_t k = 0; k < n; k++) {
+			tw_smap_unkey(&bm->totals, es[k], parts);
+			tw_mentry *e = entry(&bm->base, parts, s->keybuf);
+			if (e)
+				memcpy(e->v, es[k]->v, bm->base.vsize);
+		}
+		tw_free(s->mem, es);
+		bm->based = zero ? 2 : 1;
+		return;
+	}
+	/* min, max, integers and strings: the kernel's entries go (or are
+	 * set to 0), which races with the kernel's updates */
+	char *key = tw_malloc(s->mem, 2 * (size_t)bm->key_size +
+					      cpu_stride(bm) * (size_t)b->ncpus);
+	if (!key)
+		return;
+	char *next = key + bm->key_size, *kv = next + bm->key_size;
+	const void *prev = NULL;
+	while (map_next(bm->fd, prev, next) == 0) {
+		memcpy(key, next, bm->key_size);
+		if (zero) {
+			memset(kv, 0, cpu_stride(bm) * (size_t)b->ncpus);
+			if (d->kind == MV_MIN || d->kind == MV_MAX)
+				((int64_t *)kv)[0] = 1;
+			map_update(bm->fd, key, kv);
+			prev = key;
+		} else {
+			map_delete(bm->fd, key);
+			prev = NULL;
+		}
+	}
+	tw_free(s->mem, key);
+}
+
+void tw_bpf_free(const tw_mem *mem, tw_bpf *b)
+{
+	if (!b)
+		return;
+	for (size_t k = 0; k < b->nprogs; k++) {
+		if (b->progs[k].pfd >= 0)
+			close(b->progs[k].pfd);
+		if (b->progs[k].fd >= 0)
+			close(b->progs[k].fd);
+		tw_free(mem, b->progs[k].insns);
+		tw_free(mem, b->progs[k].lines);
+	}
+	tw_free(mem, b->progs);
+	for (size_t i = 0; i < b->nmaps; i++) {
+		if (b->maps[i].fd >= 0)
+			close(b->maps[i].fd);
+		if (b->maps[i].totals.mem) {
+			tw_smap_fini(&b->maps[i].totals);
+			tw_smap_fini(&b->maps[i].base);
+		}
+	}
+	tw_free(mem, b->maps);
+	for (int k = 0; k < TW_BPF_M_FIXED; k++)
+		if (b->fixed[k] >= 0)
+			close(b->fixed[k]);
+	long page = sysconf(_SC_PAGESIZE);
+	if (b->ring_cons)
+		munmap(b->ring_cons, (size_t)page);
+	if (b->ring_data)
+		munmap(b->ring_data, (size_t)page + 2 * TW_BPF_RING);
+	tw_free(mem, b->sites);
+	tw_free(mem, b->in_kernel);
+	tw_free(mem, b->why);
+	tw_free(mem, b->explain);
+	tw_free(mem, b);
+}
