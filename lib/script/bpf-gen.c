@@ -48,6 +48,10 @@ typedef struct gen {
 	uint32_t var_str[64]; /* its string's scratch offset */
 	uint32_t scr;	      /* scratch in use */
 	int *labels;	      /* label: its instruction, -1 unplaced */
+	int *refs;	      /* label: the jumps to it emitted */
+	size_t refs_cap;
+	int dead; /* after an unconditional jump, until a label jumped to:
+		   * the verifier refuses code nothing reaches */
 	size_t nlabels, labels_cap;
 	struct fix {
 		size_t insn;
@@ -92,6 +96,8 @@ static void grow(gen *g, void **pp, size_t *cap, size_t need, size_t elem)
 static void emit(gen *g, struct bpf_insn in)
 {
 	tw_bpf_prog *p = g->p;
+	if (g->dead)
+		return;
 	if (p->ninsns >= TW_BPF_MAX_INSNS)
 		refuse(g, NULL, "the program is over %d instructions",
 		       TW_BPF_MAX_INSNS);
@@ -182,17 +188,25 @@ static int label(gen *g)
 {
 	tw_sc_grow(g->c, (void **)&g->labels, &g->labels_cap, g->nlabels + 1,
 		   sizeof(*g->labels));
+	tw_sc_grow(g->c, (void **)&g->refs, &g->refs_cap, g->nlabels + 1,
+		   sizeof(*g->refs));
 	g->labels[g->nlabels] = -1;
+	g->refs[g->nlabels] = 0;
 	return (int)g->nlabels++;
 }
 
 static void place(gen *g, int l)
 {
 	g->labels[l] = (int)g->p->ninsns;
+	if (g->refs[l])
+		g->dead = 0;
 }
 
 static void jump_to(gen *g, struct bpf_insn in, int l)
 {
+	if (g->dead)
+		return;
+	g->refs[l]++;
 	tw_sc_grow(g->c, (void **)&g->fixes, &g->fixes_cap, g->nfixes + 1,
 		   sizeof(*g->fixes));
 	g->fixes[g->nfixes++] = (struct fix){g->p->ninsns, l};
@@ -202,6 +216,7 @@ static void jump_to(gen *g, struct bpf_insn in, int l)
 static void ja(gen *g, int l)
 {
 	jump_to(g, insn(BPF_JMP | BPF_JA, 0, 0, 0, 0), l);
+	g->dead = 1;
 }
 
 static void jimm(gen *g, int op, int reg, int32_t imm, int l)
@@ -748,14 +763,7 @@ static void gstr(gen *g, const tw_node *n, uint32_t off)
 		const tw_schema_field *f = field(g, n);
 		scr_zero(g, off, STRMAX);
 		scr_ptr(g, BPF_REG_1, off);
-		if (f->array) {
-			/* its bytes to the first NUL (one more byte is read
-			 * and replaced by the NUL the helper writes) */
-			uint32_t n1 = f->size + 1 < STRMAX ? f->size + 1 : STRMAX;
-			mov(g, BPF_REG_2, (int32_t)n1);
-			movr(g, BPF_REG_3, R_CTX);
-			alu(g, BPF_ADD, BPF_REG_3, (int32_t)f->offset);
-		} else if (f->dloc && f->size == 4) {
+		if (f->dloc && f->size == 4) {
 			ldx(g, BPF_W, BPF_REG_3, R_CTX, (int16_t)f->offset);
 			alu(g, BPF_AND, BPF_REG_3, 0xffff);
 			if (f->dloc == 2)
@@ -768,6 +776,13 @@ static void gstr(gen *g, const tw_node *n, uint32_t off)
 			alur(g, BPF_ADD, BPF_REG_4, BPF_REG_3);
 			movr(g, BPF_REG_3, BPF_REG_4);
 			mov(g, BPF_REG_2, STRMAX);
+		} else if (f->array) {
+			/* its bytes to the first NUL (one more byte is read
+			 * and replaced by the NUL the helper writes) */
+			uint32_t n1 = f->size + 1 < STRMAX ? f->size + 1 : STRMAX;
+			mov(g, BPF_REG_2, (int32_t)n1);
+			movr(g, BPF_REG_3, R_CTX);
+			alu(g, BPF_ADD, BPF_REG_3, (int32_t)f->offset);
 		} else {
 			refuse(g, n, "args.%s, a pointer", f->name);
 		}
@@ -1323,6 +1338,7 @@ static int try_probe(gen *g, size_t probe, size_t ev)
 		if (!format_id(g->ev))
 			refuse(g, NULL, "%s's format has no ID",
 			       g->ev->name);
+		g->dead = 0;
 		g->prog_end = label(g);
 		prologue(g);
 		gprobe(g, probe);
@@ -1520,6 +1536,7 @@ void tw_bpf_plan(tw_compiler *c, tw_bpf *b)
 			tw_sc_error(c, TRAWL_EUNSUPPORTED, g->line, g->col,
 				    "cannot lower the program of %s: %s",
 				    p->tp, g->why);
+		g->dead = 0;
 		g->prog_end = label(g);
 		prologue(g);
 		for (size_t i = 0; i < c->nprobes; i++)

@@ -112,6 +112,9 @@ void tw_bpf_plan(tw_compiler *c, tw_bpf *b);
 /* bpf-sys.c */
 int tw_bpf_load(trawl_script *s, trawl_error *err);
 int tw_bpf_attach(trawl_script *s, trawl_error *err);
+/* The script's values of its kernel maps into them (after BEGIN).
+ * Return: 0, or -1 out of memory. */
+int tw_bpf_push(trawl_script *s);
 void tw_bpf_detach(trawl_script *s);
 /* Drain the ring buffer: printf output, exit(). Return: 1 after exit(). */
 int tw_bpf_poll(trawl_script *s);

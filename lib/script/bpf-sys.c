@@ -571,15 +571,23 @@ static int push(trawl_script *s, size_t i)
 	return 0;
 }
 
+int tw_bpf_push(trawl_script *s)
+{
+	tw_bpf *b = s->bpf;
+	for (size_t i = 0; b && i < b->nmaps; i++)
+		if (b->maps[i].kernel && s->smaps[i].n && push(s, i) < 0)
+			return -1;
+	return 0;
+}
+
 int tw_bpf_attach(trawl_script *s, trawl_error *err)
 {
 	tw_bpf *b = s->bpf;
 	if (!b || !b->nprogs)
 		return 0;
-	for (size_t i = 0; i < b->nmaps; i++)
-		if (b->maps[i].kernel && s->smaps[i].n && push(s, i) < 0)
-			return tw_error_at(err, TRAWL_ENOMEM, 0, s->name, 0, 0,
-					   0, "out of memory");
+	if (tw_bpf_push(s) < 0)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, s->name, 0, 0, 0,
+				   "out of memory");
 	struct tw_bpf_globals gl = {.t0 = s->t0};
 	uint32_t zero = 0;
 	map_update(b->fixed[TW_BPF_M_GLOBALS], &zero, &gl);

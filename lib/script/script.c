@@ -163,6 +163,9 @@ static int load_bpf(trawl_script *s, trawl_error *err)
 	if (!b)
 		return 0;
 	if (!b->nprogs) {
+		/* the plan's reasons stay in the explanation */
+		s->explain = b->explain;
+		b->explain = NULL;
 		tw_bpf_free(s->mem, b);
 		s->bpf = NULL;
 		return 0;
@@ -433,6 +436,22 @@ static int run_kind(trawl_script *s, int kind, int64_t now)
 	return 0;
 }
 
+TRAWL_API int trawl_script_attach(trawl_script *s, trawl_error *err)
+{
+	if (!s)
+		return tw_error_at(err, TRAWL_EMISUSE, 0, NULL, 0, 0, 0,
+				   "trawl_script_attach: no script");
+	if (!s->bpf || s->bpf->attached)
+		return 0;
+	/* elapsed counts from here, as the kernel's programs see it */
+	s->t0 = mono_now();
+	s->have_t0 = 1;
+	int rc = tw_bpf_attach(s, err);
+	if (rc < 0)
+		tw_bpf_detach(s);
+	return rc;
+}
+
 TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err)
 {
 	if (!s)
@@ -444,16 +463,23 @@ TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err)
 	/* Live, nsecs in BEGIN and END is the time now on the trace's
 	 * clock (CLOCK_MONOTONIC, bpftrace's), and elapsed counts from
 	 * here; off-line BEGIN runs at 0 and END at the last event. */
-	if (s->live) {
+	if (s->live && !s->have_t0) {
 		s->t0 = mono_now();
 		s->have_t0 = 1;
 	}
 	int exited = run_kind(s, PK_BEGIN, s->live ? s->t0 : 0);
 	if (s->live)
 		tw_out_flush(s); /* before the first event */
-	if (!exited && s->bpf && tw_bpf_attach(s, err) < 0) {
-		tw_bpf_detach(s);
-		return -err->code;
+	if (!exited && s->bpf) {
+		int arc = s->bpf->attached ? tw_bpf_push(s)
+					   : tw_bpf_attach(s, err);
+		if (arc < 0) {
+			tw_bpf_detach(s);
+			return arc == -1 ? tw_error_at(err, TRAWL_ENOMEM, 0,
+						       s->name, 0, 0, 0,
+						       "out of memory")
+					 : arc;
+		}
 	}
 	if (!exited) {
 		rc = trawl_run(s->t, err);

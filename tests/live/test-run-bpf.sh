@@ -1,0 +1,253 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# trawl run --live's BPF back end against the real kernel: the same scripts
+# run with --backend bpf, with --backend ftrace and off line on the
+# --record file of the bpf run, over loads whose numbers are known (a
+# fixed number of getppid() calls and of pipe round trips, filtered by
+# comm), with identical output; one script per construct (aggregates,
+# keys of integers and strings, char-array and __data_loc fields, state
+# maps and delete, $vars, printf, exit(), division by zero and full maps
+# as faults, interval probes with clear() giving exact deltas); refusals
+# of --backend bpf naming the construct and line; auto mode's plan; and
+# tracefs and the kernel's BPF objects as they were after every group,
+# on every ending (CMD's exit, exit(), -d, SIGINT, SIGKILL). Root, tracefs
+# and BPF only: skipped (exit 77) otherwise.
+# usage: test-run-bpf.sh TRAWL
+set -u
+TRAWL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+TFS=/sys/kernel/tracing
+export LC_ALL=C
+
+. "$(dirname "$0")/live-lib.sh"
+need_tracing "BPF tests" perl
+if [ ! -d $TFS/events/syscalls/sys_enter_getppid ]; then
+	echo "SKIP: no syscall events in $TFS"
+	exit 77
+fi
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+n=0
+
+if ! "$TRAWL" run --live --backend bpf -d 0.01 \
+	-e 'tracepoint:syscalls:sys_enter_getppid { @ = count(); }' >"$T/probe.out" 2>"$T/probe.err"; then
+	echo "SKIP: BPF is not usable here: $(cat "$T/probe.err")"
+	exit 77
+fi
+
+# the kernel's BPF objects of trawl's (programs and maps are named so)
+bpf_objects() {
+	if command -v bpftool >/dev/null; then
+		bpftool prog show 2>/dev/null | grep -c ' name trawl ' || true
+		bpftool map show 2>/dev/null | grep -cE ' name (scratch|globals|faults|out|zeros) ' || true
+	fi
+}
+begin_all() { begin; bpf_objects >"$T/bpf.before"; }
+same_all() {
+	same_state || return 1
+	bpf_objects >"$T/bpf.after"
+	diff -u "$T/bpf.before" "$T/bpf.after" >&2
+}
+
+# The load: N getppid() calls, then TRIPS round trips of one byte through
+# two pipes between perl and its child.
+N=2000
+TRIPS=300
+cat >"$T/load.pl" <<'EOF'
+my ($n, $trips) = @ARGV;
+getppid() for 1 .. $n;
+pipe(my $ar, my $aw) or die;
+pipe(my $br, my $bw) or die;
+my $pid = fork() // die;
+my $b;
+if ($pid == 0) {
+	close $aw; close $br;
+	for (1 .. $trips) { sysread($ar, $b, 1); syswrite($bw, "y", 1); }
+	exit 0;
+}
+close $ar; close $bw;
+for (1 .. $trips) { syswrite($aw, "x", 1); sysread($br, $b, 1); }
+waitpid($pid, 0);
+EOF
+LOAD="perl $T/load.pl $N $TRIPS"
+
+same_file() { cmp -s "$1" "$2" || { diff -u "$1" "$2" | head -20 >&2; return 1; }; }
+
+# parity NAME SCRIPT [OPTIONS...]: bpf live (recorded), ftrace live, and
+# off line on the recording give the same output and faults.
+parity() {
+	local name=$1 script=$2
+	shift 2
+	check "$name: --backend bpf" status 0 "$TRAWL" run --live --backend bpf --explain \
+		"$@" "$script" --record "$T/$name.dat" -c "$LOAD"
+	cp "$T/out" "$T/$name.bpf"
+	# the kernel's faults are not in the order first seen: sorted
+	grep 'warning' "$T/err" | sed 's/ ([0-9]* times*)//' | sort >"$T/$name.bpf.faults"
+	grep '^probe .*: ' "$T/err" >"$T/$name.plan"
+	check "$name: every event probe in the kernel" \
+		sh -c "! grep -E '^probe [0-9]+ \\(tracepoint.*user space' '$T/$name.plan'"
+	check "$name: --backend ftrace" status 0 "$TRAWL" run --live --backend ftrace \
+		"$@" "$script" -c "$LOAD"
+	cp "$T/out" "$T/$name.ftrace"
+	grep 'warning' "$T/err" | sed 's/ ([0-9]* times*)//' | sort >"$T/$name.ftrace.faults"
+	check "$name: off line on the bpf run's recording" status 0 "$TRAWL" run \
+		"$@" "$script" "$T/$name.dat"
+	cp "$T/out" "$T/$name.offline"
+	check "$name: bpf = ftrace" same_file "$T/$name.ftrace" "$T/$name.bpf"
+	check "$name: bpf = off line" same_file "$T/$name.offline" "$T/$name.bpf"
+	check "$name: the same faults" same_file "$T/$name.ftrace.faults" "$T/$name.bpf.faults"
+}
+
+# --- aggregates, integer and string keys ------------------------------------
+begin_all
+cat >"$T/agg.tw" <<'EOF'
+tracepoint:syscalls:sys_enter_getppid /comm == "perl"/ {
+	@calls = count();
+	@by[comm, args.__syscall_nr] = count();
+	@nr = sum(args.__syscall_nr);
+	@mn = min(0 - args.__syscall_nr);
+	@mx = max(args.__syscall_nr * 3);
+	@av = avg(args.__syscall_nr / 3);
+	@st = stats(args.__syscall_nr % 7);
+	@h = hist(args.__syscall_nr << 4);
+	@l = lhist(args.__syscall_nr, 0, 200, 25);
+	@bits[(args.__syscall_nr & 6) | 1, ~args.__syscall_nr, -args.__syscall_nr >> 2] = count();
+}
+tracepoint:syscalls:sys_enter_write /comm == "perl" && args.count == 1/ {
+	@writes[args.fd > 2, args.fd != 1] = count();
+	@bytes = sum(args.count);
+	@neg = min(-1);
+}
+EOF
+parity agg "$T/agg.tw"
+check "agg: every call counted" grep -qx "@calls: $N" "$T/agg.bpf"
+check "agg: every write counted" grep -qx "@bytes: $((2 * TRIPS))" "$T/agg.bpf"
+check "agg: string key" grep -q '^@by\[perl, [0-9]*\]: '"$N"'$' "$T/agg.bpf"
+check "tracefs and BPF objects as they were" same_all
+
+# --- state maps, delete, $vars, printf, strings -------------------------------
+begin_all
+cat >"$T/state.tw" <<'EOF'
+tracepoint:syscalls:sys_enter_getppid /comm == "perl"/ {
+	@start[tid] = 1;
+	@seq = @seq + 1;
+	$s = @seq;
+	$c = comm;
+	if ($s <= 3 || $s == 1000) {
+		printf("call %d %s %s %5d|%-6s|\n", $s, $c, $s > 2 ? "big" : "small", $s * 2, "ab");
+	} else {
+		@other += 2;
+	}
+	@name[$c == "perl" ? "is perl" : "not perl"] = count();
+}
+tracepoint:syscalls:sys_exit_getppid /@start[tid]/ {
+	delete(@start[tid]);
+	@ret[args.ret > 0 ? 1 : 0] = count();
+	@done = count();
+	@str[tid > 0] = comm;
+}
+tracepoint:sched:sched_process_fork /args.parent_comm == "perl"/ {
+	@fork[args.parent_comm, args.child_comm] = count();
+}
+tracepoint:sched:sched_process_exec /args.filename == "/usr/bin/perl"/ {
+	@exec[args.filename, comm] = count();
+	printf("exec %s\n", args.filename);
+}
+END { printf("left %d\n", @seq); }
+EOF
+parity state "$T/state.tw"
+check "state: printf from the kernel" grep -qx "call 3 perl big     6|ab    |" "$T/state.bpf"
+check "state: every call paired" grep -qx "@done: $N" "$T/state.bpf"
+check "state: deleted keys are gone" sh -c "! grep -q '^@start' '$T/state.bpf'"
+check "state: a __data_loc string" grep -qx '@exec\[/usr/bin/perl, perl\]: 1' "$T/state.bpf"
+check "state: char-array strings" grep -qx '@fork\[perl, perl\]: 1' "$T/state.bpf"
+check "tracefs and BPF objects as they were" same_all
+
+# --- faults: division by zero, a full map ---------------------------------------
+begin_all
+cat >"$T/faults.tw" <<'EOF'
+tracepoint:syscalls:sys_enter_getppid /comm == "perl"/ {
+	$z = args.__syscall_nr - args.__syscall_nr;
+	@seq = @seq + 1;
+	@k[@seq % 5] = count();
+	@q = sum(100 / $z);
+}
+EOF
+parity faults "$T/faults.tw" --map-size 3
+check "faults: division by zero reported" grep -q 'faults.tw:5:.*division by zero' "$T/faults.bpf.faults"
+check "faults: the full map reported" grep -q '@k is full (3 keys' "$T/faults.bpf.faults"
+check "tracefs and BPF objects as they were" same_all
+
+# --- exit() in the kernel --------------------------------------------------------
+begin_all
+cat >"$T/exit.tw" <<'EOF'
+tracepoint:syscalls:sys_enter_getppid /comm == "perl"/ {
+	@c = count();
+	@n = @n + 1;
+	if (@n == 100) { printf("bye\n"); exit(); }
+}
+END { printf("end\n"); }
+EOF
+parity exit "$T/exit.tw"
+check "exit: stops at the 100th call" grep -qx '@c: 100' "$T/exit.bpf"
+check "tracefs and BPF objects as they were" same_all
+
+# --- interval probes over the kernel's maps: clear() is exact -------------------
+begin_all
+cat >"$T/interval.tw" <<'EOF'
+tracepoint:syscalls:sys_enter_getppid /comm == "perl"/ { @c = count(); @h = hist(2); }
+interval:ms:20 { print(@c); clear(@c); }
+EOF
+echo 'for (1 .. 40) { getppid() for 1 .. 50; select(undef, undef, undef, 0.005); }' >"$T/slow.pl"
+check "interval: bpf" status 0 "$TRAWL" run --live --backend bpf "$T/interval.tw" -c "perl $T/slow.pl"
+check "interval: the deltas add up to every call" \
+	sh -c "[ \"\$(awk '/^@c: /{s+=\$2} END{print s}' '$T/out')\" = 2000 ]"
+check "interval: the histogram is whole" grep -q '^\[2, 4) *2000 ' "$T/out"
+check "tracefs and BPF objects as they were" same_all
+
+# --- refusals and the plan ---------------------------------------------------------
+begin_all
+check "bpf: a while loop is refused" status 1 "$TRAWL" run --live --backend bpf -d 0.1 \
+	-e 'tracepoint:syscalls:sys_enter_getppid { $i = 0; while ($i < 3) { $i++; } }'
+check "naming the construct and its line" grep -q -- '-e:1:.*while loops' "$T/err"
+check "bpf: strlen() is refused" status 1 "$TRAWL" run --live --backend bpf -d 0.1 \
+	-e 'tracepoint:syscalls:sys_enter_getppid { @ = sum(strlen(comm)); }'
+check "naming it" grep -q 'strlen()' "$T/err"
+check "auto: what cannot run in the kernel stays in user space" status 0 \
+	"$TRAWL" run --live --explain -d 0.1 \
+	-e 'tracepoint:syscalls:sys_enter_getppid { @a = count(); } tracepoint:syscalls:sys_exit_getppid { @b = sum(strlen(comm)); }'
+check "the plan says which and why" grep -q 'probe 2 .*user space.*strlen' "$T/err"
+check "and runs the rest in the kernel" grep -q 'probe 1 .*kernel (BPF)' "$T/err"
+check "auto: probes sharing a map stay together" status 0 \
+	"$TRAWL" run --live --explain -d 0.1 \
+	-e 'tracepoint:syscalls:sys_enter_getppid { @a = count(); } tracepoint:syscalls:sys_exit_getppid { @a = count(); $x = strlen(comm); }'
+check "both in user space" grep -q 'probe 1 .*user space.*@a is also used' "$T/err"
+check "--backend takes three words" status 1 "$TRAWL" run --live --backend llvm -d 0.1 -e 'BEGIN { }'
+check "--backend is for --live" status 1 "$TRAWL" run --backend bpf -e 'BEGIN { }' /etc/hostname
+check "tracefs and BPF objects as they were" same_all
+
+# --- endings: -d, SIGINT, SIGKILL ---------------------------------------------------
+begin_all
+COUNT='tracepoint:syscalls:sys_enter_getppid { @ = count(); } END { printf("end\n"); }'
+check "-d ends it, END runs" status 0 "$TRAWL" run --live --backend bpf -d 0.3 -e "$COUNT"
+check "END's output" grep -qx end "$T/out"
+"$TRAWL" run --live --backend bpf -d 60 -e "$COUNT" >"$T/int.out" 2>&1 &
+pid=$!
+sleep 0.5
+kill -INT $pid
+wait $pid
+check "SIGINT ends it with 0" [ $? = 0 ]
+check "after END" grep -qx end "$T/int.out"
+"$TRAWL" run --live --backend bpf -d 60 -e "$COUNT" >/dev/null 2>&1 &
+pid=$!
+sleep 0.5
+kill -KILL $pid
+wait $pid 2>/dev/null
+# a killed run leaves its tracefs instance for the next to remove; its
+# BPF objects go with its file descriptors
+"$TRAWL" run --live -d 0.05 -e 'BEGIN { }' >/dev/null 2>&1
+check "SIGKILL leaves no BPF object" same_all
+
+echo "1..$n"
+[ "$fails" = 0 ]
