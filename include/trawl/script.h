@@ -104,6 +104,21 @@ TRAWL_API trawl_script *trawl_script_compile(trawl_trace *t, const char *src,
 TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err);
 
 /**
+ * trawl_script_attach() - start a live script's BPF programs now
+ * @s:   the script
+ * @err: OUT: why they could not be attached, or NULL
+ *
+ * A live session starts its events before a workload starts; this does
+ * the same for the probes that run in the kernel, which otherwise start
+ * in trawl_script_run() after BEGIN. BEGIN's map values still reach the
+ * kernel's maps when BEGIN has run. A no-op for a script with nothing in
+ * the kernel.
+ *
+ * Return: 0, or a negative TRAWL_E* (TRAWL_EENV: not permitted).
+ */
+TRAWL_API int trawl_script_attach(trawl_script *s, trawl_error *err);
+
+/**
  * trawl_script_fault() - the i-th kind of runtime fault seen
  * @s:     the script
  * @i:     0, 1, ... in the order they were first seen

@@ -401,6 +401,12 @@ static int run_live(const char *program, size_t len, trawl_script_opts *so,
 		status = err.code == TRAWL_EENV ? EXIT_ENV : EXIT_INPUT;
 		goto out;
 	}
+	if (trawl_script_attach(s, &err) < 0) {
+		cli_error("%s", err.msg);
+		status = err.code == TRAWL_EENV ? EXIT_ENV : EXIT_INPUT;
+		trawl_live_stop(lv);
+		goto out;
+	}
 	int stale = trawl_live_stats(lv)->stale_removed;
 	if (stale)
 		fprintf(stderr,
