@@ -119,6 +119,17 @@ TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err);
 TRAWL_API int trawl_script_attach(trawl_script *s, trawl_error *err);
 
 /**
+ * trawl_script_detach() - stop a live script's BPF programs now
+ * @s: the script
+ *
+ * For the thread that stops a live session (a deadline, a signal): the
+ * kernel's probes stop counting when the session stops its events, not
+ * when the script has read what came before. Safe while
+ * trawl_script_run() runs in another thread; a no-op without BPF.
+ */
+TRAWL_API void trawl_script_detach(trawl_script *s);
+
+/**
  * trawl_script_fault() - the i-th kind of runtime fault seen
  * @s:     the script
  * @i:     0, 1, ... in the order they were first seen

@@ -626,13 +626,15 @@ void tw_bpf_detach(trawl_script *s)
 	tw_bpf *b = s->bpf;
 	if (!b)
 		return;
-	for (size_t k = 0; k < b->nprogs; k++)
-		if (b->progs[k].pfd >= 0) {
-			ioctl(b->progs[k].pfd, PERF_EVENT_IOC_DISABLE, 0);
-			close(b->progs[k].pfd);
-			b->progs[k].pfd = -1;
+	/* another thread may stop them too (trawl_script_detach()) */
+	for (size_t k = 0; k < b->nprogs; k++) {
+		int fd = __atomic_exchange_n(&b->progs[k].pfd, -1,
+					     __ATOMIC_ACQ_REL);
+		if (fd >= 0) {
+			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+			close(fd);
 		}
-	b->attached = 0;
+	}
 }
 
 static int record(trawl_script *s, const char *p, uint32_t len)

@@ -447,9 +447,17 @@ TRAWL_API int trawl_script_attach(trawl_script *s, trawl_error *err)
 	s->t0 = mono_now();
 	s->have_t0 = 1;
 	int rc = tw_bpf_attach(s, err);
-	if (rc < 0)
+	if (rc < 0) {
 		tw_bpf_detach(s);
+		s->bpf->attached = 0;
+	}
 	return rc;
+}
+
+TRAWL_API void trawl_script_detach(trawl_script *s)
+{
+	if (s && s->bpf)
+		tw_bpf_detach(s);
 }
 
 TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err)
@@ -475,6 +483,7 @@ TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err)
 					   : tw_bpf_attach(s, err);
 		if (arc < 0) {
 			tw_bpf_detach(s);
+			s->bpf->attached = 0;
 			return arc == -1 ? tw_error_at(err, TRAWL_ENOMEM, 0,
 						       s->name, 0, 0, 0,
 						       "out of memory")
@@ -489,6 +498,7 @@ TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err)
 	if (s->bpf) {
 		/* what the kernel did, before END reads it */
 		tw_bpf_detach(s);
+		s->bpf->attached = 0;
 		tw_bpf_sync(s);
 	}
 	/* END runs after exit() too, as in bpftrace, and after a run that

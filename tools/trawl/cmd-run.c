@@ -167,6 +167,7 @@ struct live_args {
 /* The thread that turns signals, -d and CMD's exit into a stop. */
 struct watcher {
 	trawl_live *lv;
+	trawl_script *s; /* its kernel probes stop with the events */
 	struct cli_child *ch;
 	int sig_fd;  /* signalfd of the blocked signals */
 	int quit_fd; /* eventfd: the run ended by itself */
@@ -234,6 +235,7 @@ static void *watch(void *arg)
 		w->why = "stopped by a signal";
 		break;
 	}
+	trawl_script_detach(w->s);
 	trawl_live_stop(w->lv);
 	/* CMD's exit: everything it did is counted, however long that
 	 * takes. A deadline or a signal is kept: what the script has not
@@ -378,6 +380,7 @@ static int run_live(const char *program, size_t len, trawl_script_opts *so,
 	if ((status = enable_events(lv, s, !a->no_pushdown, a->record != NULL)))
 		goto out;
 	w.lv = lv;
+	w.s = s;
 	if (a->pid) {
 		w.pid_fd = (int)syscall(SYS_pidfd_open, a->pid, 0);
 		if (w.pid_fd < 0) {
