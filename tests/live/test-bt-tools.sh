@@ -120,7 +120,14 @@ for tool in $RUNS; do
 		continue
 	fi
 	begin
-	check "$tool live, verbatim" status 0 timeout 60 "$TRAWL" run "$bt" --live --record "$T/$tool.dat" -- /bin/sh "$T/load.sh" "$T"
+	# as trawl runs it by default: what can, in the kernel (BPF)
+	check "$tool live, verbatim (--backend auto)" status 0 timeout 60 "$TRAWL" run "$bt" --live -- /bin/sh "$T/load.sh" "$T"
+	check "$tool: auto: the output has bpftrace's form" form "$tool" "$T/out"
+	check "$tool: auto: the load shows in it" shows "$tool" "$T/out"
+	# the ftrace path, whose recording repeats the live run exactly (the
+	# BPF back end's probes read the clock themselves and run between
+	# attach and detach, inside the recording's window)
+	check "$tool live, verbatim" status 0 timeout 60 "$TRAWL" run "$bt" --live --backend ftrace --record "$T/$tool.dat" -- /bin/sh "$T/load.sh" "$T"
 	cp "$T/out" "$T/$tool.live"
 	check "$tool: the output has bpftrace's form" form "$tool" "$T/$tool.live"
 	check "$tool: the load shows in it" shows "$tool" "$T/$tool.live"

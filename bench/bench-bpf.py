@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The BPF back end of `trawl run --live` against its ftrace path and
+bpftrace (Debian's 0.17), on the same loads:
+
+  cost:     bench/syscall-loop N (N getppid() calls, its own ns per call)
+            alone and under each tracer running the same one-liner; the
+            load's slowdown is what tracing costs it (BPF programs run in
+            the traced task), the tracer's own CPU is utime + stime from
+            wait4() after SIGINT;
+  pingpong: bench/pingpong's round trips in SECONDS (wakeups and switches
+            on both CPUs) under a sched_switch count by comm;
+  start-up: from exec to the tracer's BEGIN output (printed after its
+            probes are attached), and its peak RSS.
+
+Medians of --runs. usage: bench/bench-bpf.py [--runs 5] [--calls 2000000]
+(root)
+"""
+import argparse
+import os
+import select
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+BUILD = os.path.join(ROOT, os.environ.get("TRAWL_BUILD", "build"))
+TRAWL = os.path.join(BUILD, "tools", "trawl", "trawl")
+LOOP = os.path.join(BUILD, "bench", "syscall-loop")
+PINGPONG = os.path.join(BUILD, "bench", "pingpong")
+
+COUNT_T = 'tracepoint:syscalls:sys_enter_getppid { @[pid] = count(); }'
+HIST_T = 'tracepoint:syscalls:sys_exit_getppid { @ = hist(args.ret); }'
+SW_T = 'tracepoint:sched:sched_switch { @[args.prev_comm] = count(); }'
+TRACERS = {
+    "trawl bpf": lambda p: [TRAWL, "run", "--live", "--backend", "bpf", "-e", p],
+    "trawl ftrace": lambda p: [TRAWL, "run", "--live", "--backend", "ftrace", "-e", p],
+    "bpftrace": lambda p: ["bpftrace", "-e", p.replace("args.", "args->")],
+}
+
+
+def start(cmd):
+    """Start a tracer; return (proc, seconds to its 'ready' line)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    buf = b""
+    while b"ready" not in buf:
+        r, _, _ = select.select([p.stdout], [], [], 30)
+        if not r:
+            p.kill()
+            sys.exit(f"{cmd[0]} did not start")
+        chunk = os.read(p.stdout.fileno(), 4096)
+        if not chunk:
+            sys.exit(f"{cmd[0]} exited before it was ready")
+        buf += chunk
+    return p, time.monotonic() - t0
+
+
+def stop(p):
+    p.send_signal(signal.SIGINT)
+    out = b""
+    while True:
+        chunk = os.read(p.stdout.fileno(), 65536)
+        if not chunk:
+            break
+        out += chunk
+    _, status, ru = os.wait4(p.pid, 0)
+    return ru.ru_utime + ru.ru_stime, ru.ru_maxrss, out.decode(errors="replace")
+
+
+def load_ns(calls):
+    return float(subprocess.run([LOOP, str(calls)], capture_output=True,
+                                text=True, check=True).stdout)
+
+
+def pingpong(seconds):
+    out = subprocess.run([PINGPONG, str(seconds)], capture_output=True,
+                         text=True, check=True).stdout
+    return int(out.split()[0])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--calls", type=int, default=2000000)
+    ap.add_argument("--seconds", type=float, default=2)
+    a = ap.parse_args()
+    ready = ' BEGIN { printf("ready\\n"); }'
+    print(f"# {a.calls} getppid() calls, pingpong {a.seconds} s, "
+          f"medians of {a.runs} runs")
+    for name, prog in (("count by pid", COUNT_T), ("hist of ret", HIST_T)):
+        base = statistics.median(load_ns(a.calls) for _ in range(a.runs))
+        print(f"\n## {name}: {prog}\n")
+        print("| tracer | ns per call | slowdown (ns) | tracer CPU s |")
+        print("|---|---|---|---|")
+        print(f"| none | {base:.0f} | | |")
+        for tr, mk in TRACERS.items():
+            ns, cpu = [], []
+            for _ in range(a.runs):
+                p, _ = start(mk(prog + ready))
+                ns.append(load_ns(a.calls))
+                c, _, _ = stop(p)
+                cpu.append(c)
+            m = statistics.median(ns)
+            print(f"| {tr} | {m:.0f} | {m - base:.0f} | "
+                  f"{statistics.median(cpu):.3f} |")
+    base = statistics.median(pingpong(a.seconds) for _ in range(a.runs))
+    print(f"\n## pingpong round trips in {a.seconds} s: {SW_T}\n")
+    print("| tracer | round trips | lost to tracing | tracer CPU s |")
+    print("|---|---|---|---|")
+    print(f"| none | {base:.0f} | | |")
+    for tr, mk in TRACERS.items():
+        trips, cpu = [], []
+        for _ in range(a.runs):
+            p, _ = start(mk(SW_T + ready))
+            trips.append(pingpong(a.seconds))
+            c, _, _ = stop(p)
+            cpu.append(c)
+        m = statistics.median(trips)
+        print(f"| {tr} | {m:.0f} | {100 * (1 - m / base):.1f} % | "
+              f"{statistics.median(cpu):.3f} |")
+    print("\n## start-up: exec to BEGIN's output (probes attached)\n")
+    print("| tracer | one-liner | start-up ms | peak RSS MB |")
+    print("|---|---|---|---|")
+    for prog in (COUNT_T, HIST_T):
+        for tr, mk in TRACERS.items():
+            secs, rss = [], []
+            for _ in range(a.runs):
+                p, s = start(mk(prog + ready))
+                _, r, _ = stop(p)
+                secs.append(s)
+                rss.append(r)
+            print(f"| {tr} | {prog.split('{')[1].strip(' }')} | "
+                  f"{1000 * statistics.median(secs):.1f} | "
+                  f"{statistics.median(rss) / 1024:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
