@@ -14,7 +14,7 @@
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 BUILD_DIR [fuzz-text|fuzz-line|fuzz-compressed|fuzz-dat|fuzz-perf|fuzz-analyses|fuzz-formats|fuzz-pfmt|fuzz-script|fuzz-view|fuzz-ring ...]" >&2
+	echo "usage: $0 BUILD_DIR [fuzz-text|fuzz-line|fuzz-compressed|fuzz-dat|fuzz-perf|fuzz-analyses|fuzz-formats|fuzz-pfmt|fuzz-script|fuzz-view|fuzz-ring|fuzz-bpf ...]" >&2
 	exit 2
 }
 [ $# -ge 1 ] || usage
@@ -37,9 +37,10 @@ declare -A max_len=(
 	[fuzz-script]=4096
 	[fuzz-view]=8192
 	[fuzz-ring]=4096
+	[fuzz-bpf]=1024
 )
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz-text fuzz-line fuzz-compressed fuzz-dat fuzz-perf fuzz-analyses fuzz-formats fuzz-pfmt fuzz-script fuzz-view fuzz-ring)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz-text fuzz-line fuzz-compressed fuzz-dat fuzz-perf fuzz-analyses fuzz-formats fuzz-pfmt fuzz-script fuzz-view fuzz-ring fuzz-bpf)
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/trawl-fuzz.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
