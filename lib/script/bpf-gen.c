@@ -1329,6 +1329,8 @@ static int try_probe(gen *g, size_t probe, size_t ev)
 	g->dry = 1;
 	g->nlabels = g->nfixes = 0;
 	g->ev = &g->c->schema.events[ev];
+	g->line = g->c->probes[probe].line;
+	g->col = g->c->probes[probe].col;
 	volatile int ok = 0;
 	if (!setjmp(g->refuse)) {
 		if (strcmp(g->ev->system, "ftrace") == 0)
