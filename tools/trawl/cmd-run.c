@@ -361,7 +361,9 @@ static int run_live(const char *program, size_t len, trawl_script_opts *so,
 	trawl_live_opts lo = {0};
 	lo.buffer_kb = a->buffer_kb;
 	lo.record = a->record;
-	lo.flags = a->no_kallsyms ? TRAWL_LIVE_NO_KALLSYMS : 0;
+	/* a script reads no kernel symbols: /proc/kallsyms (5 MB, a third
+	 * of the start-up) is read only for a --record file */
+	lo.flags = a->no_kallsyms || !a->record ? TRAWL_LIVE_NO_KALLSYMS : 0;
 	trawl_live *lv = trawl_live_open(&lo, &err);
 	if (!lv) {
 		cli_error("%s", err.msg);
