@@ -22,7 +22,8 @@ int main(int argc, char **argv)
 	struct timespec a, b;
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (long i = 0; i < n; i++)
-		syscall(SYS_getppid); /* not the libc wrapper, which may cache */
+		syscall(SYS_getppid); /* not the libc wrapper, which may cache
+				       */
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 +
 		    (double)(b.tv_nsec - a.tv_nsec);

@@ -85,7 +85,8 @@ static void gstr(gen *g)
 	}
 	case 2:
 		if (ns) {
-			put(g, "args.%s", events[g->ev].strs[pick(g, (unsigned)ns)]);
+			put(g, "args.%s",
+			    events[g->ev].strs[pick(g, (unsigned)ns)]);
 			break;
 		}
 		/* fall through */
@@ -98,17 +99,17 @@ static void gstr(gen *g)
 
 static void gint(gen *g, int depth)
 {
-	static const char *const ctx[] = {"pid",  "tid",   "cpu",
-					  "nsecs", "tgid", "elapsed", "usecs"};
-	static const char *const ops[] = {"+",	"-",  "*",  "/",  "%", "&",
-					  "|",	"^",  "<<", ">>", "==", "!=",
-					  "<",	">",  "<=", ">=", "&&", "||"};
+	static const char *const ctx[] = {"pid",  "tid",     "cpu",  "nsecs",
+					  "tgid", "elapsed", "usecs"};
+	static const char *const ops[] = {
+		"+",  "-",  "*",  "/", "%", "&",  "|",	"^",  "<<",
+		">>", "==", "!=", "<", ">", "<=", ">=", "&&", "||"};
 	unsigned k = pick(g, depth > 0 ? 9 : 4);
 	size_t ni = count(events[g->ev].ints, 5);
 	switch (k) {
 	case 0: {
-		static const long long lits[] = {0, 1, -1, 7, 1000000,
-						 -5000000000ll, 63, 64};
+		static const long long lits[] = {
+			0, 1, -1, 7, 1000000, -5000000000ll, 63, 64};
 		put(g, "%lld", lits[pick(g, 8)]);
 		return;
 	}
@@ -253,7 +254,8 @@ static void generate(gen *g)
 	put(g, "BEGIN { @i[0] = 0; }\n");
 	unsigned probes = 1 + pick(g, 3);
 	for (unsigned p = 0; p < probes; p++) {
-		g->ev = (int)pick(g, (unsigned)(sizeof(events) / sizeof(events[0])));
+		g->ev = (int)pick(
+			g, (unsigned)(sizeof(events) / sizeof(events[0])));
 		g->nvars = 0;
 		put(g, "tracepoint:%s ", events[g->ev].name);
 		if (pick(g, 2)) {
@@ -280,8 +282,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		trawl_error err;
 		lv = trawl_live_open(&lo, &err);
 		if (!lv) {
-			fprintf(stderr, "fuzz-bpf: no live session (%s): every "
-					"input passes\n",
+			fprintf(stderr,
+				"fuzz-bpf: no live session (%s): every "
+				"input passes\n",
 				err.msg);
 			unusable = 1;
 			return 0;
@@ -292,16 +295,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	g->d = data;
 	g->n = size;
 	generate(g);
-	trawl_script_opts so = {.name = "gen.tw",
-				.map_size = 16,
-				.backend = TRAWL_BACKEND_BPF};
+	trawl_script_opts so = {
+		.name = "gen.tw", .map_size = 16, .backend = TRAWL_BACKEND_BPF};
 	trawl_error err;
 	memset(&err, 0, sizeof(err));
 	trawl_script *s = trawl_script_compile(trawl_live_trace(lv), g->out,
 					       g->len, &so, &err);
 	if (!s && err.code == TRAWL_EENV && !strstr(err.msg, "refused")) {
-		fprintf(stderr, "fuzz-bpf: BPF is not usable (%s): every input "
-				"passes\n",
+		fprintf(stderr,
+			"fuzz-bpf: BPF is not usable (%s): every input "
+			"passes\n",
 			err.msg);
 		unusable = 1;
 	} else if (!s) {

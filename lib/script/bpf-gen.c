@@ -27,14 +27,14 @@
 
 #include "bpf-int.h"
 
-#define NCELLS	    60 /* 8-byte stack cells, fp-16 .. fp-496 */
-#define FP_KEY	    (-8)
-#define STRMAX	    TW_SC_STRMAX
-#define MAP_REF(i)  ((int32_t)(i))
-#define FIX_REF(k)  ((int32_t)(0x10000 + (k)))
-#define R_CTX	    BPF_REG_6
-#define R_SCRATCH   BPF_REG_7
-#define R_GLOBALS   BPF_REG_8
+#define NCELLS	   60 /* 8-byte stack cells, fp-16 .. fp-496 */
+#define FP_KEY	   (-8)
+#define STRMAX	   TW_SC_STRMAX
+#define MAP_REF(i) ((int32_t)(i))
+#define FIX_REF(k) ((int32_t)(0x10000 + (k)))
+#define R_CTX	   BPF_REG_6
+#define R_SCRATCH  BPF_REG_7
+#define R_GLOBALS  BPF_REG_8
 
 typedef struct gen {
 	tw_compiler *c;
@@ -44,7 +44,7 @@ typedef struct gen {
 	size_t probe;
 	uint32_t line, col;
 	int cells;
-	int var_cell[64]; /* $var slot: its int cell, or -1 */
+	int var_cell[64];     /* $var slot: its int cell, or -1 */
 	uint32_t var_str[64]; /* its string's scratch offset */
 	uint32_t scr;	      /* scratch in use */
 	int *labels;	      /* label: its instruction, -1 unplaced */
@@ -56,7 +56,7 @@ typedef struct gen {
 	struct fix {
 		size_t insn;
 		int label;
-	} *fixes;
+	} * fixes;
 	size_t nfixes, fixes_cap;
 	int probe_end, prog_end;
 	jmp_buf refuse;
@@ -111,8 +111,8 @@ static void emit(gen *g, struct bpf_insn in)
 	p->insns[p->ninsns++] = in;
 }
 
-static struct bpf_insn insn(uint8_t code, uint8_t dst, uint8_t src,
-			    int16_t off, int32_t imm)
+static struct bpf_insn insn(uint8_t code, uint8_t dst, uint8_t src, int16_t off,
+			    int32_t imm)
 {
 	struct bpf_insn in = {.code = code, .off = off, .imm = imm};
 	in.dst_reg = dst & 0xf;
@@ -154,8 +154,8 @@ static void ld64(gen *g, int dst, int64_t v)
 /* r = the map (patched to its fd when loading) */
 static void ldmap(gen *g, int dst, int32_t ref)
 {
-	emit(g, insn(BPF_LD | BPF_DW | BPF_IMM, dst, BPF_PSEUDO_MAP_FD, 0,
-		     ref));
+	emit(g,
+	     insn(BPF_LD | BPF_DW | BPF_IMM, dst, BPF_PSEUDO_MAP_FD, 0, ref));
 	emit(g, insn(0, 0, 0, 0, 0));
 }
 
@@ -235,8 +235,9 @@ static void resolve(gen *g)
 		int64_t d = (int64_t)g->labels[g->fixes[i].label] -
 			    (int64_t)g->fixes[i].insn - 1;
 		if (d < INT16_MIN || d > INT16_MAX)
-			refuse(g, NULL, "a jump over more than 32767 "
-					"instructions");
+			refuse(g, NULL,
+			       "a jump over more than 32767 "
+			       "instructions");
 		g->p->insns[g->fixes[i].insn].off = (int16_t)d;
 	}
 	g->nfixes = 0;
@@ -329,8 +330,9 @@ static const tw_schema_field *field(gen *g, const tw_node *n)
 				       "derives it)",
 				       name);
 			if (f->offset < 8)
-				refuse(g, n, "args.%s is in the record's "
-					     "header",
+				refuse(g, n,
+				       "args.%s is in the record's "
+				       "header",
 				       name);
 			return f;
 		}
@@ -352,8 +354,9 @@ static void literal(gen *g, const tw_node *n, const char *s, size_t len,
 		    uint32_t off)
 {
 	if (len >= STRMAX)
-		refuse(g, n, "a string of %zu bytes (the kernel's are at most "
-			     "%d)",
+		refuse(g, n,
+		       "a string of %zu bytes (the kernel's are at most "
+		       "%d)",
 		       len, STRMAX - 1);
 	scr_zero(g, off, STRMAX);
 	for (size_t k = 0; k < len; k += 4) {
@@ -700,9 +703,9 @@ static void gint(gen *g, const tw_node *n)
 		int out = label(g), done = label(g);
 		int and = n->kind == N_AND;
 		gint(g, n->a);
-		jimm(g, and ? BPF_JEQ : BPF_JNE, BPF_REG_0, 0, out);
+		jimm(g, and? BPF_JEQ : BPF_JNE, BPF_REG_0, 0, out);
 		gint(g, n->b);
-		jimm(g, and ? BPF_JEQ : BPF_JNE, BPF_REG_0, 0, out);
+		jimm(g, and? BPF_JEQ : BPF_JNE, BPF_REG_0, 0, out);
 		mov(g, BPF_REG_0, and);
 		ja(g, done);
 		place(g, out);
@@ -779,7 +782,8 @@ static void gstr(gen *g, const tw_node *n, uint32_t off)
 		} else if (f->array) {
 			/* its bytes to the first NUL (one more byte is read
 			 * and replaced by the NUL the helper writes) */
-			uint32_t n1 = f->size + 1 < STRMAX ? f->size + 1 : STRMAX;
+			uint32_t n1 =
+				f->size + 1 < STRMAX ? f->size + 1 : STRMAX;
 			mov(g, BPF_REG_2, (int32_t)n1);
 			movr(g, BPF_REG_3, R_CTX);
 			alu(g, BPF_ADD, BPF_REG_3, (int32_t)f->offset);
@@ -795,7 +799,8 @@ static void gstr(gen *g, const tw_node *n, uint32_t off)
 		for (uint32_t k = 0; k < STRMAX; k += 8) {
 			ldx(g, BPF_DW, BPF_REG_1, R_SCRATCH,
 			    (int16_t)(g->var_str[n->slot] + k));
-			stx(g, BPF_DW, R_SCRATCH, BPF_REG_1, (int16_t)(off + k));
+			stx(g, BPF_DW, R_SCRATCH, BPF_REG_1,
+			    (int16_t)(off + k));
 		}
 		return;
 	case N_MAPGET: {
@@ -810,7 +815,8 @@ static void gstr(gen *g, const tw_node *n, uint32_t off)
 		jimm(g, BPF_JEQ, BPF_REG_0, 0, none);
 		for (uint32_t k = 0; k < STRMAX; k += 8) {
 			ldx(g, BPF_DW, BPF_REG_1, BPF_REG_0, (int16_t)k);
-			stx(g, BPF_DW, R_SCRATCH, BPF_REG_1, (int16_t)(off + k));
+			stx(g, BPF_DW, R_SCRATCH, BPF_REG_1,
+			    (int16_t)(off + k));
 		}
 		ja(g, done);
 		place(g, none);
@@ -1334,12 +1340,12 @@ static int try_probe(gen *g, size_t probe, size_t ev)
 	volatile int ok = 0;
 	if (!setjmp(g->refuse)) {
 		if (strcmp(g->ev->system, "ftrace") == 0)
-			refuse(g, NULL, "%s is ftrace's own event, not a "
-					"tracepoint",
+			refuse(g, NULL,
+			       "%s is ftrace's own event, not a "
+			       "tracepoint",
 			       g->ev->name);
 		if (!format_id(g->ev))
-			refuse(g, NULL, "%s's format has no ID",
-			       g->ev->name);
+			refuse(g, NULL, "%s's format has no ID", g->ev->name);
 		g->dead = 0;
 		g->prog_end = label(g);
 		prologue(g);
@@ -1504,8 +1510,7 @@ void tw_bpf_plan(tw_compiler *c, tw_bpf *b)
 		for (size_t i = 0; i < c->nprobes; i++)
 			if (c->probes[i].has_event && !b->in_kernel[i])
 				tw_sc_error(c, TRAWL_EUNSUPPORTED,
-					    c->probes[i].line,
-					    c->probes[i].col,
+					    c->probes[i].line, c->probes[i].col,
 					    "--backend bpf: probe %s cannot "
 					    "run in the kernel: %s",
 					    c->probes[i].label, b->why[i]);
@@ -1513,9 +1518,8 @@ void tw_bpf_plan(tw_compiler *c, tw_bpf *b)
 	for (size_t e = 0; e < c->schema.nevents; e++) {
 		size_t n = 0;
 		for (size_t i = 0; i < c->nprobes; i++)
-			for (size_t k = 0; b->in_kernel[i] &&
-					   k < c->probes[i].nevents;
-			     k++)
+			for (size_t k = 0;
+			     b->in_kernel[i] && k < c->probes[i].nevents; k++)
 				n += c->probes[i].events[k] == e;
 		if (!n)
 			continue;
@@ -1536,15 +1540,14 @@ void tw_bpf_plan(tw_compiler *c, tw_bpf *b)
 		g->nlabels = g->nfixes = 0;
 		if (setjmp(g->refuse))
 			tw_sc_error(c, TRAWL_EUNSUPPORTED, g->line, g->col,
-				    "cannot lower the program of %s: %s",
-				    p->tp, g->why);
+				    "cannot lower the program of %s: %s", p->tp,
+				    g->why);
 		g->dead = 0;
 		g->prog_end = label(g);
 		prologue(g);
 		for (size_t i = 0; i < c->nprobes; i++)
-			for (size_t k = 0; b->in_kernel[i] &&
-					   k < c->probes[i].nevents;
-			     k++)
+			for (size_t k = 0;
+			     b->in_kernel[i] && k < c->probes[i].nevents; k++)
 				if (c->probes[i].events[k] == e)
 					gprobe(g, i);
 		epilogue(g);

@@ -42,8 +42,14 @@ enum tw_bpf_backend {
 enum { TW_BPF_REC_PRINTF = 1, TW_BPF_REC_EXIT = 2 };
 
 /* Fixed kernel maps, after the script's own in tw_bpf.mfd. */
-enum { TW_BPF_M_SCRATCH, TW_BPF_M_GLOBALS, TW_BPF_M_FAULTS,
-       TW_BPF_M_RING, TW_BPF_M_ZEROS, TW_BPF_M_FIXED };
+enum {
+	TW_BPF_M_SCRATCH,
+	TW_BPF_M_GLOBALS,
+	TW_BPF_M_FAULTS,
+	TW_BPF_M_RING,
+	TW_BPF_M_ZEROS,
+	TW_BPF_M_FIXED
+};
 
 /* The globals map's one value. */
 struct tw_bpf_globals {
@@ -71,8 +77,8 @@ typedef struct tw_bpf_prog {
 } tw_bpf_prog;
 
 typedef struct tw_bpf_map {
-	int kernel;	/* used by a kernel probe: it lives in the kernel */
-	int percpu;	/* an aggregate */
+	int kernel; /* used by a kernel probe: it lives in the kernel */
+	int percpu; /* an aggregate */
 	uint32_t key_size, value_size;
 	int fd;
 	/* clear() and zero() from user space: the totals read last, and the
@@ -84,7 +90,7 @@ typedef struct tw_bpf_map {
 
 typedef struct tw_bpf {
 	int backend;
-	int *in_kernel; /* per probe */
+	int *in_kernel;	  /* per probe */
 	char (*why)[200]; /* per probe: why it stays in user space */
 	tw_bpf_prog *progs;
 	size_t nprogs;

@@ -121,8 +121,8 @@ static int env_error(trawl_script *s, trawl_error *err, const char *what)
 }
 
 /* The script line of the instruction the verifier's log stopped at. */
-static void verifier_line(const tw_bpf_prog *p, const char *log,
-			  uint32_t *line, uint32_t *col, const char **last)
+static void verifier_line(const tw_bpf_prog *p, const char *log, uint32_t *line,
+			  uint32_t *col, const char **last)
 {
 	*line = *col = 0;
 	*last = "";
@@ -226,11 +226,11 @@ int tw_bpf_load(trawl_script *s, trawl_error *err)
 			  (uint64_t)m->value_size * (m->percpu ? b->ncpus : 1));
 	}
 	uint32_t nsites = b->nsites ? (uint32_t)b->nsites : 1;
-	b->fixed[TW_BPF_M_SCRATCH] = map_create(BPF_MAP_TYPE_PERCPU_ARRAY, 4,
-						TW_BPF_SCRATCH, 1, 0, "scratch");
-	b->fixed[TW_BPF_M_GLOBALS] = map_create(
-		BPF_MAP_TYPE_ARRAY, 4, sizeof(struct tw_bpf_globals), 1, 0,
-		"globals");
+	b->fixed[TW_BPF_M_SCRATCH] = map_create(
+		BPF_MAP_TYPE_PERCPU_ARRAY, 4, TW_BPF_SCRATCH, 1, 0, "scratch");
+	b->fixed[TW_BPF_M_GLOBALS] =
+		map_create(BPF_MAP_TYPE_ARRAY, 4, sizeof(struct tw_bpf_globals),
+			   1, 0, "globals");
 	b->fixed[TW_BPF_M_FAULTS] = map_create(BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8,
 					       nsites, 0, "faults");
 	b->fixed[TW_BPF_M_RING] =
@@ -345,8 +345,8 @@ static int merge(const tw_bpf_map *bm, const tw_map_decl *d, int ncpus,
 		case MV_MAX:
 			if (!x[0])
 				break;
-			if (!any || (d->kind == MV_MIN ? x[1] < v[0]
-						       : x[1] > v[0]))
+			if (!any ||
+			    (d->kind == MV_MIN ? x[1] < v[0] : x[1] > v[0]))
 				v[0] = x[1];
 			any = 1;
 			break;
@@ -439,12 +439,12 @@ static void deltas(trawl_script *s, size_t i)
 			tw_smap_unkey(&bm->base, es[k], parts);
 			int full = 0;
 			tw_mentry *e =
-				out->flat
-					? tw_smap_geti(out, parts[0].i, 0, &full)
-					: tw_smap_get(out, s->keybuf,
-						      tw_smap_key(d, parts,
-								  s->keybuf),
-						      0, &full);
+				out->flat ? tw_smap_geti(out, parts[0].i, 0,
+							 &full)
+					  : tw_smap_get(out, s->keybuf,
+							tw_smap_key(d, parts,
+								    s->keybuf),
+							0, &full);
 			if (!e && (e = entry(out, parts, s->keybuf))) {
 				memset(e->v, 0, out->vsize);
 				if (d->kind == MV_AVG || d->kind == MV_STATS) {
@@ -552,8 +552,9 @@ static int push(trawl_script *s, size_t i)
 		switch (d->kind) {
 		case MV_STR:
 			memcpy(kv, v + 1,
-			       (size_t)v[0] < TW_SC_STRMAX - 1 ? (size_t)v[0]
-							       : TW_SC_STRMAX - 1);
+			       (size_t)v[0] < TW_SC_STRMAX - 1
+				       ? (size_t)v[0]
+				       : TW_SC_STRMAX - 1);
 			break;
 		case MV_MIN:
 		case MV_MAX:
@@ -700,10 +701,11 @@ int tw_bpf_poll(trawl_script *s)
 		uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
 		if (len & BPF_RINGBUF_BUSY_BIT)
 			break;
-		uint32_t body = len & ~(BPF_RINGBUF_BUSY_BIT |
-					 BPF_RINGBUF_DISCARD_BIT);
+		uint32_t body =
+			len & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
 		if (!(len & BPF_RINGBUF_DISCARD_BIT) && !exited)
-			exited = record(s, (const char *)hdr + BPF_RINGBUF_HDR_SZ,
+			exited = record(s,
+					(const char *)hdr + BPF_RINGBUF_HDR_SZ,
 					body);
 		cons += (body + BPF_RINGBUF_HDR_SZ + 7) & ~7ul;
 		__atomic_store_n(cons_pos, cons, __ATOMIC_RELEASE);
@@ -739,8 +741,9 @@ void tw_bpf_cleared(trawl_script *s, size_t map, int zero)
 	}
 	/* min, max, integers and strings: the kernel's entries go (or are
 	 * set to 0), which races with the kernel's updates */
-	char *key = tw_malloc(s->mem, 2 * (size_t)bm->key_size +
-					      cpu_stride(bm) * (size_t)b->ncpus);
+	char *key =
+		tw_malloc(s->mem, 2 * (size_t)bm->key_size +
+					  cpu_stride(bm) * (size_t)b->ncpus);
 	if (!key)
 		return;
 	char *next = key + bm->key_size, *kv = next + bm->key_size;

@@ -122,7 +122,7 @@ static void add_field(tw_compiler *c, tw_schema_event *e, size_t *cap,
 /* One "field:TYPE NAME[N];" declaration (up to its ';'). Return: 1 when
  * it was added as the last field. */
 static int parse_decl(tw_compiler *c, tw_schema_event *e, size_t *cap,
-		       const char *d, size_t n)
+		      const char *d, size_t n)
 {
 	const char *br = memchr(d, '[', n);
 	const char *nend = d + n;
@@ -162,8 +162,9 @@ static int parse_decl(tw_compiler *c, tw_schema_event *e, size_t *cap,
 	e->fields[e->nfields - 1].user_ptr = is_char && pointer && !array &&
 					     !dloc &&
 					     strcmp(e->system, "syscalls") == 0;
-	e->fields[e->nfields - 1].dloc =
-		!dloc ? 0 : memcmp(d, "__rel_loc", 9) == 0 ? 2 : 1;
+	e->fields[e->nfields - 1].dloc = !dloc				  ? 0
+					 : memcmp(d, "__rel_loc", 9) == 0 ? 2
+									  : 1;
 	e->fields[e->nfields - 1].array = array;
 	return 1;
 }
@@ -210,8 +211,8 @@ tw_schema_event *tw_schema_fields(tw_compiler *c, size_t i)
 		if ((size_t)(le - f) > 6 && memcmp(f, "field:", 6) == 0) {
 			f += 6;
 			const char *semi = memchr(f, ';', (size_t)(le - f));
-			if (semi && parse_decl(c, e, &cap, f,
-					       (size_t)(semi - f)))
+			if (semi &&
+			    parse_decl(c, e, &cap, f, (size_t)(semi - f)))
 				parse_layout(&e->fields[e->nfields - 1], semi,
 					     le);
 		}
@@ -275,4 +276,3 @@ int tw_glob(const char *pat, const char *s)
 		pat++;
 	return *pat == '\0';
 }
-

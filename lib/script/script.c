@@ -340,8 +340,8 @@ static int explain_all(trawl_script *s, tw_compiler *c, trawl_error *err)
 	} else {
 		for (size_t i = 0; i < c->nprobes; i++) {
 			snprintf(line, sizeof(line),
-				 "probe %zu (%s, line %u): user space\n",
-				 i + 1, c->probes[i].label, c->probes[i].line);
+				 "probe %zu (%s, line %u): user space\n", i + 1,
+				 c->probes[i].label, c->probes[i].line);
 			if (tw_buf_append(s->mem, &out, line, strlen(line)) < 0)
 				goto oom;
 		}
@@ -568,8 +568,7 @@ TRAWL_API const char *trawl_script_explain(const trawl_script *s)
 	return s && s->explain ? s->explain : "";
 }
 
-TRAWL_API const char *trawl_script_kernel_event(const trawl_script *s,
-						size_t i)
+TRAWL_API const char *trawl_script_kernel_event(const trawl_script *s, size_t i)
 {
 	if (!s || !s->bpf || i >= s->bpf->nprogs)
 		return NULL;

@@ -35,15 +35,14 @@ static tw_fault *fault_at(trawl_script *s, size_t probe, uint32_t pc,
 
 void tw_sc_fault(trawl_script *s, size_t probe, uint32_t pc, const char *what)
 {
-	tw_fault *f = fault_at(s, probe, pc,
-			       pc < s->prog.ncode ? s->prog.lines[pc] : 0, what);
+	tw_fault *f = fault_at(
+		s, probe, pc, pc < s->prog.ncode ? s->prog.lines[pc] : 0, what);
 	if (f)
 		f->count++;
 }
 
-void tw_sc_fault_set(trawl_script *s, size_t probe, uint32_t key,
-		     uint32_t line, uint32_t col, const char *what,
-		     uint64_t count)
+void tw_sc_fault_set(trawl_script *s, size_t probe, uint32_t key, uint32_t line,
+		     uint32_t col, const char *what, uint64_t count)
 {
 	tw_fault *f = fault_at(s, probe, key, line << 12 | (col & 4095), what);
 	if (f)

@@ -50,7 +50,8 @@ static void help(FILE *f)
 		"docs/script.md is the reference.\n\n"
 		"  trawl run -e 'sched:sched_switch { @[args.prev_comm] = "
 		"count(); }' trace.dat\n\n"
-		"PARAMS are the script's $1, $2 ... ($# of them): each a number "
+		"PARAMS are the script's $1, $2 ... ($# of them): each a "
+		"number "
 		"or a string.\n\n"
 		"  -e PROGRAM     the program itself instead of a file\n"
 		"  -l [PATTERN]   list this kernel's tracepoints "
@@ -101,7 +102,8 @@ static void help(FILE *f)
 		"                 the construct), ftrace (all in user space)\n"
 		"  --explain      say where each probe runs, each BPF "
 		"program's size and\n"
-		"                 the kernel memory, on stderr, before tracing\n"
+		"                 the kernel memory, on stderr, before "
+		"tracing\n"
 		"  -- CMD ARGS    run CMD while tracing, stop when it exits\n"
 		"  -c CMD         the same, CMD split at spaces (bpftrace's "
 		"-c; implies --live)\n"
@@ -586,8 +588,9 @@ static int parse_seconds(const char *s, double *out)
 static int cmd_args(int argc, char **argv)
 {
 	static const char *const with_arg[] = {
-		"-e", "-d",	  "-b",	       "--map-size", "-c",	 "-p",
-		"-f", "--record", "--threads", "--window",   "--formats", "--backend"};
+		"-e",	     "-d",	 "-b",	      "--map-size",
+		"-c",	     "-p",	 "-f",	      "--record",
+		"--threads", "--window", "--formats", "--backend"};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			return argc - i - 1;
@@ -718,9 +721,10 @@ int cmd_run(int argc, char **argv)
 			else if (!strcmp(optarg, "ftrace"))
 				so.backend = TRAWL_BACKEND_FTRACE;
 			else {
-				cli_error("--backend takes auto, bpf or ftrace, "
-					  "not '%s'",
-					  optarg);
+				cli_error(
+					"--backend takes auto, bpf or ftrace, "
+					"not '%s'",
+					optarg);
 				return EXIT_INPUT;
 			}
 			live_only = 'B';
