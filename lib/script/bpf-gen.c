@@ -1274,28 +1274,25 @@ static void gprobe(gen *g, size_t probe)
 
 static void prologue(gen *g)
 {
-	int ok1 = label(g), ok2 = label(g);
+	int ok = label(g);
 	movr(g, R_CTX, BPF_REG_1);
+	/* the globals by address (an array map's value, no helper call);
+	 * after exit() nothing more runs */
+	emit(g, insn(BPF_LD | BPF_DW | BPF_IMM, R_GLOBALS,
+		     BPF_PSEUDO_MAP_VALUE, 0, FIX_REF(TW_BPF_M_GLOBALS)));
+	emit(g, insn(0, 0, 0, 0, 0));
+	ldx(g, BPF_DW, BPF_REG_1, R_GLOBALS,
+	    (int16_t)offsetof(struct tw_bpf_globals, exited));
+	jimm(g, BPF_JNE, BPF_REG_1, 0, g->prog_end);
 	st(g, BPF_W, BPF_REG_10, FP_KEY, 0);
 	ldmap(g, BPF_REG_1, FIX_REF(TW_BPF_M_SCRATCH));
 	movr(g, BPF_REG_2, BPF_REG_10);
 	alu(g, BPF_ADD, BPF_REG_2, FP_KEY);
 	call(g, BPF_FUNC_map_lookup_elem);
-	jimm(g, BPF_JNE, BPF_REG_0, 0, ok1);
+	jimm(g, BPF_JNE, BPF_REG_0, 0, ok);
 	ja(g, g->prog_end);
-	place(g, ok1);
+	place(g, ok);
 	movr(g, R_SCRATCH, BPF_REG_0);
-	ldmap(g, BPF_REG_1, FIX_REF(TW_BPF_M_GLOBALS));
-	movr(g, BPF_REG_2, BPF_REG_10);
-	alu(g, BPF_ADD, BPF_REG_2, FP_KEY);
-	call(g, BPF_FUNC_map_lookup_elem);
-	jimm(g, BPF_JNE, BPF_REG_0, 0, ok2);
-	ja(g, g->prog_end);
-	place(g, ok2);
-	movr(g, R_GLOBALS, BPF_REG_0);
-	ldx(g, BPF_DW, BPF_REG_1, R_GLOBALS,
-	    (int16_t)offsetof(struct tw_bpf_globals, exited));
-	jimm(g, BPF_JNE, BPF_REG_1, 0, g->prog_end);
 }
 
 static void epilogue(gen *g)

@@ -151,7 +151,8 @@ static int load_prog(trawl_script *s, tw_bpf_prog *p, trawl_error *err)
 	for (size_t i = 0; i < p->ninsns; i++) {
 		struct bpf_insn *in = &p->insns[i];
 		if (in->code == (BPF_LD | BPF_DW | BPF_IMM) &&
-		    in->src_reg == BPF_PSEUDO_MAP_FD) {
+		    (in->src_reg == BPF_PSEUDO_MAP_FD ||
+		     in->src_reg == BPF_PSEUDO_MAP_VALUE)) {
 			int32_t ref = in->imm;
 			in->imm = ref >= 0x10000 ? b->fixed[ref - 0x10000]
 						 : b->maps[ref].fd;
