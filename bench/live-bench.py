@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """On-line against off-line: the same one-liners (a) live with `trawl run
---live`, with and without pushing the predicate into the kernel's filter,
+--live`: in the kernel (--backend bpf), and on ftrace's events with and
+without pushing the predicate into the kernel's filter,
 (b) recorded with `trawl record --clock mono` (the clock live mode uses)
 then run on the file with `trawl run`,
 (c) with bpftrace (Debian's 0.17), under the same generated load
@@ -97,8 +98,8 @@ def live_summary(err):
             "lost": int(m.group(4)), "late": int(late.group(1)) if late else 0}
 
 
-def run_trawl_live(prog, seconds, pushdown):
-    cmd = [TRAWL, "run", "--live", "--json", "-e", prog] + \
+def run_trawl_live(prog, seconds, pushdown, backend="ftrace"):
+    cmd = [TRAWL, "run", "--live", "--backend", backend, "--json", "-e", prog] + \
         ([] if pushdown else ["--no-pushdown"])
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(1.0)
@@ -172,7 +173,8 @@ def agreement(name, trawl_prog, bt_prog, events, seconds, d):
     for e in events:
         rec += ["-e", e]
     ps = {
-        "live": subprocess.Popen([TRAWL, "run", "--live", "-e", trawl_prog,
+        "live": subprocess.Popen([TRAWL, "run", "--live", "--backend", "ftrace",
+                                  "-e", trawl_prog,
                                   "--record", os.path.join(d, "live.dat")],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE),
         "record": subprocess.Popen(rec, stdout=subprocess.PIPE,
@@ -213,11 +215,13 @@ def main():
         if a.only and a.only not in name:
             continue
         print("== %s\n   trawl:    %s\n   bpftrace: %s" % (name, tp, bp))
-        res = {k: [] for k in ("untraced", "live", "live no pushdown",
-                               "record + run", "bpftrace")}
+        res = {k: [] for k in ("untraced", "live in-kernel (bpf)", "live",
+                               "live no pushdown", "record + run", "bpftrace")}
         for _ in range(a.runs):
             res["untraced"].append({"cpu": 0.0, "trips": load(a.seconds),
                                     "events": None, "lost": 0})
+            res["live in-kernel (bpf)"].append(
+                run_trawl_live(tp, a.seconds, True, "bpf"))
             res["live"].append(run_trawl_live(tp, a.seconds, True))
             res["live no pushdown"].append(run_trawl_live(tp, a.seconds, False))
             res["record + run"].append(run_trawl_record(tp, events, a.seconds, d))
@@ -225,9 +229,10 @@ def main():
         base = statistics.median(r["trips"] for r in res["untraced"])
         for k, rs in res.items():
             med = lambda f: statistics.median(r[f] for r in rs)
+            kernel = k == "bpftrace" or "bpf" in k
             ev = ("%9d events %8.0f/s" % (med("events"), med("events") / a.seconds)
-                  if rs[0]["events"] is not None else "%26s" % (
-                      "(in-kernel maps)" if k == "bpftrace" else ""))
+                  if rs[0]["events"] is not None and not kernel else "%26s" % (
+                      "(in-kernel maps)" if kernel else ""))
             extra = ""
             if k == "record + run":
                 extra = "  (record %.3f s + run %.3f s)" % (med("cpu_record"), med("cpu_run"))
