@@ -82,6 +82,25 @@ def pingpong(seconds):
     return int(out.split()[0])
 
 
+def table(runs, prog, measure, what, delta_name, delta):
+    """The load alone, then under each tracer running prog: medians."""
+    ready = ' BEGIN { printf("ready\\n"); }'
+    base = statistics.median(measure() for _ in range(runs))
+    print(f"| tracer | {what} | {delta_name} | tracer CPU s |")
+    print("|---|---|---|---|")
+    print(f"| none | {base:.0f} | | |")
+    for tr, mk in TRACERS.items():
+        got, cpu = [], []
+        for _ in range(runs):
+            p, _ = start(mk(prog + ready))
+            got.append(measure())
+            c, _, _ = stop(p)
+            cpu.append(c)
+        m = statistics.median(got)
+        print(f"| {tr} | {m:.0f} | {delta(m, base)} | "
+              f"{statistics.median(cpu):.3f} |")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
@@ -92,36 +111,12 @@ def main():
     print(f"# {a.calls} getppid() calls, pingpong {a.seconds} s, "
           f"medians of {a.runs} runs")
     for name, prog in (("count by pid", COUNT_T), ("hist of ret", HIST_T)):
-        base = statistics.median(load_ns(a.calls) for _ in range(a.runs))
         print(f"\n## {name}: {prog}\n")
-        print("| tracer | ns per call | slowdown (ns) | tracer CPU s |")
-        print("|---|---|---|---|")
-        print(f"| none | {base:.0f} | | |")
-        for tr, mk in TRACERS.items():
-            ns, cpu = [], []
-            for _ in range(a.runs):
-                p, _ = start(mk(prog + ready))
-                ns.append(load_ns(a.calls))
-                c, _, _ = stop(p)
-                cpu.append(c)
-            m = statistics.median(ns)
-            print(f"| {tr} | {m:.0f} | {m - base:.0f} | "
-                  f"{statistics.median(cpu):.3f} |")
-    base = statistics.median(pingpong(a.seconds) for _ in range(a.runs))
+        table(a.runs, prog, lambda: load_ns(a.calls),
+              "ns per call", "slowdown (ns)", lambda m, base: f"{m - base:.0f}")
     print(f"\n## pingpong round trips in {a.seconds} s: {SW_T}\n")
-    print("| tracer | round trips | lost to tracing | tracer CPU s |")
-    print("|---|---|---|---|")
-    print(f"| none | {base:.0f} | | |")
-    for tr, mk in TRACERS.items():
-        trips, cpu = [], []
-        for _ in range(a.runs):
-            p, _ = start(mk(SW_T + ready))
-            trips.append(pingpong(a.seconds))
-            c, _, _ = stop(p)
-            cpu.append(c)
-        m = statistics.median(trips)
-        print(f"| {tr} | {m:.0f} | {100 * (1 - m / base):.1f} % | "
-              f"{statistics.median(cpu):.3f} |")
+    table(a.runs, SW_T, lambda: pingpong(a.seconds), "round trips",
+          "lost to tracing", lambda m, base: f"{100 * (1 - m / base):.1f} %")
     print("\n## start-up: exec to BEGIN's output (probes attached)\n")
     print("| tracer | one-liner | start-up ms | peak RSS MB |")
     print("|---|---|---|---|")
