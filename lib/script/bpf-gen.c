@@ -593,6 +593,54 @@ static void gctx_int(gen *g, const tw_node *n)
 	}
 }
 
+/* strlen(s), and strncmp(a, b, N) with N a constant: unrolled over the
+ * 64 bytes a string has in the kernel (a NUL within them ends it) */
+static void gcall(gen *g, const tw_node *n)
+{
+	uint32_t mark = g->scr;
+	int done = label(g);
+	if (n->op == CALL_STRLEN) {
+		uint32_t a = scr_alloc(g, n, STRMAX);
+		gstr(g, n->kids[0], a);
+		at(g, n);
+		for (int k = 0; k < STRMAX; k++) {
+			ldx(g, BPF_B, BPF_REG_1, R_SCRATCH, (int16_t)(a + k));
+			mov(g, BPF_REG_0, k);
+			jimm(g, BPF_JEQ, BPF_REG_1, 0, done);
+		}
+		mov(g, BPF_REG_0, STRMAX);
+	} else if (n->op == CALL_STRNCMP && n->kids[2]->kind == N_INT) {
+		int64_t lim =
+			n->kids[2]->ival < STRMAX ? n->kids[2]->ival : STRMAX;
+		uint32_t a = scr_alloc(g, n, STRMAX);
+		uint32_t b = scr_alloc(g, n, STRMAX);
+		gstr(g, n->kids[0], a);
+		gstr(g, n->kids[1], b);
+		at(g, n);
+		mov(g, BPF_REG_0, 0);
+		for (int64_t k = 0; k < lim; k++) {
+			int same = label(g);
+			ldx(g, BPF_B, BPF_REG_1, R_SCRATCH, (int16_t)(a + k));
+			ldx(g, BPF_B, BPF_REG_2, R_SCRATCH, (int16_t)(b + k));
+			jreg(g, BPF_JEQ, BPF_REG_1, BPF_REG_2, same);
+			mov(g, BPF_REG_0, -1);
+			jreg(g, BPF_JLT, BPF_REG_1, BPF_REG_2, done);
+			mov(g, BPF_REG_0, 1);
+			ja(g, done);
+			place(g, same);
+			jimm(g, BPF_JEQ, BPF_REG_1, 0, done);
+		}
+	} else {
+		refuse(g, n,
+		       n->op == CALL_STRNCMP
+			       ? "strncmp() with a length that is not a "
+				 "constant"
+			       : "strcontains()");
+	}
+	place(g, done);
+	g->scr = mark;
+}
+
 static void gint(gen *g, const tw_node *n)
 {
 	at(g, n);
@@ -725,7 +773,8 @@ static void gint(gen *g, const tw_node *n)
 		return;
 	}
 	case N_CALL:
-		refuse(g, n, "strlen(), strncmp() and strcontains()");
+		gcall(g, n);
+		return;
 	default:
 		refuse(g, n, "this expression");
 	}
@@ -1278,8 +1327,8 @@ static void prologue(gen *g)
 	movr(g, R_CTX, BPF_REG_1);
 	/* the globals by address (an array map's value, no helper call);
 	 * after exit() nothing more runs */
-	emit(g, insn(BPF_LD | BPF_DW | BPF_IMM, R_GLOBALS,
-		     BPF_PSEUDO_MAP_VALUE, 0, FIX_REF(TW_BPF_M_GLOBALS)));
+	emit(g, insn(BPF_LD | BPF_DW | BPF_IMM, R_GLOBALS, BPF_PSEUDO_MAP_VALUE,
+		     0, FIX_REF(TW_BPF_M_GLOBALS)));
 	emit(g, insn(0, 0, 0, 0, 0));
 	ldx(g, BPF_DW, BPF_REG_1, R_GLOBALS,
 	    (int16_t)offsetof(struct tw_bpf_globals, exited));
