@@ -28,6 +28,7 @@
 #include "bpf-int.h"
 
 #define NCELLS	   60 /* 8-byte stack cells, fp-16 .. fp-496 */
+#define NO_STR	   UINT32_MAX
 #define FP_KEY	   (-8)
 #define STRMAX	   TW_SC_STRMAX
 #define MAP_REF(i) ((int32_t)(i))
@@ -45,7 +46,7 @@ typedef struct gen {
 	uint32_t line, col;
 	int cells;
 	int var_cell[64];     /* $var slot: its int cell, or -1 */
-	uint32_t var_str[64]; /* its string's scratch offset */
+	uint32_t var_str[64]; /* its string's scratch offset, or NO_STR */
 	uint32_t scr;	      /* scratch in use */
 	int *labels;	      /* label: its instruction, -1 unplaced */
 	int *refs;	      /* label: the jumps to it emitted */
@@ -269,6 +270,15 @@ static uint32_t scr_alloc(gen *g, const tw_node *n, uint32_t bytes)
 	return at;
 }
 
+/* A string's 64 bytes from base + from to r7 + off. */
+static void str_copy(gen *g, uint32_t off, int base, uint32_t from)
+{
+	for (uint32_t k = 0; k < STRMAX; k += 8) {
+		ldx(g, BPF_DW, BPF_REG_1, base, (int16_t)(from + k));
+		stx(g, BPF_DW, R_SCRATCH, BPF_REG_1, (int16_t)(off + k));
+	}
+}
+
 static void scr_zero(gen *g, uint32_t off, uint32_t bytes)
 {
 	for (uint32_t k = 0; k < bytes; k += 8)
@@ -281,6 +291,17 @@ static void scr_ptr(gen *g, int dst, uint32_t off)
 	movr(g, dst, R_SCRATCH);
 	if (off)
 		alu(g, BPF_ADD, dst, (int32_t)off);
+}
+
+/* r0 = the value of element idx of an array map (fixed ref), or NULL;
+ * the key waits in the stack's first word */
+static void array_lookup(gen *g, int32_t ref, int32_t idx)
+{
+	ldmap(g, BPF_REG_1, ref);
+	st(g, BPF_W, BPF_REG_10, FP_KEY, idx);
+	movr(g, BPF_REG_2, BPF_REG_10);
+	alu(g, BPF_ADD, BPF_REG_2, FP_KEY);
+	call(g, BPF_FUNC_map_lookup_elem);
 }
 
 /* ---- faults ---- */
@@ -297,11 +318,7 @@ static void count_fault(gen *g, const tw_node *n, const char *what)
 	site->map = -1;
 	snprintf(site->what, sizeof(site->what), "%s", what);
 	int skip = label(g);
-	ldmap(g, BPF_REG_1, FIX_REF(TW_BPF_M_FAULTS));
-	st(g, BPF_W, BPF_REG_10, FP_KEY, (int32_t)b->nsites++);
-	movr(g, BPF_REG_2, BPF_REG_10);
-	alu(g, BPF_ADD, BPF_REG_2, FP_KEY);
-	call(g, BPF_FUNC_map_lookup_elem);
+	array_lookup(g, FIX_REF(TW_BPF_M_FAULTS), (int32_t)b->nsites++);
 	jimm(g, BPF_JEQ, BPF_REG_0, 0, skip);
 	mov(g, BPF_REG_1, 1);
 	xadd(g, BPF_REG_0, BPF_REG_1, 0);
@@ -427,119 +444,135 @@ static void check_map(gen *g, const tw_node *n, size_t map)
 		refuse(g, n, "@%s is in user space", d->name);
 }
 
-/* r1 = a, r0 = b: r0 = a OP b (op a TK_*), faults jump to the probe's
- * end */
+/* @m[k...] (n, an N_MAPGET of a map holding kind) looked up: r0 its
+ * value; return the label jumped to when there is none */
+static int map_find(gen *g, const tw_node *n, int kind)
+{
+	const tw_map_decl *d = &g->c->maps[n->slot];
+	check_map(g, n, (size_t)n->slot);
+	if (d->kind != kind)
+		refuse(g, n,
+		       "reading @%s, an aggregate, in the kernel (each CPU "
+		       "has its own part)",
+		       d->name);
+	int none = label(g);
+	lookup(g, MAP_REF(n->slot), gkey(g, n));
+	jimm(g, BPF_JEQ, BPF_REG_0, 0, none);
+	return none;
+}
+
+/* The BPF ALU operation of an arithmetic token (a compound assignment's
+ * too, as lower.c's binop() takes them), or -1. */
+static int alu_op(int tok)
+{
+	switch (tok) {
+	case TK_PLUS:
+	case TK_ADD_ASSIGN:
+		return BPF_ADD;
+	case TK_MINUS:
+	case TK_SUB_ASSIGN:
+		return BPF_SUB;
+	case TK_STAR:
+	case TK_MUL_ASSIGN:
+		return BPF_MUL;
+	case TK_SLASH:
+	case TK_DIV_ASSIGN:
+		return BPF_DIV;
+	case TK_PERCENT:
+	case TK_MOD_ASSIGN:
+		return BPF_MOD;
+	case TK_AMP:
+	case TK_AND_ASSIGN:
+		return BPF_AND;
+	case TK_PIPE:
+	case TK_OR_ASSIGN:
+		return BPF_OR;
+	case TK_CARET:
+	case TK_XOR_ASSIGN:
+		return BPF_XOR;
+	case TK_SHL:
+	case TK_SHL_ASSIGN:
+		return BPF_LSH;
+	case TK_SHR:
+	case TK_SHR_ASSIGN:
+		return BPF_ARSH; /* arithmetic, as the VM's */
+	default:
+		return -1;
+	}
+}
+
+/* The signed jump of a comparison token, or -1. */
+static int compare_op(int tok)
+{
+	switch (tok) {
+	case TK_EQ:
+		return BPF_JEQ;
+	case TK_NE:
+		return BPF_JNE;
+	case TK_LT:
+		return BPF_JSLT;
+	case TK_LE:
+		return BPF_JSLE;
+	case TK_GT:
+		return BPF_JSGT;
+	case TK_GE:
+		return BPF_JSGE;
+	default:
+		return -1;
+	}
+}
+
+/* r1 = a / b or a % b, signed and truncating as C does, from unsigned
+ * division (the kernel's sdiv is BPF v4 only); INT64_MIN / -1 wraps; a
+ * zero b is a fault that ends the probe's run */
+static void signed_div(gen *g, const tw_node *n, int op)
+{
+	int ok = label(g), a_pos = label(g), b_pos = label(g), done = label(g);
+	jimm(g, BPF_JNE, BPF_REG_0, 0, ok);
+	count_fault(g, n, "division by zero");
+	ja(g, g->probe_end);
+	place(g, ok);
+	movr(g, BPF_REG_2, BPF_REG_1);
+	movr(g, BPF_REG_3, BPF_REG_0);
+	mov(g, BPF_REG_4, 0); /* the result's sign */
+	jimm(g, BPF_JSGE, BPF_REG_2, 0, a_pos);
+	alu(g, BPF_NEG, BPF_REG_2, 0);
+	mov(g, BPF_REG_4, 1);
+	place(g, a_pos);
+	jimm(g, BPF_JSGE, BPF_REG_3, 0, b_pos);
+	alu(g, BPF_NEG, BPF_REG_3, 0);
+	if (op == BPF_DIV)
+		alu(g, BPF_XOR, BPF_REG_4, 1);
+	place(g, b_pos);
+	alur(g, op, BPF_REG_2, BPF_REG_3);
+	jimm(g, BPF_JEQ, BPF_REG_4, 0, done);
+	alu(g, BPF_NEG, BPF_REG_2, 0);
+	place(g, done);
+	movr(g, BPF_REG_1, BPF_REG_2);
+}
+
+/* r1 = a, r0 = b: r0 = a OP b (op a TK_*, or a compound assignment's) */
 static void binop(gen *g, const tw_node *n, int op)
 {
-	int t, d;
-	switch (op) {
-	case TK_PLUS:
-		alur(g, BPF_ADD, BPF_REG_1, BPF_REG_0);
-		break;
-	case TK_MINUS:
-		alur(g, BPF_SUB, BPF_REG_1, BPF_REG_0);
-		break;
-	case TK_STAR:
-		alur(g, BPF_MUL, BPF_REG_1, BPF_REG_0);
-		break;
-	case TK_AMP:
-		alur(g, BPF_AND, BPF_REG_1, BPF_REG_0);
-		break;
-	case TK_PIPE:
-		alur(g, BPF_OR, BPF_REG_1, BPF_REG_0);
-		break;
-	case TK_CARET:
-		alur(g, BPF_XOR, BPF_REG_1, BPF_REG_0);
-		break;
-	case TK_SHL:
-		alu(g, BPF_AND, BPF_REG_0, 63);
-		alur(g, BPF_LSH, BPF_REG_1, BPF_REG_0);
-		break;
-	case TK_SHR:
-		alu(g, BPF_AND, BPF_REG_0, 63);
-		alur(g, BPF_ARSH, BPF_REG_1, BPF_REG_0);
-		break;
-	case TK_SLASH:
-	case TK_PERCENT: {
-		/* signed, truncating as C does, from unsigned division (the
-		 * kernel's sdiv is v4 only); INT64_MIN / -1 wraps */
-		int ok = label(g), a_pos = label(g), b_pos = label(g),
-		    done = label(g);
-		jimm(g, BPF_JNE, BPF_REG_0, 0, ok);
-		count_fault(g, n, "division by zero");
-		ja(g, g->probe_end);
-		place(g, ok);
-		movr(g, BPF_REG_2, BPF_REG_1);
-		movr(g, BPF_REG_3, BPF_REG_0);
-		mov(g, BPF_REG_4, 0); /* the result's sign */
-		jimm(g, BPF_JSGE, BPF_REG_2, 0, a_pos);
-		alu(g, BPF_NEG, BPF_REG_2, 0);
-		mov(g, BPF_REG_4, 1);
-		place(g, a_pos);
-		jimm(g, BPF_JSGE, BPF_REG_3, 0, b_pos);
-		alu(g, BPF_NEG, BPF_REG_3, 0);
-		if (op == TK_SLASH)
-			alu(g, BPF_XOR, BPF_REG_4, 1);
-		place(g, b_pos);
-		alur(g, op == TK_SLASH ? BPF_DIV : BPF_MOD, BPF_REG_2,
-		     BPF_REG_3);
-		jimm(g, BPF_JEQ, BPF_REG_4, 0, done);
-		alu(g, BPF_NEG, BPF_REG_2, 0);
-		place(g, done);
-		movr(g, BPF_REG_1, BPF_REG_2);
-		break;
-	}
-	case TK_EQ:
-	case TK_NE:
-	case TK_LT:
-	case TK_LE:
-	case TK_GT:
-	case TK_GE:
-		t = label(g);
-		d = op == TK_EQ	  ? BPF_JEQ
-		    : op == TK_NE ? BPF_JNE
-		    : op == TK_LT ? BPF_JSLT
-		    : op == TK_LE ? BPF_JSLE
-		    : op == TK_GT ? BPF_JSGT
-				  : BPF_JSGE;
+	int k = alu_op(op), jump = compare_op(op);
+	if (jump >= 0) {
+		int t = label(g);
 		mov(g, BPF_REG_2, 1);
-		jreg(g, d, BPF_REG_1, BPF_REG_0, t);
+		jreg(g, jump, BPF_REG_1, BPF_REG_0, t);
 		mov(g, BPF_REG_2, 0);
 		place(g, t);
 		movr(g, BPF_REG_1, BPF_REG_2);
-		break;
-	default:
+	} else if (k == BPF_DIV || k == BPF_MOD) {
+		signed_div(g, n, k);
+	} else if (k == BPF_LSH || k == BPF_ARSH) {
+		alu(g, BPF_AND, BPF_REG_0, 63);
+		alur(g, k, BPF_REG_1, BPF_REG_0);
+	} else if (k >= 0) {
+		alur(g, k, BPF_REG_1, BPF_REG_0);
+	} else {
 		refuse(g, n, "this operator");
 	}
 	movr(g, BPF_REG_0, BPF_REG_1);
-}
-
-static int compound_op(int op)
-{
-	switch (op) {
-	case TK_ADD_ASSIGN:
-		return TK_PLUS;
-	case TK_SUB_ASSIGN:
-		return TK_MINUS;
-	case TK_MUL_ASSIGN:
-		return TK_STAR;
-	case TK_DIV_ASSIGN:
-		return TK_SLASH;
-	case TK_MOD_ASSIGN:
-		return TK_PERCENT;
-	case TK_AND_ASSIGN:
-		return TK_AMP;
-	case TK_OR_ASSIGN:
-		return TK_PIPE;
-	case TK_XOR_ASSIGN:
-		return TK_CARET;
-	case TK_SHL_ASSIGN:
-		return TK_SHL;
-	case TK_SHR_ASSIGN:
-		return TK_SHR;
-	default:
-		return 0;
-	}
 }
 
 /* two strings in scratch, equal (r0 = 1) or not */
@@ -682,18 +715,8 @@ static void gint(gen *g, const tw_node *n)
 		    cell_off(g->var_cell[n->slot]));
 		return;
 	case N_MAPGET: {
-		const tw_map_decl *d = &g->c->maps[n->slot];
-		check_map(g, n, (size_t)n->slot);
-		if (d->kind != MV_INT)
-			refuse(g, n,
-			       "reading @%s, an aggregate, in the kernel "
-			       "(each CPU has its own part)",
-			       d->name);
 		uint32_t mark = g->scr;
-		uint32_t koff = gkey(g, n);
-		int none = label(g), done = label(g);
-		lookup(g, MAP_REF(n->slot), koff);
-		jimm(g, BPF_JEQ, BPF_REG_0, 0, none);
+		int none = map_find(g, n, MV_INT), done = label(g);
 		ldx(g, BPF_DW, BPF_REG_0, BPF_REG_0, 0);
 		ja(g, done);
 		place(g, none);
@@ -843,30 +866,15 @@ static void gstr(gen *g, const tw_node *n, uint32_t off)
 		return;
 	}
 	case N_VAR:
-		if (n->slot < 0 || n->slot >= 64 || !g->var_str[n->slot])
+		if (n->slot < 0 || n->slot >= 64 ||
+		    g->var_str[n->slot] == NO_STR)
 			refuse(g, n, "this $var");
-		for (uint32_t k = 0; k < STRMAX; k += 8) {
-			ldx(g, BPF_DW, BPF_REG_1, R_SCRATCH,
-			    (int16_t)(g->var_str[n->slot] + k));
-			stx(g, BPF_DW, R_SCRATCH, BPF_REG_1,
-			    (int16_t)(off + k));
-		}
+		str_copy(g, off, R_SCRATCH, g->var_str[n->slot]);
 		return;
 	case N_MAPGET: {
-		const tw_map_decl *d = &g->c->maps[n->slot];
-		check_map(g, n, (size_t)n->slot);
-		if (d->kind != MV_STR)
-			refuse(g, n, "reading @%s", d->name);
 		uint32_t mark = g->scr;
-		uint32_t koff = gkey(g, n);
-		int none = label(g), done = label(g);
-		lookup(g, MAP_REF(n->slot), koff);
-		jimm(g, BPF_JEQ, BPF_REG_0, 0, none);
-		for (uint32_t k = 0; k < STRMAX; k += 8) {
-			ldx(g, BPF_DW, BPF_REG_1, BPF_REG_0, (int16_t)k);
-			stx(g, BPF_DW, R_SCRATCH, BPF_REG_1,
-			    (int16_t)(off + k));
-		}
+		int none = map_find(g, n, MV_STR), done = label(g);
+		str_copy(g, off, BPF_REG_0, 0);
 		ja(g, done);
 		place(g, none);
 		scr_zero(g, off, STRMAX);
@@ -1016,11 +1024,7 @@ static void gagg(gen *g, const tw_node *n)
 		int ok = label(g), got = label(g);
 		if (vs > g->b->zeros_size)
 			g->b->zeros_size = vs;
-		ldmap(g, BPF_REG_1, FIX_REF(TW_BPF_M_ZEROS));
-		st(g, BPF_W, BPF_REG_10, FP_KEY, 0);
-		movr(g, BPF_REG_2, BPF_REG_10);
-		alu(g, BPF_ADD, BPF_REG_2, FP_KEY);
-		call(g, BPF_FUNC_map_lookup_elem);
+		array_lookup(g, FIX_REF(TW_BPF_M_ZEROS), 0);
 		jimm(g, BPF_JNE, BPF_REG_0, 0, got);
 		ja(g, out);
 		place(g, got);
@@ -1163,7 +1167,7 @@ static void gstmt(gen *g, const tw_node *n)
 		at(g, n);
 		if (n->op != TK_ASSIGN) {
 			ldx(g, BPF_DW, BPF_REG_1, BPF_REG_10, vc);
-			binop(g, n, compound_op(n->op));
+			binop(g, n, n->op);
 		}
 		stx(g, BPF_DW, BPF_REG_10, BPF_REG_0, vc);
 		return;
@@ -1199,7 +1203,7 @@ static void gstmt(gen *g, const tw_node *n)
 			mov(g, BPF_REG_1, 0);
 			place(g, have);
 			ldx(g, BPF_DW, BPF_REG_0, R_SCRATCH, (int16_t)voff);
-			binop(g, n, compound_op(n->op));
+			binop(g, n, n->op);
 			stx(g, BPF_DW, R_SCRATCH, BPF_REG_0, (int16_t)voff);
 		}
 		update(g, n, map, koff, voff, BPF_ANY, 0);
@@ -1297,14 +1301,10 @@ static void gprobe(gen *g, size_t probe)
 	var_types(pr->body, types);
 	for (int i = 0; i < 64; i++) {
 		g->var_cell[i] = -1;
-		g->var_str[i] = 0;
+		g->var_str[i] = NO_STR;
 		if (i >= pr->nslots)
 			continue;
 		if (types[i] == TY_STR) {
-			/* offset 0 is never a $var's: a key or record may
-			 * start there only after them */
-			if (!g->scr)
-				scr_alloc(g, NULL, 8);
 			g->var_str[i] = scr_alloc(g, NULL, STRMAX);
 			scr_zero(g, g->var_str[i], STRMAX);
 		} else {
@@ -1333,11 +1333,7 @@ static void prologue(gen *g)
 	ldx(g, BPF_DW, BPF_REG_1, R_GLOBALS,
 	    (int16_t)offsetof(struct tw_bpf_globals, exited));
 	jimm(g, BPF_JNE, BPF_REG_1, 0, g->prog_end);
-	st(g, BPF_W, BPF_REG_10, FP_KEY, 0);
-	ldmap(g, BPF_REG_1, FIX_REF(TW_BPF_M_SCRATCH));
-	movr(g, BPF_REG_2, BPF_REG_10);
-	alu(g, BPF_ADD, BPF_REG_2, FP_KEY);
-	call(g, BPF_FUNC_map_lookup_elem);
+	array_lookup(g, FIX_REF(TW_BPF_M_SCRATCH), 0);
 	jimm(g, BPF_JNE, BPF_REG_0, 0, ok);
 	ja(g, g->prog_end);
 	place(g, ok);
@@ -1462,9 +1458,7 @@ static void explain(tw_compiler *c, tw_bpf *b)
 			snprintf(line, sizeof(line),
 				 "probe %zu (%s, line %u): user space, ftrace "
 				 "events: %s\n",
-				 i + 1, pr->label, pr->line,
-				 b->backend == TW_BPF_NONE ? "--backend ftrace"
-							   : b->why[i]);
+				 i + 1, pr->label, pr->line, b->why[i]);
 		}
 		if (tw_buf_append(mem, &out, line, strlen(line)) < 0)
 			tw_sc_oom(c);
@@ -1510,7 +1504,7 @@ void tw_bpf_plan(tw_compiler *c, tw_bpf *b)
 		const tw_probe *pr = &c->probes[i];
 		maps_of(pr->pred, used + i * nm, written + i * nm);
 		maps_of(pr->body, used + i * nm, written + i * nm);
-		if (!pr->has_event || b->backend == TW_BPF_NONE)
+		if (!pr->has_event)
 			continue;
 		b->in_kernel[i] = 1;
 		for (size_t k = 0; k < pr->nevents && b->in_kernel[i]; k++)
@@ -1552,7 +1546,7 @@ void tw_bpf_plan(tw_compiler *c, tw_bpf *b)
 		for (size_t i = 0; i < c->nprobes; i++)
 			if (b->in_kernel[i] && used[i * nm + m])
 				b->maps[m].kernel = 1;
-	if (b->backend == TW_BPF_ONLY)
+	if (b->backend == TRAWL_BACKEND_BPF)
 		for (size_t i = 0; i < c->nprobes; i++)
 			if (c->probes[i].has_event && !b->in_kernel[i])
 				tw_sc_error(c, TRAWL_EUNSUPPORTED,

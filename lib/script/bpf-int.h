@@ -32,12 +32,6 @@
 #define TW_BPF_RING	 (1 << 20) /* printf/exit ring buffer bytes */
 #define TW_BPF_MAX_INSNS 65536	   /* per program */
 
-enum tw_bpf_backend {
-	TW_BPF_AUTO = 0,
-	TW_BPF_ONLY,
-	TW_BPF_NONE,
-};
-
 /* Ring buffer record kinds (the first u32 of a record). */
 enum { TW_BPF_REC_PRINTF = 1, TW_BPF_REC_EXIT = 2 };
 
@@ -89,7 +83,7 @@ typedef struct tw_bpf_map {
 } tw_bpf_map;
 
 typedef struct tw_bpf {
-	int backend;
+	int backend;	  /* TRAWL_BACKEND_AUTO or TRAWL_BACKEND_BPF */
 	int *in_kernel;	  /* per probe */
 	char (*why)[200]; /* per probe: why it stays in user space */
 	tw_bpf_prog *progs;
@@ -104,8 +98,9 @@ typedef struct tw_bpf {
 	/* ring buffer consumer */
 	void *ring_cons, *ring_data;
 	size_t ring_mask;
-	uint64_t ring_lost; /* records the kernel could not write */
-	int attached;
+	uint64_t ring_lost;    /* records the kernel could not write */
+	int attached;	       /* the programs were attached (once; the kernel's
+				* maps hold the run's data from then on) */
 	uint64_t kernel_bytes; /* maps' memory, as --explain states it */
 	char *explain;
 } tw_bpf;

@@ -68,44 +68,33 @@ static int map_create(int type, uint32_t ks, uint32_t vs, uint32_t max,
 	return sys_bpf(BPF_MAP_CREATE, &a);
 }
 
-static int map_lookup(int fd, const void *key, void *value)
+/* A map element call: BPF_MAP_LOOKUP_ELEM, UPDATE_ELEM, DELETE_ELEM or
+ * GET_NEXT_KEY (out is the value, or the next key: one field of the
+ * attribute). */
+static int map_call(int cmd, int fd, const void *key, const void *out)
 {
 	union bpf_attr a;
 	memset(&a, 0, sizeof(a));
 	a.map_fd = (uint32_t)fd;
 	a.key = (uint64_t)(uintptr_t)key;
-	a.value = (uint64_t)(uintptr_t)value;
-	return sys_bpf(BPF_MAP_LOOKUP_ELEM, &a);
+	a.value = (uint64_t)(uintptr_t)out;
+	a.flags = BPF_ANY;
+	return sys_bpf(cmd, &a);
+}
+
+static int map_lookup(int fd, const void *key, void *value)
+{
+	return map_call(BPF_MAP_LOOKUP_ELEM, fd, key, value);
 }
 
 static int map_update(int fd, const void *key, const void *value)
 {
-	union bpf_attr a;
-	memset(&a, 0, sizeof(a));
-	a.map_fd = (uint32_t)fd;
-	a.key = (uint64_t)(uintptr_t)key;
-	a.value = (uint64_t)(uintptr_t)value;
-	a.flags = BPF_ANY;
-	return sys_bpf(BPF_MAP_UPDATE_ELEM, &a);
-}
-
-static int map_delete(int fd, const void *key)
-{
-	union bpf_attr a;
-	memset(&a, 0, sizeof(a));
-	a.map_fd = (uint32_t)fd;
-	a.key = (uint64_t)(uintptr_t)key;
-	return sys_bpf(BPF_MAP_DELETE_ELEM, &a);
+	return map_call(BPF_MAP_UPDATE_ELEM, fd, key, value);
 }
 
 static int map_next(int fd, const void *key, void *next)
 {
-	union bpf_attr a;
-	memset(&a, 0, sizeof(a));
-	a.map_fd = (uint32_t)fd;
-	a.key = (uint64_t)(uintptr_t)key;
-	a.next_key = (uint64_t)(uintptr_t)next;
-	return sys_bpf(BPF_MAP_GET_NEXT_KEY, &a);
+	return map_call(BPF_MAP_GET_NEXT_KEY, fd, key, next);
 }
 
 static int env_error(trawl_script *s, trawl_error *err, const char *what)
@@ -290,7 +279,8 @@ static void unkey(const tw_map_decl *d, const char *k, tw_sval *parts)
 
 static void tokey(const tw_map_decl *d, const tw_sval *parts, char *k)
 {
-	memset(k, 0, d->nkeys ? 0 : 8);
+	if (!d->nkeys)
+		memset(k, 0, 8);
 	for (int i = 0; i < d->nkeys; i++) {
 		if (d->key_types[i] == TY_STR) {
 			memset(k, 0, TW_SC_STRMAX);
@@ -719,7 +709,7 @@ int tw_bpf_poll(trawl_script *s)
 void tw_bpf_cleared(trawl_script *s, size_t map, int zero)
 {
 	tw_bpf *b = s->bpf;
-	if (!b || !b->attached || map >= b->nmaps || !b->maps[map].kernel)
+	if (!b || map >= b->nmaps || !b->maps[map].kernel)
 		return;
 	tw_bpf_map *bm = &b->maps[map];
 	const tw_map_decl *d = &s->maps[map];
@@ -758,7 +748,7 @@ void tw_bpf_cleared(trawl_script *s, size_t map, int zero)
 			map_update(bm->fd, key, kv);
 			prev = key;
 		} else {
-			map_delete(bm->fd, key);
+			map_call(BPF_MAP_DELETE_ELEM, bm->fd, key, NULL);
 			prev = NULL;
 		}
 	}

@@ -146,9 +146,7 @@ static int compile(trawl_script *s, tw_compiler *c)
 		s->bpf = tw_calloc(s->mem, 1, sizeof(*s->bpf));
 		if (!s->bpf)
 			tw_sc_oom(c);
-		s->bpf->backend = s->opts.backend == TRAWL_BACKEND_BPF
-					  ? TW_BPF_ONLY
-					  : TW_BPF_AUTO;
+		s->bpf->backend = s->opts.backend;
 		tw_bpf_plan(c, s->bpf);
 	}
 	return 0;
@@ -173,7 +171,7 @@ static int load_bpf(trawl_script *s, trawl_error *err)
 	trawl_error e = {0};
 	if (tw_bpf_load(s, &e) == 0)
 		return 0;
-	if (b->backend == TW_BPF_ONLY) {
+	if (b->backend == TRAWL_BACKEND_BPF) {
 		if (err)
 			*err = e;
 		return -e.code;
@@ -447,10 +445,8 @@ TRAWL_API int trawl_script_attach(trawl_script *s, trawl_error *err)
 	s->t0 = mono_now();
 	s->have_t0 = 1;
 	int rc = tw_bpf_attach(s, err);
-	if (rc < 0) {
+	if (rc < 0)
 		tw_bpf_detach(s);
-		s->bpf->attached = 0;
-	}
 	return rc;
 }
 
@@ -483,7 +479,6 @@ TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err)
 					   : tw_bpf_attach(s, err);
 		if (arc < 0) {
 			tw_bpf_detach(s);
-			s->bpf->attached = 0;
 			return arc == -1 ? tw_error_at(err, TRAWL_ENOMEM, 0,
 						       s->name, 0, 0, 0,
 						       "out of memory")
@@ -498,7 +493,6 @@ TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err)
 	if (s->bpf) {
 		/* what the kernel did, before END reads it */
 		tw_bpf_detach(s);
-		s->bpf->attached = 0;
 		tw_bpf_sync(s);
 	}
 	/* END runs after exit() too, as in bpftrace, and after a run that
