@@ -201,6 +201,8 @@ typedef struct tw_time_sub {
 	void *ctx;
 } tw_time_sub;
 
+struct tw_format_ref; /* below, with tw_trace_format_at() */
+
 typedef struct tw_reader_ops {
 	/*
 	 * Next event record. With scan set, only rec->ts matters and no
@@ -285,11 +287,13 @@ typedef struct tw_reader_ops {
 	/*
 	 * Optional: the i-th event format the source carries (trace.dat),
 	 * for consumers that check names before the run (lib/script).
-	 * Return: 1 with *system ("" when unknown), *text, *len set; 0 past
-	 * the end.
+	 * Return: 1 with *out set; 0 past the end.
 	 */
-	int (*format_at)(trawl_trace *t, size_t i, const char **system,
-			 const char **text, size_t *len);
+	int (*format_at)(trawl_trace *t, size_t i, struct tw_format_ref *out);
+	/* Optional: read the text of a format format_at() names without
+	 * one (a live session's, from tracefs, when first asked for).
+	 * Return: 0 with out->text set, negative when it cannot be read. */
+	int (*format_text)(trawl_trace *t, size_t i, struct tw_format_ref *out);
 	/* Optional: what the source says of the machine it was recorded
 	 * on (trawl_trace_host()), or NULL. */
 	const char *(*host)(const trawl_trace *t, const char *what);
@@ -425,11 +429,25 @@ void tw_textfmt_free(trawl_trace *t);
  * The i-th event format a trace's events may be read by, before the run:
  * the source's own (trace.dat), else the user's --formats and then the
  * bundled table (text; a name in both is given twice, the user's first).
- * Return: 1 with the out-parameters set (borrowed, valid until
- * trawl_close()), 0 past the end.
+ * A live session lists every event by name and reads a text only when it
+ * is asked for (tw_trace_format_text()): a kernel has thousands, a script
+ * uses a few. Everything is borrowed, valid until trawl_close().
  */
-int tw_trace_format_at(trawl_trace *t, size_t i, const char **system,
-		       const char **text, size_t *len);
+typedef struct tw_format_ref {
+	const char *system; /* "" when the source does not say */
+	const char *name;   /* NULL: the text has no "name:" line */
+	size_t name_len;
+	const char *text; /* NULL: not read yet */
+	size_t len;
+} tw_format_ref;
+
+/* Return: 1 with *out set, 0 past the end. */
+int tw_trace_format_at(trawl_trace *t, size_t i, tw_format_ref *out);
+/* out (from tw_trace_format_at(t, i)) with its text, read if need be.
+ * Return: 0, or negative when the text cannot be read (out->text NULL). */
+int tw_trace_format_text(trawl_trace *t, size_t i, tw_format_ref *out);
+/* The value of a format text's "name:" line, or NULL. */
+const char *tw_format_name(const char *text, size_t len, size_t *n);
 
 /* The readers, each given the input the core opened (lib/input), which
  * they own from then on (closed on failure too). */

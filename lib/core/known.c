@@ -12,29 +12,6 @@
 #include "../formats/formats.h"
 #include "core.h"
 
-/* The value of a format's "name:" line, or NULL. */
-static const char *format_name(const char *text, size_t len, size_t *n)
-{
-	static const char key[] = "name:";
-	for (size_t at = 0; at + sizeof(key) - 1 <= len;) {
-		const char *nl = memchr(text + at, '\n', len - at);
-		size_t end = nl ? (size_t)(nl - text) : len;
-		if (!strncmp(text + at, key, sizeof(key) - 1)) {
-			size_t b = at + sizeof(key) - 1;
-			while (b < end && (text[b] == ' ' || text[b] == '\t'))
-				b++;
-			size_t e = end;
-			while (e > b &&
-			       (text[e - 1] == ' ' || text[e - 1] == '\r'))
-				e--;
-			*n = e - b;
-			return e > b ? text + b : NULL;
-		}
-		at = end + 1;
-	}
-	return NULL;
-}
-
 static int add_name(trawl_trace *t, const char *s, size_t n)
 {
 	return tw_buf_append(&t->mem, &t->known_names, s, n) ||
@@ -57,13 +34,10 @@ static int own_names(trawl_trace *t)
 		if (n && *n && add_name(t, n, strlen(n)))
 			return -TRAWL_ENOMEM;
 	}
-	const char *sys, *text;
-	size_t len, n;
-	for (size_t i = 0; tw_trace_format_at(t, i, &sys, &text, &len); i++) {
-		const char *name = format_name(text, len, &n);
-		if (name && add_name(t, name, n))
+	tw_format_ref f;
+	for (size_t i = 0; tw_trace_format_at(t, i, &f); i++)
+		if (f.name && add_name(t, f.name, f.name_len))
 			return -TRAWL_ENOMEM;
-	}
 	return tw_buf_reserve(&t->mem, &t->known_names, 1) ? -TRAWL_ENOMEM : 0;
 }
 

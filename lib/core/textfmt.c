@@ -203,11 +203,10 @@ const tw_pfmt *tw_textfmt_of(trawl_trace *t, tw_type *ty)
 	return ty->pf;
 }
 
-int tw_trace_format_at(trawl_trace *t, size_t i, const char **system,
-		       const char **text, size_t *len)
+int tw_trace_format_at(trawl_trace *t, size_t i, tw_format_ref *out)
 {
 	if (t->ops && t->ops->format_at)
-		return t->ops->format_at(t, i, system, text, len);
+		return t->ops->format_at(t, i, out);
 	if (!t->textfmt)
 		return 0;
 	for (int which = 0; which < 3; which += 2) {
@@ -215,14 +214,44 @@ int tw_trace_format_at(trawl_trace *t, size_t i, const char **system,
 		size_t n = s ? tw_format_set_count(s) : 0;
 		if (i < n) {
 			const tw_format_text *ft = tw_format_set_at(s, i);
-			*system = ft->system;
-			*text = ft->text;
-			*len = ft->len;
+			*out = (tw_format_ref){ft->system, ft->name,
+					       ft->name_len, ft->text, ft->len};
 			return 1;
 		}
 		i -= n;
 	}
 	return 0;
+}
+
+int tw_trace_format_text(trawl_trace *t, size_t i, tw_format_ref *out)
+{
+	if (out->text)
+		return 0;
+	if (t->ops && t->ops->format_text)
+		return t->ops->format_text(t, i, out);
+	return -TRAWL_ENOENT;
+}
+
+const char *tw_format_name(const char *text, size_t len, size_t *n)
+{
+	static const char key[] = "name:";
+	for (size_t at = 0; at + sizeof(key) - 1 <= len;) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - text) : len;
+		if (!strncmp(text + at, key, sizeof(key) - 1)) {
+			size_t b = at + sizeof(key) - 1;
+			while (b < end && (text[b] == ' ' || text[b] == '\t'))
+				b++;
+			size_t e = end;
+			while (e > b &&
+			       (text[e - 1] == ' ' || text[e - 1] == '\r'))
+				e--;
+			*n = e - b;
+			return e > b ? text + b : NULL;
+		}
+		at = end + 1;
+	}
+	return NULL;
 }
 
 void tw_textfmt_free(trawl_trace *t)

@@ -35,9 +35,15 @@ enum tw_feed_take {
 
 typedef struct tw_feed {
 	/* The recording's metadata: header_page, every event format the
-	 * trace may name, printk formats, comms, ncpus, page_size.
-	 * Borrowed until the trace is closed. */
+	 * trace may name (or only its name: format() reads it), printk
+	 * formats, comms, ncpus, page_size. Borrowed until the trace is
+	 * closed. */
 	const tw_dat_meta *meta;
+	/* The format text of an event the meta names without one, or NULL
+	 * when it cannot be read; kept until the trace is closed. Asked
+	 * before the first take() only (tw_dat_feed_load_format()). */
+	const char *(*format)(void *ctx, const char *system, const char *event,
+			      size_t *len);
 	/*
 	 * The next pages of cpu, without blocking: TW_FEED_PAGES with *b
 	 * (valid until release()), TW_FEED_NONE with *horizon (ns on the
@@ -70,5 +76,12 @@ typedef struct tw_feed {
 	const int *cut;
 	void (*skipped)(void *ctx, uint64_t events);
 } tw_feed;
+
+struct trawl_trace;
+/* Read the format of system:event, named in the meta without one, before
+ * its first record can come (so that it is decoded, not an unknown
+ * event). Return: 1 read (or already there), 0 not named, -1 unreadable. */
+int tw_dat_feed_load_format(struct trawl_trace *t, const char *system,
+			    const char *event);
 
 #endif

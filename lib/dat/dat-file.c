@@ -266,7 +266,27 @@ static int add_format(tw_dat_file *f, const char *system, const char *p,
 		f->formats_cap = ncap;
 	}
 	f->formats[f->nformats++] =
-		(tw_dat_format){(uint32_t)id, system, p, n, 0, at};
+		(tw_dat_format){(uint32_t)id, system, p, n, NULL, at};
+	return 0;
+}
+
+/* A format known by name only (a live session's), its text read when
+ * asked for (tw_dat_format_load). */
+static int add_named(tw_dat_file *f, const char *system, const char *name,
+		     trawl_error *err)
+{
+	if (f->nformats == f->formats_cap) {
+		size_t ncap = f->formats_cap ? 2 * f->formats_cap : 256;
+		tw_dat_format *a =
+			tw_realloc(f->mem, f->formats, ncap * sizeof(*a));
+		if (!a)
+			return tw_error_at(err, TRAWL_ENOMEM, 0, f->name, 0, 0,
+					   0, "out of memory");
+		f->formats = a;
+		f->formats_cap = ncap;
+	}
+	f->formats[f->nformats++] =
+		(tw_dat_format){0, system, NULL, 0, name, 0};
 	return 0;
 }
 
@@ -1170,13 +1190,16 @@ int tw_dat_file_from_meta(tw_dat_file *f, const tw_mem *mem, const char *name,
 		if ((rc = add_format(f, "ftrace", m->ftrace[i].data,
 				     m->ftrace[i].len, 0, err)))
 			return rc;
-	for (size_t s = 0; s < m->nsystems; s++)
-		for (size_t i = 0; i < m->systems[s].nformats; i++)
-			if ((rc = add_format(f, m->systems[s].name,
-					     m->systems[s].formats[i].data,
-					     m->systems[s].formats[i].len, 0,
-					     err)))
+	for (size_t s = 0; s < m->nsystems; s++) {
+		const tw_dat_system *sys = &m->systems[s];
+		for (size_t i = 0; i < sys->nformats; i++)
+			if ((rc = add_format(f, sys->name, sys->formats[i].data,
+					     sys->formats[i].len, 0, err)))
 				return rc;
+		for (size_t i = 0; i < sys->nnamed; i++)
+			if ((rc = add_named(f, sys->name, sys->named[i], err)))
+				return rc;
+	}
 	/* kallsyms are parsed when first needed (tw_dat_load_kallsyms) */
 	f->kallsyms_text = m->kallsyms.data;
 	f->kallsyms_len = m->kallsyms.len;
@@ -1255,35 +1278,120 @@ int tw_dat_file_open(tw_dat_file *f, const tw_mem *mem, const char *name,
 	return 0;
 }
 
-static int cmp_format(const void *a, const void *b)
+static int cmp_key(const void *a, const void *b)
 {
-	const tw_dat_format *x = a, *y = b;
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
 }
 
-void tw_dat_index_formats(tw_dat_file *f)
+int tw_dat_index_formats(tw_dat_file *f)
 {
-	/* equal IDs (a damaged file): the first one in the file wins */
+	tw_free(f->mem, f->by_id);
+	f->nby_id = 0;
+	f->by_id = tw_malloc(f->mem, (f->nformats + 1) * sizeof(*f->by_id));
+	if (!f->by_id)
+		return -1;
 	for (size_t i = 0; i < f->nformats; i++)
-		f->formats[i].order = (uint32_t)i;
-	if (f->nformats > 1)
-		qsort(f->formats, f->nformats, sizeof(*f->formats), cmp_format);
+		if (f->formats[i].text)
+			f->by_id[f->nby_id++] =
+				(uint64_t)f->formats[i].id << 32 | i;
+	/* equal IDs (a damaged file): the first one in the file wins */
+	if (f->nby_id > 1)
+		qsort(f->by_id, f->nby_id, sizeof(*f->by_id), cmp_key);
+	return 0;
 }
 
 static const tw_dat_format *format_of(const tw_dat_file *f, uint32_t id)
 {
-	size_t lo = 0, hi = f->nformats;
+	size_t lo = 0, hi = f->nby_id;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (f->formats[mid].id < id)
+		if (f->by_id[mid] >> 32 < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < f->nformats && f->formats[lo].id == id ? &f->formats[lo]
-							   : NULL;
+	return lo < f->nby_id && f->by_id[lo] >> 32 == id
+		       ? &f->formats[(uint32_t)f->by_id[lo]]
+		       : NULL;
+}
+
+static size_t name_hash(const char *system, const char *event)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (const char *p = system; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	h = (h ^ ':') * 1099511628211ull;
+	for (const char *p = event; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return (size_t)(h ^ h >> 29);
+}
+
+/* The slot of system:event among the named-only formats: where it is, or
+ * the empty one where it would go. */
+static size_t name_slot(const tw_dat_file *f, const char *system,
+			const char *event)
+{
+	size_t mask = f->name_slots - 1;
+	for (size_t i = name_hash(system, event) & mask;; i = (i + 1) & mask) {
+		uint32_t at = f->by_name[i];
+		if (!at || (!strcmp(f->formats[at - 1].name, event) &&
+			    !strcmp(f->formats[at - 1].system, system)))
+			return i;
+	}
+}
+
+long tw_dat_format_find(tw_dat_file *f, const char *system, const char *event)
+{
+	if (!f->by_name) {
+		/* made on the first question: at most half full */
+		size_t n = 64;
+		while (n < 2 * f->nformats)
+			n *= 2;
+		if (!(f->by_name = tw_calloc(f->mem, n, sizeof(*f->by_name))))
+			return -1;
+		f->name_slots = n;
+		for (size_t i = 0; i < f->nformats; i++)
+			if (f->formats[i].name && f->formats[i].system)
+				f->by_name[name_slot(f, f->formats[i].system,
+						     f->formats[i].name)] =
+					(uint32_t)i + 1;
+	}
+	uint32_t at = f->by_name[name_slot(f, system, event)];
+	return at ? (long)at - 1 : -1;
+}
+
+int tw_dat_format_load(tw_dat_file *f, size_t i)
+{
+	tw_dat_format *fm = &f->formats[i];
+	if (fm->text)
+		return 0;
+	size_t len = 0;
+	const char *text = fm->name && f->format_late
+				   ? f->format_late(f->format_ctx, fm->system,
+						    fm->name, &len)
+				   : NULL;
+	if (!text)
+		return -1;
+	long id = format_id(text, len);
+	if (id >= 0 && id <= TW_DAT_MAX_EVENT_ID) {
+		uint64_t *a = tw_realloc(f->mem, f->by_id,
+					 (f->nby_id + 1) * sizeof(*a));
+		if (!a)
+			return -1;
+		f->by_id = a;
+		uint64_t key = (uint64_t)id << 32 | i;
+		size_t at = f->nby_id;
+		while (at > 0 && a[at - 1] > key)
+			at--;
+		memmove(a + at + 1, a + at, (f->nby_id - at) * sizeof(*a));
+		a[at] = key;
+		f->nby_id++;
+		fm->id = (uint32_t)id;
+	}
+	fm->text = text;
+	fm->len = len;
+	return 0;
 }
 
 const char *tw_dat_format_text(const tw_dat_file *f, uint32_t id, size_t *len)
@@ -1372,6 +1480,8 @@ void tw_dat_file_close(tw_dat_file *f)
 	tw_free(f->mem, f->span_index);
 	tw_free(f->mem, f->comp_name);
 	tw_free(f->mem, f->formats);
+	tw_free(f->mem, f->by_id);
+	tw_free(f->mem, f->by_name);
 	tw_free(f->mem, f->cmdlines);
 	tw_free(f->mem, f->cmdline_text);
 	for (size_t i = 0; i < f->nblocks; i++)

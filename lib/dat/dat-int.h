@@ -49,9 +49,9 @@ typedef struct tw_dat_buffer {
 typedef struct tw_dat_format {
 	uint32_t id;
 	const char *system;
-	const char *text;
+	const char *text; /* NULL: named only, read when asked for */
 	size_t len;
-	uint32_t order;
+	const char *name;  /* a named-only one's (else in the text) */
 	uint64_t file_off; /* of the text, or of its compressed section */
 } tw_dat_format;
 
@@ -103,8 +103,17 @@ typedef struct tw_dat_file {
 	int has_tsc2nsec;
 
 	/* event formats by ID, and decompressed sections they point into */
-	tw_dat_format *formats;
+	tw_dat_format *formats; /* in the file's order */
 	size_t nformats, formats_cap;
+	uint64_t *by_id; /* id << 32 | position of those with a text, sorted */
+	size_t nby_id;
+	uint32_t *by_name; /* named-only ones: position + 1, hashed */
+	size_t name_slots;
+	/* the text of a named-only format, asked for when first needed (a
+	 * live session's, lib/dat/dat-feed.h); kept by the asked */
+	const char *(*format_late)(void *ctx, const char *system,
+				   const char *event, size_t *len);
+	void *format_ctx;
 	void **blocks;
 	size_t nblocks;
 
@@ -185,12 +194,18 @@ int tw_dat_set_comms(tw_dat_file *f, const char *text);
 /* The comm of pid from the saved cmdlines: "<idle>" for 0, "<...>" when
  * the file does not say. */
 const char *tw_dat_comm(const tw_dat_file *f, int32_t pid);
-/* Sort the format index by ID; then parse one format (NULL: none, or it
- * does not parse). */
-void tw_dat_index_formats(tw_dat_file *f);
+/* Index the formats by ID (-1: out of memory); then parse one format
+ * (NULL: none, or it does not parse). */
+int tw_dat_index_formats(tw_dat_file *f);
 struct tep_event *tw_dat_parse_format(tw_dat_file *f, uint32_t id);
 /* The text of format id (NULL when the file has none). */
 const char *tw_dat_format_text(const tw_dat_file *f, uint32_t id, size_t *len);
+/* The position of the named-only format system:event, or -1. */
+long tw_dat_format_find(tw_dat_file *f, const char *system, const char *event);
+/* Read the text of the format at position i if it has none yet, and index
+ * it by its ID. Only before records are read: the merge's thread reads
+ * the index. Return: 0, or -1 when it cannot be read. */
+int tw_dat_format_load(tw_dat_file *f, size_t i);
 /* Parse the kallsyms, once, before the first text that may name symbols. */
 void tw_dat_load_kallsyms(tw_dat_file *f);
 /* The same into libtraceevent, once, before it prints or loads plugins. */

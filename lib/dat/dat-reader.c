@@ -2311,16 +2311,43 @@ static int fields_source(trawl_trace *t, tw_type *ty)
 						   : TRAWL_FIELDS_FALLBACK;
 }
 
-static int format_at(trawl_trace *t, size_t i, const char **system,
-		     const char **text, size_t *len)
+static void format_ref(const tw_dat_format *fm, tw_format_ref *out)
+{
+	out->system = fm->system ? fm->system : "";
+	out->text = fm->text;
+	out->len = fm->len;
+	out->name = fm->name;
+	out->name_len = fm->name ? strlen(fm->name) : 0;
+	if (!fm->name)
+		out->name = tw_format_name(fm->text, fm->len, &out->name_len);
+}
+
+static int format_at(trawl_trace *t, size_t i, tw_format_ref *out)
 {
 	const dat_reader *r = rd(t);
 	if (i >= r->f.nformats)
 		return 0;
-	*system = r->f.formats[i].system ? r->f.formats[i].system : "";
-	*text = r->f.formats[i].text;
-	*len = r->f.formats[i].len;
+	format_ref(&r->f.formats[i], out);
 	return 1;
+}
+
+static int format_text(trawl_trace *t, size_t i, tw_format_ref *out)
+{
+	dat_reader *r = rd(t);
+	if (i >= r->f.nformats || tw_dat_format_load(&r->f, i) < 0)
+		return -TRAWL_ENOENT;
+	format_ref(&r->f.formats[i], out);
+	return 0;
+}
+
+int tw_dat_feed_load_format(trawl_trace *t, const char *system,
+			    const char *event)
+{
+	dat_reader *r = rd(t);
+	long i = tw_dat_format_find(&r->f, system, event);
+	if (i < 0)
+		return 0;
+	return tw_dat_format_load(&r->f, (size_t)i) < 0 ? -1 : 1;
 }
 
 static const char *buffer_name(const trawl_trace *t, uint32_t buffer)
@@ -2431,6 +2458,7 @@ static const tw_reader_ops dat_ops = {
 	.buffer_name = buffer_name,
 	.fields_source = fields_source,
 	.format_at = format_at,
+	.format_text = format_text,
 	.host = host,
 	.progress = progress,
 	.close = close_reader,
@@ -2454,6 +2482,8 @@ static int common_layout(dat_reader *r)
 	r->preempt_off = 3, r->pid_off = 4;
 	for (size_t i = 0; i < r->f.nformats; i++) {
 		uint32_t id = r->f.formats[i].id;
+		if (!r->f.formats[i].text)
+			continue; /* named only: read when needed */
 		dat_type *dt = type_slot(r, id);
 		if (!dt && id <= TW_DAT_MAX_EVENT_ID)
 			return -1;
@@ -2551,11 +2581,11 @@ int tw_dat_open(trawl_trace *t, struct tw_input *in, trawl_error *err)
 		t->data_bytes += tw_dat_span_bytes(&r->f, &r->f.spans[i]);
 	if (r->f.nspans > 1)
 		qsort(r->f.spans, r->f.nspans, sizeof(*r->f.spans), cmp_span);
-	tw_dat_index_formats(&r->f);
 	size_t n = r->f.nspans;
 	r->cur = tw_calloc(&t->mem, n ? n : 1, sizeof(*r->cur));
 	r->heap = tw_calloc(&t->mem, n ? n : 1, sizeof(*r->heap));
-	if (!r->cur || !r->heap || common_layout(r))
+	if (!r->cur || !r->heap || tw_dat_index_formats(&r->f) < 0 ||
+	    common_layout(r))
 		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
 				   "out of memory");
 	r->ncur = n; /* only now: close walks the cursors */
@@ -2584,9 +2614,10 @@ int tw_dat_open_feed(trawl_trace *t, const tw_feed *feed, trawl_error *err)
 				       NULL, err);
 	if (rc)
 		return rc;
-	tw_dat_index_formats(&r->f);
+	r->f.format_late = feed->format;
+	r->f.format_ctx = feed->ctx;
 	int ncpu = feed->meta->ncpus;
-	if (common_layout(r) ||
+	if (tw_dat_index_formats(&r->f) < 0 || common_layout(r) ||
 	    !(r->merge = tw_dat_merge_new(&t->mem, &r->f, feed, ncpu)))
 		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
 				   "out of memory");
@@ -2619,8 +2650,7 @@ int tw_dat_open_records(trawl_trace *t, const tw_records *src, int format,
 		r->f.kallsyms_late = src->kallsyms;
 		r->f.kallsyms_ctx = src->ctx;
 	}
-	tw_dat_index_formats(&r->f);
-	if (common_layout(r))
+	if (tw_dat_index_formats(&r->f) < 0 || common_layout(r))
 		return tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,
 				   "out of memory");
 	return 0;

@@ -36,6 +36,10 @@ typedef struct tw_dat_system {
 	const char *name;
 	const tw_blob *formats; /* events/<system>/<event>/format, each */
 	size_t nformats;
+	/* events named without their formats: a live session's, whose
+	 * texts are read when first needed (tw_feed.format); not written */
+	const char *const *named;
+	size_t nnamed;
 } tw_dat_system;
 
 typedef struct tw_dat_option {

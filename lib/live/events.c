@@ -16,16 +16,61 @@
 #include "../core/core.h"
 #include "live-int.h"
 
+static uint64_t pair_hash(const char *sys, const char *ev)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a over "sys:ev" */
+	for (const char *p = sys; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	h = (h ^ ':') * 1099511628211ull;
+	for (const char *p = ev; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return h;
+}
+
+/* The slot of (sys, ev) in the index: where it is, or the empty slot where
+ * it would go. The index holds list positions plus one; 0 is empty. */
+static size_t slot_of(const tw_event_list *l, const char *sys, const char *ev)
+{
+	size_t mask = l->nslots - 1;
+	for (size_t i = pair_hash(sys, ev) & mask;; i = (i + 1) & mask) {
+		uint32_t at = l->slots[i];
+		if (!at || (!strcmp(l->ev[at - 1].system, sys) &&
+			    !strcmp(l->ev[at - 1].event, ev)))
+			return i;
+	}
+}
+
+/* Keep the index under half full; a kernel has a few thousand events. */
+static int grow_index(tw_event_list *l)
+{
+	if (2 * (l->n + 1) <= l->nslots)
+		return 0;
+	size_t n = l->nslots ? l->nslots * 2 : 1024;
+	uint32_t *old = l->slots;
+	l->slots = tw_calloc(&l->mem, n, sizeof(*l->slots));
+	if (!l->slots) {
+		l->slots = old;
+		return -ENOMEM;
+	}
+	l->nslots = n;
+	for (size_t i = 0; i < l->n; i++)
+		l->slots[slot_of(l, l->ev[i].system, l->ev[i].event)] =
+			(uint32_t)i + 1;
+	tw_free(&l->mem, old);
+	return 0;
+}
+
 static int add(tw_event_list *l, const char *sys, const char *ev,
 	       const char *filter)
 {
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->ev[i].system, sys) &&
-		    !strcmp(l->ev[i].event, ev)) {
-			if (filter)
-				l->ev[i].filter = filter;
-			return 0;
-		}
+	if (grow_index(l) < 0)
+		return -ENOMEM;
+	size_t slot = slot_of(l, sys, ev);
+	if (l->slots[slot]) {
+		if (filter)
+			l->ev[l->slots[slot] - 1].filter = filter;
+		return 0;
+	}
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 64;
 		tw_event_sel *p = tw_realloc(&l->mem, l->ev, cap * sizeof(*p));
@@ -44,6 +89,7 @@ static int add(tw_event_list *l, const char *sys, const char *ev,
 		return -ENOMEM;
 	}
 	l->n++;
+	l->slots[slot] = (uint32_t)l->n;
 	return 0;
 }
 
@@ -51,6 +97,14 @@ static int is_dir(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* tracefs gives d_type; ask stat only where a file system does not. */
+static int entry_is_dir(const struct dirent *de, const char *path)
+{
+	if (de->d_type != DT_UNKNOWN)
+		return de->d_type == DT_DIR;
+	return is_dir(path);
 }
 
 static int by_name(const struct dirent **a, const struct dirent **b)
@@ -77,7 +131,8 @@ static int add_system(tw_event_list *l, const char *events_dir, const char *sys,
 	for (int i = 0; i < n; i++) {
 		const char *ev = names[i]->d_name;
 		tw_pathf(path, sizeof(path), "%s/%s/%s", events_dir, sys, ev);
-		if (!rc && !fnmatch(pat, ev, 0) && is_dir(path)) {
+		if (!rc && !fnmatch(pat, ev, 0) &&
+		    entry_is_dir(names[i], path)) {
 			rc = add(l, sys, ev, filter);
 			(*matched)++;
 		}
@@ -124,7 +179,7 @@ static int resolve_one(tw_event_list *l, const char *events_dir,
 		/* ftrace's own events (function, print, ...) are not
 		 * switchable, and header_* are files. */
 		if (!rc && strcmp(sys, "ftrace") && !fnmatch(sys_pat, sys, 0) &&
-		    is_dir(path))
+		    entry_is_dir(systems[i], path))
 			rc = add_system(l, events_dir, sys, ev_pat, sel->filter,
 					&matched);
 		free(systems[i]);
@@ -174,6 +229,7 @@ void tw_events_free(tw_event_list *l)
 		tw_free(&l->mem, l->ev[i].event);
 	}
 	tw_free(&l->mem, l->ev);
+	tw_free(&l->mem, l->slots);
 	tw_mem mem = l->mem;
 	memset(l, 0, sizeof(*l));
 	l->mem = mem;

@@ -94,6 +94,8 @@ typedef struct tw_event_sel {
 typedef struct tw_event_list {
 	tw_event_sel *ev;
 	size_t n, cap;
+	uint32_t *slots; /* (system, event) -> position + 1, to add each once */
+	size_t nslots;
 	tw_mem mem;
 } tw_event_list;
 
@@ -196,9 +198,17 @@ typedef struct tw_meta {
 	void *store; /* allocations to free */
 } tw_meta;
 
+enum {
+	TW_META_KALLSYMS = 1,	/* with /proc/kallsyms (5 MB) */
+	TW_META_NAMES_ONLY = 2, /* events' names; formats by tw_meta_format */
+};
 int tw_meta_collect(tw_meta *meta, const tw_tracefs *tf,
 		    const tw_event_list *events, int ncpus, size_t page_size,
-		    int kallsyms, trawl_error *err);
+		    unsigned flags, trawl_error *err);
+/* The format text of system:event, read now and kept with the meta (a
+ * TW_META_NAMES_ONLY meta's, when first needed), or NULL. */
+const char *tw_meta_format(tw_meta *meta, const char *system, const char *event,
+			   size_t *len);
 void tw_meta_fini(tw_meta *meta);
 
 #endif

@@ -391,6 +391,44 @@ static uint64_t overrun(void *ctx)
 	return lv->rec ? tw_record_lost(lv->rec) : 0;
 }
 
+/* An event's format, when the script first names it; before the start
+ * only (the meta's store is the run thread's). */
+static const char *format(void *ctx, const char *system, const char *event,
+			  size_t *len)
+{
+	trawl_live *lv = ctx;
+	return lv->started ? NULL
+			   : tw_meta_format(&lv->meta, system, event, len);
+}
+
+/* The formats of the events to enable, before their first records come
+ * (a script that reads no field of an event has not asked for its). */
+static int load_formats(trawl_live *lv, trawl_error *err)
+{
+	char sys[256];
+	for (size_t i = 0; i < lv->nsel; i++) {
+		const char *name = lv->sel[i].name;
+		const char *colon = strchr(name, ':');
+		if (!colon || (size_t)(colon - name) >= sizeof(sys))
+			continue; /* trawl_live_enable() took none such */
+		snprintf(sys, sizeof(sys), "%.*s", (int)(colon - name), name);
+		int rc = tw_dat_feed_load_format(lv->t, sys, colon + 1);
+		if (rc < 0)
+			return tw_error_at(
+				err, TRAWL_EENV, errno, NULL, 0, 0, 0,
+				"cannot read %s/events/%s/%s/format: "
+				"%s",
+				lv->top, sys, colon + 1,
+				strerror(errno ? errno : ENOMEM));
+		if (rc == 0)
+			return tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
+					   "no kernel event '%s'; the list is "
+					   "in %s/available_events",
+					   name, lv->top);
+	}
+	return 0;
+}
+
 /* ---- the API ---- */
 
 static void *oom(trawl_error *err)
@@ -424,7 +462,8 @@ TRAWL_API trawl_live *trawl_live_open(const trawl_live_opts *opts,
 	lv->news_fd = -1;
 	pthread_mutex_init(&lv->lock, NULL);
 	pthread_cond_init(&lv->room, NULL);
-	/* The formats of every event: read only, nothing changes yet. */
+	/* Every event by name, its format read when a script names it:
+	 * read only, nothing changes yet. */
 	tw_tracefs *tf = &lv->tf;
 	if (tw_tracefs_open(tf, &lv->mem, 1, err) < 0)
 		goto fail;
@@ -434,7 +473,11 @@ TRAWL_API trawl_live *trawl_live_open(const trawl_live_opts *opts,
 	trawl_record_event all = {"*", NULL};
 	if (tw_events_resolve(&lv->mem, tf->top, &all, 1, &lv->all, err) < 0 ||
 	    tw_meta_collect(&lv->meta, tf, &lv->all, lv->ncpus, lv->page_size,
-			    !(o.flags & TRAWL_LIVE_NO_KALLSYMS), err) < 0)
+			    TW_META_NAMES_ONLY |
+				    (o.flags & TRAWL_LIVE_NO_KALLSYMS
+					     ? 0
+					     : TW_META_KALLSYMS),
+			    err) < 0)
 		goto fail;
 	if (lv->ncpus <= 0) {
 		tw_error_at(err, TRAWL_EENV, 0, NULL, 0, 0, 0,
@@ -452,6 +495,7 @@ TRAWL_API trawl_live *trawl_live_open(const trawl_live_opts *opts,
 	for (int i = 0; i < lv->ncpus; i++)
 		lv->cpu[i].horizon = INT64_MIN;
 	lv->feed = (tw_feed){.meta = &lv->meta.m,
+			     .format = format,
 			     .take = take,
 			     .release = release,
 			     .wait = wait_news,
@@ -539,6 +583,9 @@ TRAWL_API int trawl_live_start(trawl_live *lv, trawl_error *err)
 	if (!lv || lv->started)
 		return tw_error_at(err, TRAWL_EMISUSE, 0, NULL, 0, 0, 0,
 				   "trawl_live_start: no session, or started");
+	errno = 0;
+	if (load_formats(lv, err) < 0)
+		return err ? -err->code : -TRAWL_EENV;
 	lv->news_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (lv->news_fd < 0)
 		return tw_error_at(err, TRAWL_EENV, errno, NULL, 0, 0, 0,

@@ -21,6 +21,7 @@
 /* Everything the meta owns, freed together. */
 struct store {
 	const tw_mem *mem;
+	const char *top; /* the tracefs the formats are read from */
 	void **p;
 	size_t n, cap;
 	tw_blob *ftrace;
@@ -91,36 +92,81 @@ static int ftrace_formats(struct store *s, tw_dat_meta *m, const char *top,
 	return rc;
 }
 
+/* The formats of the events (or, names_only, their names: a kernel has
+ * thousands of formats, reading them all is most of a live session's
+ * start-up, and a script uses a few), grouped by system. */
 static int event_formats(struct store *s, tw_dat_meta *m, const char *top,
-			 const tw_event_list *ev, trawl_error *err)
+			 const tw_event_list *ev, int names_only,
+			 trawl_error *err)
 {
 	char rel[1024];
-	s->systems = tw_calloc(s->mem, ev->n + 1, sizeof(*s->systems));
-	if (!s->systems)
+	size_t n = ev->n;
+	s->systems = tw_calloc(s->mem, n + 1, sizeof(*s->systems));
+	uint32_t *sys_of = tw_calloc(s->mem, n + 1, sizeof(*sys_of));
+	void *all = keep(
+		s, tw_calloc(s->mem, n + 1,
+			     names_only ? sizeof(char *) : sizeof(tw_blob)));
+	if (!s->systems || !sys_of || !all) {
+		tw_free(s->mem, sys_of);
 		return fail(err, top, "events");
-	/* The list is grouped by selection, not by system: group it. */
-	for (size_t i = 0; i < ev->n; i++) {
-		tw_dat_system *sys = NULL;
-		for (size_t j = 0; j < m->nsystems && !sys; j++)
-			if (!strcmp(s->systems[j].name, ev->ev[i].system))
-				sys = &s->systems[j];
-		if (!sys) {
-			sys = &s->systems[m->nsystems++];
-			sys->name = ev->ev[i].system;
-			sys->formats = keep(
-				s, tw_calloc(s->mem, ev->n, sizeof(tw_blob)));
-			if (!sys->formats)
-				return fail(err, top, "events");
+	}
+	/* The list is grouped by selection, not by system: group it, each
+	 * system's events together in one array. The last system is the
+	 * one most likely to be this event's. */
+	for (size_t i = 0; i < n; i++) {
+		size_t j = m->nsystems;
+		while (j-- > 0 && strcmp(s->systems[j].name, ev->ev[i].system))
+			;
+		if (j == (size_t)-1) {
+			j = m->nsystems++;
+			s->systems[j].name = ev->ev[i].system;
+		}
+		sys_of[i] = (uint32_t)j;
+		s->systems[j].nformats++; /* for now: its count */
+	}
+	size_t at = 0;
+	for (size_t j = 0; j < m->nsystems; j++) {
+		tw_dat_system *sys = &s->systems[j];
+		if (names_only)
+			sys->named = (const char **)all + at;
+		else
+			sys->formats = (tw_blob *)all + at;
+		at += sys->nformats;
+		sys->nformats = 0;
+	}
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		tw_dat_system *sys = &s->systems[sys_of[i]];
+		if (names_only) {
+			((const char **)sys->named)[sys->nnamed++] =
+				ev->ev[i].event;
+			continue;
 		}
 		tw_pathf(rel, sizeof(rel), "events/%s/%s/format",
 			 ev->ev[i].system, ev->ev[i].event);
 		tw_blob *f = (tw_blob *)&sys->formats[sys->nformats];
 		if (slurp(s, top, rel, f, 1) < 0)
-			return fail(err, top, rel);
+			rc = fail(err, top, rel);
 		sys->nformats++;
 	}
+	tw_free(s->mem, sys_of);
 	m->systems = s->systems;
-	return 0;
+	return rc;
+}
+
+const char *tw_meta_format(tw_meta *meta, const char *system, const char *event,
+			   size_t *len)
+{
+	struct store *s = meta->store;
+	char rel[1024];
+	tw_blob b;
+	if (!s ||
+	    tw_pathf(rel, sizeof(rel), "events/%s/%s/format", system, event) <
+		    0 ||
+	    slurp(s, s->top, rel, &b, 1) < 0)
+		return NULL;
+	*len = b.len;
+	return b.data;
 }
 
 static int option_text(struct store *s, tw_dat_meta *m, uint16_t id, char *text)
@@ -182,7 +228,7 @@ static int options(struct store *s, tw_dat_meta *m, const tw_tracefs *tf,
 
 int tw_meta_collect(tw_meta *meta, const tw_tracefs *tf,
 		    const tw_event_list *events, int ncpus, size_t page_size,
-		    int kallsyms, trawl_error *err)
+		    unsigned flags, trawl_error *err)
 {
 	memset(meta, 0, sizeof(*meta));
 	struct store *s = tw_calloc(&tf->mem, 1, sizeof(*s));
@@ -191,6 +237,7 @@ int tw_meta_collect(tw_meta *meta, const tw_tracefs *tf,
 		return fail(err, tf->top, "");
 	}
 	s->mem = &tf->mem;
+	s->top = tf->top;
 	meta->store = s;
 	tw_dat_meta *m = &meta->m;
 	m->page_size = (uint32_t)page_size;
@@ -203,9 +250,12 @@ int tw_meta_collect(tw_meta *meta, const tw_tracefs *tf,
 		 0)
 		rc = fail(err, tf->top, "events/header_event");
 	else if ((rc = ftrace_formats(s, m, tf->top, err)) < 0 ||
-		 (rc = event_formats(s, m, tf->top, events, err)) < 0)
+		 (rc = event_formats(s, m, tf->top, events,
+				     (flags & TW_META_NAMES_ONLY) != 0, err)) <
+			 0)
 		;
-	else if (kallsyms && slurp(s, "/proc", "kallsyms", &m->kallsyms, 1) < 0)
+	else if ((flags & TW_META_KALLSYMS) &&
+		 slurp(s, "/proc", "kallsyms", &m->kallsyms, 1) < 0)
 		rc = fail(err, "/proc", "kallsyms");
 	else if (slurp(s, tf->top, "printk_formats", &m->printk, 0) < 0 ||
 		 slurp(s, tf->top, "saved_cmdlines", &m->cmdlines, 0) < 0 ||

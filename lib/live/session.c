@@ -311,6 +311,12 @@ static void release(trawl_record *r)
 	r->stopped = 1;
 }
 
+/* What a recording's file holds of the kernel's symbols. */
+static unsigned meta_flags(const trawl_record *r)
+{
+	return r->flags & TRAWL_RECORD_NO_KALLSYMS ? 0 : TW_META_KALLSYMS;
+}
+
 /*
  * Hold the room the header will need in the output now, so a disk that
  * fills up while recording can still take a readable file at the end.
@@ -319,8 +325,7 @@ static int reserve_header(trawl_record *r, trawl_error *err)
 {
 	tw_meta meta;
 	int rc = tw_meta_collect(&meta, &r->tf, &r->events, r->ncpus,
-				 r->page_size,
-				 !(r->flags & TRAWL_RECORD_NO_KALLSYMS), err);
+				 r->page_size, meta_flags(r), err);
 	if (rc < 0)
 		return rc;
 	/* Comms and stats grow a little by the end. */
@@ -342,7 +347,7 @@ static tw_dat7 *open_writer(trawl_record *r, int fd, const char *path,
 {
 	tw_meta meta;
 	if (tw_meta_collect(&meta, &r->tf, &r->events, r->ncpus, r->page_size,
-			    !(r->flags & TRAWL_RECORD_NO_KALLSYMS), err) < 0)
+			    meta_flags(r), err) < 0)
 		return NULL;
 	tw_dat7 *w = tw_dat7_open(&r->mem, fd, path, &meta.m, r->comp, err);
 	tw_meta_fini(&meta);
@@ -706,7 +711,9 @@ static int add_apps(trawl_record *r, tw_dat_meta *m, tw_dat_system **systems,
 		}
 		for (size_t k = 0; k < n; k++)
 			f[k] = (tw_blob){texts[k], lens[k]};
-		sys[nsys++] = (tw_dat_system){tw_ring_pages_name(p), f, n};
+		sys[nsys++] = (tw_dat_system){.name = tw_ring_pages_name(p),
+					      .formats = f,
+					      .nformats = n};
 		for (int c = 0; c < ncpus; c++) {
 			size_t len;
 			const void *d = tw_ring_pages_data(p, c, &len);
@@ -752,8 +759,7 @@ static int save7(trawl_record *r, tw_dat7 *w, trawl_error *err)
 {
 	tw_meta meta;
 	int rc = tw_meta_collect(&meta, &r->tf, &r->events, r->ncpus,
-				 r->page_size,
-				 !(r->flags & TRAWL_RECORD_NO_KALLSYMS), err);
+				 r->page_size, meta_flags(r), err);
 	tw_buf names = {0};
 	if (rc == 0 && r->more_comms) {
 		/* the later line wins: the names the live session used */
@@ -807,7 +813,7 @@ static int save(trawl_record *r, int fd, const char *path, trawl_error *err)
 		goto out;
 	}
 	rc = tw_meta_collect(&meta, &r->tf, &r->events, n, r->page_size,
-			     !(r->flags & TRAWL_RECORD_NO_KALLSYMS), err);
+			     meta_flags(r), err);
 	if (rc < 0)
 		goto out;
 	for (int c = 0; c < n; c++) {

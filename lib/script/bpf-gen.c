@@ -1102,6 +1102,8 @@ static void gagg(gen *g, const tw_node *n)
 
 static void gprintf(gen *g, const tw_node *n)
 {
+	if (!g->dry)
+		g->b->printfs++;
 	uint32_t size = 8;
 	for (size_t i = 1; i < n->nkids; i++)
 		size += n->kids[i]->type == TY_STR ? STRMAX : 8;
@@ -1349,8 +1351,12 @@ static void epilogue(gen *g)
 
 /* ---- the plan ---- */
 
-static uint32_t format_id(const tw_schema_event *e)
+/* Event ev's tracepoint ID, from its format (read if not yet). */
+static uint32_t format_id(tw_compiler *c, size_t ev)
 {
+	const tw_schema_event *e = tw_schema_fields(c, ev);
+	if (!e->text)
+		return 0;
 	const char *p = e->text, *end = e->text + e->text_len;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -1386,7 +1392,7 @@ static int try_probe(gen *g, size_t probe, size_t ev)
 			       "%s is ftrace's own event, not a "
 			       "tracepoint",
 			       g->ev->name);
-		if (!format_id(g->ev))
+		if (!format_id(g->c, ev))
 			refuse(g, NULL, "%s's format has no ID", g->ev->name);
 		g->dead = 0;
 		g->prog_end = label(g);
@@ -1574,7 +1580,7 @@ void tw_bpf_plan(tw_compiler *c, tw_bpf *b)
 		p->nprobes = n;
 		const tw_schema_event *ev = &c->schema.events[e];
 		snprintf(p->tp, sizeof(p->tp), "%s:%s", ev->system, ev->name);
-		p->tp_id = format_id(ev);
+		p->tp_id = format_id(c, e);
 		g->p = p;
 		g->ev = ev;
 		g->nlabels = g->nfixes = 0;

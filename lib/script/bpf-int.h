@@ -29,7 +29,7 @@
 #include "script-int.h"
 
 #define TW_BPF_SCRATCH	 8192	   /* per-CPU working memory of a run */
-#define TW_BPF_RING	 (1 << 20) /* printf/exit ring buffer bytes */
+#define TW_BPF_RING	 (1 << 20) /* ring buffer bytes for printf */
 #define TW_BPF_MAX_INSNS 65536	   /* per program */
 
 /* Ring buffer record kinds (the first u32 of a record). */
@@ -95,9 +95,12 @@ typedef struct tw_bpf {
 	tw_bpf_site *sites;
 	size_t nsites, sites_cap;
 	int ncpus; /* possible CPUs: a per-CPU value has one copy each */
-	/* ring buffer consumer */
+	/* ring buffer consumer; TW_BPF_RING bytes with a printf in the
+	 * kernel, else one page (exit()'s records; mapped, the ring is
+	 * resident twice over) */
 	void *ring_cons, *ring_data;
-	size_t ring_mask;
+	size_t ring_size, ring_mask;
+	int printfs;	       /* kernel probes with a printf */
 	uint64_t ring_lost;    /* records the kernel could not write */
 	int attached;	       /* the programs were attached (once; the kernel's
 				* maps hold the run's data from then on) */

@@ -223,8 +223,10 @@ int tw_bpf_load(trawl_script *s, trawl_error *err)
 			   1, 0, "globals");
 	b->fixed[TW_BPF_M_FAULTS] = map_create(BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8,
 					       nsites, 0, "faults");
-	b->fixed[TW_BPF_M_RING] =
-		map_create(BPF_MAP_TYPE_RINGBUF, 0, 0, TW_BPF_RING, 0, "out");
+	long page = sysconf(_SC_PAGESIZE);
+	b->ring_size = b->printfs ? TW_BPF_RING : (size_t)page;
+	b->fixed[TW_BPF_M_RING] = map_create(BPF_MAP_TYPE_RINGBUF, 0, 0,
+					     (uint32_t)b->ring_size, 0, "out");
 	b->fixed[TW_BPF_M_ZEROS] =
 		b->zeros_size ? map_create(BPF_MAP_TYPE_ARRAY, 4, b->zeros_size,
 					   1, BPF_F_RDONLY_PROG, "zeros")
@@ -232,22 +234,21 @@ int tw_bpf_load(trawl_script *s, trawl_error *err)
 	for (int k = 0; k < TW_BPF_M_FIXED; k++)
 		if (b->fixed[k] == -1)
 			return env_error(s, err, "cannot create a BPF map");
-	bytes += (uint64_t)TW_BPF_SCRATCH * b->ncpus + TW_BPF_RING +
+	bytes += (uint64_t)TW_BPF_SCRATCH * b->ncpus + b->ring_size +
 		 (uint64_t)nsites * 8 * b->ncpus + b->zeros_size;
 	b->kernel_bytes = bytes;
 	/* the ring buffer: consumer page read-write, the rest read-only,
 	 * its data mapped twice so a record never wraps */
-	long page = sysconf(_SC_PAGESIZE);
 	b->ring_cons = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
 			    MAP_SHARED, b->fixed[TW_BPF_M_RING], 0);
-	b->ring_data = mmap(NULL, (size_t)page + 2 * TW_BPF_RING, PROT_READ,
+	b->ring_data = mmap(NULL, (size_t)page + 2 * b->ring_size, PROT_READ,
 			    MAP_SHARED, b->fixed[TW_BPF_M_RING], page);
 	if (b->ring_cons == MAP_FAILED || b->ring_data == MAP_FAILED) {
 		b->ring_cons = b->ring_cons == MAP_FAILED ? NULL : b->ring_cons;
 		b->ring_data = b->ring_data == MAP_FAILED ? NULL : b->ring_data;
 		return env_error(s, err, "cannot map the BPF ring buffer");
 	}
-	b->ring_mask = TW_BPF_RING - 1;
+	b->ring_mask = b->ring_size - 1;
 	for (size_t k = 0; k < b->nprogs; k++)
 		if (load_prog(s, &b->progs[k], err) < 0)
 			return -err->code;
@@ -784,7 +785,7 @@ void tw_bpf_free(const tw_mem *mem, tw_bpf *b)
 	if (b->ring_cons)
 		munmap(b->ring_cons, (size_t)page);
 	if (b->ring_data)
-		munmap(b->ring_data, (size_t)page + 2 * TW_BPF_RING);
+		munmap(b->ring_data, (size_t)page + 2 * b->ring_size);
 	tw_free(mem, b->sites);
 	tw_free(mem, b->in_kernel);
 	tw_free(mem, b->why);

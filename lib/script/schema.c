@@ -8,26 +8,6 @@
  */
 #include "script-int.h"
 
-static const char *line_value(const char *text, size_t len, const char *key,
-			      size_t *n)
-{
-	size_t kl = strlen(key);
-	const char *p = text, *end = text + len;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		if ((size_t)(le - p) > kl && memcmp(p, key, kl) == 0) {
-			const char *v = p + kl;
-			while (v < le && *v == ' ')
-				v++;
-			*n = (size_t)(le - v);
-			return v;
-		}
-		p = le + 1;
-	}
-	return NULL;
-}
-
 static uint64_t name_hash(const char *name, size_t nl, const char *sys)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -77,26 +57,29 @@ int tw_schema_load(tw_compiler *c)
 	tw_schema *sc = &c->schema;
 	size_t cap = 0, set_cap = 0;
 	size_t *set = NULL;
-	const char *sys, *text;
-	size_t len;
-	for (size_t i = 0; tw_trace_format_at(c->t, i, &sys, &text, &len);
-	     i++) {
-		size_t nl;
-		const char *name = line_value(text, len, "name:", &nl);
-		if (!name || nl == 0)
+	tw_format_ref f;
+	size_t n = 0;
+	while (tw_trace_format_at(c->t, n, &f))
+		n++;
+	/* the arena keeps what it gives: one array of the right size, not
+	 * a doubling's trail (a live kernel names thousands of events) */
+	tw_sc_grow(c, (void **)&sc->events, &cap, n, sizeof(*sc->events));
+	for (size_t i = 0; tw_trace_format_at(c->t, i, &f); i++) {
+		if (!f.name || f.name_len == 0)
 			continue;
-		if (seen(c, &set, &set_cap, name, nl, sys))
+		if (seen(c, &set, &set_cap, f.name, f.name_len, f.system))
 			continue; /* the user's formats come first */
 		tw_sc_grow(c, (void **)&sc->events, &cap, sc->nevents + 1,
 			   sizeof(*sc->events));
 		tw_schema_event *e = &sc->events[sc->nevents++];
 		memset(e, 0, sizeof(*e));
-		e->system = sys;
-		e->name = tw_arena_strndup(&c->arena, name, nl);
+		e->system = f.system;
+		e->name = tw_arena_strndup(&c->arena, f.name, f.name_len);
 		if (!e->name)
 			tw_sc_oom(c);
-		e->text = text;
-		e->text_len = len;
+		e->format = i;
+		e->text = f.text; /* NULL: read when a probe needs it */
+		e->text_len = f.len;
 	}
 	return 0;
 }
@@ -200,8 +183,13 @@ tw_schema_event *tw_schema_fields(tw_compiler *c, size_t i)
 	if (e->parsed)
 		return e;
 	e->parsed = 1;
+	tw_format_ref f = {.system = e->system, .name = e->name};
+	if (!e->text && tw_trace_format_text(c->t, e->format, &f) == 0) {
+		e->text = f.text;
+		e->text_len = f.len;
+	}
 	size_t cap = 0;
-	const char *p = e->text, *end = e->text + e->text_len;
+	const char *p = e->text ? e->text : "", *end = p + e->text_len;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;

@@ -345,7 +345,8 @@ typedef struct tw_schema_field {
 typedef struct tw_schema_event {
 	const char *system;
 	const char *name;
-	const char *text; /* the format, parsed for fields on first need */
+	size_t format;	  /* its index for tw_trace_format_at() */
+	const char *text; /* the format, read and parsed on first need */
 	size_t text_len;
 	tw_schema_field *fields;
 	size_t nfields;
@@ -358,6 +359,8 @@ typedef struct tw_schema {
 } tw_schema;
 
 int tw_schema_load(tw_compiler *c);
+/* Event i with its text and fields, read and parsed the first time.
+ * A text that cannot be read leaves it with no fields. */
 tw_schema_event *tw_schema_fields(tw_compiler *c, size_t i);
 int tw_glob(const char *pat, const char *s);
 

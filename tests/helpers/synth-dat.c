@@ -105,7 +105,8 @@ static int synth_begin(struct synth *s, const char *path)
 {
 	memset(s, 0, sizeof(*s));
 	s->fmt = (tw_blob){tick_format, sizeof(tick_format) - 1};
-	s->sys = (tw_dat_system){"test", &s->fmt, 1};
+	s->sys = (tw_dat_system){
+		.name = "test", .formats = &s->fmt, .nformats = 1};
 	s->m = (tw_dat_meta){
 		.page_size = PAGE,
 		.header_page = {header_page, sizeof(header_page) - 1},

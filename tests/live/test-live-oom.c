@@ -5,7 +5,7 @@
  * start, a run until the stop, finish and free fails. Each failure must be
  * a clean error (or events simply missing from the run) with every
  * tracefs setting put back (no instance left behind) and, with ASan, no
- * leak. Opening reads every event format (thousands of allocations), so
+ * leak. Opening names every event (thousands of allocations), so
  * between its first 150 and its last 50 one in 101 is failed; every one
  * of start, the run, finish and free is. Needs root and
  * tracefs (it traces for real, a moment each time): skipped otherwise.

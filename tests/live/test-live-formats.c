@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A live session names every event the kernel has but reads a format only
+ * when it is needed (lib/live/meta.c, lib/dat/dat-file.c): the kernel's
+ * events/ directory against what the session lists, ftrace's own formats
+ * read at the open, one read when asked for, and the events enabled read
+ * at the start so their records are decoded by name, not left as
+ * unknown_event_N. Needs root and tracefs: skipped otherwise.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <glob.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../lib/core/core.h"
+#include "trawl/trawl.h"
+
+#include "../helpers/helpers.h"
+
+#define EVENTS "/sys/kernel/tracing/events"
+
+/* The kernel's events outside ftrace, by their directories. */
+static size_t kernel_events(void)
+{
+	glob_t g;
+	size_t n = 0;
+	if (glob(EVENTS "/*/*/format", 0, NULL, &g) != 0)
+		return 0;
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		n += strncmp(g.gl_pathv[i], EVENTS "/ftrace/",
+			     strlen(EVENTS "/ftrace/")) != 0;
+	globfree(&g);
+	return n;
+}
+
+static int named(const tw_format_ref *f, const char *sys, const char *ev)
+{
+	return f->name && !strcmp(f->system, sys) &&
+	       f->name_len == strlen(ev) && !memcmp(f->name, ev, f->name_len);
+}
+
+Test(live_formats, every_event_is_named_and_none_is_read_until_needed)
+{
+	const char *why = tracing_unavailable();
+	if (why)
+		cr_skip_test("%s", why);
+	trawl_error err = {0};
+	trawl_live_opts o = {.flags = TRAWL_LIVE_NO_KALLSYMS};
+	trawl_live *lv = trawl_live_open(&o, &err);
+	cr_assert(lv, "%s", err.msg);
+	trawl_trace *t = trawl_live_trace(lv);
+	size_t listed = 0, texts = 0, switch_at = (size_t)-1;
+	tw_format_ref f;
+	for (size_t i = 0; tw_trace_format_at(t, i, &f); i++) {
+		if (!strcmp(f.system, "ftrace")) {
+			cr_expect(f.text != NULL, "ftrace's %.*s is read",
+				  (int)f.name_len, f.name);
+			continue;
+		}
+		listed++;
+		texts += f.text != NULL;
+		if (named(&f, "sched", "sched_switch"))
+			switch_at = i;
+	}
+	cr_expect_eq(listed, kernel_events(),
+		     "every event the kernel has is listed");
+	cr_expect_eq(texts, 0, "%zu formats read before they are needed",
+		     texts);
+	cr_assert_neq(switch_at, (size_t)-1, "sched:sched_switch is listed");
+
+	/* asked for: read, and the same text the kernel gives */
+	cr_assert(tw_trace_format_at(t, switch_at, &f));
+	cr_assert_eq(tw_trace_format_text(t, switch_at, &f), 0);
+	cr_assert(f.text && strstr(f.text, "name: sched_switch\n"),
+		  "the text of the format read");
+	char *kernel = NULL;
+	size_t klen = 0;
+	FILE *fp = fopen(EVENTS "/sched/sched_switch/format", "r");
+	cr_assert(fp);
+	cr_assert_gt(getdelim(&kernel, &klen, '\0', fp), 0);
+	fclose(fp);
+	cr_expect_str_eq(f.text, kernel);
+	free(kernel);
+	tw_format_ref again;
+	cr_assert(tw_trace_format_at(t, switch_at, &again));
+	cr_expect_eq(again.text, f.text, "read once, kept");
+	trawl_live_free(lv);
+}
+
+struct seen {
+	long wakeups, unknown;
+};
+
+static int on_any(const trawl_event *ev, void *ctx)
+{
+	struct seen *s = ctx;
+	const char *name = trawl_event_name(ev);
+	if (!strncmp(name, "unknown_event", 13))
+		s->unknown++;
+	else if (!strcmp(name, "sched_wakeup") || !strcmp(name, "sched_waking"))
+		s->wakeups++;
+	return 0;
+}
+
+Test(live_formats, an_enabled_events_format_is_read_before_its_records)
+{
+	const char *why = tracing_unavailable();
+	if (why)
+		cr_skip_test("%s", why);
+	trawl_error err = {0};
+	trawl_live_opts o = {.flags = TRAWL_LIVE_NO_KALLSYMS};
+	trawl_live *lv = trawl_live_open(&o, &err);
+	cr_assert(lv, "%s", err.msg);
+	trawl_trace *t = trawl_live_trace(lv);
+	struct seen s = {0};
+	/* nothing asked for these formats before the start */
+	cr_assert_eq(trawl_on(t, "*", on_any, &s), 0);
+	cr_assert_eq(trawl_live_enable(lv, "sched:sched_waking", NULL, &err),
+		     0, "%s", err.msg);
+	cr_assert_eq(trawl_live_enable(lv, "sched:sched_wakeup", NULL, &err),
+		     0, "%s", err.msg);
+	cr_assert_eq(trawl_live_start(lv, &err), 0, "%s", err.msg);
+	for (int i = 0; i < 20; i++)
+		usleep(2000); /* each sleep's end is a wakeup */
+	trawl_live_stop(lv);
+	cr_assert_eq(trawl_run(t, &err), 0, "%s", err.msg);
+	cr_assert_eq(trawl_live_finish(lv, &err), 0, "%s", err.msg);
+	trawl_live_free(lv);
+	cr_expect_gt(s.wakeups, 0, "wakeups decoded by name");
+	cr_expect_eq(s.unknown, 0, "%ld events of a format not read",
+		     s.unknown);
+}
+
+Test(live_formats, an_event_the_kernel_lacks_is_refused_at_the_start)
+{
+	const char *why = tracing_unavailable();
+	if (why)
+		cr_skip_test("%s", why);
+	trawl_error err = {0};
+	trawl_live_opts o = {.flags = TRAWL_LIVE_NO_KALLSYMS};
+	trawl_live *lv = trawl_live_open(&o, &err);
+	cr_assert(lv, "%s", err.msg);
+	cr_assert_eq(trawl_live_enable(lv, "sched:no_such_event", NULL, &err),
+		     0, "%s", err.msg);
+	cr_assert_lt(trawl_live_start(lv, &err), 0);
+	cr_expect(strstr(err.msg, "no_such_event"), "the error names it: %s",
+		  err.msg);
+	trawl_live_free(lv);
+	cr_expect(!own_instance_left(), "nothing left in tracefs");
+}
