@@ -2,16 +2,20 @@
 /*
  * Event selection: "system:event" (globs in either part), "system" and
  * "event" become a list of concrete (system, event) pairs from the kernel's
- * events/ directory, each pair once, in the order asked. A selection that
- * names nothing the kernel has is an error, naming it.
+ * available_events, each pair once, in the order asked (a glob's matches
+ * sorted by system, then event). A selection that names nothing the kernel
+ * has is an error, naming it.
+ *
+ * available_events is one read; listing the events/ directories was an
+ * open and a getdents per system, a fifth of a live session's start-up. It
+ * leaves out ftrace's own events (function, print, ...), which cannot be
+ * switched, as the list must.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../core/core.h"
 #include "live-int.h"
@@ -40,12 +44,15 @@ static size_t slot_of(const tw_event_list *l, const char *sys, const char *ev)
 	}
 }
 
-/* Keep the index under half full; a kernel has a few thousand events. */
+/* Keep the index under half full; a kernel has a few thousand events.
+ * Made when a second selection comes: one selection names each pair once. */
 static int grow_index(tw_event_list *l)
 {
 	if (2 * (l->n + 1) <= l->nslots)
 		return 0;
-	size_t n = l->nslots ? l->nslots * 2 : 1024;
+	size_t n = l->nslots ? l->nslots : 1024;
+	while (n < 2 * (l->n + 1))
+		n *= 2;
 	uint32_t *old = l->slots;
 	l->slots = tw_calloc(&l->mem, n, sizeof(*l->slots));
 	if (!l->slots) {
@@ -60,16 +67,21 @@ static int grow_index(tw_event_list *l)
 	return 0;
 }
 
+/* (sys, ev) onto the list; once only where dedupe says it may be there
+ * already (an earlier selection's). */
 static int add(tw_event_list *l, const char *sys, const char *ev,
-	       const char *filter)
+	       const char *filter, int dedupe)
 {
-	if (grow_index(l) < 0)
-		return -ENOMEM;
-	size_t slot = slot_of(l, sys, ev);
-	if (l->slots[slot]) {
-		if (filter)
-			l->ev[l->slots[slot] - 1].filter = filter;
-		return 0;
+	size_t slot = 0;
+	if (dedupe) {
+		if (grow_index(l) < 0)
+			return -ENOMEM;
+		slot = slot_of(l, sys, ev);
+		if (l->slots[slot]) {
+			if (filter)
+				l->ev[l->slots[slot] - 1].filter = filter;
+			return 0;
+		}
 	}
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 64;
@@ -79,76 +91,72 @@ static int add(tw_event_list *l, const char *sys, const char *ev,
 		l->ev = p;
 		l->cap = cap;
 	}
-	tw_event_sel *e = &l->ev[l->n];
-	e->system = tw_strndup(&l->mem, sys, strlen(sys));
-	e->event = tw_strndup(&l->mem, ev, strlen(ev));
-	e->filter = filter;
-	if (!e->system || !e->event) {
-		tw_free(&l->mem, e->system);
-		tw_free(&l->mem, e->event);
-		return -ENOMEM;
-	}
-	l->n++;
-	l->slots[slot] = (uint32_t)l->n;
+	l->ev[l->n++] = (tw_event_sel){sys, ev, filter};
+	if (dedupe)
+		l->slots[slot] = (uint32_t)l->n;
 	return 0;
 }
 
-static int is_dir(const char *path)
+/* One kernel event: its system and name, in the list's text. */
+struct known {
+	const char *sys, *ev;
+};
+
+static int by_pair(const void *a, const void *b)
 {
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	const struct known *x = a, *y = b;
+	int c = strcmp(x->sys, y->sys);
+	return c ? c : strcmp(x->ev, y->ev);
 }
 
-/* tracefs gives d_type; ask stat only where a file system does not. */
-static int entry_is_dir(const struct dirent *de, const char *path)
+/* available_events' "system:event" lines, split in place and sorted. */
+static int read_known(tw_event_list *l, const char *top, struct known **out,
+		      size_t *n, trawl_error *err)
 {
-	if (de->d_type != DT_UNKNOWN)
-		return de->d_type == DT_DIR;
-	return is_dir(path);
-}
-
-static int by_name(const struct dirent **a, const struct dirent **b)
-{
-	return strcmp((*a)->d_name, (*b)->d_name);
-}
-
-static int visible(const struct dirent *de)
-{
-	return de->d_name[0] != '.';
-}
-
-/* Add every event of system sys whose name matches pat; count matches. */
-static int add_system(tw_event_list *l, const char *events_dir, const char *sys,
-		      const char *pat, const char *filter, size_t *matched)
-{
-	char path[4096];
-	struct dirent **names;
-	tw_pathf(path, sizeof(path), "%s/%s", events_dir, sys);
-	int n = scandir(path, &names, visible, by_name);
-	if (n < 0)
-		return 0;
-	int rc = 0;
-	for (int i = 0; i < n; i++) {
-		const char *ev = names[i]->d_name;
-		tw_pathf(path, sizeof(path), "%s/%s/%s", events_dir, sys, ev);
-		if (!rc && !fnmatch(pat, ev, 0) &&
-		    entry_is_dir(names[i], path)) {
-			rc = add(l, sys, ev, filter);
-			(*matched)++;
-		}
-		free(names[i]);
+	size_t len = 0;
+	l->text = tw_tracefs_read_mem(&l->mem, top, "available_events", &len);
+	if (!l->text)
+		return tw_error_at(
+			err, errno == ENOMEM ? TRAWL_ENOMEM : TRAWL_EENV, errno,
+			NULL, 0, 0, 0, "cannot read %s/available_events: %s",
+			top, strerror(errno));
+	size_t lines = 1;
+	for (size_t i = 0; i < len; i++)
+		lines += l->text[i] == '\n';
+	struct known *k = tw_calloc(&l->mem, lines, sizeof(*k));
+	if (!k)
+		return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
+				   "out of memory");
+	size_t m = 0;
+	for (char *p = l->text, *next; p < l->text + len; p = next) {
+		char *nl = memchr(p, '\n', (size_t)(l->text + len - p));
+		next = nl ? nl + 1 : l->text + len;
+		if (nl)
+			*nl = '\0';
+		char *colon = strchr(p, ':');
+		if (!colon || colon == p || !colon[1])
+			continue;
+		*colon = '\0';
+		k[m++] = (struct known){p, colon + 1};
 	}
-	free(names);
-	return rc;
+	qsort(k, m, sizeof(*k), by_pair);
+	*out = k;
+	*n = m;
+	return 0;
 }
 
-static int resolve_one(tw_event_list *l, const char *events_dir,
-		       const trawl_record_event *sel, trawl_error *err)
+static int has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+static int resolve_one(tw_event_list *l, const struct known *k, size_t nk,
+		       const char *top, const trawl_record_event *sel,
+		       trawl_error *err)
 {
 	char sys_pat[256], ev_pat[256];
 	const char *colon = strchr(sel->name, ':');
 	size_t matched = 0;
-	char path[4096];
 
 	if (!*sel->name || strlen(sel->name) >= sizeof(sys_pat))
 		return tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
@@ -159,41 +167,31 @@ static int resolve_one(tw_event_list *l, const char *events_dir,
 		snprintf(ev_pat, sizeof(ev_pat), "%s", colon + 1);
 	} else {
 		/* A system name alone means all of it, as in trace-cmd. */
-		tw_pathf(path, sizeof(path), "%s/%s", events_dir, sel->name);
-		int system = !strpbrk(sel->name, "*?[") && is_dir(path);
+		int system = 0;
+		for (size_t i = 0; i < nk && !system && !has_glob(sel->name);
+		     i++)
+			system = !strcmp(k[i].sys, sel->name);
 		snprintf(sys_pat, sizeof(sys_pat), "%s",
 			 system ? sel->name : "*");
 		snprintf(ev_pat, sizeof(ev_pat), "%s",
 			 system ? "*" : sel->name);
 	}
-	struct dirent **systems;
-	int n = scandir(events_dir, &systems, visible, by_name);
-	if (n < 0)
-		return tw_error_at(err, TRAWL_EENV, errno, NULL, 0, 0, 0,
-				   "cannot list %s: %s", events_dir,
-				   strerror(errno));
-	int rc = 0;
-	for (int i = 0; i < n; i++) {
-		const char *sys = systems[i]->d_name;
-		tw_pathf(path, sizeof(path), "%s/%s", events_dir, sys);
-		/* ftrace's own events (function, print, ...) are not
-		 * switchable, and header_* are files. */
-		if (!rc && strcmp(sys, "ftrace") && !fnmatch(sys_pat, sys, 0) &&
-		    entry_is_dir(systems[i], path))
-			rc = add_system(l, events_dir, sys, ev_pat, sel->filter,
-					&matched);
-		free(systems[i]);
+	int any_sys = !strcmp(sys_pat, "*"), any_ev = !strcmp(ev_pat, "*");
+	int dedupe = l->n > 0;
+	for (size_t i = 0; i < nk; i++) {
+		if ((!any_sys && fnmatch(sys_pat, k[i].sys, 0)) ||
+		    (!any_ev && fnmatch(ev_pat, k[i].ev, 0)))
+			continue;
+		if (add(l, k[i].sys, k[i].ev, sel->filter, dedupe) < 0)
+			return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0,
+					   0, 0, "out of memory");
+		matched++;
 	}
-	free(systems);
-	if (rc < 0)
-		return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
-				   "out of memory");
 	if (!matched)
 		return tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
 				   "no kernel event matches '%s'; the list is "
-				   "in %.*s/available_events",
-				   sel->name, (int)(strlen(events_dir) - 7),
-				   events_dir);
+				   "in %s/available_events",
+				   sel->name, top);
 	return 0;
 }
 
@@ -201,33 +199,30 @@ int tw_events_resolve(const tw_mem *mem, const char *top,
 		      const trawl_record_event *sel, size_t nsel,
 		      tw_event_list *out, trawl_error *err)
 {
-	char events_dir[4096];
-	tw_pathf(events_dir, sizeof(events_dir), "%s/events", top);
 	memset(out, 0, sizeof(*out));
 	out->mem = *mem;
 	if (!nsel)
 		return tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
 				   "no events to record; name some with -e "
 				   "(e.g. -e 'sched:*')");
-	for (size_t i = 0; i < nsel; i++) {
+	for (size_t i = 0; i < nsel; i++)
 		if (!sel[i].name)
 			return tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
 					   "event %zu has no name", i);
-		int rc = resolve_one(out, events_dir, &sel[i], err);
-		if (rc < 0) {
-			tw_events_free(out);
-			return rc;
-		}
-	}
-	return 0;
+	struct known *k = NULL;
+	size_t nk = 0;
+	int rc = read_known(out, top, &k, &nk, err);
+	for (size_t i = 0; i < nsel && rc == 0; i++)
+		rc = resolve_one(out, k, nk, top, &sel[i], err);
+	tw_free(&out->mem, k);
+	if (rc < 0)
+		tw_events_free(out);
+	return rc;
 }
 
 void tw_events_free(tw_event_list *l)
 {
-	for (size_t i = 0; i < l->n; i++) {
-		tw_free(&l->mem, l->ev[i].system);
-		tw_free(&l->mem, l->ev[i].event);
-	}
+	tw_free(&l->mem, l->text);
 	tw_free(&l->mem, l->ev);
 	tw_free(&l->mem, l->slots);
 	tw_mem mem = l->mem;

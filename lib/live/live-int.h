@@ -86,12 +86,13 @@ size_t tw_tracefs_page_size(const tw_tracefs *tf);
 
 /* One concrete event. */
 typedef struct tw_event_sel {
-	char *system;
-	char *event;
+	const char *system; /* in the list's text */
+	const char *event;
 	const char *filter; /* borrowed from the options */
 } tw_event_sel;
 
 typedef struct tw_event_list {
+	char *text; /* available_events, split in place */
 	tw_event_sel *ev;
 	size_t n, cap;
 	uint32_t *slots; /* (system, event) -> position + 1, to add each once */
@@ -199,8 +200,9 @@ typedef struct tw_meta {
 } tw_meta;
 
 enum {
-	TW_META_KALLSYMS = 1,	/* with /proc/kallsyms (5 MB) */
-	TW_META_NAMES_ONLY = 2, /* events' names; formats by tw_meta_format */
+	TW_META_KALLSYMS = 1,	 /* with /proc/kallsyms (5 MB) */
+	TW_META_NAMES_ONLY = 2,	 /* events' names; formats by tw_meta_format */
+	TW_META_NO_CMDLINES = 4, /* comms come from the feed as needed */
 };
 int tw_meta_collect(tw_meta *meta, const tw_tracefs *tf,
 		    const tw_event_list *events, int ncpus, size_t page_size,

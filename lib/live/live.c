@@ -462,8 +462,9 @@ TRAWL_API trawl_live *trawl_live_open(const trawl_live_opts *opts,
 	lv->news_fd = -1;
 	pthread_mutex_init(&lv->lock, NULL);
 	pthread_cond_init(&lv->room, NULL);
-	/* Every event by name, its format read when a script names it:
-	 * read only, nothing changes yet. */
+	/* Every event by name, its format read when a script names it, and
+	 * comms when an event needs one (comms()): read only, nothing
+	 * changes yet. */
 	tw_tracefs *tf = &lv->tf;
 	if (tw_tracefs_open(tf, &lv->mem, 1, err) < 0)
 		goto fail;
@@ -473,7 +474,7 @@ TRAWL_API trawl_live *trawl_live_open(const trawl_live_opts *opts,
 	trawl_record_event all = {"*", NULL};
 	if (tw_events_resolve(&lv->mem, tf->top, &all, 1, &lv->all, err) < 0 ||
 	    tw_meta_collect(&lv->meta, tf, &lv->all, lv->ncpus, lv->page_size,
-			    TW_META_NAMES_ONLY |
+			    TW_META_NAMES_ONLY | TW_META_NO_CMDLINES |
 				    (o.flags & TRAWL_LIVE_NO_KALLSYMS
 					     ? 0
 					     : TW_META_KALLSYMS),

@@ -258,7 +258,8 @@ int tw_meta_collect(tw_meta *meta, const tw_tracefs *tf,
 		 slurp(s, "/proc", "kallsyms", &m->kallsyms, 1) < 0)
 		rc = fail(err, "/proc", "kallsyms");
 	else if (slurp(s, tf->top, "printk_formats", &m->printk, 0) < 0 ||
-		 slurp(s, tf->top, "saved_cmdlines", &m->cmdlines, 0) < 0 ||
+		 (!(flags & TW_META_NO_CMDLINES) &&
+		  slurp(s, tf->top, "saved_cmdlines", &m->cmdlines, 0) < 0) ||
 		 options(s, m, tf, ncpus) < 0)
 		rc = fail(err, tf->top, "");
 	if (rc < 0)
