@@ -44,6 +44,8 @@ __attribute__((format(printf, 2, 3))) static void put(gen *g, const char *fmt,
 		g->len += (size_t)w;
 }
 
+/* each event's integer fields and string expressions (a syscall's char *
+ * argument read from the task's memory by str()) */
 static const struct {
 	const char *name;
 	const char *ints[5];
@@ -53,11 +55,14 @@ static const struct {
 	{"syscalls:sys_exit_getppid", {"__syscall_nr", "ret"}, {NULL}},
 	{"sched:sched_switch",
 	 {"prev_pid", "prev_prio", "prev_state", "next_pid", "next_prio"},
-	 {"prev_comm", "next_comm"}},
-	{"sched:sched_process_exec", {"pid", "old_pid"}, {"filename"}},
+	 {"args.prev_comm", "args.next_comm"}},
+	{"sched:sched_process_exec", {"pid", "old_pid"}, {"args.filename"}},
 	{"sched:sched_process_fork",
 	 {"parent_pid", "child_pid"},
-	 {"parent_comm", "child_comm"}},
+	 {"args.parent_comm", "args.child_comm"}},
+	{"syscalls:sys_enter_openat",
+	 {"dfd", "flags", "mode"},
+	 {"str(args.filename)"}},
 };
 
 static size_t count(const char *const *a, size_t max)
@@ -85,8 +90,7 @@ static void gstr(gen *g)
 	}
 	case 2:
 		if (ns) {
-			put(g, "args.%s",
-			    events[g->ev].strs[pick(g, (unsigned)ns)]);
+			put(g, "%s", events[g->ev].strs[pick(g, (unsigned)ns)]);
 			break;
 		}
 		/* fall through */

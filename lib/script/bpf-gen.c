@@ -436,8 +436,6 @@ static void check_map(gen *g, const tw_node *n, size_t map)
 	const tw_map_decl *d = &g->c->maps[map];
 	if (d->nkeys < 0)
 		refuse(g, n, "@%s has no known key", d->name);
-	if (d->user_ptr)
-		refuse(g, n, "@%s holds a user-space string", d->name);
 	if (key_size(d) > 512)
 		refuse(g, n, "@%s's key is over 512 bytes", d->name);
 	if (!g->dry && !g->b->maps[map].kernel)
@@ -880,6 +878,25 @@ static void gstr(gen *g, const tw_node *n, uint32_t off)
 		scr_zero(g, off, STRMAX);
 		place(g, done);
 		g->scr = mark;
+		return;
+	}
+	case N_CALL: {
+		if (n->op != CALL_STR || n->ival != 1)
+			refuse(g, n, "this string expression");
+		/* the task's memory at the pointer, up to its NUL (the
+		 * helper zeroes what it cannot read) */
+		scr_zero(g, off, STRMAX);
+		gint(g, n->kids[0]);
+		movr(g, BPF_REG_3, BPF_REG_0);
+		scr_ptr(g, BPF_REG_1, off);
+		mov(g, BPF_REG_2, STRMAX);
+		call(g, BPF_FUNC_probe_read_user_str);
+		int ok = label(g);
+		jimm(g, BPF_JSGE, BPF_REG_0, 0, ok);
+		count_fault(g, n,
+			    "str() read nothing: the task's memory at the "
+			    "pointer was not paged in (or not valid)");
+		place(g, ok);
 		return;
 	}
 	case N_COND: {
@@ -1552,6 +1569,18 @@ void tw_bpf_plan(tw_compiler *c, tw_bpf *b)
 		for (size_t i = 0; i < c->nprobes; i++)
 			if (b->in_kernel[i] && used[i * nm + m])
 				b->maps[m].kernel = 1;
+	/* what only the kernel can read leaves no choice */
+	for (size_t i = 0; i < c->nprobes; i++) {
+		const tw_probe *pr = &c->probes[i];
+		if (pr->user_line && !b->in_kernel[i])
+			tw_sc_error(c, TRAWL_EUNSUPPORTED, pr->user_line,
+				    pr->user_col,
+				    "probe %s reads the task's memory (str() "
+				    "of a pointer), which only a probe in the "
+				    "kernel can, but it cannot run there: %s",
+				    pr->label, b->why[i]);
+		b->must_load |= pr->user_line != 0;
+	}
 	if (b->backend == TRAWL_BACKEND_BPF)
 		for (size_t i = 0; i < c->nprobes; i++)
 			if (c->probes[i].has_event && !b->in_kernel[i])

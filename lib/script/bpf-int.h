@@ -100,10 +100,12 @@ typedef struct tw_bpf {
 	 * resident twice over) */
 	void *ring_cons, *ring_data;
 	size_t ring_size, ring_mask;
-	int printfs;	       /* kernel probes with a printf */
-	uint64_t ring_lost;    /* records the kernel could not write */
-	int attached;	       /* the programs were attached (once; the kernel's
-				* maps hold the run's data from then on) */
+	int printfs;	    /* kernel probes with a printf */
+	int must_load;	    /* a probe reads the task's memory: no fallback to
+			     * user space in auto mode */
+	uint64_t ring_lost; /* records the kernel could not write */
+	int attached;	    /* the programs were attached (once; the kernel's
+			     * maps hold the run's data from then on) */
 	uint64_t kernel_bytes; /* maps' memory, as --explain states it */
 	char *explain;
 } tw_bpf;

@@ -237,12 +237,19 @@ static int field_slot(tw_compiler *c, tw_probe *pr, tw_node *n)
 	}
 	n->ival = user_ptr;
 	/* the pointer alone is of no use, and as a string ("0x55cc...")
-	 * it never matches one: refused, as str() of it is */
-	if (user_ptr)
+	 * it never matches one: refused but where str() reads it or a map
+	 * keeps it for a str() later */
+	if (user_ptr && !c->uptr_ok && !c->kernel)
 		ERR(c, n, TRAWL_ETYPE,
-		    "args.%s is a pointer into the task's memory: the ftrace "
-		    "back end records the pointer, not the string, and cannot "
-		    "read it (str(args.%s) needs the BPF back end, issue 24)",
+		    "args.%s is a pointer into the task's memory: a trace "
+		    "holds the pointer, not the string; str(args.%s) reads "
+		    "it in a live run with the BPF back end (--live, "
+		    "--backend auto or bpf)",
+		    n->name, n->name);
+	if (user_ptr && !c->uptr_ok)
+		ERR(c, n, TRAWL_ETYPE,
+		    "args.%s is a pointer into the task's memory: "
+		    "str(args.%s) is its string",
 		    n->name, n->name);
 	for (size_t i = 0; i < pr->nfields; i++)
 		if (strcmp(pr->fields[i], n->name) == 0) {
@@ -294,6 +301,8 @@ static int field_slot(tw_compiler *c, tw_probe *pr, tw_node *n)
 	cap = pr->nfields;
 	tw_sc_grow(c, (void **)&pr->field_types, &cap, pr->nfields + 1,
 		   sizeof(*pr->field_types));
+	if (user_ptr)
+		type = TY_INT; /* the address */
 	pr->fields[pr->nfields] = n->name;
 	pr->field_types[pr->nfields] = type;
 	n->type = type;
@@ -429,14 +438,33 @@ static void str_call(tw_compiler *c, tw_node *n)
 		    "str() takes a string and an optional "
 		    "length");
 	tw_node *a = n->kids[0];
+	int ok = c->uptr_ok;
+	c->uptr_ok = 1;
 	expr(c, a);
-	if (user_ptr(c, a) || a->type == TY_INT)
+	c->uptr_ok = ok;
+	if (user_ptr(c, a) && c->kernel && n->nkids == 1) {
+		/* read where the probe runs, which must be the kernel
+		 * (bpf-gen.c says so if it cannot be) */
+		tw_probe *pr = &c->probes[c->cur_probe];
+		if (!pr->user_line)
+			pr->user_line = n->line, pr->user_col = n->col;
+		n->ival = 1;
+		n->type = TY_STR;
+		return;
+	}
+	if (user_ptr(c, a))
 		ERR(c, n, TRAWL_ETYPE,
-		    "str(): %s is a pointer into the task's memory, which the "
-		    "ftrace back end does not record (a syscall event holds "
-		    "the pointer, not the string); reading it needs the BPF "
-		    "back end (issue 24)",
-		    a->kind == N_FIELD ? "the argument" : "the value");
+		    "str(): %s is a pointer into the task's memory, which a "
+		    "trace does not hold (a syscall event has the pointer, "
+		    "not the string); it is read in a live run with the BPF "
+		    "back end (--live, --backend auto or bpf)%s",
+		    a->kind == N_FIELD ? "the argument" : "the value",
+		    n->nkids > 1 ? ", without a length" : "");
+	if (a->type == TY_INT)
+		ERR(c, n, TRAWL_ETYPE,
+		    "str(): the value is a number, not a syscall's char * "
+		    "argument (args.NAME, or a map holding one), whose string "
+		    "a live run with the BPF back end reads");
 	if (n->nkids == 2) {
 		expr(c, n->kids[1]);
 		want(c, n->kids[1], TY_INT, "str()'s length");
@@ -878,7 +906,13 @@ static void stmt(tw_compiler *c, tw_node *n)
 	case N_SETMAP: {
 		tw_map_decl *d = map_of(c, n->a);
 		check_keys(c, n->a, d);
+		/* a syscall's char * argument kept for a str() in a later
+		 * probe (opensnoop's @filename[tid] = args.filename) */
+		int ok = c->uptr_ok;
+		c->uptr_ok = c->kernel && n->op == TK_ASSIGN &&
+			     n->b->kind == N_FIELD;
 		expr(c, n->b);
+		c->uptr_ok = ok;
 		if (n->op != TK_ASSIGN) {
 			want(c, n->b, TY_INT, tw_tok_name(n->op));
 			set_kind(c, n, d, MV_INT);

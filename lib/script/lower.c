@@ -390,6 +390,12 @@ static void expr(lower *L, const tw_node *n)
 		return;
 	}
 	case N_CALL:
+		if (n->op == CALL_STR) {
+			/* str() of a user pointer: read in the kernel, and a
+			 * probe that has one never runs here (bpf-gen.c) */
+			push_str(L, "", 0);
+			return;
+		}
 		for (size_t i = 0; i < n->nkids; i++)
 			expr(L, n->kids[i]);
 		at(L, n);

@@ -232,7 +232,8 @@ struct tw_node {
 	int op;	      /* N_UNARY/N_BINARY: a TK_*; N_CTX: CX_*; N_CALL: CALL_*;
 		       * N_AGG: MV_*; N_SETVAR/N_SETMAP: TK_ASSIGN or a
 		       * compound TK_*_ASSIGN */
-	int64_t ival; /* N_INT; N_FIELD: 1 for a syscall's char * argument */
+	int64_t ival; /* N_INT; N_FIELD: 1 for a syscall's char * argument;
+		       * N_CALL str(): 1 when it reads the task's memory */
 	const char *name; /* N_STR text, identifiers, field and var names */
 	size_t len;
 	int slot;   /* N_FIELD: field index; N_VAR: slot; maps: map index */
@@ -277,6 +278,10 @@ typedef struct tw_probe {
 	char label[96]; /* the specs as written, for fault messages */
 	char **fnames;	/* script.c: the field names, for array reads */
 	size_t nfnames;
+	/* check.c: where it first reads the task's memory (str() of a user
+	 * pointer, N_CALL CALL_STR with ival 1), which only a probe in the
+	 * kernel can; 0: it does not */
+	uint32_t user_line, user_col;
 } tw_probe;
 
 /* A map as the checker fixed it. */
@@ -287,7 +292,8 @@ typedef struct tw_map_decl {
 	int key_types[TW_SC_MAX_KEYS];
 	int kind;			 /* enum tw_mv_kind */
 	int64_t lh_min, lh_max, lh_step; /* MV_LHIST */
-	int user_ptr; /* MV_STR assigned a syscall's char * argument */
+	int user_ptr; /* MV_INT holding a syscall's char * argument (the
+		       * address, for a str() in the kernel) */
 	uint32_t line, col;
 } tw_map_decl;
 
@@ -417,6 +423,10 @@ struct tw_compiler {
 	int nslots;
 	int loop_depth;
 	int pass;     /* check.c: 1 infers map kinds, 2 checks all */
+	int kernel;   /* live with the BPF back end allowed: a probe may
+		       * read the task's memory (str() of a user pointer) */
+	int uptr_ok;  /* check.c: a user pointer may stand here (str()'s
+		       * argument, a map's value) */
 	int deferred; /* pass 1 met a map whose kind comes later */
 	size_t cur_probe;
 	tw_schema schema;

@@ -171,7 +171,7 @@ static int load_bpf(trawl_script *s, trawl_error *err)
 	trawl_error e = {0};
 	if (tw_bpf_load(s, &e) == 0)
 		return 0;
-	if (b->backend == TRAWL_BACKEND_BPF) {
+	if (b->backend == TRAWL_BACKEND_BPF || b->must_load) {
 		if (err)
 			*err = e;
 		return -e.code;
@@ -397,6 +397,7 @@ TRAWL_API trawl_script *trawl_script_compile(trawl_trace *t, const char *src,
 	c.prog = &s->prog;
 	c.params = s->opts.params;
 	c.nparams = s->opts.params ? s->opts.nparams : 0;
+	c.kernel = s->live && s->opts.backend != TRAWL_BACKEND_FTRACE;
 	c.lx.src = src ? src : "";
 	c.lx.end = c.lx.src + len;
 	int rc = compile(s, &c);

@@ -10,7 +10,10 @@
 # and the script over the --record file off line prints the same (the
 # wall-clock times of time() aside; pidpersec's intervals fall elsewhere
 # off line, so its form only). The seven that need the BPF back end
-# (issue 24) fail at once with the exact message and line:column.
+# (issue 24) fail at once with the exact message and line:column, but
+# opensnoop and statsnoop, which read the paths from the tasks' memory in
+# the kernel: they run live, their output has bpftrace's form and shows
+# the load's files, and the ftrace back end refuses them.
 # Root and tracefs only; a tool not installed is skipped with a message
 # (all of them: exit 77; make deps installs bpftrace).
 # usage: test-bt-tools.sh TRAWL
@@ -36,8 +39,8 @@ n=0
 
 cat >"$T/load.sh" <<'EOF'
 #!/bin/sh
-# forks, a kill, direct and buffered writes, sync and fsync, and a second
-# of waiting so that an interval:s:1 fires
+# forks, a kill, direct and buffered writes, sync and fsync, a stat, and
+# a second of waiting so that an interval:s:1 fires
 d=$1
 for i in 1 2 3 4 5; do /bin/true; done
 /bin/sh -c 'kill -0 $$'
@@ -49,6 +52,7 @@ sleep 1.3
 /bin/true
 sync "$d/buffered"
 dd if=/dev/zero of="$d/synced" bs=4k count=16 conv=fsync status=none
+stat "$d/synced" >/dev/null
 EOF
 
 # bpftrace runs here (root, BPF) or not: then only trawl's output is
@@ -77,6 +81,8 @@ form() {
 	runqlat) pat="^Tracing CPU scheduler\.\.\. Hit Ctrl-C to end\.$|^$|^@usecs: $|$HIST" ;;
 	syncsnoop) pat="^Tracing sync syscalls\.\.\. Hit Ctrl-C to end\.$|^TIME      PID    COMM             EVENT$|^$CLOCK  [0-9]+ +.{16} tracepoint:syscalls:sys_enter_[a-z_]+$|^$" ;;
 	syscount) pat="^Counting syscalls\.\.\. Hit Ctrl-C to end\.$|^$|^Top 10 syscalls IDs:$|^@syscall\[[0-9]+\]: [0-9]+$|^Top 10 processes:$|^@process\[.+\]: [0-9]+$" ;;
+	opensnoop) pat="^Tracing open syscalls\.\.\. Hit Ctrl-C to end\.$|^PID    COMM               FD ERR PATH$|^[0-9]+ +.{16} +-?[0-9]+ +[0-9]+ .+$|^$" ;;
+	statsnoop) pat="^Tracing stat syscalls\.\.\. Hit Ctrl-C to end\.$|^PID    COMM             ERR PATH$|^[0-9]+ +.{16} +[0-9]+ .+$|^$" ;;
 	writeback) pat="^Tracing writeback\.\.\. Hit Ctrl-C to end\.$|^TIME      DEVICE   PAGES    REASON           ms$|^$CLOCK  [0-9]+:[0-9]+ +[0-9]+ +[a-z_]* +[0-9]+\.[0-9]{3}$|^$" ;;
 	esac
 	local bad
@@ -101,6 +107,8 @@ shows() {
 	syncsnoop) want="sys_enter_(sync|fsync|fdatasync)$" ;;
 	syscount) want='^@syscall\[' ;;
 	writeback) want="^$CLOCK  [0-9]+:[0-9]+ " ;;
+	opensnoop) want="^[0-9]+ +dd +[0-9]+ +0 $T/direct$" ;;
+	statsnoop) want="^[0-9]+ +stat +0 $T/synced$" ;;
 	esac
 	grep -Eq -- "$want" "$2" || { echo "  $1: the load is not in the output (/$want/)" >&2; return 1; }
 }
@@ -160,8 +168,35 @@ for tool in $RUNS; do
 	fi
 done
 
-# The seven that need the BPF back end (issue 24): each fails before it
-# touches tracefs, at the construct, with what it would need.
+# The two that read the task's memory (str() of a syscall's char *
+# argument, kept in a map from the enter probe to the exit probe): in the
+# kernel only, so live with the BPF back end; the ftrace path and a file
+# refuse them at the argument.
+for tool in opensnoop statsnoop; do
+	bt=$BT/$tool.bt
+	if [ ! -e "$bt" ]; then
+		echo "# skip $tool: $bt is not installed"
+		continue
+	fi
+	begin
+	check "$tool live, verbatim (in the kernel)" status 0 timeout 60 "$TRAWL" run "$bt" --live -- /bin/sh "$T/load.sh" "$T"
+	cp "$T/out" "$T/$tool.live"
+	check "$tool: the output has bpftrace's form" form "$tool" "$T/$tool.live"
+	check "$tool: the load shows in it" shows "$tool" "$T/$tool.live"
+	check "$tool: tracefs unchanged" same_state
+	check "$tool: the ftrace back end refuses it" status 1 "$TRAWL" run "$bt" --live --backend ftrace -d 1
+	check "$tool: at the argument" grep -q "^trawl: $bt:[0-9]*:[0-9]*: args\.[a-z]* is a pointer into the task's memory: a trace holds the pointer" "$T/err"
+	if [ $bpftrace_ok = 1 ]; then
+		timeout 60 bpftrace "$bt" -c "/bin/sh $T/load.sh $T" >"$T/$tool.bpftrace.raw" 2>"$T/$tool.bpftrace.err"
+		grep -v '^Attaching [0-9]* probes\?\.\.\.$' "$T/$tool.bpftrace.raw" >"$T/$tool.bpftrace"
+		check "$tool: bpftrace's own output has that form" form "$tool" "$T/$tool.bpftrace"
+		check "$tool: and the same header" same_header "$T/$tool.bpftrace" "$T/$tool.live"
+	fi
+done
+
+# The five that need what the BPF back end does not do yet (issue 24):
+# each fails before it touches tracefs, at the construct, with what it
+# would need.
 need_bpf() { # TOOL MESSAGE
 	local bt=$BT/$1.bt
 	if [ ! -e "$bt" ]; then
@@ -175,9 +210,7 @@ begin
 need_bpf execsnoop "26:2: join() reads an array of strings from the task's memory (a syscall event holds the pointer): it needs the BPF back end (issue 24), which the ftrace back end is not"
 need_bpf loads "31:13: kaddr() gives a kernel address, whose memory only a probe in the kernel can read: it needs the BPF back end (issue 24), which the ftrace back end is not"
 need_bpf naptime "29:12: args.rqtp->...: a field is a number or a string, not a struct; reading memory through a pointer field needs the BPF back end (issue 24), which the ftrace back end is not"
-need_bpf opensnoop "27:25: args.filename is a pointer into the task's memory: the ftrace back end records the pointer, not the string, and cannot read it (str(args.filename) needs the BPF back end, issue 24)"
 need_bpf setuids "26:14: 'uid' is not in the events the ftrace back end records; it needs the BPF back end (issue 24)"
-need_bpf statsnoop "30:25: args.pathname is a pointer into the task's memory: the ftrace back end records the pointer, not the string, and cannot read it (str(args.pathname) needs the BPF back end, issue 24)"
 need_bpf tcpdrop "53:11: a cast to a struct reads kernel memory through its pointer: that needs the BPF back end (issue 24) and the kernel's BTF; the ftrace back end has only the events' fields"
 check "tracefs unchanged after the refusals" same_state
 

@@ -7,7 +7,9 @@
 # comm), with identical output; one script per construct (aggregates,
 # keys of integers and strings, char-array and __data_loc fields, state
 # maps and delete, $vars, printf, exit(), division by zero and full maps
-# as faults, interval probes with clear() giving exact deltas); refusals
+# as faults, interval probes with clear() giving exact deltas); str() of
+# a syscall's char * argument, in the kernel only, checked against the
+# paths a load opens; refusals
 # of --backend bpf naming the construct and line; auto mode's plan; and
 # tracefs and the kernel's BPF objects as they were after every group,
 # on every ending (CMD's exit, exit(), -d, SIGINT, SIGKILL). Root, tracefs
@@ -205,6 +207,40 @@ check "interval: bpf" status 0 "$TRAWL" run --live --backend bpf "$T/interval.tw
 check "interval: the deltas add up to every call" \
 	sh -c "[ \"\$(awk '/^@c: /{s+=\$2} END{print s}' '$T/out')\" = 2000 ]"
 check "interval: the histogram is whole" grep -q '^\[2, 4) *2000 ' "$T/out"
+check "tracefs and BPF objects as they were" same_all
+
+# --- the task's memory: str() of a syscall's char * argument ---------------------
+# perl opens one path a known number of times (absent: ENOENT each time)
+# and its script twice (perl itself, then the load); read at the enter
+# probe, and kept as a
+# pointer in a map for the exit probe as opensnoop does
+begin_all
+cat >"$T/open.pl" <<EOF
+open(my \$f, "<", "$T/absent") for 1 .. 7;
+open(my \$g, "<", "$T/open.pl") or die;
+EOF
+cat >"$T/ustr.tw" <<'EOF'
+tracepoint:syscalls:sys_enter_openat /comm == "perl"/ { @paths[str(args.filename)] = count(); @f[tid] = args.filename; }
+tracepoint:syscalls:sys_exit_openat /comm == "perl" && @f[tid]/ { @ret[str(@f[tid]), args.ret < 0 ? args.ret : 0] = count(); delete(@f[tid]); }
+EOF
+check "ustr: auto runs them in the kernel" status 0 "$TRAWL" run --live --explain "$T/ustr.tw" -c "perl $T/open.pl"
+cp "$T/out" "$T/ustr.auto"
+check "ustr: the plan says the kernel" grep -q 'probe 2 .*kernel (BPF)' "$T/err"
+check "ustr: every open's path read" grep -qxF "@paths[$T/absent]: 7" "$T/ustr.auto"
+check "ustr: the kept pointer read at the exit" grep -qxF "@ret[$T/absent, -2]: 7" "$T/ustr.auto"
+check "ustr: and the one that opened" grep -qxF "@ret[$T/open.pl, 0]: 2" "$T/ustr.auto"
+check "ustr: the map of pointers emptied" sh -c "! grep -q '^@f' '$T/ustr.auto'"
+check "ustr: --backend bpf the same" status 0 "$TRAWL" run --live --backend bpf "$T/ustr.tw" -c "perl $T/open.pl"
+check "ustr: bpf: the same for the load's paths" same_file <(grep -F "$T/" "$T/ustr.auto") <(grep -F "$T/" "$T/out")
+check "ustr: --backend ftrace refuses it" status 1 "$TRAWL" run --live --backend ftrace -d 0.1 "$T/ustr.tw"
+check "ustr: saying where it is read" grep -qF 'ustr.tw:1:64: str(): the argument is a pointer into the task' "$T/err"
+check "ustr: off line refuses it" status 1 "$TRAWL" run "$T/ustr.tw" "$T/agg.dat"
+check "ustr: a probe that must stay in user space cannot read it" status 1 "$TRAWL" run --live -d 0.1 \
+	-e 'tracepoint:syscalls:sys_enter_openat { @[str(args.filename)] = count(); $x = strcontains(comm, "er"); }'
+check "ustr: saying why" grep -q 'reads the task.s memory.*cannot run there: .*strcontains' "$T/err"
+check "ustr: the pointer alone is refused" status 1 "$TRAWL" run --live -d 0.1 \
+	-e 'tracepoint:syscalls:sys_enter_openat { printf("%s\n", args.filename); }'
+check "ustr: pointing at str()" grep -q 'str(args.filename) is its string' "$T/err"
 check "tracefs and BPF objects as they were" same_all
 
 # --- refusals and the plan ---------------------------------------------------------

@@ -117,10 +117,16 @@ Test(bpftrace, what_needs_the_bpf_back_end_says_so)
 	      "needs the BPF back end (issue 24), which the ftrace back end "
 	      "is not");
 	fails("sched:sched_switch { @ = str(args->prev_pid); }", TRAWL_ETYPE,
-	      "t.tw:1:26: str(): the argument is a pointer into the task's "
-	      "memory, which the ftrace back end does not record (a syscall "
-	      "event holds the pointer, not the string); reading it needs "
-	      "the BPF back end (issue 24)");
+	      "t.tw:1:26: str(): the value is a number, not a syscall's "
+	      "char * argument (args.NAME, or a map holding one), whose "
+	      "string a live run with the BPF back end reads");
+	fails("syscalls:sys_enter_openat { @[str(args->filename)] = "
+	      "count(); }",
+	      TRAWL_ETYPE,
+	      "t.tw:1:31: str(): the argument is a pointer into the task's "
+	      "memory, which a trace does not hold (a syscall event has the "
+	      "pointer, not the string); it is read in a live run with the "
+	      "BPF back end (--live, --backend auto or bpf)");
 }
 
 Test(bpftrace, preprocessor_and_positional_errors)
@@ -205,9 +211,9 @@ Test(bpftrace, a_syscall_string_argument_is_a_user_pointer_and_says_so)
 	fails("syscalls:sys_enter_openat { @f[tid] = args->filename; }",
 	      TRAWL_ETYPE,
 	      "t.tw:1:45: args.filename is a pointer into the task's memory: "
-	      "the ftrace back end records the pointer, not the string, and "
-	      "cannot read it (str(args.filename) needs the BPF back end, "
-	      "issue 24)");
+	      "a trace holds the pointer, not the string; str(args.filename) "
+	      "reads it in a live run with the BPF back end (--live, "
+	      "--backend auto or bpf)");
 	/* a kernel's char array is a string already: str() is itself */
 	struct run_out o =
 		run(trace, "sched:sched_switch "
