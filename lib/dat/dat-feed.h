@@ -83,5 +83,8 @@ struct trawl_trace;
  * event). Return: 1 read (or already there), 0 not named, -1 unreadable. */
 int tw_dat_feed_load_format(struct trawl_trace *t, const char *system,
 			    const char *event);
+/* The same for every event of system the meta names without a format.
+ * Return: how many were read, or -1. */
+int tw_dat_feed_load_system(struct trawl_trace *t, const char *system);
 
 #endif

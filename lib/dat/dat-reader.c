@@ -2311,6 +2311,8 @@ static int fields_source(trawl_trace *t, tw_type *ty)
 						   : TRAWL_FIELDS_FALLBACK;
 }
 
+static int common_layout(dat_reader *r);
+
 static void format_ref(const tw_dat_format *fm, tw_format_ref *out)
 {
 	out->system = fm->system ? fm->system : "";
@@ -2347,7 +2349,26 @@ int tw_dat_feed_load_format(trawl_trace *t, const char *system,
 	long i = tw_dat_format_find(&r->f, system, event);
 	if (i < 0)
 		return 0;
-	return tw_dat_format_load(&r->f, (size_t)i) < 0 ? -1 : 1;
+	if (tw_dat_format_load(&r->f, (size_t)i) < 0)
+		return -1;
+	/* the common fields' places, from a format read now if none was */
+	return common_layout(r) < 0 ? -1 : 1;
+}
+
+int tw_dat_feed_load_system(trawl_trace *t, const char *system)
+{
+	dat_reader *r = rd(t);
+	int n = 0;
+	for (size_t i = 0; i < r->f.nformats; i++) {
+		const tw_dat_format *fm = &r->f.formats[i];
+		if (fm->text || !fm->name || !fm->system ||
+		    strcmp(fm->system, system))
+			continue;
+		if (tw_dat_format_load(&r->f, i) < 0)
+			return -1;
+		n++;
+	}
+	return common_layout(r) < 0 ? -1 : n;
 }
 
 static const char *buffer_name(const trawl_trace *t, uint32_t buffer)
@@ -2487,11 +2508,13 @@ static int common_layout(dat_reader *r)
 		dat_type *dt = type_slot(r, id);
 		if (!dt && id <= TW_DAT_MAX_EVENT_ID)
 			return -1;
-		if (!dt || dt->parsed)
+		if (!dt)
 			continue;
-		dt->parsed = 1;
-		struct tep_event *e = dt->event =
-			tw_dat_parse_format(&r->f, id);
+		if (!dt->parsed) {
+			dt->parsed = 1;
+			dt->event = tw_dat_parse_format(&r->f, id);
+		}
+		struct tep_event *e = dt->event;
 		if (!e)
 			continue;
 		struct tep_format_field *ty =

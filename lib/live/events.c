@@ -97,19 +97,25 @@ static int add(tw_event_list *l, const char *sys, const char *ev,
 	return 0;
 }
 
-/* One kernel event: its system and name, in the list's text. */
+/* One kernel event: its "system:event" line in the list's text, split at
+ * the colon once sorted; its first bytes as a number, most significant
+ * first, so that most comparisons are one. */
 struct known {
-	const char *sys, *ev;
+	uint64_t prefix;
+	char *line;
+	char *ev;
 };
 
-static int by_pair(const void *a, const void *b)
+static int by_line(const void *a, const void *b)
 {
 	const struct known *x = a, *y = b;
-	int c = strcmp(x->sys, y->sys);
-	return c ? c : strcmp(x->ev, y->ev);
+	if (x->prefix != y->prefix)
+		return x->prefix < y->prefix ? -1 : 1;
+	return strcmp(x->line, y->line);
 }
 
-/* available_events' "system:event" lines, split in place and sorted. */
+/* available_events' lines, sorted (':' is before every character of a
+ * name, so by system, then event) and split in place. */
 static int read_known(tw_event_list *l, const char *top, struct known **out,
 		      size_t *n, trawl_error *err)
 {
@@ -136,10 +142,16 @@ static int read_known(tw_event_list *l, const char *top, struct known **out,
 		char *colon = strchr(p, ':');
 		if (!colon || colon == p || !colon[1])
 			continue;
-		*colon = '\0';
-		k[m++] = (struct known){p, colon + 1};
+		uint64_t prefix = 0;
+		for (size_t i = 0, end = 0; i < 8; i++) {
+			end = end || !p[i]; /* not read past the NUL */
+			prefix = prefix << 8 | (end ? 0 : (unsigned char)p[i]);
+		}
+		k[m++] = (struct known){prefix, p, colon + 1};
 	}
-	qsort(k, m, sizeof(*k), by_pair);
+	qsort(k, m, sizeof(*k), by_line);
+	for (size_t i = 0; i < m; i++)
+		k[i].ev[-1] = '\0';
 	*out = k;
 	*n = m;
 	return 0;
@@ -170,7 +182,7 @@ static int resolve_one(tw_event_list *l, const struct known *k, size_t nk,
 		int system = 0;
 		for (size_t i = 0; i < nk && !system && !has_glob(sel->name);
 		     i++)
-			system = !strcmp(k[i].sys, sel->name);
+			system = !strcmp(k[i].line, sel->name);
 		snprintf(sys_pat, sizeof(sys_pat), "%s",
 			 system ? sel->name : "*");
 		snprintf(ev_pat, sizeof(ev_pat), "%s",
@@ -179,10 +191,10 @@ static int resolve_one(tw_event_list *l, const struct known *k, size_t nk,
 	int any_sys = !strcmp(sys_pat, "*"), any_ev = !strcmp(ev_pat, "*");
 	int dedupe = l->n > 0;
 	for (size_t i = 0; i < nk; i++) {
-		if ((!any_sys && fnmatch(sys_pat, k[i].sys, 0)) ||
+		if ((!any_sys && fnmatch(sys_pat, k[i].line, 0)) ||
 		    (!any_ev && fnmatch(ev_pat, k[i].ev, 0)))
 			continue;
-		if (add(l, k[i].sys, k[i].ev, sel->filter, dedupe) < 0)
+		if (add(l, k[i].line, k[i].ev, sel->filter, dedupe) < 0)
 			return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0,
 					   0, 0, "out of memory");
 		matched++;

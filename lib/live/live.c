@@ -406,6 +406,13 @@ static const char *format(void *ctx, const char *system, const char *event,
 static int load_formats(trawl_live *lv, trawl_error *err)
 {
 	char sys[256];
+	/* and ftrace's own (print, bprint, ...), which come unasked, with
+	 * where every record's common fields are */
+	if (lv->nsel && tw_dat_feed_load_system(lv->t, "ftrace") < 0)
+		return tw_error_at(err, TRAWL_EENV, errno, NULL, 0, 0, 0,
+				   "cannot read %s/events/ftrace's formats: "
+				   "%s",
+				   lv->top, strerror(errno ? errno : ENOMEM));
 	for (size_t i = 0; i < lv->nsel; i++) {
 		const char *name = lv->sel[i].name;
 		const char *colon = strchr(name, ':');

@@ -68,8 +68,38 @@ static int fail(trawl_error *err, const char *dir, const char *rel)
 			   strerror(e));
 }
 
+/* ftrace's own events (print, bprint, function, ...) by name, their
+ * formats read when needed, as a system of the meta's (names_only). */
+static int ftrace_names(struct store *s, tw_dat_meta *m, struct dirent **names,
+			int n, const char *dir, trawl_error *err)
+{
+	const char **named =
+		keep(s, tw_calloc(s->mem, (size_t)n + 1, sizeof(*named)));
+	char *pool = NULL;
+	size_t bytes = 0;
+	for (int i = 0; i < n; i++)
+		bytes += strlen(names[i]->d_name) + 1;
+	if (named)
+		pool = keep(s, tw_malloc(s->mem, bytes + 1));
+	tw_dat_system *sys = &s->systems[m->nsystems];
+	for (int i = 0; i < n && pool; i++) {
+		const char *name = names[i]->d_name;
+		size_t len = strlen(name) + 1;
+		if (name[0] != '.' && names[i]->d_type == DT_DIR) {
+			named[sys->nnamed++] = memcpy(pool, name, len);
+			pool += len;
+		}
+	}
+	if (!pool)
+		return fail(err, dir, "");
+	sys->name = "ftrace";
+	sys->named = named;
+	m->nsystems++;
+	return 0;
+}
+
 static int ftrace_formats(struct store *s, tw_dat_meta *m, const char *top,
-			  trawl_error *err)
+			  int names_only, trawl_error *err)
 {
 	char dir[4096], rel[512];
 	tw_pathf(dir, sizeof(dir), "%s/events/ftrace", top);
@@ -77,6 +107,13 @@ static int ftrace_formats(struct store *s, tw_dat_meta *m, const char *top,
 	int n = scandir(dir, &names, NULL, alphasort);
 	if (n < 0)
 		return 0; /* no ftrace events: nothing to describe */
+	if (names_only) {
+		int rc = ftrace_names(s, m, names, n, dir, err);
+		for (int i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		return rc;
+	}
 	s->ftrace = tw_calloc(s->mem, (size_t)n + 1, sizeof(*s->ftrace));
 	int rc = s->ftrace ? 0 : fail(err, dir, "");
 	for (int i = 0; i < n; i++) {
@@ -101,7 +138,8 @@ static int event_formats(struct store *s, tw_dat_meta *m, const char *top,
 {
 	char rel[1024];
 	size_t n = ev->n;
-	s->systems = tw_calloc(s->mem, n + 1, sizeof(*s->systems));
+	/* and one more for ftrace's, names_only */
+	s->systems = tw_calloc(s->mem, n + 2, sizeof(*s->systems));
 	uint32_t *sys_of = tw_calloc(s->mem, n + 1, sizeof(*sys_of));
 	void *all = keep(
 		s, tw_calloc(s->mem, n + 1,
@@ -249,9 +287,11 @@ int tw_meta_collect(tw_meta *meta, const tw_tracefs *tf,
 	else if (slurp(s, tf->top, "events/header_event", &m->header_event, 1) <
 		 0)
 		rc = fail(err, tf->top, "events/header_event");
-	else if ((rc = ftrace_formats(s, m, tf->top, err)) < 0 ||
-		 (rc = event_formats(s, m, tf->top, events,
+	else if ((rc = event_formats(s, m, tf->top, events,
 				     (flags & TW_META_NAMES_ONLY) != 0, err)) <
+			 0 ||
+		 (rc = ftrace_formats(s, m, tf->top,
+				      (flags & TW_META_NAMES_ONLY) != 0, err)) <
 			 0)
 		;
 	else if ((flags & TW_META_KALLSYMS) &&
