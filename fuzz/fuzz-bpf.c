@@ -45,24 +45,35 @@ __attribute__((format(printf, 2, 3))) static void put(gen *g, const char *fmt,
 }
 
 /* each event's integer fields and string expressions (a syscall's char *
- * argument read from the task's memory by str()) */
+ * argument read from the task's memory by str()), and what join() takes */
 static const struct {
 	const char *name;
 	const char *ints[5];
 	const char *strs[2];
+	const char *argv;
 } events[] = {
-	{"syscalls:sys_enter_getppid", {"__syscall_nr"}, {NULL}},
-	{"syscalls:sys_exit_getppid", {"__syscall_nr", "ret"}, {NULL}},
+	{"syscalls:sys_enter_getppid", {"__syscall_nr"}, {NULL}, NULL},
+	{"syscalls:sys_exit_getppid", {"__syscall_nr", "ret"}, {NULL}, NULL},
 	{"sched:sched_switch",
 	 {"prev_pid", "prev_prio", "prev_state", "next_pid", "next_prio"},
-	 {"args.prev_comm", "args.next_comm"}},
-	{"sched:sched_process_exec", {"pid", "old_pid"}, {"args.filename"}},
+	 {"args.prev_comm", "args.next_comm"},
+	 NULL},
+	{"sched:sched_process_exec",
+	 {"pid", "old_pid"},
+	 {"args.filename"},
+	 NULL},
 	{"sched:sched_process_fork",
 	 {"parent_pid", "child_pid"},
-	 {"args.parent_comm", "args.child_comm"}},
+	 {"args.parent_comm", "args.child_comm"},
+	 NULL},
 	{"syscalls:sys_enter_openat",
 	 {"dfd", "flags", "mode"},
-	 {"str(args.filename)"}},
+	 {"str(args.filename)"},
+	 NULL},
+	{"syscalls:sys_enter_execve",
+	 {"__syscall_nr"},
+	 {"str(args.filename)"},
+	 "args.argv"},
 };
 
 static size_t count(const char *const *a, size_t max)
@@ -244,6 +255,13 @@ static void gstmt(gen *g, int depth)
 		gstmt(g, depth - 1);
 		put(g, "} ");
 		return;
+	case 9:
+		if (events[g->ev].argv) {
+			put(g, pick(g, 2) ? "join(%s); " : "join(%s, \",\"); ",
+			    events[g->ev].argv);
+			return;
+		}
+		/* fall through */
 	default:
 		if (pick(g, 8) == 0)
 			put(g, "exit(); ");

@@ -1117,6 +1117,67 @@ static void gagg(gen *g, const tw_node *n)
 	g->cells--;
 }
 
+/* join(argv [, delim]): the strings argv points to, up to a NULL or
+ * TW_BPF_JOIN_ARGS, each read with bpf_probe_read_user_str(), in one
+ * record through the ring buffer (printed as printf's are) */
+static void gjoin(gen *g, const tw_node *n)
+{
+	tw_bpf *b = g->b;
+	uint32_t slot = 0;
+	if (!g->dry) {
+		const char *delim = n->nkids == 2 ? n->kids[1]->name : " ";
+		size_t dl = n->nkids == 2 ? n->kids[1]->len : 1;
+		char **j = tw_realloc(g->c->mem, b->joins,
+				      (b->njoins + 1) * sizeof(*j));
+		if (!j)
+			tw_sc_oom(g->c);
+		b->joins = j;
+		if (!(j[b->njoins] = tw_strndup(g->c->mem, delim, dl)))
+			tw_sc_oom(g->c);
+		slot = (uint32_t)b->njoins++;
+		b->printfs++;
+	}
+	uint32_t mark = g->scr;
+	uint32_t size = TW_BPF_JOIN_HEAD + TW_BPF_JOIN_ARGS * STRMAX;
+	uint32_t rec = scr_alloc(g, n, size);
+	gint(g, n->kids[0]);
+	at(g, n);
+	stx(g, BPF_DW, R_SCRATCH, BPF_REG_0, (int16_t)(rec + 16));
+	st(g, BPF_W, R_SCRATCH, (int16_t)rec, TW_BPF_REC_JOIN);
+	st(g, BPF_W, R_SCRATCH, (int16_t)(rec + 4), (int32_t)slot);
+	st(g, BPF_W, R_SCRATCH, (int16_t)(rec + 8), 0);
+	int done = label(g);
+	for (int k = 0; k < TW_BPF_JOIN_ARGS; k++) {
+		/* the k-th pointer of the array, to its NULL */
+		scr_ptr(g, BPF_REG_1, rec + 24);
+		mov(g, BPF_REG_2, 8);
+		ldx(g, BPF_DW, BPF_REG_3, R_SCRATCH, (int16_t)(rec + 16));
+		if (k)
+			alu(g, BPF_ADD, BPF_REG_3, 8 * k);
+		call(g, BPF_FUNC_probe_read_user);
+		jimm(g, BPF_JNE, BPF_REG_0, 0, done);
+		ldx(g, BPF_DW, BPF_REG_3, R_SCRATCH, (int16_t)(rec + 24));
+		jimm(g, BPF_JEQ, BPF_REG_3, 0, done);
+		scr_ptr(g, BPF_REG_1,
+			rec + TW_BPF_JOIN_HEAD + (uint32_t)k * STRMAX);
+		mov(g, BPF_REG_2, STRMAX);
+		call(g, BPF_FUNC_probe_read_user_str);
+		st(g, BPF_W, R_SCRATCH, (int16_t)(rec + 8), k + 1);
+	}
+	place(g, done);
+	int ok = label(g);
+	ldmap(g, BPF_REG_1, FIX_REF(TW_BPF_M_RING));
+	scr_ptr(g, BPF_REG_2, rec);
+	mov(g, BPF_REG_3, (int32_t)size);
+	mov(g, BPF_REG_4, BPF_RB_NO_WAKEUP);
+	call(g, BPF_FUNC_ringbuf_output);
+	jimm(g, BPF_JEQ, BPF_REG_0, 0, ok);
+	count_fault(g, n,
+		    "join() output lost (the kernel's ring buffer was full)");
+	place(g, ok);
+	g->scr = mark;
+}
+
 static void gprintf(gen *g, const tw_node *n)
 {
 	if (!g->dry)
@@ -1258,6 +1319,9 @@ static void gstmt(gen *g, const tw_node *n)
 	}
 	case N_PRINTF:
 		gprintf(g, n);
+		return;
+	case N_JOIN:
+		gjoin(g, n);
 		return;
 	case N_EXIT: {
 		uint32_t mark = g->scr;

@@ -33,7 +33,13 @@
 #define TW_BPF_MAX_INSNS 65536	   /* per program */
 
 /* Ring buffer record kinds (the first u32 of a record). */
-enum { TW_BPF_REC_PRINTF = 1, TW_BPF_REC_EXIT = 2 };
+enum { TW_BPF_REC_PRINTF = 1, TW_BPF_REC_EXIT = 2, TW_BPF_REC_JOIN = 3 };
+/* join(): at most this many strings of an argv, each up to TW_SC_STRMAX
+ * - 1 bytes (bpftrace's are 16 and 64); the record is kind, delimiter,
+ * count (u32 each), a pad, the argv's address and a pointer read from it
+ * (u64 each), then the strings */
+#define TW_BPF_JOIN_ARGS 16
+#define TW_BPF_JOIN_HEAD 32
 
 /* Fixed kernel maps, after the script's own in tw_bpf.mfd. */
 enum {
@@ -100,6 +106,8 @@ typedef struct tw_bpf {
 	 * resident twice over) */
 	void *ring_cons, *ring_data;
 	size_t ring_size, ring_mask;
+	char **joins; /* join()'s delimiters, by the record's index */
+	size_t njoins;
 	int printfs;	    /* kernel probes with a printf */
 	int must_load;	    /* a probe reads the task's memory: no fallback to
 			     * user space in auto mode */

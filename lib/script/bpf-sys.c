@@ -642,6 +642,24 @@ static int record(trawl_script *s, const char *p, uint32_t len)
 	memcpy(&kind, p, 4);
 	if (kind == TW_BPF_REC_EXIT)
 		return 1;
+	if (kind == TW_BPF_REC_JOIN) {
+		uint32_t slot, count;
+		memcpy(&slot, p + 4, 4);
+		memcpy(&count, p + 8, 4);
+		tw_bpf *b = s->bpf;
+		if (slot >= b->njoins || count > TW_BPF_JOIN_ARGS ||
+		    len < TW_BPF_JOIN_HEAD + count * TW_SC_STRMAX)
+			return 0;
+		for (uint32_t k = 0; k < count; k++) {
+			const char *a = p + TW_BPF_JOIN_HEAD + k * TW_SC_STRMAX;
+			if (k)
+				tw_out(s, b->joins[slot],
+				       strlen(b->joins[slot]));
+			tw_out(s, a, strnlen(a, TW_SC_STRMAX));
+		}
+		tw_out(s, "\n", 1);
+		return 0;
+	}
 	if (kind != TW_BPF_REC_PRINTF)
 		return 0;
 	uint32_t fi;
@@ -782,6 +800,9 @@ void tw_bpf_free(const tw_mem *mem, tw_bpf *b)
 		}
 	}
 	tw_free(mem, b->maps);
+	for (size_t i = 0; i < b->njoins; i++)
+		tw_free(mem, b->joins[i]);
+	tw_free(mem, b->joins);
 	for (int k = 0; k < TW_BPF_M_FIXED; k++)
 		if (b->fixed[k] >= 0)
 			close(b->fixed[k]);

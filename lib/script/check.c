@@ -227,13 +227,13 @@ static int field_slot(tw_compiler *c, tw_probe *pr, tw_node *n)
 	if (!pr->has_event)
 		ERR(c, n, TRAWL_EPARSE,
 		    "args.%s: only event probes have fields", n->name);
-	int user_ptr = 0;
+	int user_ptr = 0; /* 1: char *, 2: char ** */
 	for (size_t i = 0; i < pr->nevents && !user_ptr; i++) {
 		tw_schema_event *e = tw_schema_fields(c, pr->events[i]);
 		for (size_t j = 0; j < e->nfields; j++)
 			if (e->fields[j].user_ptr &&
 			    strcmp(e->fields[j].name, n->name) == 0)
-				user_ptr = 1;
+				user_ptr = e->fields[j].user_ptr;
 	}
 	n->ival = user_ptr;
 	/* the pointer alone is of no use, and as a string ("0x55cc...")
@@ -983,6 +983,34 @@ static void stmt(tw_compiler *c, tw_node *n)
 			    "time(): the format is longer than 200 bytes or "
 			    "holds a NUL");
 		return;
+	case N_JOIN: {
+		if (n->nkids < 1 || n->nkids > 2 ||
+		    (n->nkids == 2 && n->kids[1]->kind != N_STR))
+			ERR(c, n, TRAWL_EPARSE,
+			    "join() takes an array of strings and an optional "
+			    "delimiter (a string literal)");
+		tw_node *a = n->kids[0];
+		int ok = c->uptr_ok;
+		c->uptr_ok = 1;
+		expr(c, a);
+		c->uptr_ok = ok;
+		if (a->kind != N_FIELD || a->ival != 2)
+			ERR(c, a, TRAWL_ETYPE,
+			    "join() reads a syscall's array of strings "
+			    "(args.argv of sys_enter_execve)");
+		if (!c->kernel)
+			ERR(c, n, TRAWL_ETYPE,
+			    "join() reads an array of strings from the task's "
+			    "memory, which a trace does not hold (a syscall "
+			    "event has the pointer): it is read in a live run "
+			    "with the BPF back end (--live, --backend auto or "
+			    "bpf)");
+		tw_probe *pr = &c->probes[c->cur_probe];
+		if (!pr->user_line)
+			pr->user_line = n->line, pr->user_col = n->col;
+		n->type = TY_VOID;
+		return;
+	}
 	case N_EXIT:
 		if (n->nkids)
 			ERR(c, n, TRAWL_EPARSE, "exit() takes no arguments");

@@ -514,6 +514,10 @@ static void stmt(lower *L, const tw_node *n)
 		emit(L, OP_TIME, 0);
 		pop(L, 1);
 		return;
+	case N_JOIN:
+		/* read in the kernel: a probe that has one never runs here
+		 * (bpf-gen.c) */
+		return;
 	case N_EXIT:
 		emit(L, OP_EXIT, 0);
 		return;

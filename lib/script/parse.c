@@ -195,8 +195,6 @@ static const char *const bpf_only_names[] = {
 static const struct {
 	const char *name, *why;
 } bpf_only_calls[] = {
-	{"join", "reads an array of strings from the task's memory (a "
-		 "syscall event holds the pointer)"},
 	{"kaddr", "gives a kernel address, whose memory only a probe in the "
 		  "kernel can read"},
 	{"uaddr", "gives a user address, whose memory only a probe in the "
@@ -447,6 +445,10 @@ static tw_node *primary(tw_compiler *c)
 				    "end (issue 24)",
 				    bpf_only_names[i]);
 	if (peek(c)->kind == TK_LPAREN) {
+		if (is_ident(&t, "join"))
+			tw_sc_error(c, TRAWL_EPARSE, t.line, t.col,
+				    "join() prints the strings: a statement "
+				    "of its own, not a value");
 		for (size_t i = 0; i < TW_ARRAY_SIZE(bpf_only_calls); i++)
 			if (is_ident(&t, bpf_only_calls[i].name))
 				tw_sc_error(
@@ -725,6 +727,8 @@ static tw_node *stmt_at(tw_compiler *c)
 		return stmt_call(c, N_ZERO);
 	if (is_ident(&t, "exit"))
 		return stmt_call(c, N_EXIT);
+	if (is_ident(&t, "join") && peek(c)->kind == TK_LPAREN)
+		return stmt_call(c, N_JOIN);
 	if (is_ident(&t, "time") && peek(c)->kind == TK_LPAREN)
 		return stmt_call(c, N_TIME);
 	if (t.kind == TK_VAR || t.kind == TK_MAP) {

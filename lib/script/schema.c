@@ -142,9 +142,14 @@ static int parse_decl(tw_compiler *c, tw_schema_event *e, size_t *cap,
 	add_field(c, e, cap, nstart, nl, type);
 	/* a syscall's "const char * filename" holds the user pointer, not
 	 * the string: only a probe in the kernel (BPF) could read it */
-	e->fields[e->nfields - 1].user_ptr = is_char && pointer && !array &&
-					     !dloc &&
-					     strcmp(e->system, "syscalls") == 0;
+	int stars = 0;
+	for (size_t k = 0; k < n; k++)
+		stars += d[k] == '*';
+	e->fields[e->nfields - 1].user_ptr =
+		is_char && pointer && !array && !dloc &&
+				strcmp(e->system, "syscalls") == 0
+			? (stars > 1 ? 2 : 1)
+			: 0;
 	e->fields[e->nfields - 1].dloc = !dloc				  ? 0
 					 : memcmp(d, "__rel_loc", 9) == 0 ? 2
 									  : 1;

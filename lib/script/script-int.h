@@ -190,6 +190,8 @@ enum tw_node_kind {
 	N_EXIT,
 	N_TIME, /* time("fmt"): the wall clock now, by strftime */
 	N_ZERO, /* zero(@m): every value 0, the keys kept */
+	N_JOIN, /* join(args.argv [, "delim"]): a syscall's char ** argument's
+		 * strings printed, read in the kernel only */
 };
 
 enum tw_type_id { TY_VOID = 0, TY_INT, TY_STR };
@@ -232,7 +234,8 @@ struct tw_node {
 	int op;	      /* N_UNARY/N_BINARY: a TK_*; N_CTX: CX_*; N_CALL: CALL_*;
 		       * N_AGG: MV_*; N_SETVAR/N_SETMAP: TK_ASSIGN or a
 		       * compound TK_*_ASSIGN */
-	int64_t ival; /* N_INT; N_FIELD: 1 for a syscall's char * argument;
+	int64_t ival; /* N_INT; N_FIELD: 1 for a syscall's char * argument,
+		       * 2 for a char ** (argv);
 		       * N_CALL str(): 1 when it reads the task's memory */
 	const char *name; /* N_STR text, identifiers, field and var names */
 	size_t len;
@@ -337,7 +340,8 @@ typedef struct tw_fmt {
 typedef struct tw_schema_field {
 	const char *name;
 	int type;     /* TY_INT, TY_STR; TY_VOID: an array (not readable yet) */
-	int user_ptr; /* a syscall's char * argument: a pointer into the
+	int user_ptr; /* a syscall's char * (1) or char ** (2, argv)
+		       * argument: a pointer into the
 		       * task's memory, which ftrace does not copy */
 	/* where the record holds it (the format's offset:, size:, signed:),
 	 * for a probe compiled to BPF; size 0: not in the record (the print

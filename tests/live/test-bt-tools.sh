@@ -11,9 +11,10 @@
 # wall-clock times of time() aside; pidpersec's intervals fall elsewhere
 # off line, so its form only). The seven that need the BPF back end
 # (issue 24) fail at once with the exact message and line:column, but
-# opensnoop and statsnoop, which read the paths from the tasks' memory in
-# the kernel: they run live, their output has bpftrace's form and shows
-# the load's files, and the ftrace back end refuses them.
+# execsnoop, opensnoop and statsnoop, which read argv and paths from the
+# tasks' memory in the kernel: they run live, their output has bpftrace's
+# form and shows the load's commands and files, and the ftrace back end
+# refuses them.
 # Root and tracefs only; a tool not installed is skipped with a message
 # (all of them: exit 77; make deps installs bpftrace).
 # usage: test-bt-tools.sh TRAWL
@@ -81,6 +82,7 @@ form() {
 	runqlat) pat="^Tracing CPU scheduler\.\.\. Hit Ctrl-C to end\.$|^$|^@usecs: $|$HIST" ;;
 	syncsnoop) pat="^Tracing sync syscalls\.\.\. Hit Ctrl-C to end\.$|^TIME      PID    COMM             EVENT$|^$CLOCK  [0-9]+ +.{16} tracepoint:syscalls:sys_enter_[a-z_]+$|^$" ;;
 	syscount) pat="^Counting syscalls\.\.\. Hit Ctrl-C to end\.$|^$|^Top 10 syscalls IDs:$|^@syscall\[[0-9]+\]: [0-9]+$|^Top 10 processes:$|^@process\[.+\]: [0-9]+$" ;;
+	execsnoop) pat="^TIME\(ms\)   PID   ARGS$|^[0-9]+ +[0-9]+ .+$|^$" ;;
 	opensnoop) pat="^Tracing open syscalls\.\.\. Hit Ctrl-C to end\.$|^PID    COMM               FD ERR PATH$|^[0-9]+ +.{16} +-?[0-9]+ +[0-9]+ .+$|^$" ;;
 	statsnoop) pat="^Tracing stat syscalls\.\.\. Hit Ctrl-C to end\.$|^PID    COMM             ERR PATH$|^[0-9]+ +.{16} +[0-9]+ .+$|^$" ;;
 	writeback) pat="^Tracing writeback\.\.\. Hit Ctrl-C to end\.$|^TIME      DEVICE   PAGES    REASON           ms$|^$CLOCK  [0-9]+:[0-9]+ +[0-9]+ +[a-z_]* +[0-9]+\.[0-9]{3}$|^$" ;;
@@ -107,6 +109,7 @@ shows() {
 	syncsnoop) want="sys_enter_(sync|fsync|fdatasync)$" ;;
 	syscount) want='^@syscall\[' ;;
 	writeback) want="^$CLOCK  [0-9]+:[0-9]+ " ;;
+	execsnoop) want="^[0-9]+ +[0-9]+ dd if=/dev/zero of=$T/direct bs=64k count=8 oflag=direct status=none$" ;;
 	opensnoop) want="^[0-9]+ +dd +[0-9]+ +0 $T/direct$" ;;
 	statsnoop) want="^[0-9]+ +stat +0 $T/synced$" ;;
 	esac
@@ -168,11 +171,11 @@ for tool in $RUNS; do
 	fi
 done
 
-# The two that read the task's memory (str() of a syscall's char *
-# argument, kept in a map from the enter probe to the exit probe): in the
-# kernel only, so live with the BPF back end; the ftrace path and a file
-# refuse them at the argument.
-for tool in opensnoop statsnoop; do
+# The three that read the task's memory (execve's argv by join(), str()
+# of a syscall's char * argument kept in a map from the enter probe to the
+# exit probe): in the kernel only, so live with the BPF back end; the
+# ftrace path and a file refuse them at the argument.
+for tool in execsnoop opensnoop statsnoop; do
 	bt=$BT/$tool.bt
 	if [ ! -e "$bt" ]; then
 		echo "# skip $tool: $bt is not installed"
@@ -185,7 +188,7 @@ for tool in opensnoop statsnoop; do
 	check "$tool: the load shows in it" shows "$tool" "$T/$tool.live"
 	check "$tool: tracefs unchanged" same_state
 	check "$tool: the ftrace back end refuses it" status 1 "$TRAWL" run "$bt" --live --backend ftrace -d 1
-	check "$tool: at the argument" grep -q "^trawl: $bt:[0-9]*:[0-9]*: args\.[a-z]* is a pointer into the task's memory: a trace holds the pointer" "$T/err"
+	check "$tool: at the argument" grep -qE "^trawl: $bt:[0-9]+:[0-9]+: (args\.[a-z]+ is a pointer into the task's memory: a trace holds the pointer|join\(\) reads an array of strings from the task's memory, which a trace does not hold)" "$T/err"
 	if [ $bpftrace_ok = 1 ]; then
 		timeout 60 bpftrace "$bt" -c "/bin/sh $T/load.sh $T" >"$T/$tool.bpftrace.raw" 2>"$T/$tool.bpftrace.err"
 		grep -v '^Attaching [0-9]* probes\?\.\.\.$' "$T/$tool.bpftrace.raw" >"$T/$tool.bpftrace"
@@ -194,7 +197,7 @@ for tool in opensnoop statsnoop; do
 	fi
 done
 
-# The five that need what the BPF back end does not do yet (issue 24):
+# The four that need what the BPF back end does not do yet (issue 24):
 # each fails before it touches tracefs, at the construct, with what it
 # would need.
 need_bpf() { # TOOL MESSAGE
@@ -207,7 +210,6 @@ need_bpf() { # TOOL MESSAGE
 	check "$1: it says so exactly" grep -qxF -- "trawl: $bt:$2" "$T/err"
 }
 begin
-need_bpf execsnoop "26:2: join() reads an array of strings from the task's memory (a syscall event holds the pointer): it needs the BPF back end (issue 24), which the ftrace back end is not"
 need_bpf loads "31:13: kaddr() gives a kernel address, whose memory only a probe in the kernel can read: it needs the BPF back end (issue 24), which the ftrace back end is not"
 need_bpf naptime "29:12: args.rqtp->...: a field is a number or a string, not a struct; reading memory through a pointer field needs the BPF back end (issue 24), which the ftrace back end is not"
 need_bpf setuids "26:14: 'uid' is not in the events the ftrace back end records; it needs the BPF back end (issue 24)"

@@ -8,8 +8,9 @@
 # keys of integers and strings, char-array and __data_loc fields, state
 # maps and delete, $vars, printf, exit(), division by zero and full maps
 # as faults, interval probes with clear() giving exact deltas); str() of
-# a syscall's char * argument, in the kernel only, checked against the
-# paths a load opens; refusals
+# a syscall's char * argument and join() of execve's argv, in the kernel
+# only, checked against the paths a load opens and the arguments it
+# passes; refusals
 # of --backend bpf naming the construct and line; auto mode's plan; and
 # tracefs and the kernel's BPF objects as they were after every group,
 # on every ending (CMD's exit, exit(), -d, SIGINT, SIGKILL). Root, tracefs
@@ -241,6 +242,23 @@ check "ustr: saying why" grep -q 'reads the task.s memory.*cannot run there: .*s
 check "ustr: the pointer alone is refused" status 1 "$TRAWL" run --live -d 0.1 \
 	-e 'tracepoint:syscalls:sys_enter_openat { printf("%s\n", args.filename); }'
 check "ustr: pointing at str()" grep -q 'str(args.filename) is its string' "$T/err"
+check "tracefs and BPF objects as they were" same_all
+
+# join() of execve's argv: the strings up to its NULL, at most 16, each
+# cut at 63 bytes, with the delimiter given
+begin_all
+cat >"$T/join.tw" <<'EOF'
+tracepoint:syscalls:sys_enter_execve /comm == "sh"/ { join(args.argv); join(args.argv, ","); }
+EOF
+check "join: in the kernel" status 0 "$TRAWL" run --live "$T/join.tw" -- /bin/sh -c '/bin/true one "two three"; /bin/true 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17; /bin/true 0123456789012345678901234567890123456789012345678901234567890123456789'
+check "join: the strings, by spaces" grep -qxF '/bin/true one two three' "$T/out"
+check "join: by the delimiter" grep -qxF '/bin/true,one,two three' "$T/out"
+check "join: sixteen at most" grep -qxF '/bin/true 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15' "$T/out"
+check "join: each cut at 63 bytes" grep -qxF '/bin/true 012345678901234567890123456789012345678901234567890123456789012' "$T/out"
+check "join: --backend ftrace refuses it" status 1 "$TRAWL" run --live --backend ftrace -d 0.1 "$T/join.tw"
+check "join: saying where" grep -qF 'join.tw:1:55: join() reads an array of strings from the task' "$T/err"
+check "join: a value it is not" status 1 "$TRAWL" run --live -d 0.1 -e 'tracepoint:syscalls:sys_enter_execve { $x = join(args.argv); }'
+check "join: so it says" grep -qF 'join() prints the strings: a statement of its own, not a value' "$T/err"
 check "tracefs and BPF objects as they were" same_all
 
 # --- refusals and the plan ---------------------------------------------------------

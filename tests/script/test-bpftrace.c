@@ -120,6 +120,15 @@ Test(bpftrace, what_needs_the_bpf_back_end_says_so)
 	      "t.tw:1:26: str(): the value is a number, not a syscall's "
 	      "char * argument (args.NAME, or a map holding one), whose "
 	      "string a live run with the BPF back end reads");
+	fails("syscalls:sys_enter_execve { join(args->argv); }", TRAWL_ETYPE,
+	      "t.tw:1:29: join() reads an array of strings from the task's "
+	      "memory, which a trace does not hold (a syscall event has the "
+	      "pointer): it is read in a live run with the BPF back end "
+	      "(--live, --backend auto or bpf)");
+	fails("syscalls:sys_enter_execve { $a = join(args->argv); }",
+	      TRAWL_EPARSE,
+	      "t.tw:1:34: join() prints the strings: a statement of its own, "
+	      "not a value");
 	fails("syscalls:sys_enter_openat { @[str(args->filename)] = "
 	      "count(); }",
 	      TRAWL_ETYPE,
