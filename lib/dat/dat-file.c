@@ -247,6 +247,23 @@ static long format_id(const char *p, size_t n)
 	return -1;
 }
 
+/* fm appended to the formats. */
+static int push_format(tw_dat_file *f, tw_dat_format fm, trawl_error *err)
+{
+	if (f->nformats == f->formats_cap) {
+		size_t ncap = f->formats_cap ? 2 * f->formats_cap : 256;
+		tw_dat_format *a =
+			tw_realloc(f->mem, f->formats, ncap * sizeof(*a));
+		if (!a)
+			return tw_error_at(err, TRAWL_ENOMEM, 0, f->name, 0, 0,
+					   0, "out of memory");
+		f->formats = a;
+		f->formats_cap = ncap;
+	}
+	f->formats[f->nformats++] = fm;
+	return 0;
+}
+
 /* One format text into the index (by the ID it gives; one without an ID
  * is left out: its events stay unknown, still delivered). */
 static int add_format(tw_dat_file *f, const char *system, const char *p,
@@ -255,19 +272,8 @@ static int add_format(tw_dat_file *f, const char *system, const char *p,
 	long id = format_id(p, n);
 	if (id < 0 || id > TW_DAT_MAX_EVENT_ID)
 		return 0;
-	if (f->nformats == f->formats_cap) {
-		size_t ncap = f->formats_cap ? 2 * f->formats_cap : 256;
-		tw_dat_format *a =
-			tw_realloc(f->mem, f->formats, ncap * sizeof(*a));
-		if (!a)
-			return tw_error_at(err, TRAWL_ENOMEM, 0, f->name, 0, 0,
-					   0, "out of memory");
-		f->formats = a;
-		f->formats_cap = ncap;
-	}
-	f->formats[f->nformats++] =
-		(tw_dat_format){(uint32_t)id, system, p, n, NULL, at};
-	return 0;
+	return push_format(
+		f, (tw_dat_format){(uint32_t)id, system, p, n, NULL, at}, err);
 }
 
 /* A format known by name only (a live session's), its text read when
@@ -275,19 +281,8 @@ static int add_format(tw_dat_file *f, const char *system, const char *p,
 static int add_named(tw_dat_file *f, const char *system, const char *name,
 		     trawl_error *err)
 {
-	if (f->nformats == f->formats_cap) {
-		size_t ncap = f->formats_cap ? 2 * f->formats_cap : 256;
-		tw_dat_format *a =
-			tw_realloc(f->mem, f->formats, ncap * sizeof(*a));
-		if (!a)
-			return tw_error_at(err, TRAWL_ENOMEM, 0, f->name, 0, 0,
-					   0, "out of memory");
-		f->formats = a;
-		f->formats_cap = ncap;
-	}
-	f->formats[f->nformats++] =
-		(tw_dat_format){0, system, NULL, 0, name, 0};
-	return 0;
+	return push_format(f, (tw_dat_format){0, system, NULL, 0, name, 0},
+			   err);
 }
 
 /*
@@ -1316,24 +1311,14 @@ static const tw_dat_format *format_of(const tw_dat_file *f, uint32_t id)
 		       : NULL;
 }
 
-static size_t name_hash(const char *system, const char *event)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (const char *p = system; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	h = (h ^ ':') * 1099511628211ull;
-	for (const char *p = event; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	return (size_t)(h ^ h >> 29);
-}
-
 /* The slot of system:event among the named-only formats: where it is, or
  * the empty one where it would go. */
 static size_t name_slot(const tw_dat_file *f, const char *system,
 			const char *event)
 {
 	size_t mask = f->name_slots - 1;
-	for (size_t i = name_hash(system, event) & mask;; i = (i + 1) & mask) {
+	for (size_t i = (size_t)tw_hash_event(system, event) & mask;;
+	     i = (i + 1) & mask) {
 		uint32_t at = f->by_name[i];
 		if (!at || (!strcmp(f->formats[at - 1].name, event) &&
 			    !strcmp(f->formats[at - 1].system, system)))

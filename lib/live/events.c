@@ -20,23 +20,12 @@
 #include "../core/core.h"
 #include "live-int.h"
 
-static uint64_t pair_hash(const char *sys, const char *ev)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a over "sys:ev" */
-	for (const char *p = sys; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	h = (h ^ ':') * 1099511628211ull;
-	for (const char *p = ev; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	return h;
-}
-
 /* The slot of (sys, ev) in the index: where it is, or the empty slot where
  * it would go. The index holds list positions plus one; 0 is empty. */
 static size_t slot_of(const tw_event_list *l, const char *sys, const char *ev)
 {
 	size_t mask = l->nslots - 1;
-	for (size_t i = pair_hash(sys, ev) & mask;; i = (i + 1) & mask) {
+	for (size_t i = tw_hash_event(sys, ev) & mask;; i = (i + 1) & mask) {
 		uint32_t at = l->slots[i];
 		if (!at || (!strcmp(l->ev[at - 1].system, sys) &&
 			    !strcmp(l->ev[at - 1].event, ev)))

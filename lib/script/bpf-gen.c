@@ -1117,6 +1117,25 @@ static void gagg(gen *g, const tw_node *n)
 	g->cells--;
 }
 
+/* size bytes of scratch at rec out through the ring buffer (read at the
+ * next drain); a full ring is counted as a fault of what's */
+static void ring_out(gen *g, const tw_node *n, uint32_t rec, uint32_t size,
+		     const char *what)
+{
+	char msg[96];
+	snprintf(msg, sizeof(msg),
+		 "%s output lost (the kernel's ring buffer was full)", what);
+	int ok = label(g);
+	ldmap(g, BPF_REG_1, FIX_REF(TW_BPF_M_RING));
+	scr_ptr(g, BPF_REG_2, rec);
+	mov(g, BPF_REG_3, (int32_t)size);
+	mov(g, BPF_REG_4, BPF_RB_NO_WAKEUP);
+	call(g, BPF_FUNC_ringbuf_output);
+	jimm(g, BPF_JEQ, BPF_REG_0, 0, ok);
+	count_fault(g, n, msg);
+	place(g, ok);
+}
+
 /* join(argv [, delim]): the strings argv points to, up to a NULL or
  * TW_BPF_JOIN_ARGS, each read with bpf_probe_read_user_str(), in one
  * record through the ring buffer (printed as printf's are) */
@@ -1165,16 +1184,7 @@ static void gjoin(gen *g, const tw_node *n)
 		st(g, BPF_W, R_SCRATCH, (int16_t)(rec + 8), k + 1);
 	}
 	place(g, done);
-	int ok = label(g);
-	ldmap(g, BPF_REG_1, FIX_REF(TW_BPF_M_RING));
-	scr_ptr(g, BPF_REG_2, rec);
-	mov(g, BPF_REG_3, (int32_t)size);
-	mov(g, BPF_REG_4, BPF_RB_NO_WAKEUP);
-	call(g, BPF_FUNC_ringbuf_output);
-	jimm(g, BPF_JEQ, BPF_REG_0, 0, ok);
-	count_fault(g, n,
-		    "join() output lost (the kernel's ring buffer was full)");
-	place(g, ok);
+	ring_out(g, n, rec, size, "join()");
 	g->scr = mark;
 }
 
@@ -1202,16 +1212,7 @@ static void gprintf(gen *g, const tw_node *n)
 	at(g, n);
 	st(g, BPF_W, R_SCRATCH, (int16_t)rec, TW_BPF_REC_PRINTF);
 	st(g, BPF_W, R_SCRATCH, (int16_t)(rec + 4), n->slot);
-	int ok = label(g);
-	ldmap(g, BPF_REG_1, FIX_REF(TW_BPF_M_RING));
-	scr_ptr(g, BPF_REG_2, rec);
-	mov(g, BPF_REG_3, (int32_t)size);
-	mov(g, BPF_REG_4, BPF_RB_NO_WAKEUP);
-	call(g, BPF_FUNC_ringbuf_output);
-	jimm(g, BPF_JEQ, BPF_REG_0, 0, ok);
-	count_fault(g, n,
-		    "printf output lost (the kernel's ring buffer was full)");
-	place(g, ok);
+	ring_out(g, n, rec, size, "printf");
 	g->scr = mark;
 }
 

@@ -428,6 +428,15 @@ static int user_ptr(tw_compiler *c, const tw_node *n)
 	return 0;
 }
 
+/* n checked where a user pointer may stand (ok), or not. */
+static void pointer_expr(tw_compiler *c, tw_node *n, int ok)
+{
+	int before = c->uptr_ok;
+	c->uptr_ok = ok;
+	expr(c, n);
+	c->uptr_ok = before;
+}
+
 /* str(s): a string is itself (the ftrace back end's strings are copied
  * into the event already); bpftrace's str(ptr) reads memory at the probe,
  * which only a probe in the kernel can. */
@@ -438,10 +447,7 @@ static void str_call(tw_compiler *c, tw_node *n)
 		    "str() takes a string and an optional "
 		    "length");
 	tw_node *a = n->kids[0];
-	int ok = c->uptr_ok;
-	c->uptr_ok = 1;
-	expr(c, a);
-	c->uptr_ok = ok;
+	pointer_expr(c, a, 1);
 	if (user_ptr(c, a) && c->kernel && n->nkids == 1) {
 		/* read where the probe runs, which must be the kernel
 		 * (bpf-gen.c says so if it cannot be) */
@@ -908,11 +914,9 @@ static void stmt(tw_compiler *c, tw_node *n)
 		check_keys(c, n->a, d);
 		/* a syscall's char * argument kept for a str() in a later
 		 * probe (opensnoop's @filename[tid] = args.filename) */
-		int ok = c->uptr_ok;
-		c->uptr_ok = c->kernel && n->op == TK_ASSIGN &&
-			     n->b->kind == N_FIELD;
-		expr(c, n->b);
-		c->uptr_ok = ok;
+		pointer_expr(c, n->b,
+			     c->kernel && n->op == TK_ASSIGN &&
+				     n->b->kind == N_FIELD);
 		if (n->op != TK_ASSIGN) {
 			want(c, n->b, TY_INT, tw_tok_name(n->op));
 			set_kind(c, n, d, MV_INT);
@@ -990,10 +994,7 @@ static void stmt(tw_compiler *c, tw_node *n)
 			    "join() takes an array of strings and an optional "
 			    "delimiter (a string literal)");
 		tw_node *a = n->kids[0];
-		int ok = c->uptr_ok;
-		c->uptr_ok = 1;
-		expr(c, a);
-		c->uptr_ok = ok;
+		pointer_expr(c, a, 1);
 		if (a->kind != N_FIELD || a->ival != 2)
 			ERR(c, a, TRAWL_ETYPE,
 			    "join() reads a syscall's array of strings "

@@ -62,6 +62,18 @@ int tw_temp_fd(const char *dir, const char *name);
 const char *tw_nearest(const char *name, const char *const *cands,
 		       size_t ncands);
 
+/* FNV-1a of "system:event", for tables of events by name. */
+static inline uint64_t tw_hash_event(const char *system, const char *event)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (const char *p = system; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	h = (h ^ ':') * 1099511628211ull;
+	for (const char *p = event; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return h ^ h >> 29;
+}
+
 /*
  * A quick hash for the per-event type lookup: the first and last eight bytes
  * and the length, mixed. Reads only inside s[0..n).

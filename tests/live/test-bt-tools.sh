@@ -123,13 +123,17 @@ masked() { sed -E "s/^$CLOCK/HH:MM:SS/" "$1"; }
 same_masked() { diff <(masked "$1") <(masked "$2") >&2; }
 same_header() { diff <(header "$1") <(header "$2") >&2; }
 
+# installed BT: whether the tool is there, saying so when not
+installed() {
+	[ -e "$1" ] && return 0
+	echo "# skip $(basename "$1" .bt): $1 is not installed"
+	return 1
+}
+
 RUNS="bitesize killsnoop pidpersec runqlat syncsnoop syscount writeback"
 for tool in $RUNS; do
 	bt=$BT/$tool.bt
-	if [ ! -e "$bt" ]; then
-		echo "# skip $tool: $bt is not installed"
-		continue
-	fi
+	installed "$bt" || continue
 	begin
 	# as trawl runs it by default: what can, in the kernel (BPF)
 	check "$tool live, verbatim (--backend auto)" status 0 timeout 60 "$TRAWL" run "$bt" --live -- /bin/sh "$T/load.sh" "$T"
@@ -177,10 +181,7 @@ done
 # ftrace path and a file refuse them at the argument.
 for tool in execsnoop opensnoop statsnoop; do
 	bt=$BT/$tool.bt
-	if [ ! -e "$bt" ]; then
-		echo "# skip $tool: $bt is not installed"
-		continue
-	fi
+	installed "$bt" || continue
 	begin
 	check "$tool live, verbatim (in the kernel)" status 0 timeout 60 "$TRAWL" run "$bt" --live -- /bin/sh "$T/load.sh" "$T"
 	cp "$T/out" "$T/$tool.live"

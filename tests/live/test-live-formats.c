@@ -42,15 +42,21 @@ static int named(const tw_format_ref *f, const char *sys, const char *ev)
 	       f->name_len == strlen(ev) && !memcmp(f->name, ev, f->name_len);
 }
 
+static trawl_live *open_session(void)
+{
+	trawl_error err = {0};
+	trawl_live_opts o = {.flags = TRAWL_LIVE_NO_KALLSYMS};
+	trawl_live *lv = trawl_live_open(&o, &err);
+	cr_assert(lv, "%s", err.msg);
+	return lv;
+}
+
 Test(live_formats, every_event_is_named_and_none_is_read_until_needed)
 {
 	const char *why = tracing_unavailable();
 	if (why)
 		cr_skip_test("%s", why);
-	trawl_error err = {0};
-	trawl_live_opts o = {.flags = TRAWL_LIVE_NO_KALLSYMS};
-	trawl_live *lv = trawl_live_open(&o, &err);
-	cr_assert(lv, "%s", err.msg);
+	trawl_live *lv = open_session();
 	trawl_trace *t = trawl_live_trace(lv);
 	size_t listed = 0, texts = 0, ftrace = 0, switch_at = (size_t)-1;
 	tw_format_ref f;
@@ -113,17 +119,15 @@ Test(live_formats, an_enabled_events_format_is_read_before_its_records)
 	if (why)
 		cr_skip_test("%s", why);
 	trawl_error err = {0};
-	trawl_live_opts o = {.flags = TRAWL_LIVE_NO_KALLSYMS};
-	trawl_live *lv = trawl_live_open(&o, &err);
-	cr_assert(lv, "%s", err.msg);
+	trawl_live *lv = open_session();
 	trawl_trace *t = trawl_live_trace(lv);
 	struct seen s = {0};
 	/* nothing asked for these formats before the start */
 	cr_assert_eq(trawl_on(t, "*", on_any, &s), 0);
-	cr_assert_eq(trawl_live_enable(lv, "sched:sched_waking", NULL, &err),
-		     0, "%s", err.msg);
-	cr_assert_eq(trawl_live_enable(lv, "sched:sched_wakeup", NULL, &err),
-		     0, "%s", err.msg);
+	cr_assert_eq(trawl_live_enable(lv, "sched:sched_waking", NULL, &err), 0,
+		     "%s", err.msg);
+	cr_assert_eq(trawl_live_enable(lv, "sched:sched_wakeup", NULL, &err), 0,
+		     "%s", err.msg);
 	cr_assert_eq(trawl_live_start(lv, &err), 0, "%s", err.msg);
 	for (int i = 0; i < 20; i++)
 		usleep(2000); /* each sleep's end is a wakeup */
@@ -154,9 +158,7 @@ Test(live_formats, an_event_the_kernel_lacks_is_refused_at_the_start)
 	if (why)
 		cr_skip_test("%s", why);
 	trawl_error err = {0};
-	trawl_live_opts o = {.flags = TRAWL_LIVE_NO_KALLSYMS};
-	trawl_live *lv = trawl_live_open(&o, &err);
-	cr_assert(lv, "%s", err.msg);
+	trawl_live *lv = open_session();
 	cr_assert_eq(trawl_live_enable(lv, "sched:no_such_event", NULL, &err),
 		     0, "%s", err.msg);
 	cr_assert_lt(trawl_live_start(lv, &err), 0);
