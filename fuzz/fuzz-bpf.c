@@ -157,7 +157,9 @@ static void gint(gen *g, int depth)
 	case 7:
 		put(g, "(");
 		gstr(g);
-		put(g, pick(g, 2) ? " == " : " != ");
+		put(g, " %s ",
+		    (const char *[]){"==", "!=", "<", "<=", ">",
+				     ">="}[pick(g, 6)]);
 		gstr(g);
 		put(g, ")");
 		return;

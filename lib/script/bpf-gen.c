@@ -589,6 +589,32 @@ static void str_eq(gen *g, uint32_t a, uint32_t b, int want_equal)
 	place(g, done);
 }
 
+/* two strings in scratch in order (r0 = 1 when a op b, op one of TK_LT
+ * TK_LE TK_GT TK_GE): NUL-padded, their big-endian 8-byte words compare
+ * as strcmp() compares them */
+static void str_order(gen *g, uint32_t a, uint32_t b, int op)
+{
+	int lt = label(g), gt = label(g), done = label(g);
+	for (uint32_t k = 0; k < STRMAX; k += 8) {
+		ldx(g, BPF_DW, BPF_REG_1, R_SCRATCH, (int16_t)(a + k));
+		ldx(g, BPF_DW, BPF_REG_2, R_SCRATCH, (int16_t)(b + k));
+		emit(g,
+		     insn(BPF_ALU | BPF_END | BPF_TO_BE, BPF_REG_1, 0, 0, 64));
+		emit(g,
+		     insn(BPF_ALU | BPF_END | BPF_TO_BE, BPF_REG_2, 0, 0, 64));
+		jreg(g, BPF_JGT, BPF_REG_1, BPF_REG_2, gt);
+		jreg(g, BPF_JLT, BPF_REG_1, BPF_REG_2, lt);
+	}
+	mov(g, BPF_REG_0, op == TK_LE || op == TK_GE);
+	ja(g, done);
+	place(g, gt);
+	mov(g, BPF_REG_0, op == TK_GT || op == TK_GE);
+	ja(g, done);
+	place(g, lt);
+	mov(g, BPF_REG_0, op == TK_LT || op == TK_LE);
+	place(g, done);
+}
+
 static void gctx_int(gen *g, const tw_node *n)
 {
 	switch (n->op) {
@@ -745,15 +771,19 @@ static void gint(gen *g, const tw_node *n)
 	}
 	case N_BINARY: {
 		if (n->a->type == TY_STR) {
-			if (n->op != TK_EQ && n->op != TK_NE)
-				refuse(g, n, "ordering strings");
 			uint32_t mark = g->scr;
 			uint32_t a = scr_alloc(g, n, STRMAX);
 			uint32_t b = scr_alloc(g, n, STRMAX);
 			gstr(g, n->a, a);
 			gstr(g, n->b, b);
 			at(g, n);
-			str_eq(g, a, b, n->op == TK_EQ);
+			if (n->op == TK_EQ || n->op == TK_NE)
+				str_eq(g, a, b, n->op == TK_EQ);
+			else if (n->op == TK_LT || n->op == TK_LE ||
+				 n->op == TK_GT || n->op == TK_GE)
+				str_order(g, a, b, n->op);
+			else
+				refuse(g, n, "this operator on strings");
 			g->scr = mark;
 			return;
 		}

@@ -144,6 +144,7 @@ tracepoint:syscalls:sys_enter_getppid /comm == "perl"/ {
 	}
 	@name[$c == "perl" ? "is perl" : "not perl"] = count();
 	@len[strlen($c), strlen(""), strncmp($c, "pea", 3), strncmp("pe", $c, 2)] = count();
+	@ord[$c < "pes", $c > "pera", $c <= "perl", $c >= "perm", "" < $c] = count();
 }
 tracepoint:syscalls:sys_exit_getppid /@start[tid]/ {
 	delete(@start[tid]);
@@ -156,6 +157,7 @@ tracepoint:sched:sched_process_fork /args.parent_comm == "perl"/ {
 }
 tracepoint:sched:sched_process_exec /args.filename == "/usr/bin/perl"/ {
 	@exec[args.filename, comm] = count();
+	@eord[args.filename > "/usr/bin/p", args.filename < "/usr/bin/perl5", args.filename >= "/usr/bin/perl"] = count();
 	printf("exec %s\n", args.filename);
 }
 END { printf("left %d\n", @seq); }
@@ -166,6 +168,8 @@ check "state: every call paired" grep -qx "@done: $N" "$T/state.bpf"
 check "state: deleted keys are gone" sh -c "! grep -q '^@start' '$T/state.bpf'"
 check "state: a __data_loc string" grep -qx '@exec\[/usr/bin/perl, perl\]: 1' "$T/state.bpf"
 check "state: char-array strings" grep -qx '@fork\[perl, perl\]: 1' "$T/state.bpf"
+check "state: strings in order" grep -qx "@ord\[1, 1, 1, 0, 1\]: $N" "$T/state.bpf"
+check "state: in order past the first word" grep -qx '@eord\[1, 1, 1\]: 1' "$T/state.bpf"
 check "tracefs and BPF objects as they were" same_all
 
 # --- faults: division by zero, a full map ---------------------------------------
