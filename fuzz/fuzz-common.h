@@ -249,6 +249,26 @@ static inline uint64_t fz_touch_some(fz_run *r, const trawl_event *ev, int full)
 		h = fz_mix(h, v, vl);
 		h = fz_mix_u64(h, vl);
 	}
+	/* arrays' elements (a stack's frames), and the kernel symbols they
+	 * may name */
+	for (size_t i = 0; i < nf; i++) {
+		const int64_t *el = NULL;
+		size_t ne = trawl_event_field_array(ev, i, &el);
+		FUZZ_CHECK(ne == 0 || el, "array %zu without elements", i);
+		h = fz_mix_u64(h, ne);
+		for (size_t j = 0; j < ne && j < 64; j++) {
+			uint64_t off = 0, size = 0;
+			const char *s = trawl_trace_symbol(t, (uint64_t)el[j],
+							   &off, &size);
+			FUZZ_CHECK(!s || off < size,
+				   "symbol offset %llu of %llu",
+				   (unsigned long long)off,
+				   (unsigned long long)size);
+			h = fz_mix_u64(h, (uint64_t)el[j]);
+			if (s)
+				h = fz_mix(h, s, strlen(s) + 1);
+		}
+	}
 	size_t dummy;
 	FUZZ_CHECK(trawl_event_field_name(ev, nf, &dummy) == NULL &&
 			   trawl_event_field_value(ev, nf, &dummy) == NULL,

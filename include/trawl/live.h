@@ -12,6 +12,7 @@
  *	trawl_trace *t = trawl_live_trace(lv);
  *	trawl_on(t, "sched:sched_switch", on_switch, &state);
  *	trawl_live_enable(lv, "sched:sched_switch", "prev_pid != 0", &err);
+ *	trawl_live_stack(lv, "sched:sched_switch", NULL, &err);  optional
  *	trawl_live_start(lv, &err);
  *	... another thread or a signal handler: trawl_live_stop(lv) ...
  *	trawl_run(t, &err);            returns once the session stopped
@@ -46,7 +47,8 @@ typedef struct trawl_live trawl_live;
 /* Bits of trawl_live_opts.flags */
 enum trawl_live_flag {
 	/* Leave /proc/kallsyms out (of the trace and of @record): function
-	 * addresses then print as numbers; saves 5 MB and 40 ms or so. */
+	 * addresses then print as numbers; saves 5 MB and 40 ms or so.
+	 * trawl_trace_symbol() reads them at its first call. */
 	TRAWL_LIVE_NO_KALLSYMS = 1u << 0,
 };
 
@@ -86,6 +88,8 @@ typedef struct trawl_live_opts {
  * @record_events:   events in it
  * @filters:         events enabled with a filter in the kernel
  * @filters_refused: filters the kernel refused; those events came unfiltered
+ *                   (or, trawl_live_stack()'s, their stacks after every
+ *                   event kept)
  * @duration:        ns from trawl_live_start() to the stop
  * @unprocessed:     events read but not handed to the run, after
  *                   trawl_live_cut()
@@ -152,6 +156,35 @@ TRAWL_API trawl_trace *trawl_live_trace(trawl_live *lv);
  */
 TRAWL_API int trawl_live_enable(trawl_live *lv, const char *event,
 				const char *filter, trawl_error *err);
+
+/**
+ * trawl_live_stack() - the kernel's stack after each record of an event
+ * @lv:     the session, before trawl_live_start()
+ * @event:  "system:event", also enabled with trawl_live_enable() (checked
+ *          at the start)
+ * @filter: stacks only after the events that also match this kernel
+ *          filter, or NULL for after every event recorded. Asking again
+ *          widens it as trawl_live_enable() does
+ * @err:    OUT: why it failed, or NULL
+ *
+ * Each record of @event that the kernel keeps is followed, on its CPU, by
+ * an ftrace:kernel_stack record (trawl_event_name() "kernel_stack") with
+ * the kernel's stack at the event: ftrace's stacktrace trigger, in the
+ * session's instance. The trigger's filter is the event's own (its
+ * filters from trawl_live_enable(), joined with ||) and @filter, joined
+ * with &&, since the kernel runs a trigger on the events its filter drops
+ * too. A filter the kernel refuses is left out: the event's (counted in
+ * trawl_live_totals.filters_refused already) or @filter (counted there
+ * too; its stacks then follow every event kept). The trigger is removed
+ * with the other settings. ftrace's own events are refused with 1,
+ * nothing done.
+ *
+ * Return: 0, 1 for an ftrace event, -TRAWL_EINVAL for a bad name,
+ * -TRAWL_EMISUSE after the start, -TRAWL_ENOMEM; trawl_live_start() fails
+ * with -TRAWL_EMISUSE when @event is not enabled.
+ */
+TRAWL_API int trawl_live_stack(trawl_live *lv, const char *event,
+			       const char *filter, trawl_error *err);
 
 /**
  * trawl_live_start() - set up tracefs and start reading

@@ -12,7 +12,8 @@
  * Every tracefs setting it changes is put back when it stops, also after
  * errors.
  *
- *	trawl_record_event ev[] = {{"sched:*", NULL}, {"irq:*", NULL}};
+ *	trawl_record_event ev[] = {{"sched:*", NULL, 0},
+ *				   {"irq:*", NULL, TRAWL_RECORD_EVENT_STACK}};
  *	trawl_record_opts o = {.events = ev, .nevents = 2, .output = "x.dat"};
  *	trawl_record *r = trawl_record_start(&o, &err);
  *	... run the workload ...
@@ -30,16 +31,31 @@
 
 #include "error.h"
 
+/* Bits of trawl_record_event.flags */
+enum trawl_record_event_flag {
+	/*
+	 * The kernel's stack after each event of the selection: an
+	 * ftrace:kernel_stack record right after the event's, on its CPU
+	 * (ftrace's stacktrace trigger, "stacktrace if FILTER" with the
+	 * event's filter, so that no stack follows an event the filter
+	 * dropped). Removed with the other settings at the stop. An event
+	 * in several selections gets it when one of them asks.
+	 */
+	TRAWL_RECORD_EVENT_STACK = 1u << 0,
+};
+
 /**
  * struct trawl_record_event - a selection of events and its kernel filter
  * @name:   "system:event", "system:*" (globs in either part), "system" (a
  *          whole system) or "event" (that event in whichever system has it)
  * @filter: the kernel's event filter (events/.../filter syntax, e.g.
  *          "prev_pid==0") for every event @name selects, or NULL
+ * @flags:  enum trawl_record_event_flag bits
  */
 typedef struct trawl_record_event {
 	const char *name;
 	const char *filter;
+	unsigned flags;
 } trawl_record_event;
 
 /* Bits of trawl_record_opts.flags */
@@ -164,7 +180,9 @@ typedef struct trawl_record trawl_record;
  * (none in flight recorder mode) and turns tracing on. On failure every
  * setting already changed is put back. Errors: -TRAWL_EENV (no tracefs, not
  * root, an event or clock the kernel does not have), -TRAWL_EINVAL (a bad
- * option or filter), -TRAWL_EIO (the output cannot be created).
+ * option or filter; a stack trigger the kernel refuses, e.g. at the top
+ * level where the event has another tool's stacktrace trigger), -TRAWL_EIO
+ * (the output cannot be created).
  *
  * Return: the recorder, or NULL. Lifetime: caller frees with
  * trawl_record_free().

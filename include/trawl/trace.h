@@ -224,6 +224,30 @@ TRAWL_API const char *trawl_compression(const trawl_trace *t);
 TRAWL_API const char *trawl_trace_host(const trawl_trace *t, const char *what);
 
 /**
+ * trawl_trace_symbol() - the kernel symbol an address is in
+ * @t:      the trace
+ * @addr:   a kernel address (a stack frame, a %pS argument, ...)
+ * @offset: OUT (may be NULL): @addr less the symbol's address
+ * @size:   OUT (may be NULL): the symbol's size, as the kernel's %pS
+ *          computes it (up to the next symbol's address)
+ *
+ * The symbols are the source's: a trace.dat's kallsyms; for a perf.data,
+ * this machine's /proc/kallsyms when the file was recorded in this boot
+ * (perf writes none); for a live session, the /proc/kallsyms it read at
+ * the open, or, opened with %TRAWL_LIVE_NO_KALLSYMS, /proc/kallsyms read
+ * at the first call (its texts still print addresses). Text traces have
+ * none. The table is read when first needed and looked up by a binary
+ * search. Not thread-safe: call it from the thread that runs trawl_run()
+ * (its callbacks), before or after the run.
+ *
+ * Return: the symbol's name (without its module), or NULL when the trace
+ * has no symbols or none holds @addr.
+ * Lifetime: borrowed, valid until trawl_close().
+ */
+TRAWL_API const char *trawl_trace_symbol(trawl_trace *t, uint64_t addr,
+					 uint64_t *offset, uint64_t *size);
+
+/**
  * trawl_data_bytes() - the size of the trace's data, uncompressed
  * @t: the trace
  *

@@ -297,6 +297,10 @@ typedef struct tw_reader_ops {
 	/* Optional: what the source says of the machine it was recorded
 	 * on (trawl_trace_host()), or NULL. */
 	const char *(*host)(const trawl_trace *t, const char *what);
+	/* Optional: the kernel symbol holding addr (trawl_trace_symbol()),
+	 * with *offset and *size set, or NULL; on the run's thread. */
+	const char *(*symbol)(trawl_trace *t, uint64_t addr, uint64_t *offset,
+			      uint64_t *size);
 	/* Where we are, for progress: done and total bytes. */
 	void (*progress)(const trawl_trace *t, uint64_t *done, uint64_t *total);
 	void (*close)(trawl_trace *t);

@@ -618,6 +618,20 @@ TRAWL_API const char *trawl_trace_host(const trawl_trace *t, const char *what)
 	return t->ops->host(t, what);
 }
 
+TRAWL_API const char *trawl_trace_symbol(trawl_trace *t, uint64_t addr,
+					 uint64_t *offset, uint64_t *size)
+{
+	uint64_t off = 0, sz = 0;
+	if (!t || !t->ops || !t->ops->symbol)
+		return NULL;
+	const char *name = t->ops->symbol(t, addr, &off, &sz);
+	if (name && offset)
+		*offset = off;
+	if (name && size)
+		*size = sz;
+	return name;
+}
+
 TRAWL_API uint64_t trawl_data_bytes(const trawl_trace *t)
 {
 	return t ? t->data_bytes : 0;

@@ -191,7 +191,9 @@ const tw_pfmt *tw_textfmt_of(trawl_trace *t, tw_type *ty)
 	}
 	tw_pf_layout lay = {0, (int)sizeof(long)};
 	ty->pf = tw_pfmt_compile(&t->mem, e, ft->text, ft->len, &lay);
-	if (ty->pf && tw_pfmt_fallback(ty->pf)) {
+	/* a stack's text is lines of its own, which a text trace has as
+	 * lines, not as the event's payload: its fields cannot be read */
+	if (ty->pf && (tw_pfmt_fallback(ty->pf) || tw_pfmt_stack(ty->pf))) {
 		tw_pfmt_free(ty->pf);
 		ty->pf = NULL;
 		ty->pf_state = 2; /* a format, but not one trawl runs */

@@ -69,6 +69,13 @@ typedef struct tw_feed {
 	/* At the end: events the kernel overwrote or dropped before they
 	 * were read, all CPUs (what a trace.dat's CPU stats say). */
 	uint64_t (*overrun)(void *ctx);
+	/* Optional: kallsyms for a meta without them, read when
+	 * trawl_trace_symbol() first needs them and handed to take() (its
+	 * text valid during the call only), on the run's thread, once.
+	 * Return: 0, or -1 when they cannot be read. */
+	int (*kallsyms)(void *ctx,
+			void (*take)(void *tctx, const char *text, size_t len),
+			void *tctx);
 	void *ctx;
 	/* Set (atomically, to 1) when the run must end now, not after what
 	 * is queued: the merge hands no more events out, passes the rest

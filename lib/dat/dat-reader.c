@@ -42,6 +42,9 @@ typedef struct dat_type {
 	int parsed;		 /* the format was looked for */
 	tw_pfmt *pf;		 /* its print format compiled, on first need */
 	int compiled;
+	/* ftrace:kernel_stack: each record is checked against its size
+	 * (tw_pfmt_stack_short()), on the consumer's thread */
+	int stack_named;
 	/* The consumer asks for the text of this type's events: the merge
 	 * ahead renders it (set once, read by the ahead thread). */
 	int want_text;
@@ -134,6 +137,13 @@ typedef struct dat_reader {
 	tw_buf pad; /* a record followed by zeros, for libtraceevent */
 	tw_pf_resolve resolve; /* symbols and strings for the programs */
 	struct sym_cache syms;
+	/* the record fill_rec() made holds fewer stack frames than its size
+	 * says: counted as damage when it is delivered */
+	int stack_short;
+	uint64_t stack_off; /* its file offset, when known (else 0) */
+	/* trawl_trace_symbol(): a feed without kallsyms asked for them
+	 * (once); the texts keep printing addresses (api_only) */
+	int late_syms_asked, syms_api_only;
 	/* the merge on a second thread (dat-ahead.c), and its own cache */
 	tw_dat_ahead *ahead; /* made the first time it is chosen */
 	int ahead_on;	     /* the events come from it now */
@@ -301,7 +311,21 @@ static dat_type *type_of(trawl_trace *t, dat_reader *r, uint32_t id)
 	}
 	if (dt->type)
 		dt->type->bin = dt;
+	dt->stack_named = dt->event && dt->event->system &&
+			  !strcmp(dt->event->system, "ftrace") &&
+			  !strcmp(dt->event->name, "kernel_stack");
 	return dt->type ? dt : NULL;
+}
+
+static tw_pfmt *type_program(dat_reader *r, dat_type *dt);
+
+/* Whether a kernel_stack record is shorter than its size says. */
+static __attribute__((noinline)) int stack_short(dat_reader *r, dat_type *dt,
+						 const unsigned char *data,
+						 uint32_t len)
+{
+	const tw_pfmt *pf = type_program(r, dt);
+	return pf && tw_pfmt_stack_short(pf, data, len);
 }
 
 /* A feed's comms, asked for again when a pid has none (new tasks). */
@@ -441,6 +465,8 @@ static int fill_rec(trawl_trace *t, dat_reader *r, tw_rec *rec, int64_t ts,
 	rec->comm = comm_of(r, rec->pid, &rec->comm_len);
 	if (TW_UNLIKELY(r->feed != NULL))
 		rec->tgid = r->last_tgid;
+	if (TW_UNLIKELY(dt->stack_named))
+		r->stack_short = stack_short(r, dt, data, len);
 	rec->type = dt->type;
 	rec->bits = TW_EV_TYPED | TW_EV_BINARY | TW_EV_COMM_Z;
 	rec->payload = (const char *)data;
@@ -601,6 +627,26 @@ static void choice_start(trawl_trace *t, dat_reader *r)
 static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
 		      trawl_error *err);
 
+/* The record about to be delivered is a stack shorter than its size
+ * says: it goes out with the frames it holds, counted as damaged, or is
+ * the error with --strict. Return: 0, or that error. */
+static __attribute__((noinline)) int
+short_stack(trawl_trace *t, dat_reader *r, const tw_rec *rec, trawl_error *err)
+{
+	uint64_t off = r->stack_off;
+	r->stack_short = 0;
+	r->stack_off = 0;
+	if (r->strict)
+		return tw_error_at(err, TRAWL_EPARSE, 0, t->name, 0, 0, off,
+				   "a kernel_stack record of %u bytes on CPU "
+				   "%d at offset %llu holds fewer frames than "
+				   "its size says",
+				   rec->payload_len, rec->cpu,
+				   (unsigned long long)off);
+	tw_note_bad_line(t, off);
+	return 0;
+}
+
 /* What a record source noted between its events, into the counters; a
  * damaged record is the error with --strict. Return: 0, or that error. */
 static int source_note(trawl_trace *t, dat_reader *r, int kind, int32_t cpu,
@@ -651,8 +697,12 @@ static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
 			if (p.lost)
 				tw_note_lost(t, p.cpu, p.lost);
 			if (fill_rec(t, r, rec, p.ts, 0, p.cpu, p.data,
-				     p.len) == 0)
+				     p.len) == 0) {
+				if (TW_UNLIKELY(r->stack_short) &&
+				    (rc = short_stack(t, r, rec, err)))
+					return rc;
 				return TW_NEXT_EVENT;
+			}
 			if ((rc = short_record(t, r, p.len, p.cpu, err)))
 				return rc;
 		}
@@ -746,9 +796,21 @@ static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
 		}
 		note_lost(t, c);
 		if (fill_rec(t, r, rec, c->cur_ts, c->span->buffer,
-			     c->span->cpu, c->cur, c->cur_len) == 0)
+			     c->span->cpu, c->cur, c->cur_len) == 0) {
+			if (TW_UNLIKELY(r->stack_short)) /* where it is */
+				r->stack_off =
+					c->data_file_off +
+					(c->compressed ? 0
+						       : (uint64_t)(c->cur -
+								    c->data));
 			break;
+		}
 		int rc = short_record(t, r, c->cur_len, c->span->cpu, err);
+		if (rc)
+			return rc;
+	}
+	if (TW_UNLIKELY(r->stack_short)) {
+		int rc = short_stack(t, r, rec, err);
 		if (rc)
 			return rc;
 	}
@@ -800,6 +862,7 @@ static int reparse(trawl_trace *t, const char *raw, size_t len, tw_rec *rec)
 		     (const unsigned char *)raw + sizeof(h),
 		     (uint32_t)data_len))
 		return -1;
+	rd(t)->stack_short = 0; /* counted when it was first read */
 	if (rd(t)->recs) {
 		rec->comm = raw + sizeof(h) + data_len;
 		rec->comm_len = comm_len;
@@ -1030,10 +1093,9 @@ static int prescan(trawl_trace *t, int threads, int *sorted, trawl_error *err)
 
 static void load_plugins(dat_reader *r);
 
-/* The event's print format, compiled the first time it is needed. */
-static tw_pfmt *program(dat_reader *r, const trawl_event *ev)
+/* A type's print format, compiled the first time it is needed. */
+static tw_pfmt *type_program(dat_reader *r, dat_type *dt)
 {
-	dat_type *dt = (dat_type *)ev->type->bin;
 	if (!dt || !dt->event)
 		return NULL;
 	if (!dt->compiled) {
@@ -1045,6 +1107,12 @@ static tw_pfmt *program(dat_reader *r, const trawl_event *ev)
 		dt->pf = tw_pfmt_compile(r->f.mem, dt->event, text, tn, &lay);
 	}
 	return dt->pf;
+}
+
+/* The event's. */
+static tw_pfmt *program(dat_reader *r, const trawl_event *ev)
+{
+	return type_program(r, (dat_type *)ev->type->bin);
 }
 
 /* %pS and friends: the file's kallsyms, through libtraceevent. */
@@ -1062,7 +1130,11 @@ static const char *symbol(void *ctx, uint64_t addr, uint64_t *offset,
 	}
 	if (sc == &r->syms) /* the ahead thread: loaded before it renders */
 		tw_dat_load_kallsyms(&r->f);
-	const char *name = tw_dat_sym_lookup(&r->f, addr, offset, size, module);
+	/* a table read only for trawl_trace_symbol() names nothing here */
+	const char *name =
+		r->syms_api_only
+			? NULL
+			: tw_dat_sym_lookup(&r->f, addr, offset, size, module);
 	*c = (struct sym_slot){addr,
 			       name,
 			       name ? *offset : 0,
@@ -2423,6 +2495,28 @@ static const char *host(const trawl_trace *t, const char *what)
 	return *v ? v : NULL;
 }
 
+/* A feed's kallsyms, read for trawl_trace_symbol() (tw_feed.kallsyms). */
+static void take_syms(void *ctx, const char *text, size_t len)
+{
+	dat_reader *r = ctx;
+	if (tw_dat_syms_parse(&r->f, text, len) == 0 && r->f.nsyms)
+		r->syms_api_only = 1;
+}
+
+static const char *trace_symbol(trawl_trace *t, uint64_t addr, uint64_t *offset,
+				uint64_t *size)
+{
+	dat_reader *r = rd(t);
+	const char *module;
+	tw_dat_load_kallsyms(&r->f);
+	if (!r->f.nsyms && r->feed && r->feed->kallsyms &&
+	    !r->late_syms_asked) {
+		r->late_syms_asked = 1;
+		r->feed->kallsyms(r->feed->ctx, take_syms, r);
+	}
+	return tw_dat_sym_lookup(&r->f, addr, offset, size, &module);
+}
+
 static void close_reader(trawl_trace *t)
 {
 	dat_reader *r = rd(t);
@@ -2481,6 +2575,7 @@ static const tw_reader_ops dat_ops = {
 	.format_at = format_at,
 	.format_text = format_text,
 	.host = host,
+	.symbol = trace_symbol,
 	.progress = progress,
 	.close = close_reader,
 };

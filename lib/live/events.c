@@ -57,18 +57,24 @@ static int grow_index(tw_event_list *l)
 }
 
 /* (sys, ev) onto the list; once only where dedupe says it may be there
- * already (an earlier selection's). */
+ * already (an earlier selection's): then a filter replaces the one it had
+ * and the flags add up (a stack asked for by either selection). */
 static int add(tw_event_list *l, const char *sys, const char *ev,
-	       const char *filter, int dedupe)
+	       const trawl_record_event *sel, const char *stack_if, int dedupe)
 {
+	const char *filter = sel->filter;
 	size_t slot = 0;
 	if (dedupe) {
 		if (grow_index(l) < 0)
 			return -ENOMEM;
 		slot = slot_of(l, sys, ev);
 		if (l->slots[slot]) {
+			tw_event_sel *e = &l->ev[l->slots[slot] - 1];
 			if (filter)
-				l->ev[l->slots[slot] - 1].filter = filter;
+				e->filter = filter;
+			if (sel->flags & TRAWL_RECORD_EVENT_STACK)
+				e->stack_if = stack_if;
+			e->flags |= sel->flags;
 			return 0;
 		}
 	}
@@ -80,7 +86,7 @@ static int add(tw_event_list *l, const char *sys, const char *ev,
 		l->ev = p;
 		l->cap = cap;
 	}
-	l->ev[l->n++] = (tw_event_sel){sys, ev, filter};
+	l->ev[l->n++] = (tw_event_sel){sys, ev, filter, sel->flags, stack_if};
 	if (dedupe)
 		l->slots[slot] = (uint32_t)l->n;
 	return 0;
@@ -153,7 +159,7 @@ static int has_glob(const char *s)
 
 static int resolve_one(tw_event_list *l, const struct known *k, size_t nk,
 		       const char *top, const trawl_record_event *sel,
-		       trawl_error *err)
+		       const char *stack_if, trawl_error *err)
 {
 	char sys_pat[256], ev_pat[256];
 	const char *colon = strchr(sel->name, ':');
@@ -183,7 +189,7 @@ static int resolve_one(tw_event_list *l, const struct known *k, size_t nk,
 		if ((!any_sys && fnmatch(sys_pat, k[i].line, 0)) ||
 		    (!any_ev && fnmatch(ev_pat, k[i].ev, 0)))
 			continue;
-		if (add(l, k[i].line, k[i].ev, sel->filter, dedupe) < 0)
+		if (add(l, k[i].line, k[i].ev, sel, stack_if, dedupe) < 0)
 			return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0,
 					   0, 0, "out of memory");
 		matched++;
@@ -198,7 +204,8 @@ static int resolve_one(tw_event_list *l, const struct known *k, size_t nk,
 
 int tw_events_resolve(const tw_mem *mem, const char *top,
 		      const trawl_record_event *sel, size_t nsel,
-		      tw_event_list *out, trawl_error *err)
+		      const char *const *stack_if, tw_event_list *out,
+		      trawl_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	out->mem = *mem;
@@ -214,7 +221,8 @@ int tw_events_resolve(const tw_mem *mem, const char *top,
 	size_t nk = 0;
 	int rc = read_known(out, top, &k, &nk, err);
 	for (size_t i = 0; i < nsel && rc == 0; i++)
-		rc = resolve_one(out, k, nk, top, &sel[i], err);
+		rc = resolve_one(out, k, nk, top, &sel[i],
+				 stack_if ? stack_if[i] : NULL, err);
 	tw_free(&out->mem, k);
 	if (rc < 0)
 		tw_events_free(out);

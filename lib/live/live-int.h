@@ -88,7 +88,9 @@ size_t tw_tracefs_page_size(const tw_tracefs *tf);
 typedef struct tw_event_sel {
 	const char *system; /* in the list's text */
 	const char *event;
-	const char *filter; /* borrowed from the options */
+	const char *filter;   /* borrowed from the options */
+	unsigned flags;	      /* its selections' trawl_record_event.flags */
+	const char *stack_if; /* live: stacks only where this matches too */
 } tw_event_sel;
 
 typedef struct tw_event_list {
@@ -100,9 +102,11 @@ typedef struct tw_event_list {
 	tw_mem mem;
 } tw_event_list;
 
+/* stack_if: per selection, its events' tw_event_sel.stack_if (or NULL) */
 int tw_events_resolve(const tw_mem *mem, const char *top,
 		      const trawl_record_event *sel, size_t nsel,
-		      tw_event_list *out, trawl_error *err);
+		      const char *const *stack_if, tw_event_list *out,
+		      trawl_error *err);
 void tw_events_free(tw_event_list *l);
 
 /*
@@ -121,6 +125,11 @@ typedef struct tw_record_hooks {
 	void (*ended)(void *ctx, int cpu, int error);
 	void *ctx;
 	int tick_ms;
+	/* per trawl_record_opts.events, or NULL: the stacks of a selection
+	 * with TRAWL_RECORD_EVENT_STACK only after the events that also
+	 * match this (trawl_live_stack()'s filter); a filter the kernel
+	 * refuses is left out and counted with the refused filters */
+	const char *const *stack_if;
 } tw_record_hooks;
 
 /* tw_reader_drain(): what to take of the page the kernel is writing */

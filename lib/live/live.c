@@ -81,6 +81,11 @@ struct trawl_live {
 	trawl_trace *t;
 	trawl_record_event *sel;
 	size_t nsel;
+	/* trawl_live_stack(): events and their stack filters (NULL: after
+	 * every event), set on sel at the start; stack_if is per sel */
+	trawl_record_event *stacks;
+	size_t nstacks;
+	const char **stack_if;
 	trawl_record *rec;
 	tw_record_hooks hooks;
 	int ncpus;
@@ -391,6 +396,23 @@ static uint64_t overrun(void *ctx)
 	return lv->rec ? tw_record_lost(lv->rec) : 0;
 }
 
+/* /proc/kallsyms for trawl_trace_symbol() on a session opened without
+ * them (TRAWL_LIVE_NO_KALLSYMS), read when first asked for: handed to the
+ * reader's table, not kept here. On the run's thread. */
+static int kallsyms(void *ctx,
+		    void (*take)(void *tctx, const char *text, size_t len),
+		    void *tctx)
+{
+	trawl_live *lv = ctx;
+	size_t len = 0;
+	char *text = tw_tracefs_read_mem(&lv->mem, "/proc", "kallsyms", &len);
+	if (!text)
+		return -1;
+	take(tctx, text, len);
+	tw_free(&lv->mem, text);
+	return 0;
+}
+
 /* An event's format, when the script first names it; before the start
  * only (the meta's store is the run thread's). */
 static const char *format(void *ctx, const char *system, const char *event,
@@ -407,7 +429,8 @@ static int load_formats(trawl_live *lv, trawl_error *err)
 {
 	char sys[256];
 	/* and ftrace's own (print, bprint, ...), which come unasked, with
-	 * where every record's common fields are */
+	 * where every record's common fields are; kernel_stack among them,
+	 * the records trawl_live_stack() asks for */
 	if (lv->nsel && tw_dat_feed_load_system(lv->t, "ftrace") < 0)
 		return tw_error_at(err, TRAWL_EENV, errno, NULL, 0, 0, 0,
 				   "cannot read %s/events/ftrace's formats: "
@@ -478,8 +501,9 @@ TRAWL_API trawl_live *trawl_live_open(const trawl_live_opts *opts,
 	lv->top = tf->top;
 	lv->ncpus = tw_tracefs_cpus(tf);
 	lv->page_size = tw_tracefs_page_size(tf);
-	trawl_record_event all = {"*", NULL};
-	if (tw_events_resolve(&lv->mem, tf->top, &all, 1, &lv->all, err) < 0 ||
+	trawl_record_event all = {"*", NULL, 0};
+	if (tw_events_resolve(&lv->mem, tf->top, &all, 1, NULL, &lv->all, err) <
+		    0 ||
 	    tw_meta_collect(&lv->meta, tf, &lv->all, lv->ncpus, lv->page_size,
 			    TW_META_NAMES_ONLY | TW_META_NO_CMDLINES |
 				    (o.flags & TRAWL_LIVE_NO_KALLSYMS
@@ -511,6 +535,7 @@ TRAWL_API trawl_live *trawl_live_open(const trawl_live_opts *opts,
 			     .comm = comm,
 			     .tgid = tgid,
 			     .overrun = overrun,
+			     .kallsyms = kallsyms,
 			     .ctx = lv,
 			     .cut = &lv->cut,
 			     .skipped = skipped};
@@ -582,7 +607,82 @@ TRAWL_API int trawl_live_enable(trawl_live *lv, const char *event,
 		return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
 				   "out of memory");
 	}
-	lv->sel[lv->nsel++] = (trawl_record_event){name, f};
+	lv->sel[lv->nsel++] = (trawl_record_event){name, f, 0};
+	return 0;
+}
+
+TRAWL_API int trawl_live_stack(trawl_live *lv, const char *event,
+			       const char *filter, trawl_error *err)
+{
+	if (!lv || !event || lv->started)
+		return tw_error_at(err, TRAWL_EMISUSE, 0, NULL, 0, 0, 0,
+				   "trawl_live_stack: no session, or it has "
+				   "started");
+	const char *colon = strchr(event, ':');
+	if (!colon || colon == event || !colon[1] || strpbrk(event, "*?[ /"))
+		return tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
+				   "'%s' is not one event (system:event)",
+				   event);
+	if (colon - event == 6 && !strncmp(event, "ftrace", 6))
+		return 1;
+	for (size_t i = 0; i < lv->nstacks; i++) {
+		trawl_record_event *e = &lv->stacks[i];
+		if (strcmp(e->name, event))
+			continue;
+		char *f = e->filter && filter
+				  ? widen(&lv->mem, e->filter, filter)
+				  : NULL;
+		if (e->filter && filter && !f)
+			return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0,
+					   0, 0, "out of memory");
+		tw_free(&lv->mem, (char *)e->filter);
+		e->filter = f;
+		return 0;
+	}
+	trawl_record_event *p = tw_realloc(&lv->mem, lv->stacks,
+					   (lv->nstacks + 1) * sizeof(*p));
+	if (!p)
+		return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
+				   "out of memory");
+	lv->stacks = p;
+	char *name = tw_strndup(&lv->mem, event, strlen(event));
+	char *f = filter ? tw_strndup(&lv->mem, filter, strlen(filter)) : NULL;
+	if (!name || (filter && !f)) {
+		tw_free(&lv->mem, name);
+		tw_free(&lv->mem, f);
+		return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
+				   "out of memory");
+	}
+	lv->stacks[lv->nstacks++] = (trawl_record_event){name, f, 0};
+	return 0;
+}
+
+/* The stacks asked for onto the enabled events they name: sel's flags,
+ * stack_if (per sel). */
+static int mark_stacks(trawl_live *lv, trawl_error *err)
+{
+	if (!lv->nstacks)
+		return 0;
+	tw_free(&lv->mem, lv->stack_if); /* a start that failed before */
+	lv->stack_if = tw_calloc(&lv->mem, lv->nsel ? lv->nsel : 1,
+				 sizeof(*lv->stack_if));
+	if (!lv->stack_if)
+		return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
+				   "out of memory");
+	for (size_t k = 0; k < lv->nstacks; k++) {
+		const trawl_record_event *st = &lv->stacks[k];
+		size_t i = 0;
+		while (i < lv->nsel && strcmp(lv->sel[i].name, st->name))
+			i++;
+		if (i == lv->nsel)
+			return tw_error_at(err, TRAWL_EMISUSE, 0, NULL, 0, 0, 0,
+					   "stacks asked for after '%s', "
+					   "which is not enabled "
+					   "(trawl_live_enable())",
+					   st->name);
+		lv->sel[i].flags |= TRAWL_RECORD_EVENT_STACK;
+		lv->stack_if[i] = st->filter;
+	}
 	return 0;
 }
 
@@ -591,6 +691,9 @@ TRAWL_API int trawl_live_start(trawl_live *lv, trawl_error *err)
 	if (!lv || lv->started)
 		return tw_error_at(err, TRAWL_EMISUSE, 0, NULL, 0, 0, 0,
 				   "trawl_live_start: no session, or started");
+	int rc = mark_stacks(lv, err);
+	if (rc < 0)
+		return rc;
 	errno = 0;
 	if (load_formats(lv, err) < 0)
 		return err ? -err->code : -TRAWL_EENV;
@@ -599,7 +702,12 @@ TRAWL_API int trawl_live_start(trawl_live *lv, trawl_error *err)
 		return tw_error_at(err, TRAWL_EENV, errno, NULL, 0, 0, 0,
 				   "cannot create an eventfd: %s",
 				   strerror(errno));
-	lv->hooks = (tw_record_hooks){emit, caught_up, ended, lv, TICK_MS};
+	lv->hooks = (tw_record_hooks){.emit = emit,
+				      .caught_up = caught_up,
+				      .ended = ended,
+				      .ctx = lv,
+				      .tick_ms = TICK_MS,
+				      .stack_if = lv->stack_if};
 	lv->started = 1;
 	lv->start_ns = lv->idle_horizon = tw_mono_ns();
 	for (size_t i = 0; i < lv->nsel; i++)
@@ -713,6 +821,12 @@ TRAWL_API void trawl_live_free(trawl_live *lv)
 		tw_free(&lv->mem, (char *)lv->sel[i].filter);
 	}
 	tw_free(&lv->mem, lv->sel);
+	for (size_t i = 0; i < lv->nstacks; i++) {
+		tw_free(&lv->mem, (char *)lv->stacks[i].name);
+		tw_free(&lv->mem, (char *)lv->stacks[i].filter);
+	}
+	tw_free(&lv->mem, lv->stacks);
+	tw_free(&lv->mem, lv->stack_if);
 	tw_free(&lv->mem, lv->cpu);
 	tw_free(&lv->mem, lv->comms);
 	tw_free(&lv->mem, lv->learned);

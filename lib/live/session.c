@@ -122,11 +122,83 @@ static int set_clock(trawl_record *r, const char *clock, trawl_error *err)
 			      err);
 }
 
+/* "stacktrace", or "stacktrace if (a) && (b)" of the conditions given
+ * (NULL: none; the same text twice is one). NULL when out of memory. */
+static char *stack_cmd(trawl_record *r, const char *a, const char *b)
+{
+	if (!a || (b && !strcmp(a, b))) {
+		a = b;
+		b = NULL;
+	}
+	size_t n = 32 + (a ? strlen(a) : 0) + (b ? strlen(b) : 0);
+	char *cmd = tw_malloc(&r->mem, n);
+	if (!cmd)
+		return NULL;
+	if (a && b)
+		snprintf(cmd, n, "stacktrace if (%s) && (%s)", a, b);
+	else if (a)
+		snprintf(cmd, n, "stacktrace if %s", a);
+	else
+		snprintf(cmd, n, "stacktrace");
+	return cmd;
+}
+
+/*
+ * The stacktrace trigger of an event whose filter is filter (NULL: none,
+ * or one the kernel refused). The trigger needs the filter: the kernel
+ * runs triggers on the events its filter drops too (on 6.18, with
+ * 'common_pid == 1' on sys_enter_getppid, a plain trigger wrote a stack
+ * for each of perl's getppid() calls and no event). live: a stack_if the
+ * kernel refuses is left out (more stacks, each still after an event
+ * recorded) and counted.
+ */
+static int set_stack(trawl_record *r, const tw_event_sel *e, const char *filter,
+		     trawl_error *err)
+{
+	char rel[1024];
+	tw_pathf(rel, sizeof(rel), "events/%s/%s/trigger", e->system, e->event);
+	char *cmd = stack_cmd(r, filter, e->stack_if);
+	if (!cmd)
+		return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
+				   "out of memory");
+	trawl_error why = {0};
+	int rc = tw_tracefs_set(&r->tf, rel, cmd, TW_SET_TRIGGER, &why);
+	if (rc == -TRAWL_EINVAL && why.sys_errno == EINVAL && e->stack_if &&
+	    (!filter || strcmp(filter, e->stack_if))) {
+		tw_free(&r->mem, cmd);
+		if (!(cmd = stack_cmd(r, filter, NULL)))
+			return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0,
+					   0, 0, "out of memory");
+		rc = tw_tracefs_set(&r->tf, rel, cmd, TW_SET_TRIGGER, &why);
+		if (rc == 0)
+			r->filters_refused++;
+	}
+	if (rc == -TRAWL_EINVAL && why.sys_errno == EEXIST)
+		rc = tw_error_at(err, TRAWL_EINVAL, EEXIST, NULL, 0, 0, 0,
+				 "%s:%s has a stacktrace trigger already "
+				 "(another tool's, in %s/events/%s/%s/"
+				 "trigger); remove it, or record in an "
+				 "instance of trawl's own (no --top-level)",
+				 e->system, e->event, r->tf.dir, e->system,
+				 e->event);
+	else if (rc == -TRAWL_EINVAL)
+		rc = tw_error_at(err, TRAWL_EINVAL, why.sys_errno, NULL, 0, 0,
+				 0,
+				 "the kernel refuses the trigger '%s' for "
+				 "%s:%s (the stacks after its events)",
+				 cmd, e->system, e->event);
+	else if (rc < 0 && err)
+		*err = why;
+	tw_free(&r->mem, cmd);
+	return rc;
+}
+
 static int set_events(trawl_record *r, trawl_error *err)
 {
 	char rel[1024];
 	for (size_t i = 0; i < r->events.n; i++) {
 		const tw_event_sel *e = &r->events.ev[i];
+		const char *filter = e->filter;
 		if (e->filter) {
 			tw_pathf(rel, sizeof(rel), "events/%s/%s/filter",
 				 e->system, e->event);
@@ -135,6 +207,7 @@ static int set_events(trawl_record *r, trawl_error *err)
 			/* live: the script runs its predicate anyway */
 			if (rc == -TRAWL_EINVAL && r->hooks) {
 				r->filters_refused++;
+				filter = NULL;
 				rc = 0;
 			}
 			if (rc < 0)
@@ -152,6 +225,12 @@ static int set_events(trawl_record *r, trawl_error *err)
 			 e->event);
 		int rc = tw_tracefs_set(&r->tf, rel, "1", TW_SET_VALUE, err);
 		if (rc < 0)
+			return rc;
+		/* After the enable: a trigger soft-enables its event, whose
+		 * enable then reads "0*", which the restore could not write
+		 * back. Tracing is off, so no event comes without its stack. */
+		if ((e->flags & TRAWL_RECORD_EVENT_STACK) &&
+		    (rc = set_stack(r, e, filter, err)) < 0)
 			return rc;
 	}
 	return 0;
@@ -447,7 +526,8 @@ trawl_record *tw_record_start(const trawl_record_opts *o,
 			    !!(o->flags & TRAWL_RECORD_TOP_LEVEL), err) < 0)
 		goto fail;
 	if (tw_events_resolve(&r->mem, r->tf.top, o->events, o->nevents,
-			      &r->events, err) < 0)
+			      hooks ? hooks->stack_if : NULL, &r->events,
+			      err) < 0)
 		goto fail;
 	r->ncpus = tw_tracefs_cpus(&r->tf);
 	r->page_size = tw_tracefs_page_size(&r->tf);
@@ -512,9 +592,12 @@ trawl_record *tw_record_start(const trawl_record_opts *o,
 		if (fd >= 0)
 			close(fd);
 	}
-	if (set_events(r, err) < 0)
-		goto fail;
+	/* The traceoff trigger first: the kernel runs an event's triggers
+	 * newest first, so a stack asked for the same event (-T) is
+	 * written before tracing stops. */
 	if (o->trigger && set_trigger(r, o->trigger, err) < 0)
+		goto fail;
+	if (set_events(r, err) < 0)
 		goto fail;
 
 	if (o->napps) {

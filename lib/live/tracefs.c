@@ -109,8 +109,81 @@ static long instance_pid(const char *name)
 	return dash[1] >= '0' && dash[1] <= '9' && !*end && pid > 0 ? pid : 0;
 }
 
-/* Remove instances left by recorders that were killed (PID gone), so they
- * do not hold kernel memory forever. */
+/*
+ * Remove the trigger cmd ("stacktrace if FILTER", "traceoff") from the
+ * trigger file at path: "!" and the command as it was written, then, if the
+ * kernel refuses that, "!" and its first word. On 6.18 the first word is
+ * enough ("!stacktrace" removes "stacktrace if FILTER", whatever the
+ * filter, and a removal's filter is not parsed); the whole command is
+ * what the kernel's documentation shows, and hist triggers need it.
+ */
+static int remove_trigger(const char *path, const char *cmd)
+{
+	char buf[4096];
+	size_t n = strlen(cmd);
+	if (n + 2 <= sizeof(buf)) {
+		buf[0] = '!';
+		memcpy(buf + 1, cmd, n + 1);
+		if (write_file(path, buf) == 0)
+			return 0;
+	}
+	n = strcspn(cmd, " :");
+	if (n + 2 > sizeof(buf))
+		return -EINVAL;
+	buf[0] = '!';
+	memcpy(buf + 1, cmd, n);
+	buf[n + 1] = '\0';
+	return write_file(path, buf);
+}
+
+/* Every trigger of every event of the tracefs buffer at dir, as its
+ * trigger files list them ("stacktrace:unlimited if ..."). */
+static void clear_triggers(const char *dir)
+{
+	char path[4096];
+	tw_pathf(path, sizeof(path), "%s/events", dir);
+	DIR *ds = opendir(path);
+	if (!ds)
+		return;
+	struct dirent *sys;
+	while ((sys = readdir(ds))) {
+		if (sys->d_name[0] == '.')
+			continue;
+		/* enable, header_page, ... are no directories: skipped */
+		tw_pathf(path, sizeof(path), "%s/events/%s", dir, sys->d_name);
+		DIR *de = opendir(path);
+		struct dirent *ev;
+		while (de && (ev = readdir(de))) {
+			if (ev->d_name[0] == '.')
+				continue;
+			char evdir[4096];
+			tw_pathf(evdir, sizeof(evdir), "%s/events/%s/%s", dir,
+				 sys->d_name, ev->d_name);
+			tw_pathf(path, sizeof(path), "%s/trigger", evdir);
+			char *text = tw_tracefs_read(evdir, "trigger", NULL);
+			for (char *line = text, *next; line && *line;
+			     line = next) {
+				next = line + strcspn(line, "\n");
+				if (*next)
+					*next++ = '\0';
+				if (*line && *line != '#')
+					remove_trigger(path, line);
+			}
+			free(text);
+		}
+		if (de)
+			closedir(de);
+	}
+	closedir(ds);
+}
+
+/*
+ * Remove instances left by recorders that were killed (PID gone), so they
+ * do not hold kernel memory forever. Their triggers (stacktrace, traceoff)
+ * go first: 6.18 removes an instance with triggers set (the rmdir clears
+ * them), but a trigger is a reference into the instance's events that an
+ * older kernel may refuse to drop with it.
+ */
 int tw_tracefs_remove_stale(const char *top)
 {
 	char path[4096];
@@ -126,6 +199,7 @@ int tw_tracefs_remove_stale(const char *top)
 			continue;
 		tw_pathf(path, sizeof(path), "%s/instances/%s", top,
 			 de->d_name);
+		clear_triggers(path);
 		removed += rmdir(path) == 0;
 	}
 	closedir(d);
@@ -209,20 +283,55 @@ int tw_tracefs_open(tw_tracefs *tf, const tw_mem *mem, int top_level,
 	return 0;
 }
 
+/* A trigger added: written first, then journalled, so that a write the
+ * kernel refuses (EEXIST: the event has one of that kind already, another
+ * tool's at the top level) takes nothing away at the restore. Each trigger
+ * is an entry of its own (traceoff and stacktrace on one event). */
+static int add_trigger(tw_tracefs *tf, const char *path, const char *value,
+		       trawl_error *err)
+{
+	int rc = write_file(path, value);
+	if (rc < 0)
+		return tw_error_at(err,
+				   -rc == EINVAL || -rc == EEXIST ? TRAWL_EINVAL
+								  : TRAWL_EENV,
+				   -rc, NULL, 0, 0, 0,
+				   "cannot write '%s' to %s: %s", value, path,
+				   strerror(-rc));
+	tw_setting *s = tw_calloc(&tf->mem, 1, sizeof(*s));
+	if (s) {
+		s->saved = tw_strndup(&tf->mem, value, strlen(value));
+		s->path = tw_strndup(&tf->mem, path, strlen(path));
+	}
+	if (!s || !s->saved || !s->path) {
+		if (s) {
+			tw_free(&tf->mem, s->saved);
+			tw_free(&tf->mem, s->path);
+		}
+		tw_free(&tf->mem, s);
+		remove_trigger(path, value);
+		return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
+				   "out of memory");
+	}
+	s->kind = TW_SET_TRIGGER;
+	s->next = tf->journal;
+	tf->journal = s;
+	return 0;
+}
+
 int tw_tracefs_set(tw_tracefs *tf, const char *rel, const char *value, int kind,
 		   trawl_error *err)
 {
 	char path[4096];
 	tw_pathf(path, sizeof(path), "%s/%s", tf->dir, rel);
+	if (kind == TW_SET_TRIGGER)
+		return add_trigger(tf, path, value, err);
 	int known = 0;
 	for (tw_setting *s = tf->journal; s && !known; s = s->next)
 		known = !strcmp(s->path, path);
 	if (!known) {
 		tw_setting *s = tw_calloc(&tf->mem, 1, sizeof(*s));
-		char *old = kind == TW_SET_TRIGGER
-				    ? tw_strndup(&tf->mem, value, strlen(value))
-				    : tw_tracefs_read_mem(&tf->mem, tf->dir,
-							  rel, NULL);
+		char *old = tw_tracefs_read_mem(&tf->mem, tf->dir, rel, NULL);
 		if (!s || !old ||
 		    !(s->path = tw_strndup(&tf->mem, path, strlen(path)))) {
 			int e = errno ? errno : ENOMEM;
@@ -291,18 +400,17 @@ static int restore_one(const tw_setting *s)
 			return -EINVAL;
 		v = buf;
 		break;
-	case TW_SET_TRIGGER: {
-		/* "traceoff if ..." is removed by "!traceoff". */
-		size_t n = strcspn(v, " :");
-		if (n + 2 > sizeof(buf))
-			return -EINVAL;
-		buf[0] = '!';
-		memcpy(buf + 1, v, n);
-		buf[n + 1] = '\0';
-		v = buf;
-		break;
-	}
+	case TW_SET_TRIGGER:
+		return remove_trigger(s->path, v);
 	default:
+		/* an event's enable reads "0*" while a trigger soft-enables
+		 * it (another tool's, at the top level), which cannot be
+		 * written: the 0 is what was asked */
+		if ((v[0] == '0' || v[0] == '1') && v[1] == '*') {
+			buf[0] = v[0];
+			buf[1] = '\0';
+			v = buf;
+		}
 		break;
 	}
 	return write_file(s->path, v);

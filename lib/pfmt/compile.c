@@ -803,6 +803,62 @@ int tw_pfmt_args_ok(const char *text, size_t len)
 		       0;
 }
 
+/*
+ * ftrace's kernel_stack and user_stack, by their shape as well as their
+ * names: the caller array of longs last in the record, after kernel_stack's
+ * int size. The kernel prints them with trace_stack_print() and
+ * trace_user_stack_print(), not their print fmt (which trawl's parser
+ * does not take: it prints 8 frames, whatever the record holds).
+ */
+static void stack_shape(cc *c)
+{
+	tw_pfmt *p = c->p;
+	const struct tep_event *e = c->e;
+	int kind = TW_PF_STACK_NONE;
+	if (!e->system || !e->name || strcmp(e->system, "ftrace") != 0)
+		return;
+	if (strcmp(e->name, "kernel_stack") == 0)
+		kind = TW_PF_STACK_KERNEL;
+	else if (strcmp(e->name, "user_stack") == 0)
+		kind = TW_PF_STACK_USER;
+	else
+		return;
+	int caller = -1, count = -1;
+	uint64_t end = 0;
+	for (size_t i = 0; i < p->nall; i++) {
+		const tw_pf_field *f = &p->fields[i];
+		const char *name = p->pool + c->name_at[i];
+		if ((uint64_t)f->offset + f->size > end)
+			end = (uint64_t)f->offset + f->size;
+		if (i < p->nfields && strcmp(name, "caller") == 0)
+			caller = (int)i;
+		else if (i < p->nfields && strcmp(name, "size") == 0)
+			count = (int)i;
+	}
+	if (caller < 0)
+		return;
+	const tw_pf_field *cf = &p->fields[caller];
+	if ((cf->flags & (TW_PFF_ARRAY | TW_PFF_DYNAMIC | TW_PFF_STRING)) !=
+		    TW_PFF_ARRAY ||
+	    cf->elem_size != (uint32_t)p->layout.long_size ||
+	    (uint64_t)cf->offset + cf->size != end)
+		return;
+	if (kind == TW_PF_STACK_KERNEL) {
+		if (count < 0)
+			return;
+		const tw_pf_field *nf = &p->fields[count];
+		if ((nf->flags & (TW_PFF_ARRAY | TW_PFF_DYNAMIC)) ||
+		    nf->size != 4 || (uint64_t)nf->offset + 4 > cf->offset)
+			return;
+	} else {
+		count = -1; /* user stacks end at a 0 */
+	}
+	p->fields[caller].flags |= TW_PFF_STACK;
+	p->stack = kind;
+	p->stack_field = caller;
+	p->stack_count = count;
+}
+
 /* What tw_pfmt_fits() checks: the fixed fields' end, the dynamic ones. */
 static int layout_bounds(tw_pfmt *p)
 {
@@ -812,8 +868,11 @@ static int layout_bounds(tw_pfmt *p)
 		return -1;
 	for (size_t i = 0; i < p->nall; i++) {
 		const tw_pf_field *f = &p->fields[i];
-		size_t end = (size_t)f->offset +
-			     (f->flags & TW_PFF_DYNAMIC ? 4 : f->size);
+		/* a stack holds as many frames as it holds: none at least */
+		size_t end = (size_t)f->offset + (f->flags & TW_PFF_DYNAMIC ? 4
+						  : f->flags & TW_PFF_STACK
+							  ? 0
+							  : f->size);
 		if (end > p->min_len)
 			p->min_len = end;
 		if (f->flags & TW_PFF_DYNAMIC)
@@ -850,12 +909,17 @@ tw_pfmt *tw_pfmt_compile(const tw_mem *mem, const struct tep_event *e,
 	     f && p->nall < total; f = f->next)
 		if (add_field(&c, f))
 			goto oom;
-	/* the print fmt, parsed by trawl from the format's own text */
+	/* the print fmt, parsed by trawl from the format's own text; not
+	 * the stacks', which the kernel does not print by it */
 	const char *fmt, *args;
 	size_t fmt_len, args_len;
 	char *fmt_z = NULL;
-	if (!text ||
-	    print_fmt_line(text, text_len, &fmt, &fmt_len, &args, &args_len)) {
+	p->stack_field = p->stack_count = -1;
+	stack_shape(&c);
+	if (p->stack) {
+		;
+	} else if (!text || print_fmt_line(text, text_len, &fmt, &fmt_len,
+					   &args, &args_len)) {
 		fail(&c, TW_PF_NO_FORMAT, "no print fmt line");
 	} else if (!(fmt_z = tw_strndup(mem, fmt, fmt_len))) {
 		goto oom;
@@ -911,6 +975,11 @@ void tw_pfmt_free(tw_pfmt *p)
 int tw_pfmt_fallback(const tw_pfmt *p)
 {
 	return p->fallback;
+}
+
+int tw_pfmt_stack(const tw_pfmt *p)
+{
+	return p->stack;
 }
 
 int tw_pfmt_unresolved(const tw_pfmt *p)

@@ -119,6 +119,10 @@ struct tw_pfmt {
 	size_t min_len;	   /* a record holds every fixed field */
 	uint32_t *dynamic; /* the __data_loc fields, to check each */
 	size_t ndynamic;
+	/* ftrace's stack records (tw_pfmt_stack()): the kind, the caller
+	 * field and the one that counts its frames (-1: none) */
+	int stack;
+	int32_t stack_field, stack_count;
 
 	tw_pf_field *fields; /* the event's fields, then the common ones */
 	size_t nfields;	     /* the event's own */

@@ -46,6 +46,8 @@ enum {
 	TW_PFF_LONG = 1u << 5,	   /* a long (its size is the file's) */
 	TW_PFF_POINTER = 1u << 6,  /* a pointer: shown in hex */
 	TW_PFF_CHARPTR = 1u << 7,  /* a char *: a string the kernel keeps */
+	TW_PFF_STACK = 1u << 8,	   /* a stack's frames: as many as the record
+				    * holds (tw_pfmt_stack()) */
 };
 
 typedef struct tw_pf_field {
@@ -146,6 +148,23 @@ int tw_pfmt_find(const tw_pfmt *p, const char *name, size_t len);
 int tw_pfmt_find_any(const tw_pfmt *p, const char *name, size_t len);
 const tw_pf_field *tw_pfmt_field_any(const tw_pfmt *p, size_t i);
 int tw_pfmt_textform(const tw_pfmt *p, size_t field);
+
+/*
+ * ftrace's stack records (kernel_stack, user_stack): the format declares
+ * `unsigned long caller[8]`, but the kernel writes `int size; unsigned
+ * long caller[]` with `size` entries (kernel_stack since 5.2; older
+ * kernels 8, ended by ULONG_MAX) and user_stack 8 ended by 0. Such a
+ * program's caller field is TW_PFF_STACK: its bytes (and elements) are
+ * the frames, caller[0 .. min(size, what the record holds)) up to the
+ * first ULONG_MAX or 0; it renders as the kernel's trace file prints the
+ * record ("<stack trace>" and a " => symbol" line a frame), not by its
+ * print fmt, and scans nothing (the text is several lines).
+ */
+enum { TW_PF_STACK_NONE, TW_PF_STACK_KERNEL, TW_PF_STACK_USER };
+int tw_pfmt_stack(const tw_pfmt *p);
+/* Whether a stack record is shorter than its size says (damaged: its
+ * frames are those it holds). */
+int tw_pfmt_stack_short(const tw_pfmt *p, const void *data, size_t len);
 
 /* Where a field's bytes are in a record; -1 when the record is too short. */
 int tw_pfmt_field_bytes(const tw_pfmt *p, size_t field, const void *data,

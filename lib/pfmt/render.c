@@ -8,6 +8,7 @@
  * 0x..., __print_symbolic prints the first equal entry or 0x...,
  * __print_hex "%02x" bytes with spaces, __print_array "{0x1,0x2}".
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "pfmt-int.h"
@@ -49,6 +50,49 @@ static int64_t extend(uint64_t v, size_t size, int is_signed)
 	return (int64_t)v;
 }
 
+/*
+ * A stack's frames (TW_PFF_STACK): caller[0 .. min(size, what the record
+ * holds)), up to the first ULONG_MAX (older kernels' end mark) or 0 (a
+ * user stack's). *short_ set when the record holds fewer than its size
+ * says, or the size is negative: damage.
+ */
+static size_t stack_frames(const tw_pfmt *p, const unsigned char *data,
+			   size_t len, int *short_)
+{
+	const tw_pf_field *f = &p->fields[p->stack_field];
+	size_t es = f->elem_size, off = f->offset;
+	size_t room = len > off ? (len - off) / es : 0, want = room;
+	*short_ = 0;
+	if (p->stack_count >= 0) {
+		const tw_pf_field *nf = &p->fields[p->stack_count];
+		int32_t n = 0;
+		if ((size_t)nf->offset + 4 <= len)
+			n = (int32_t)load(p, data + nf->offset, 4);
+		if (n < 0 || (size_t)n > room)
+			*short_ = 1;
+		if (n < 0)
+			want = 0;
+		else if ((size_t)n < room)
+			want = (size_t)n;
+	}
+	uint64_t end = es == 8 ? UINT64_MAX : (1ull << (es * 8)) - 1;
+	size_t k = 0;
+	for (; k < want; k++) {
+		uint64_t v = load(p, data + off + k * es, es);
+		if (v == end || v == 0)
+			break;
+	}
+	return k;
+}
+
+int tw_pfmt_stack_short(const tw_pfmt *p, const void *data, size_t len)
+{
+	int short_ = 0;
+	if (p->stack)
+		stack_frames(p, data, len, &short_);
+	return short_;
+}
+
 static int bytes_of(const tw_pfmt *p, const tw_pf_field *f,
 		    const unsigned char *data, size_t len,
 		    const unsigned char **at, size_t *n)
@@ -56,6 +100,12 @@ static int bytes_of(const tw_pfmt *p, const tw_pf_field *f,
 	size_t off = f->offset;
 	if (off > len)
 		return -1;
+	if (f->flags & TW_PFF_STACK) {
+		int short_;
+		*at = data + off;
+		*n = stack_frames(p, data, len, &short_) * f->elem_size;
+		return 0;
+	}
 	if (f->flags & TW_PFF_DYNAMIC) {
 		if (len - off < 4)
 			return -1;
@@ -683,9 +733,52 @@ static int fast_str(const tw_pfmt *p, const pf_seg *g,
 	return put(p, out, (const char *)at, z ? (size_t)(z - at) : bn);
 }
 
+/*
+ * A stack as the kernel's trace file prints it (trace_output.c): its
+ * trace_stack_print() names each frame as seq_print_ip_sym() does without
+ * the sym-offset option (the symbol's name, or 0x%08lx), its
+ * trace_user_stack_print() prints each address (" <%016lx>" on 64 bits,
+ * without sym-userobj). The kernel ends each line with a newline; the
+ * last one is left out, as for any text.
+ */
+static int render_stack(const tw_pfmt *p, const unsigned char *data, size_t len,
+			const tw_pf_resolve *rs, tw_buf *out)
+{
+	int user = p->stack == TW_PF_STACK_USER, short_;
+	const tw_pf_field *f = &p->fields[p->stack_field];
+	size_t n = stack_frames(p, data, len, &short_);
+	const char *head = user ? "<user stack trace>" : "<stack trace>";
+	if (put(p, out, head, strlen(head)))
+		return -1;
+	for (size_t k = 0; k < n; k++) {
+		uint64_t addr = load(p, data + f->offset + k * f->elem_size,
+				     f->elem_size);
+		uint64_t off, size;
+		const char *mod, *name = NULL;
+		char num[32];
+		if (!user && rs && rs->symbol)
+			name = rs->symbol(rs->ctx, addr, &off, &size, &mod);
+		if (!name) {
+			if (user)
+				snprintf(num, sizeof(num), " <%0*llx>",
+					 f->elem_size == 4 ? 8 : 16,
+					 (unsigned long long)addr);
+			else
+				snprintf(num, sizeof(num), "0x%08llx",
+					 (unsigned long long)addr);
+			name = num;
+		}
+		if (put(p, out, "\n => ", 5) || put(p, out, name, strlen(name)))
+			return -1;
+	}
+	return 0;
+}
+
 int tw_pfmt_render(const tw_pfmt *p, const void *data, size_t len,
 		   const tw_pf_resolve *rs, tw_buf *out)
 {
+	if (p->stack)
+		return render_stack(p, data, len, rs, out);
 	for (size_t i = 0; i < p->nsegs; i++) {
 		const pf_seg *g = &p->segs[i];
 		int rc;

@@ -826,7 +826,7 @@ static int run(const tw_pfmt *p, const tw_mem *mem, tw_pf_scan *out,
 int tw_pfmt_scan(const tw_pfmt *p, const tw_mem *mem, const char *text,
 		 size_t len, tw_pf_scan *out)
 {
-	if (p->fallback)
+	if (p->fallback || p->stack)
 		return 0;
 	return run(p, mem, out, 0, p->nsegs, text, len);
 }

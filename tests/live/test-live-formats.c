@@ -5,8 +5,9 @@
  * events/ directory against what the session lists (ftrace's own too),
  * none read at the open, one read when asked for, and the events enabled
  * (and ftrace's, which come unasked) read at the start so their records
- * are decoded by name, not left as unknown_event_N. Needs root and
- * tracefs: skipped otherwise.
+ * are decoded by name, not left as unknown_event_N; and the session's
+ * kernel symbols (trawl_trace_symbol()), with or without kallsyms read at
+ * the open. Needs root and tracefs: skipped otherwise.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -166,4 +167,52 @@ Test(live_formats, an_event_the_kernel_lacks_is_refused_at_the_start)
 		  err.msg);
 	trawl_live_free(lv);
 	cr_expect(!own_instance_left(), "nothing left in tracefs");
+}
+
+/* The address /proc/kallsyms gives a text symbol, 0 when not there (or
+ * hidden: not root). */
+static uint64_t kallsyms_addr(const char *name)
+{
+	FILE *fp = fopen("/proc/kallsyms", "r");
+	char line[512], sym[256], type;
+	unsigned long long addr, found = 0;
+	while (fp && !found && fgets(line, sizeof(line), fp))
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 &&
+		    (type == 'T' || type == 't') && !strcmp(sym, name))
+			found = addr;
+	if (fp)
+		fclose(fp);
+	return found;
+}
+
+/* trawl_trace_symbol() on a session: from the /proc/kallsyms read at the
+ * open, or, opened without them, read at the first call; the same answer
+ * both ways. */
+Test(live_formats, kernel_symbols_come_from_this_machines_kallsyms)
+{
+	const char *why = tracing_unavailable();
+	if (why)
+		cr_skip_test("%s", why);
+	uint64_t at = kallsyms_addr("schedule");
+	if (!at)
+		cr_skip_test("/proc/kallsyms has no address for schedule");
+	for (int without = 0; without < 2; without++) {
+		trawl_error err = {0};
+		trawl_live_opts o = {.flags = without ? TRAWL_LIVE_NO_KALLSYMS
+						      : 0};
+		trawl_live *lv = trawl_live_open(&o, &err);
+		cr_assert(lv, "%s", err.msg);
+		trawl_trace *t = trawl_live_trace(lv);
+		uint64_t off = 0, size = 0;
+		const char *name = trawl_trace_symbol(t, at + 1, &off, &size);
+		cr_assert(name, "a symbol for schedule+1 (without: %d)",
+			  without);
+		cr_expect_eq(kallsyms_addr(name), at, "%s is at schedule's",
+			     name);
+		cr_expect_eq(off, 1);
+		cr_expect_gt(size, 1);
+		/* again: from the table, the same string */
+		cr_expect_eq(trawl_trace_symbol(t, at + 1, NULL, NULL), name);
+		trawl_live_free(lv);
+	}
 }

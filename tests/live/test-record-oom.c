@@ -34,7 +34,7 @@ Test(record_oom, every_failed_allocation_of_a_recording_is_a_clean_error,
 	char out[128];
 	snprintf(out, sizeof(out), "%s/x.dat", dir);
 
-	trawl_record_event ev[] = {{"sched:sched_switch", NULL}};
+	trawl_record_event ev[] = {{"sched:sched_switch", NULL, 0}};
 	long n;
 	int failures = 0;
 	for (n = 0;; n++) {

@@ -225,6 +225,105 @@ check "the triggering exec is the last exec saved" sh -c \
 	"trace-cmd report '$T/tr.dat' 2>/dev/null | grep sched_process_exec | tail -1 | grep -q 'filename=/bin/true'"
 check "tracefs unchanged after flight recordings" same_state
 
+# --- the kernel's stack after each event of a selection (-T, --stack) ----------
+# ftrace's stacktrace trigger with the selection's filter: a kernel_stack
+# record after each event kept, on its CPU; none after an event the filter
+# drops (the kernel runs triggers on those too); removed at the end.
+GP=events/syscalls/sys_enter_getppid
+own_instances() { find $TFS/instances -maxdepth 1 -name "trawl-$TRAWL_INSTANCE_TAG-*" | sort; }
+# stacks_follow FILE.dat [MIN]: each sys_enter_getppid of perl is followed on
+# its CPU by a kernel_stack of perl, as many stacks as events, at least MIN
+stacks_follow() {
+	trace-cmd report "$1" 2>/dev/null | python3 -c '
+import re, sys
+want = int(sys.argv[1])
+line = re.compile(r"^\s*(.+?)-(\d+)\s+\[(\d+)\]\s+[\d.]+:\s+(\w+):")
+events, stacks, last, bad = 0, 0, {}, 0
+for l in sys.stdin:
+    m = line.match(l)
+    if not m:
+        continue
+    comm, pid, cpu, name = m.groups()
+    prev = last.get(cpu)
+    if prev and prev[0] == "perl" and prev[2] == "sys_enter_getppid":
+        if not (name == "kernel_stack" and pid == prev[1]):
+            bad += 1
+    if comm == "perl" and name == "sys_enter_getppid":
+        events += 1
+    if comm == "perl" and name == "kernel_stack":
+        stacks += 1
+    last[cpu] = (comm, pid, name)
+bad += sum(1 for x in last.values() if x[0] == "perl" and x[2] == "sys_enter_getppid")
+print("  perl: %d getppid events, %d stacks, %d events not followed by "
+      "their stack" % (events, stacks, bad), file=sys.stderr)
+sys.exit(0 if stacks >= want and stacks == events and not bad else 1)' "${2:-10}"
+}
+begin
+own_instances >"$T/inst.before"
+check "-T before any -e is a usage error" status 1 "$TRAWL" record -T -e sched:sched_switch
+check "--help names --stack" sh -c "'$TRAWL' record --help | grep -q -- '-T, --stack'"
+check "record getppid with --stack" status 0 \
+	"$TRAWL" record -e syscalls:sys_enter_getppid -f 'common_pid > 0' --stack -o "$T/st.dat" \
+	-- sh -c "cat $TFS/instances/trawl-$TRAWL_INSTANCE_TAG-*/$GP/trigger >'$T/st.trig'; perl -e 'getppid() for 1..10'"
+check "the trigger has the selection's filter" grep -qx 'stacktrace:unlimited if common_pid > 0' "$T/st.trig"
+check "each getppid of perl is followed by its stack (10 or more)" stacks_follow "$T/st.dat" 10
+check "trace-cmd shows them as stack traces" sh -c \
+	"trace-cmd report '$T/st.dat' 2>/dev/null | grep 'perl-.*kernel_stack:' | grep -q '<stack trace'"
+check "trawl's reader names them kernel_stack" sh -c \
+	"'$TRAWL' report '$T/st.dat' 2>/dev/null | grep -q 'perl-.*kernel_stack'"
+# the filter on the trigger: stacks after the events kept only
+check "a filter that drops perl's events" status 0 \
+	"$TRAWL" record -e syscalls:sys_enter_getppid -f 'common_pid == 1' -T -o "$T/st0.dat" \
+	-- perl -e 'getppid() for 1..10'
+check "leaves no stacks of perl" sh -c \
+	"! trace-cmd report '$T/st0.dat' 2>/dev/null | grep -q 'perl-.*kernel_stack'"
+check "every event of a glob gets the trigger, with the filter" status 0 \
+	"$TRAWL" record -e 'syscalls:sys_enter_getp*' -f 'common_pid > 0' -T -e sched:sched_switch \
+	-o "$T/sg.dat" -- sh -c "grep -H . $TFS/instances/trawl-$TRAWL_INSTANCE_TAG-*/events/*/*/trigger | grep -v ':#' >'$T/sg.trig'"
+check "(getpid, getppid, getpgid, ...: all of them)" sh -c "
+	[ \$(grep -c 'sys_enter_getp[a-z]*/trigger:stacktrace:unlimited if common_pid > 0\$' '$T/sg.trig') -eq \
+	  \$(ls -d $TFS/events/syscalls/sys_enter_getp* | wc -l) ]"
+check "(and no other event: sched_switch had no -T)" sh -c "! grep -v 'sys_enter_getp' '$T/sg.trig'"
+own_instances >"$T/inst.after"
+check "no instance left after the stacks" diff "$T/inst.before" "$T/inst.after"
+check "tracefs unchanged after the stacks (top-level triggers too)" same_state
+begin
+check "--top-level --stack" status 0 \
+	"$TRAWL" record --top-level -e syscalls:sys_enter_getppid -f 'common_pid > 0' -T -o "$T/stt.dat" \
+	-- sh -c "cat $TFS/$GP/trigger >'$T/stt.trig'; perl -e 'getppid() for 1..10'"
+check "the trigger was at the top level" grep -qx 'stacktrace:unlimited if common_pid > 0' "$T/stt.trig"
+check "top level: each getppid of perl followed by its stack" stacks_follow "$T/stt.dat" 10
+check "top-level trigger removed, settings put back" same_state
+check "flight recorder --stack, with a trigger on the same event" status 0 \
+	"$TRAWL" record --flight-recorder -b 64 -e syscalls:sys_enter_getppid -T \
+	--trigger 'syscalls:sys_enter_getppid if common_pid > 0' -o "$T/stf.dat" \
+	-- sh -c "perl -e 'getppid() for 1..10'; sleep 0.3"
+# (the kernel runs an event's triggers newest first: traceoff goes in first)
+check "the triggering event is saved with its stack" sh -c \
+	"trace-cmd report '$T/stf.dat' 2>/dev/null | grep ': [a-z_]*: ' | tail -2 | tr '\n' ' ' |
+	 grep -q 'sys_enter_getppid: .*kernel_stack: '"
+check "--top-level --flight-recorder --stack" status 0 \
+	"$TRAWL" record --top-level --flight-recorder -b 64 -e syscalls:sys_enter_getppid -f 'common_pid > 0' -T \
+	-o "$T/stft.dat" -- perl -e 'getppid() for 1..10'
+check "its file has the stacks" stacks_follow "$T/stft.dat" 10
+check "tracefs unchanged after the flight recorder's stacks" same_state
+# a recorder killed with its triggers set: the next start removes them and
+# its instance
+begin
+"$TRAWL" record -e syscalls:sys_enter_getppid -f 'common_pid > 0' -T -e sched:sched_switch -T \
+	-o "$T/stk.dat" -- sh -c "echo \$\$ >'$T/stk.pid'; exec sleep 30" >/dev/null 2>&1 &
+REC=$!
+sleep 0.5
+kill -9 $REC
+wait $REC 2>/dev/null
+kill "$(cat "$T/stk.pid")" 2>/dev/null
+check "the killed recorder left its instance with the triggers" sh -c \
+	"grep -qx 'stacktrace:unlimited if common_pid > 0' $TFS/instances/trawl-$TRAWL_INSTANCE_TAG-$REC/$GP/trigger"
+check "the next start removes it" status 0 "$TRAWL" record -e sched:sched_switch -o "$T/stk2.dat" -d 0.1
+check "(it says so)" grep -q "removed [0-9]* tracefs instances*.*killed" "$T/err"
+check "it is gone" test ! -e "$TFS/instances/trawl-$TRAWL_INSTANCE_TAG-$REC"
+check "tracefs as before the killed recorder with stacks" same_state
+
 # --- disk full -------------------------------------------------------------------
 begin
 mkdir -p "$SMALL"

@@ -23,8 +23,8 @@
 static void help(FILE *f)
 {
 	fprintf(f,
-		"usage: trawl record [-e EVENT [-f FILTER]]... [-o trace.dat] "
-		"[-b KB]\n"
+		"usage: trawl record [-e EVENT [-f FILTER] [-T]]... [-o "
+		"trace.dat] [-b KB]\n"
 		"                    [--clock CLOCK] [-d SECONDS] "
 		"[--flight-recorder [--trigger EVENT]]\n"
 		"                    [--app NAME]... [--json] [-- CMD "
@@ -42,6 +42,15 @@ static void help(FILE *f)
 		"-e before it,\n"
 		"                  e.g. -e sched:sched_switch -f "
 		"'prev_pid==0'\n"
+		"  -T, --stack     the kernel's stack after each event of the "
+		"-e before it (each\n"
+		"                  one its -f keeps): a kernel_stack record "
+		"right after it, on\n"
+		"                  its CPU (ftrace's stacktrace trigger, "
+		"removed at the end).\n"
+		"                  Per -e, as trace-cmd's -R stacktrace; "
+		"trace-cmd's own -T puts\n"
+		"                  a stack after every event of the recording\n"
 		"  -o FILE         output (default trace.dat)\n"
 		"  -b KB           kernel buffer per CPU in KiB (default: as "
 		"it is)\n"
@@ -137,6 +146,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{"file-version", required_argument, NULL, 0x206},
 		{"compression", required_argument, NULL, 0x207},
 		{"app", required_argument, NULL, 0x208},
+		{"stack", no_argument, NULL, 'T'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -148,7 +158,7 @@ static int parse(int argc, char **argv, struct options *o)
 	if (!o->events || !o->apps)
 		return EXIT_ENV;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:f:o:b:d:h", longs, NULL)) !=
+	while ((c = getopt_long(argc, argv, "+e:f:o:b:d:hT", longs, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'e':
@@ -161,6 +171,15 @@ static int parse(int argc, char **argv, struct options *o)
 				return EXIT_INPUT;
 			}
 			o->events[o->nevents - 1].filter = optarg;
+			break;
+		case 'T':
+			if (!o->nevents) {
+				cli_error("-T (--stack) applies to the -e "
+					  "before it; put it after an -e");
+				return EXIT_INPUT;
+			}
+			o->events[o->nevents - 1].flags |=
+				TRAWL_RECORD_EVENT_STACK;
 			break;
 		case 'o':
 			o->rec.output = optarg;

@@ -352,9 +352,9 @@ int cmd_report(int argc, char **argv)
 		fputs(r.n ? "\n]\n" : "]\n", stdout);
 	const trawl_stats *st = trawl_trace_stats(t);
 	if (st->bad_lines && r.binary)
-		cli_error("%s: %llu damaged record%s skipped (first at offset "
-			  "%llu); `trawl stats` lists them, --strict stops "
-			  "at the first",
+		cli_error("%s: %llu damaged record%s skipped or shown with "
+			  "what they hold (first at offset %llu); `trawl "
+			  "stats` lists them, --strict stops at the first",
 			  path, (unsigned long long)st->bad_lines,
 			  st->bad_lines == 1 ? "" : "s",
 			  (unsigned long long)st->bad_line[0]);
