@@ -15,7 +15,7 @@ bpftrace (Debian's 0.17), on the same loads:
             ru_maxrss would also count the forked Python before exec).
 
 Medians of --runs. usage: bench/bench-bpf.py [--runs 5] [--calls 2000000]
-[--seconds 2] [--startup-only] (root)
+[--seconds 2] [--startup-only | --kstack-only] (root)
 """
 import argparse
 import os
@@ -36,6 +36,7 @@ PINGPONG = os.path.join(BUILD, "bench", "pingpong")
 COUNT_T = 'tracepoint:syscalls:sys_enter_getppid { @[pid] = count(); }'
 HIST_T = 'tracepoint:syscalls:sys_exit_getppid { @ = hist(args.ret); }'
 SW_T = 'tracepoint:sched:sched_switch { @[args.prev_comm] = count(); }'
+KSTACK_T = 'tracepoint:syscalls:sys_enter_getppid { @[kstack] = count(); }'
 TRACERS = {
     "trawl bpf": lambda p: [TRAWL, "run", "--live", "--backend", "bpf", "-e", p],
     "trawl ftrace": lambda p: [TRAWL, "run", "--live", "--backend", "ftrace", "-e", p],
@@ -129,15 +130,22 @@ def main():
     ap.add_argument("--seconds", type=float, default=2)
     ap.add_argument("--startup-only", action="store_true",
                     help="only the start-up table")
+    ap.add_argument("--kstack-only", action="store_true",
+                    help="only the cost of a count by kstack")
     a = ap.parse_args()
     ready = ' BEGIN { printf("ready\\n"); }'
     print(f"# {a.calls} getppid() calls, pingpong {a.seconds} s, "
           f"medians of {a.runs} runs")
-    for name, prog in (() if a.startup_only else
-                       (("count by pid", COUNT_T), ("hist of ret", HIST_T))):
+    costs = (("count by pid", COUNT_T), ("hist of ret", HIST_T),
+             ("count by kstack", KSTACK_T))
+    if a.kstack_only:
+        costs = costs[2:]
+    for name, prog in (() if a.startup_only else costs):
         print(f"\n## {name}: {prog}\n")
         table(a.runs, prog, lambda: load_ns(a.calls),
               "ns per call", "slowdown (ns)", lambda m, base: f"{m - base:.0f}")
+    if a.kstack_only:
+        return
     if not a.startup_only:
         print(f"\n## pingpong round trips in {a.seconds} s: {SW_T}\n")
         table(a.runs, SW_T, lambda: pingpong(a.seconds), "round trips",

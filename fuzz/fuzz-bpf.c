@@ -3,9 +3,9 @@
  * The BPF back end on generated scripts: the input bytes are the choices
  * of a generator of valid scripts (event probes on a few tracepoints,
  * predicates, integer and string expressions, $vars, maps of every kind
- * keyed by integers, strings and tuples, delete, printf, exit), compiled
- * with --backend bpf against a live session, which loads the programs
- * into the kernel. Checks: each compiles and the kernel's verifier accepts
+ * keyed by integers, strings, kstacks and tuples, delete, printf, exit),
+ * compiled with --backend bpf against a live session, which loads the
+ * programs into the kernel. Checks: each compiles and the kernel's verifier accepts
  * each program, or the compiler refuses it cleanly (TRAWL_EUNSUPPORTED,
  * naming the construct); a verifier refusal of a program the back end
  * emitted is a bug. Without root, tracefs or BPF every input passes.
@@ -174,11 +174,19 @@ static void gint(gen *g, int depth)
 
 /* Maps by kind, each with fixed key types: @c count [int], @s sum
  * [str, int], @h hist [], @l lhist [int], @m min [str], @x max [],
- * @a avg [int], @t stats [str], @i int [int], @z str [int]. */
+ * @a avg [int], @t stats [str], @i int [int], @z str [int], @k count
+ * [kstack(3)], @kv kstack [int]. */
 static void gstmt(gen *g, int depth)
 {
 	switch (pick(g, depth > 0 ? 10 : 8)) {
 	case 0:
+		if (pick(g, 4) == 0) {
+			/* kstack: a key, a value, a printf argument */
+			put(g, "@k[kstack(3)] = count(); @kv[cpu] = kstack; ");
+			if (pick(g, 2))
+				put(g, "printf(\"%%s\\n\", kstack(2)); ");
+			return;
+		}
 		put(g, "@c[");
 		gint(g, 2);
 		put(g, "] = count(); ");

@@ -189,6 +189,23 @@ TRAWL_API const char *trawl_script_kernel_event(const trawl_script *s,
 						size_t i);
 
 /**
+ * trawl_script_stack() - whether the script reads the kernel stack at an event
+ * @s:     the script
+ * @event: "system:event", one of trawl_script_event()'s or
+ *         trawl_script_kernel_event()'s
+ *
+ * A probe off the kernel (on a file, or live on the ftrace path) reads
+ * kstack from the stack ftrace writes after the event (its stacktrace
+ * trigger: trawl_live_stack(), `trawl record --stack`); a live session
+ * asks for it for such an event, and, when it records the run, for the
+ * events of the BPF programs that read kstack too, so that the recording
+ * has the stacks they saw.
+ *
+ * Return: 1 when a probe on @event reads kstack, 0 otherwise.
+ */
+TRAWL_API int trawl_script_stack(const trawl_script *s, const char *event);
+
+/**
  * trawl_script_free() - free a script; NULL is a no-op
  * @s: the script
  */

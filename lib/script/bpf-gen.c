@@ -615,9 +615,76 @@ static void str_order(gen *g, uint32_t a, uint32_t b, int op)
 	place(g, done);
 }
 
+/*
+ * kstack: the kernel's stack at the probe (bpf_get_stack(), up to
+ * TW_SC_STACK_MAX frames) hashed, kept under its hash in the stacks map
+ * ([bytes, frames...]) unless there already, the hash the value (0: no
+ * stack). User space turns a hash into the stack's frames when it reads
+ * the maps, cutting them to the kstack's limit there (bpf-sys.c). A hash
+ * map rather than a stack-trace map: the kernel's stack map drops a stack
+ * whose bucket another holds (-EEXIST), a 64-bit hash does not collide.
+ */
+static void gkstack(gen *g, const tw_node *n)
+{
+	if (!g->dry)
+		g->b->kstacks++;
+	g->p->kstack = 1;
+	uint32_t mark = g->scr;
+	uint32_t buf = scr_alloc(g, n, TW_BPF_STACK_VALUE);
+	int none = label(g), hashed = label(g), done = label(g);
+	movr(g, BPF_REG_1, R_CTX);
+	scr_ptr(g, BPF_REG_2, buf + 8);
+	mov(g, BPF_REG_3, TW_BPF_STACK_VALUE - 8);
+	mov(g, BPF_REG_4, 0);
+	call(g, BPF_FUNC_get_stack);
+	jimm(g, BPF_JSLE, BPF_REG_0, 0, none);
+	stx(g, BPF_DW, R_SCRATCH, BPF_REG_0, (int16_t)buf);
+	/* FNV-1a over the frames the kernel gave */
+	ld64(g, BPF_REG_1, (int64_t)0xcbf29ce484222325ull);
+	ld64(g, BPF_REG_3, 0x100000001b3ll);
+	for (int k = 0; k < TW_SC_STACK_MAX; k++) {
+		jimm(g, BPF_JLE, BPF_REG_0, 8 * k, hashed);
+		ldx(g, BPF_DW, BPF_REG_2, R_SCRATCH,
+		    (int16_t)(buf + 8 + 8 * (uint32_t)k));
+		alur(g, BPF_XOR, BPF_REG_1, BPF_REG_2);
+		alur(g, BPF_MUL, BPF_REG_1, BPF_REG_3);
+	}
+	place(g, hashed);
+	int nonzero = label(g);
+	jimm(g, BPF_JNE, BPF_REG_1, 0, nonzero);
+	mov(g, BPF_REG_1, 1);
+	place(g, nonzero);
+	int16_t cell = cell_push(g, n);
+	stx(g, BPF_DW, BPF_REG_10, BPF_REG_1, cell);
+	ldmap(g, BPF_REG_1, FIX_REF(TW_BPF_M_STACKS));
+	movr(g, BPF_REG_2, BPF_REG_10);
+	alu(g, BPF_ADD, BPF_REG_2, cell);
+	scr_ptr(g, BPF_REG_3, buf);
+	mov(g, BPF_REG_4, BPF_NOEXIST);
+	call(g, BPF_FUNC_map_update_elem);
+	int kept = label(g);
+	jimm(g, BPF_JEQ, BPF_REG_0, 0, kept);
+	jimm(g, BPF_JEQ, BPF_REG_0, -EEXIST, kept);
+	count_fault(g, n,
+		    "kstack: the stacks map is full (--map-size stacks); "
+		    "the stack is empty");
+	ja(g, none);
+	place(g, kept);
+	ldx(g, BPF_DW, BPF_REG_0, BPF_REG_10, cell);
+	g->cells--;
+	ja(g, done);
+	place(g, none);
+	mov(g, BPF_REG_0, 0);
+	place(g, done);
+	g->scr = mark;
+}
+
 static void gctx_int(gen *g, const tw_node *n)
 {
 	switch (n->op) {
+	case CX_KSTACK:
+		gkstack(g, n);
+		return;
 	case CX_TS:
 		call(g, BPF_FUNC_ktime_get_ns);
 		return;
@@ -701,7 +768,7 @@ static void gcall(gen *g, const tw_node *n)
 static void gint(gen *g, const tw_node *n)
 {
 	at(g, n);
-	if (n->type != TY_INT)
+	if (n->type != TY_INT && !tw_is_stack(n->type))
 		refuse(g, n, "a string where a number is wanted");
 	switch (n->kind) {
 	case N_INT:

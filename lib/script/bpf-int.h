@@ -31,6 +31,8 @@
 #define TW_BPF_SCRATCH	 8192	   /* per-CPU working memory of a run */
 #define TW_BPF_RING	 (1 << 20) /* ring buffer bytes for printf */
 #define TW_BPF_MAX_INSNS 65536	   /* per program */
+/* a kstack kept in the kernel: bytes of frames, then the frames */
+#define TW_BPF_STACK_VALUE (8 + 8 * TW_SC_STACK_MAX)
 
 /* Ring buffer record kinds (the first u32 of a record). */
 enum { TW_BPF_REC_PRINTF = 1, TW_BPF_REC_EXIT = 2, TW_BPF_REC_JOIN = 3 };
@@ -48,6 +50,7 @@ enum {
 	TW_BPF_M_FAULTS,
 	TW_BPF_M_RING,
 	TW_BPF_M_ZEROS,
+	TW_BPF_M_STACKS, /* kstack: frames by their hash (bpf-gen.c) */
 	TW_BPF_M_FIXED
 };
 
@@ -74,6 +77,7 @@ typedef struct tw_bpf_prog {
 	uint32_t *lines; /* line << 12 | col of each instruction */
 	size_t nprobes;	 /* the probes in it */
 	int fd, pfd;	 /* loaded program, attached perf event */
+	int kstack;	 /* a probe in it reads kstack */
 } tw_bpf_prog;
 
 typedef struct tw_bpf_map {
@@ -109,6 +113,7 @@ typedef struct tw_bpf {
 	char **joins; /* join()'s delimiters, by the record's index */
 	size_t njoins;
 	int printfs;	    /* kernel probes with a printf */
+	int kstacks;	    /* kstacks read in the kernel */
 	int must_load;	    /* a probe reads the task's memory: no fallback to
 			     * user space in auto mode */
 	uint64_t ring_lost; /* records the kernel could not write */

@@ -235,6 +235,15 @@ int tw_bpf_load(trawl_script *s, trawl_error *err)
 		b->zeros_size ? map_create(BPF_MAP_TYPE_ARRAY, 4, b->zeros_size,
 					   1, BPF_F_RDONLY_PROG, "zeros")
 			      : -2;
+	/* kstack's frames by their hash, kept as stacks come (at most
+	 * --map-size of them) */
+	b->fixed[TW_BPF_M_STACKS] =
+		b->kstacks
+			? map_create(BPF_MAP_TYPE_HASH, 8, TW_BPF_STACK_VALUE,
+				     max, BPF_F_NO_PREALLOC, "stacks")
+			: -2;
+	if (b->kstacks)
+		bytes += (uint64_t)max * (8 + TW_BPF_STACK_VALUE);
 	for (int k = 0; k < TW_BPF_M_FIXED; k++)
 		if (b->fixed[k] == -1)
 			return env_error(s, err, "cannot create a BPF map");
@@ -266,8 +275,25 @@ static size_t cpu_stride(const tw_bpf_map *m)
 	return ((size_t)m->value_size + 7) & ~(size_t)7;
 }
 
+/* The script's id of the stack the kernel kept under hash (bpf-gen.c's
+ * gkstack()), cut to type's limit; 0 (empty) for none. */
+static int64_t kernel_stack(trawl_script *s, int64_t hash, int type)
+{
+	tw_bpf *b = s->bpf;
+	if (!hash || b->fixed[TW_BPF_M_STACKS] < 0)
+		return 0;
+	uint64_t v[TW_BPF_STACK_VALUE / 8];
+	if (map_lookup(b->fixed[TW_BPF_M_STACKS], &hash, v) < 0)
+		return 0;
+	size_t n = (size_t)(v[0] / 8);
+	if (n > TW_SC_STACK_MAX)
+		n = TW_SC_STACK_MAX;
+	return tw_stack_intern(&s->stacks, v + 1, n, type);
+}
+
 /* The script's key (tw_sval parts) of a kernel key. */
-static void unkey(const tw_map_decl *d, const char *k, tw_sval *parts)
+static void unkey(trawl_script *s, const tw_map_decl *d, const char *k,
+		  tw_sval *parts)
 {
 	for (int i = 0; i < d->nkeys; i++) {
 		if (d->key_types[i] == TY_STR) {
@@ -277,8 +303,45 @@ static void unkey(const tw_map_decl *d, const char *k, tw_sval *parts)
 		} else {
 			memcpy(&parts[i].i, k, 8);
 			parts[i].s = NULL;
+			if (tw_is_stack(d->key_types[i]))
+				parts[i].i = kernel_stack(s, parts[i].i,
+							  d->key_types[i]);
 			k += 8;
 		}
+	}
+}
+
+/* Two kernel keys that are one key of the script's (stacks cut to the
+ * same frames): v merged into the value e holds, as the CPUs' are. */
+static void combine(const tw_map_decl *d, int64_t *e, const int64_t *v,
+		    size_t words)
+{
+	switch (d->kind) {
+	case MV_COUNT:
+	case MV_SUM:
+		e[0] = (int64_t)((uint64_t)e[0] + (uint64_t)v[0]);
+		break;
+	case MV_MIN:
+		e[0] = v[0] < e[0] ? v[0] : e[0];
+		break;
+	case MV_MAX:
+		e[0] = v[0] > e[0] ? v[0] : e[0];
+		break;
+	case MV_AVG:
+	case MV_STATS:
+		e[0] += v[0];
+		e[1] = (int64_t)((uint64_t)e[1] + (uint64_t)v[1]);
+		e[2] = v[2] < e[2] ? v[2] : e[2];
+		e[3] = v[3] > e[3] ? v[3] : e[3];
+		break;
+	case MV_HIST:
+	case MV_LHIST:
+		for (size_t w = 0; w < words; w++)
+			e[w] += v[w];
+		break;
+	default:
+		memcpy(e, v, words * 8); /* a value: one of them */
+		break;
 	}
 }
 
@@ -467,6 +530,9 @@ static void read_map(trawl_script *s, size_t i)
 	char *next = key + bm->key_size, *kv = next + bm->key_size;
 	tw_smap_clear(&bm->totals);
 	tw_sval parts[TW_SC_MAX_KEYS];
+	int stacked = 0; /* keys of kstacks: two may be one once cut */
+	for (int k = 0; k < d->nkeys; k++)
+		stacked |= tw_is_stack(d->key_types[k]);
 	const void *prev = NULL;
 	while (map_next(bm->fd, prev, next) == 0) {
 		memcpy(key, next, bm->key_size);
@@ -477,9 +543,14 @@ static void read_map(trawl_script *s, size_t i)
 		memset(v, 0, sizeof(v[0]) * (bm->totals.vsize / 8));
 		if (!merge(bm, d, b->ncpus, kv, v))
 			continue;
-		unkey(d, key, parts);
+		unkey(s, d, key, parts);
+		if (d->kind == MV_INT && tw_is_stack(d->vtype))
+			v[0] = kernel_stack(s, v[0], d->vtype);
+		size_t before = bm->totals.n;
 		tw_mentry *e = entry(&bm->totals, parts, s->keybuf);
-		if (e)
+		if (e && bm->totals.n == before && stacked)
+			combine(d, e->v, v, bm->totals.vsize / 8);
+		else if (e)
 			memcpy(e->v, v, bm->totals.vsize);
 	}
 	tw_free(s->mem, key);
@@ -680,7 +751,15 @@ static int record(trawl_script *s, const char *p, uint32_t len)
 			args[a++].s = NULL;
 			pos += 8;
 		}
-		if (c->type == TY_STR) {
+		if (c->stack) {
+			if (pos + 8 > len)
+				return 0;
+			int64_t h;
+			memcpy(&h, p + pos, 8);
+			args[a].i = kernel_stack(s, h, c->stack);
+			args[a++].s = NULL;
+			pos += 8;
+		} else if (c->type == TY_STR) {
 			if (pos + TW_SC_STRMAX > len)
 				return 0;
 			args[a].s = p + pos;

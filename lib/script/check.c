@@ -21,6 +21,10 @@
 
 static const char *type_name(int t)
 {
+	if (tw_is_stack(t))
+		return tw_stack_perf(t) || tw_stack_limit(t) != TW_SC_STACK_MAX
+			       ? "kstack (of another limit or mode)"
+			       : "kstack";
 	return t == TY_INT ? "integer" : t == TY_STR ? "string" : "nothing";
 }
 
@@ -383,6 +387,16 @@ static void set_kind(tw_compiler *c, tw_node *n, tw_map_decl *d, int kind)
 		    kind_name(d->kind), kind_name(kind));
 }
 
+/* An integer map holds integers or kstacks, fixed by its first store. */
+static void value_type(tw_compiler *c, tw_node *n, tw_map_decl *d, int type)
+{
+	if (!d->vtype)
+		d->vtype = type;
+	else if (d->vtype != type)
+		ERR(c, n, TRAWL_ETYPE, "@%s holds %s values, not %s values",
+		    d->name, type_name(d->vtype), type_name(type));
+}
+
 static struct tw_var *var_of(tw_compiler *c, tw_node *n)
 {
 	for (size_t i = 0; i < c->nvars; i++)
@@ -502,6 +516,12 @@ static void expr(tw_compiler *c, tw_node *n)
 		    n->op != CX_ELAPSED && n->op != CX_PROBE)
 			ERR(c, n, TRAWL_EPARSE,
 			    "'%s' is only known in event probes", n->name);
+		if (n->op == CX_KSTACK) {
+			n->type = TW_STACK_TYPE((int)(n->ival & 0xff),
+						(int)(n->ival >> 8));
+			pr->kstack = 1;
+			return;
+		}
 		n->type = (n->op == CX_COMM || n->op == CX_EVENT ||
 			   n->op == CX_PROBE)
 				  ? TY_STR
@@ -554,6 +574,9 @@ static void expr(tw_compiler *c, tw_node *n)
 			ERR(c, n, TRAWL_ETYPE,
 			    "@%s holds %s values, which only print() shows",
 			    d->name, kind_name(d->kind));
+		case MV_INT:
+			n->type = d->vtype ? d->vtype : TY_INT;
+			return;
 		default:
 			n->type = TY_INT;
 			return;
@@ -766,6 +789,11 @@ static void compile_fmt(tw_compiler *c, tw_node *n)
 				    a - 1);
 		}
 		tw_node *arg = n->kids[a++];
+		if (tw_is_stack(arg->type) && cv[k].type == TY_STR) {
+			/* printed as bpftrace prints a stack */
+			cv[k].stack = arg->type;
+			continue;
+		}
 		if (arg->type != cv[k].type &&
 		    !(arg->type == TY_VOID && c->pass == 1))
 			ERR(c, arg, TRAWL_ETYPE,
@@ -802,7 +830,7 @@ static void print_value(tw_compiler *c, tw_node *n)
 	*f = *v;
 	f->kind = N_STR;
 	f->type = TY_STR;
-	f->name = v->type == TY_STR ? "%s\n" : "%d\n";
+	f->name = v->type == TY_STR || tw_is_stack(v->type) ? "%s\n" : "%d\n";
 	f->len = 3;
 	f->a = f->b = f->c = NULL;
 	f->kids = NULL;
@@ -920,9 +948,12 @@ static void stmt(tw_compiler *c, tw_node *n)
 		if (n->op != TK_ASSIGN) {
 			want(c, n->b, TY_INT, tw_tok_name(n->op));
 			set_kind(c, n, d, MV_INT);
+			value_type(c, n, d, TY_INT);
 		} else if (n->b->type != TY_VOID) {
 			set_kind(c, n, d,
 				 n->b->type == TY_STR ? MV_STR : MV_INT);
+			if (d->kind == MV_INT)
+				value_type(c, n, d, n->b->type);
 			if (user_ptr(c, n->b))
 				d->user_ptr = 1;
 		}

@@ -308,7 +308,10 @@ static void expr(lower *L, const tw_node *n)
 		push_str(L, n->name, n->len);
 		return;
 	case N_CTX:
-		emit(L, OP_CTX, (uint32_t)n->op);
+		if (n->op == CX_KSTACK)
+			emit(L, OP_KSTACK, (uint32_t)n->type >> 8);
+		else
+			emit(L, OP_CTX, (uint32_t)n->op);
 		push(L, 1);
 		return;
 	case N_FIELD:

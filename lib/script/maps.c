@@ -432,6 +432,10 @@ static int cmp_keys(const tw_smap *m, const tw_mentry *a, const tw_mentry *b)
 				return c;
 			if (an != bn)
 				return an < bn ? -1 : 1;
+		} else if (tw_is_stack(m->decl->key_types[i]) && m->stacks) {
+			int c = tw_stack_cmp(m->stacks, ka[i].i, kb[i].i);
+			if (c)
+				return c;
 		} else if (ka[i].i != kb[i].i) {
 			return ka[i].i < kb[i].i ? -1 : 1;
 		}
@@ -462,6 +466,10 @@ static int cmp_entries(const void *pa, const void *pb)
 		int c = memcmp(sa, sb, na < nb ? na : nb);
 		if (c || na != nb)
 			return c ? c : na < nb ? -1 : 1;
+	} else if (k == MV_INT && tw_is_stack(m->decl->vtype) && m->stacks) {
+		int c = tw_stack_cmp(m->stacks, a->v[0], b->v[0]);
+		if (c)
+			return c;
 	} else if (k != MV_HIST && k != MV_LHIST) {
 		int64_t va = sort_value(m, a), vb = sort_value(m, b);
 		if (va != vb)

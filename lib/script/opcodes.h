@@ -24,6 +24,7 @@
 	X(PUSHS, "push the string constant strs[A]")                           \
 	X(CTX, "push context value A (ts usecs cpu pid tid tgid comm event "   \
 	       "probe elapsed)")                                               \
+	X(KSTACK, "push the event's kernel stack (its id), A & 255 frames")    \
 	X(FIELDI, "push field A of the event as an integer (0 if absent)")     \
 	X(FIELDS, "push field A of the event as a string (\"\" if absent)")    \
 	X(FIELDA, "pop k; push element k of array field A (0 if none)")        \

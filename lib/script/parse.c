@@ -186,9 +186,9 @@ static const struct {
 /* bpftrace's builtins that no event of the ftrace back end carries: a
  * clear refusal instead of "unknown name". */
 static const char *const bpf_only_names[] = {
-	"uid",	"gid",	"username", "curtask", "kstack", "ustack", "cgroup",
-	"cpid", "rand", "retval",   "func",    "sarg0",	 "arg0",   "arg1",
-	"arg2", "arg3", "arg4",	    "arg5",    "numaid", "jiffies"};
+	"uid",	"gid",	  "username", "curtask", "ustack", "cgroup", "cpid",
+	"rand", "retval", "func",     "sarg0",	 "arg0",   "arg1",   "arg2",
+	"arg3", "arg4",	  "arg5",     "numaid",	 "jiffies"};
 
 /* Functions that need a probe in the kernel (the BPF back end): what
  * each reads or does that the ftrace back end's events cannot give. */
@@ -211,7 +211,6 @@ static const struct {
 	{"socket_cookie", "reads a socket in the kernel"},
 	{"sizeof", "needs the kernel's types (BTF)"},
 	{"offsetof", "needs the kernel's types (BTF)"},
-	{"kstack", "walks the kernel stack at the probe"},
 	{"ustack", "walks the task's stack at the probe"},
 };
 
@@ -312,6 +311,41 @@ static tw_node *cast(tw_compiler *c, const tw_token *at, int bits,
 	s->a = done(c, x2);
 	s->b = sign2;
 	return done(c, s);
+}
+
+/* kstack | kstack(LIMIT) | kstack(MODE [, LIMIT]), MODE bpftrace or perf
+ * (bpftrace's); the type carries both */
+static tw_node *kstack(tw_compiler *c, const tw_token *t)
+{
+	tw_node *n = node(c, N_CTX, t);
+	n->op = CX_KSTACK;
+	n->name = "kstack";
+	int64_t limit = TW_SC_STACK_MAX, perf = 0;
+	next(c);
+	if (c->tok.kind == TK_LPAREN) {
+		next(c);
+		if (c->tok.kind == TK_IDENT) {
+			if (is_ident(&c->tok, "perf"))
+				perf = 1;
+			else if (!is_ident(&c->tok, "bpftrace"))
+				expected(c, "bpftrace or perf (kstack's mode)");
+			next(c);
+			if (c->tok.kind == TK_COMMA)
+				next(c);
+		}
+		if (c->tok.kind == TK_INT) {
+			limit = c->tok.ival;
+			if (limit < 1 || limit > TW_SC_STACK_MAX)
+				tw_sc_error(c, TRAWL_EPARSE, c->tok.line,
+					    c->tok.col,
+					    "kstack's limit is 1 to %d frames",
+					    TW_SC_STACK_MAX);
+			next(c);
+		}
+		expect(c, TK_RPAREN);
+	}
+	n->ival = limit | perf << 8;
+	return n;
 }
 
 /*
@@ -421,6 +455,8 @@ static tw_node *primary(tw_compiler *c)
 			return done(c, n);
 		}
 	}
+	if (is_ident(&t, "kstack"))
+		return kstack(c, &t);
 	for (size_t i = 0; i < TW_ARRAY_SIZE(ctx_names); i++) {
 		if (is_ident(&t, ctx_names[i].name)) {
 			n = node(c, N_CTX, &t);

@@ -137,6 +137,24 @@ static void out_escaped(trawl_script *s, const char *p, size_t n)
 	}
 }
 
+/* A kstack as bpftrace prints one: a newline, then a line a frame,
+ * indented (4 spaces in a map's key, 8 elsewhere); perf's mode a tab and
+ * the address before each. */
+static void print_stack(trawl_script *s, int64_t id, int type, int in_key)
+{
+	size_t n;
+	const uint64_t *f = tw_stack_frames(&s->stacks, id, &n);
+	outz(s, "\n");
+	for (size_t i = 0; i < n; i++) {
+		char name[300];
+		tw_stack_frame_name(&s->stacks, f[i], name, sizeof(name));
+		if (tw_stack_perf(type))
+			outf(s, "\t%llx %s\n", (unsigned long long)f[i], name);
+		else
+			outf(s, "%s%s\n", in_key ? "    " : "        ", name);
+	}
+}
+
 void tw_printf(trawl_script *s, const tw_fmt *f, const tw_sval *args)
 {
 	char *buf = s->fmt_buf;
@@ -156,6 +174,10 @@ void tw_printf(trawl_script *s, const tw_fmt *f, const tw_sval *args)
 		}
 		const tw_sval *v = &args[a++];
 		int n;
+		if (c->stack) {
+			print_stack(s, v->i, c->stack, 0);
+			continue;
+		}
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 		if (c->type == TY_STR) {
@@ -216,6 +238,8 @@ static void print_key(trawl_script *s, const tw_smap *m, const tw_mentry *e)
 			outz(s, ", ");
 		if (d->key_types[i] == TY_STR)
 			tw_out(s, k[i].s, (size_t)k[i].i);
+		else if (tw_is_stack(d->key_types[i]))
+			print_stack(s, k[i].i, d->key_types[i], 1);
 		else
 			outf(s, "%" PRId64, k[i].i);
 	}
@@ -351,6 +375,13 @@ static void print_value(trawl_script *s, const tw_smap *m, const tw_mentry *e)
 		     "count %" PRId64 ", average %" PRId64 ", total %" PRId64,
 		     e->v[0], tw_mentry_int(m, e), e->v[1]);
 		break;
+	case MV_INT:
+		if (tw_is_stack(m->decl->vtype)) {
+			print_stack(s, e->v[0], m->decl->vtype, 0);
+			break;
+		}
+		outf(s, "%" PRId64, tw_mentry_int(m, e));
+		break;
 	default:
 		outf(s, "%" PRId64, tw_mentry_int(m, e));
 	}
@@ -415,6 +446,22 @@ static void rawf(trawl_script *s, const char *fmt, ...)
 		    (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
+/* A kstack in JSON: its frames, innermost first ("name+off"). */
+static void json_stack(trawl_script *s, int64_t id)
+{
+	size_t n;
+	const uint64_t *f = tw_stack_frames(&s->stacks, id, &n);
+	rawz(s, "[");
+	for (size_t i = 0; i < n; i++) {
+		char name[300];
+		tw_stack_frame_name(&s->stacks, f[i], name, sizeof(name));
+		if (i)
+			rawz(s, ",");
+		json_str(s, name, strlen(name));
+	}
+	rawz(s, "]");
+}
+
 static void json_key(trawl_script *s, const tw_smap *m, const tw_mentry *e)
 {
 	const tw_map_decl *d = m->decl;
@@ -431,6 +478,8 @@ static void json_key(trawl_script *s, const tw_smap *m, const tw_mentry *e)
 			rawz(s, ",");
 		if (d->key_types[i] == TY_STR)
 			json_str(s, k[i].s, (size_t)k[i].i);
+		else if (tw_is_stack(d->key_types[i]))
+			json_stack(s, k[i].i);
 		else
 			rawf(s, "%" PRId64, k[i].i);
 	}
@@ -481,6 +530,13 @@ static void json_value(trawl_script *s, const tw_smap *m, const tw_mentry *e)
 		rawz(s, "]");
 		return;
 	}
+	case MV_INT:
+		if (tw_is_stack(d->vtype)) {
+			json_stack(s, e->v[0]);
+			return;
+		}
+		rawf(s, "%" PRId64, tw_mentry_int(m, e));
+		return;
 	default:
 		rawf(s, "%" PRId64, tw_mentry_int(m, e));
 	}

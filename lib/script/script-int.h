@@ -27,6 +27,10 @@
 #define TW_SC_MAX_FAULTS   32	  /* distinct fault sites reported */
 #define TW_SC_HIST_BUCKETS 66	  /* hist(): <0, 0, 1, [2,4) ... [2^63, ...) */
 #define TW_SC_LHIST_MAX	   1000	  /* lhist() buckets */
+#define TW_SC_STACK_MAX                                                        \
+	127			   /* kstack frames (the kernel's              \
+				    * perf_event_max_stack, bpftrace's) */
+#define TW_SC_STACKS_MAX (1 << 18) /* distinct stacks one run keeps */
 
 /* ---- arena: the compiler's memory, freed at once ---- */
 
@@ -194,7 +198,24 @@ enum tw_node_kind {
 		 * strings printed, read in the kernel only */
 };
 
-enum tw_type_id { TY_VOID = 0, TY_INT, TY_STR };
+enum tw_type_id { TY_VOID = 0, TY_INT, TY_STR, TY_STACK };
+
+/* A kstack's type carries its frame limit and print mode, so kstack(5)
+ * and kstack are different types, as in bpftrace; as a value it is an
+ * integer, the id of the stack in the script's table (stacks.c). */
+#define TW_STACK_TYPE(limit, perf) (TY_STACK | (limit) << 8 | (perf) << 16)
+static inline int tw_is_stack(int type)
+{
+	return (type & 0xff) == TY_STACK;
+}
+static inline int tw_stack_limit(int type)
+{
+	return (type >> 8) & 0xff;
+}
+static inline int tw_stack_perf(int type)
+{
+	return (type >> 16) & 1;
+}
 
 enum tw_ctx_id {
 	CX_TS,
@@ -207,6 +228,8 @@ enum tw_ctx_id {
 	CX_EVENT,
 	CX_PROBE,   /* "tracepoint:sys:name", as bpftrace prints probe */
 	CX_ELAPSED, /* ns since the run began (live) or its first event */
+	CX_KSTACK,  /* the kernel stack at the event (ival: limit | perf
+		     * << 8); ftrace records it after the event */
 };
 
 enum tw_call_id { CALL_STRLEN, CALL_STRNCMP, CALL_STRCONTAINS, CALL_STR };
@@ -285,6 +308,7 @@ typedef struct tw_probe {
 	 * pointer, N_CALL CALL_STR with ival 1), which only a probe in the
 	 * kernel can; 0: it does not */
 	uint32_t user_line, user_col;
+	int kstack; /* check.c: it reads kstack */
 } tw_probe;
 
 /* A map as the checker fixed it. */
@@ -295,6 +319,7 @@ typedef struct tw_map_decl {
 	int key_types[TW_SC_MAX_KEYS];
 	int kind;			 /* enum tw_mv_kind */
 	int64_t lh_min, lh_max, lh_step; /* MV_LHIST */
+	int vtype;    /* MV_INT: TY_INT, or a stack type (@s[tid] = kstack) */
 	int user_ptr; /* MV_INT holding a syscall's char * argument (the
 		       * address, for a str() in the kernel) */
 	uint32_t line, col;
@@ -326,6 +351,7 @@ typedef struct tw_fmt_conv {
 	int left;		 /* the '-' flag */
 	int u32;		 /* %u %x %o without l: a negative value of
 				  * 32 bits prints as 32 bits (bpftrace) */
+	int stack;		 /* %s of a kstack: its type, else 0 */
 } tw_fmt_conv;
 
 typedef struct tw_fmt {
@@ -473,6 +499,44 @@ typedef struct tw_sval {
 	const char *s;
 } tw_sval;
 
+/* ---- kernel stacks (stacks.c) ----
+ *
+ * Every stack a run meets, interned: a kstack value is its id (0: the
+ * empty stack). A stack is kept as the kernel gave it less the tracing
+ * code's own frames on top (trace_event_raw_event_*, __traceiter_*,
+ * perf_syscall_enter ...: ftrace's stacktrace trigger and a BPF program
+ * see different ones), then cut to the kstack's limit, so the same stack
+ * has the same id whichever back end saw it. */
+typedef struct tw_stacks {
+	const tw_mem *mem;
+	trawl_trace *t; /* its symbols name the frames */
+	uint64_t *pool; /* every stack's frames, one after the other */
+	size_t npool, pool_cap;
+	struct tw_stack {
+		size_t off;
+		uint32_t n;
+		uint64_t hash;
+	} * v; /* by id; v[0] the empty stack */
+	size_t n, cap;
+	uint32_t *index; /* open addressing: ids by hash, 0 free */
+	size_t icap;
+	uint64_t dropped; /* stacks not kept: TW_SC_STACKS_MAX reached */
+} tw_stacks;
+
+void tw_stacks_init(tw_stacks *st, const tw_mem *mem, trawl_trace *t);
+void tw_stacks_fini(tw_stacks *st);
+/* The id of frames[0..n) (innermost first) as a kstack of type type
+ * (its limit): tracing frames dropped, then cut. Return: the id; 0 for
+ * an empty stack, or when the table is full (st->dropped counts it). */
+int64_t tw_stack_intern(tw_stacks *st, const uint64_t *frames, size_t n,
+			int type);
+const uint64_t *tw_stack_frames(const tw_stacks *st, int64_t id, size_t *n);
+/* Stacks in a fixed order (by frames, not ids, which differ by run). */
+int tw_stack_cmp(const tw_stacks *st, int64_t a, int64_t b);
+/* A frame as bpftrace prints it: "name+off" (decimal), or the address. */
+void tw_stack_frame_name(const tw_stacks *st, uint64_t addr, char *buf,
+			 size_t n);
+
 typedef struct tw_mentry tw_mentry;
 struct tw_mentry {
 	tw_mentry *next;
@@ -503,6 +567,7 @@ typedef struct tw_smap {
 	 * times (read, then set), and this skips the bucket walk, whose
 	 * loads miss the cache on big maps */
 	tw_mentry *last;
+	const tw_stacks *stacks; /* kstack keys and values sort by frames */
 } tw_smap;
 
 void tw_smap_init(tw_smap *m, const tw_map_decl *d, const tw_mem *mem,
@@ -581,12 +646,24 @@ typedef struct tw_binding {
 	char *pattern;	  /* "sys:event" as subscribed */
 	char *probe_name; /* "tracepoint:sys:event", bpftrace's probe */
 	char *filter;	  /* the predicate as a kernel filter, or NULL */
+	int kstack; /* its probe reads kstack: the event is held (hold.c) */
 } tw_binding;
 
 struct tw_bpf;
 
+struct tw_hold;
+
 struct trawl_script {
 	trawl_trace *t;
+	/* kernel stacks (stacks.c); the events held until the stack ftrace
+	 * writes after each has come (hold.c; NULL: no probe off the
+	 * kernel reads kstack); the stack of the event being run: 1 its
+	 * frames, -1 none came with it, 0 none asked for */
+	tw_stacks stacks;
+	struct tw_hold *hold;
+	const uint64_t *ev_frames;
+	size_t ev_nframes;
+	int ev_stack;
 	struct tw_bpf *bpf; /* the BPF back end's (bpf-int.h), or NULL */
 	char *explain;	    /* trawl_script_explain() */
 	const tw_mem *mem;
@@ -650,6 +727,28 @@ void tw_sc_fault(struct trawl_script *s, size_t probe, uint32_t pc,
 void tw_sc_fault_set(struct trawl_script *s, size_t probe, uint32_t key,
 		     uint32_t line, uint32_t col, const char *what,
 		     uint64_t count);
+
+/* script.c: a binding's probe run for ev, and the interval probes due
+ * by ts (hold.c runs what it held through these). Return: 1 after
+ * exit(). */
+int tw_sc_run_event(struct trawl_script *s, tw_binding *b,
+		    const trawl_event *ev);
+int tw_sc_intervals_to(struct trawl_script *s, int64_t ts);
+
+/* hold.c: events whose probes read kstack wait for the stack ftrace
+ * writes after them (the next record on their CPU), and everything after
+ * them waits too, so probes still run in the trace's order. */
+int tw_hold_init(struct trawl_script *s);
+void tw_hold_free(struct trawl_script *s);
+/* the first "*" subscription: a stack or another record on a held
+ * event's CPU settles it */
+int tw_hold_watch(const trawl_event *ev, void *ctx);
+/* Is anything held? Then what comes goes in after it. */
+int tw_hold_busy(const struct trawl_script *s);
+int tw_hold_event(struct trawl_script *s, tw_binding *b, const trawl_event *ev);
+int tw_hold_time(struct trawl_script *s, int64_t ts);
+/* The end of the run: what is still held runs (without a stack). */
+int tw_hold_flush(struct trawl_script *s);
 
 /* print.c */
 void tw_out(struct trawl_script *s, const char *p, size_t n);

@@ -39,10 +39,8 @@
 
 #define DEFAULT_MAP_SIZE 4096
 
-static int on_event(const trawl_event *ev, void *ctx)
+int tw_sc_run_event(trawl_script *s, tw_binding *b, const trawl_event *ev)
 {
-	tw_binding *b = ctx;
-	trawl_script *s = b->s;
 	if (s->exited)
 		return 1;
 	if (TW_UNLIKELY(!s->have_t0)) {
@@ -58,12 +56,21 @@ static int on_event(const trawl_event *ev, void *ctx)
 	return rc;
 }
 
+static int on_event(const trawl_event *ev, void *ctx)
+{
+	tw_binding *b = ctx;
+	trawl_script *s = b->s;
+	if (TW_UNLIKELY(s->hold != NULL))
+		return tw_hold_event(s, b, ev);
+	return tw_sc_run_event(s, b, ev);
+}
+
 /* Interval probes, fired from a "*" subscription made before the others,
  * so they run before the event that passed their time. */
 #define MAX_CATCH_UP 100000
 
 /* Fire the interval probes whose boundaries ts has passed. */
-static int intervals_to(trawl_script *s, int64_t ts)
+int tw_sc_intervals_to(trawl_script *s, int64_t ts)
 {
 	if (s->exited)
 		return 1;
@@ -112,13 +119,19 @@ static int intervals_to(trawl_script *s, int64_t ts)
 
 static int on_any(const trawl_event *ev, void *ctx)
 {
-	return intervals_to(ctx, trawl_event_time(ev));
+	trawl_script *s = ctx;
+	if (s->hold)
+		return tw_hold_time(s, trawl_event_time(ev));
+	return tw_sc_intervals_to(s, trawl_event_time(ev));
 }
 
 /* A live trace's time passing while no event comes (lib/core). */
 static int on_time(int64_t ts, void *ctx)
 {
-	return intervals_to(ctx, ts);
+	trawl_script *s = ctx;
+	if (s->hold)
+		return tw_hold_time(s, ts);
+	return tw_sc_intervals_to(s, ts);
 }
 
 /* The BPF back end's printf() output and exit(), drained each time a
@@ -224,8 +237,10 @@ static int keep(trawl_script *s, tw_compiler *c, trawl_error *err)
 			goto oom;
 		s->nmaps = i + 1;
 	}
-	for (size_t i = 0; i < s->nmaps; i++)
+	for (size_t i = 0; i < s->nmaps; i++) {
 		tw_smap_init(&s->smaps[i], &s->maps[i], mem, s->opts.map_size);
+		s->smaps[i].stacks = &s->stacks;
+	}
 	size_t nv = (size_t)(s->prog.nvars ? s->prog.nvars : 1);
 	size_t nf = 1;
 	for (size_t i = 0; i < c->nprobes; i++)
@@ -268,6 +283,15 @@ static int subscribe(trawl_script *s, tw_compiler *c, trawl_error *err)
 				iv->probe = i;
 				iv->period = c->probes[i].specs[k].period;
 			}
+	/* a probe off the kernel that reads kstack: its events wait for
+	 * their stacks, seen first of all subscribers (hold.c) */
+	int hold = 0;
+	for (size_t i = 0; i < c->nprobes; i++)
+		hold |= c->probes[i].kstack && c->probes[i].has_event &&
+			!(s->bpf && s->bpf->in_kernel[i]);
+	if (hold &&
+	    (tw_hold_init(s) < 0 || trawl_on(s->t, "*", tw_hold_watch, s) < 0))
+		goto oom;
 	if (s->nintervals && (trawl_on(s->t, "*", on_any, s) < 0 ||
 			      tw_on_time(s->t, on_time, s) < 0))
 		goto oom;
@@ -283,6 +307,7 @@ static int subscribe(trawl_script *s, tw_compiler *c, trawl_error *err)
 			tw_binding *b = &s->bindings[s->nbindings++];
 			b->s = s;
 			b->probe = i;
+			b->kstack = p->kstack;
 			b->handles = tw_calloc(mem, p->nfields ? p->nfields : 1,
 					       sizeof(*b->handles));
 			b->aidx = tw_calloc(mem, p->nfields ? p->nfields : 1,
@@ -329,9 +354,10 @@ static int explain_all(trawl_script *s, tw_compiler *c, trawl_error *err)
 		if (tw_buf_append(s->mem, &out, plan, strlen(plan)) < 0)
 			goto oom;
 		snprintf(line, sizeof(line),
-			 "kernel memory: %.1f KiB (maps of at most %zu keys, "
+			 "kernel memory: %.1f KiB (maps of at most %zu keys%s, "
 			 "%d CPUs)\n",
 			 (double)s->bpf->kernel_bytes / 1024, s->opts.map_size,
+			 s->bpf->kstacks ? " and as many kstacks of 1 KiB" : "",
 			 s->bpf->ncpus);
 		if (tw_buf_append(s->mem, &out, line, strlen(line)) < 0)
 			goto oom;
@@ -378,6 +404,7 @@ TRAWL_API trawl_script *trawl_script_compile(trawl_trace *t, const char *src,
 	}
 	s->t = t;
 	s->mem = mem;
+	tw_stacks_init(&s->stacks, mem, t);
 	s->live = trawl_format(t) == TRAWL_FORMAT_LIVE;
 	if (opts)
 		s->opts = *opts;
@@ -488,6 +515,9 @@ TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err)
 	}
 	if (!exited) {
 		rc = trawl_run(s->t, err);
+		/* the events still waiting for a stack that did not come */
+		if (rc == 0)
+			rc = tw_hold_flush(s);
 		if (rc > 0)
 			rc = 0; /* exit() stopped the run */
 	}
@@ -570,12 +600,29 @@ TRAWL_API const char *trawl_script_kernel_event(const trawl_script *s, size_t i)
 	return s->bpf->progs[i].tp;
 }
 
+TRAWL_API int trawl_script_stack(const trawl_script *s, const char *event)
+{
+	if (!s || !event)
+		return 0;
+	for (size_t i = 0; i < s->nbindings; i++)
+		if (s->bindings[i].kstack &&
+		    strcmp(s->bindings[i].pattern, event) == 0)
+			return 1;
+	for (size_t i = 0; s->bpf && i < s->bpf->nprogs; i++)
+		if (s->bpf->progs[i].kstack &&
+		    strcmp(s->bpf->progs[i].tp, event) == 0)
+			return 1;
+	return 0;
+}
+
 TRAWL_API void trawl_script_free(trawl_script *s)
 {
 	if (!s)
 		return;
 	const tw_mem *mem = s->mem;
 	tw_bpf_free(mem, s->bpf);
+	tw_hold_free(s);
+	tw_stacks_fini(&s->stacks);
 	tw_free(mem, s->explain);
 	for (size_t i = 0; i < s->nmaps; i++) {
 		tw_smap_fini(&s->smaps[i]);

@@ -96,6 +96,27 @@ static void map_full(trawl_script *s, size_t probe, uint32_t pc,
 	tw_sc_fault(s, probe, pc, what);
 }
 
+/* kstack: the stack ftrace recorded after the event (hold.c gave it),
+ * interned as a stack of type type; none recorded is a fault */
+static int64_t event_stack(trawl_script *s, size_t probe, uint32_t pc, int type)
+{
+	if (s->ev_stack != 1) {
+		tw_sc_fault(s, probe, pc,
+			    "kstack: no kernel stack was recorded after this "
+			    "event (record with trawl record -e EVENT --stack, "
+			    "or trace-cmd record -R stacktrace); the stack is "
+			    "empty");
+		return 0;
+	}
+	int64_t id = tw_stack_intern(&s->stacks, s->ev_frames, s->ev_nframes,
+				     TY_STACK | type);
+	if (!id && s->stacks.dropped)
+		tw_sc_fault(s, probe, pc,
+			    "kstack: more distinct stacks than a run keeps "
+			    "(262144); the stack is empty");
+	return id;
+}
+
 /* tw_mentry_int(), inline */
 static inline int64_t value_int(const tw_smap *m, const tw_mentry *e)
 {
@@ -328,6 +349,12 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 			}
 			NEXT;
 		}
+		case OP_KSTACK:
+		op_KSTACK:
+			st[sp].s = NULL;
+			st[sp++].i = event_stack(s, probe, (uint32_t)(pc - 1),
+						 (int)(A << 8));
+			NEXT;
 		case OP_FIELDI:
 		op_FIELDI : {
 			/* each field is read once per run, however often the

@@ -172,6 +172,82 @@ check "state: strings in order" grep -qx "@ord\[1, 1, 1, 0, 1\]: $N" "$T/state.b
 check "state: in order past the first word" grep -qx '@eord\[1, 1, 1\]: 1' "$T/state.bpf"
 check "tracefs and BPF objects as they were" same_all
 
+# --- kstack: in the kernel, after the event by ftrace, on the recording -----
+begin_all
+cat >"$T/stack.tw" <<'EOF'
+tracepoint:syscalls:sys_enter_getppid /comm == "perl"/ {
+	@[kstack] = count();
+	@top[kstack(2)] = count();
+	@perf[comm, kstack(perf, 3)] = count();
+	@last[comm] = kstack(1);
+	$s = kstack(1);
+	@n = @n + 1;
+	if (@n == 1) { printf("first%s|\n", $s); }
+}
+tracepoint:syscalls:sys_enter_write /comm == "perl" && args.count == 1/ {
+	@w[kstack] = count();
+}
+tracepoint:sched:sched_process_fork /comm == "perl"/ {
+	@fork[kstack(4)] = count();
+}
+EOF
+parity stack "$T/stack.tw"
+check "stack: every call's stack" sh -c "grep -c '^]: $N\$' '$T/stack.bpf' | grep -qx 3"
+check "stack: it starts where the kernel hit the tracepoint" \
+	sh -c "grep -A1 -x '@\[' '$T/stack.bpf' | grep -q '^    syscall_trace_enter+[0-9]*\$'"
+check "stack: no tracing frames in it" \
+	sh -c "! grep -Eq 'perf_syscall|ftrace_syscall|__traceiter|trace_event_raw' '$T/stack.bpf'"
+check "stack: cut to its limit" sh -c "grep -A3 -x '@top\[' '$T/stack.bpf' | sed -n 4p | grep -qx ']: $N'"
+check "stack: perf's format has the addresses" \
+	grep -Eq '^	[0-9a-f]{16} do_syscall_64\+[0-9]+$' "$T/stack.bpf"
+check "stack: printf of a kstack" grep -Eqx '        syscall_trace_enter\+[0-9]+' "$T/stack.bpf"
+check "stack: the fork's" grep -q '^    kernel_clone+[0-9]*$' "$T/stack.bpf"
+check "stack: the plan puts them in the kernel" grep -q 'probe 1 .*kernel (BPF)' "$T/stack.plan"
+check "stack: the recording has the stacks" \
+	sh -c "'$TRAWL' report '$T/stack.dat' | grep -c 'kernel_stack: <stack trace>' | awk '\$1 >= $N' | grep -q ."
+check "tracefs and BPF objects as they were" same_all
+
+# --- kstack off the kernel waits for the stack, in the trace's order --------
+# The stack ftrace writes after an event comes on its CPU microseconds
+# later, after other CPUs' events: the probe waits, and so does what comes
+# after it. Two tasks call getppid() at once (on CPUs 0 and 1); the entry's
+# probe reads kstack, the exit's does not; each prints a sequence number
+# shared by both, which must come out as without kstack.
+begin_all
+cat >"$T/two.sh" <<'EOF'
+taskset -c 0 perl -e 'getppid() for 1 .. 5000' &
+taskset -c 1 perl -e 'getppid() for 1 .. 5000' &
+wait
+EOF
+cat >"$T/order.tw" <<'EOF'
+tracepoint:syscalls:sys_enter_getppid /comm == "perl"/ {
+	@seq = @seq + 1;
+	printf("in %d %d\n", cpu, @seq);
+	@ks[kstack(2)] = count();
+}
+tracepoint:syscalls:sys_exit_getppid /comm == "perl"/ {
+	@seq = @seq + 1;
+	printf("out %d %d\n", cpu, @seq);
+}
+interval:ms:5 { printf("tick %d\n", @seq); }
+EOF
+grep -v '@ks' "$T/order.tw" >"$T/order-plain.tw"
+check "order: live on the ftrace path, recorded" status 0 "$TRAWL" run --live --backend ftrace \
+	"$T/order.tw" --record "$T/order.dat" -c "sh $T/two.sh"
+[ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null &&
+check "order: another CPU's events came between an event and its stack" \
+	sh -c "'$TRAWL' report '$T/order.dat' | grep -v '^ =>' | awk '\$6 == \"kernel_stack:\" && \$3 != prev { n++ } { prev = \$3 } END { exit !(n > 0) }'"
+check "order: off line with kstack" status 0 "$TRAWL" run "$T/order.tw" "$T/order.dat"
+cp "$T/out" "$T/order.full"
+cp "$T/err" "$T/order.kstack.err"
+# the answer less @ks, its stacks' lines (indented, then "]: N")
+grep -v '^@ks\[$\|^    \|^\]: ' "$T/order.full" >"$T/order.kstack"
+check "order: off line without" status 0 "$TRAWL" run "$T/order-plain.tw" "$T/order.dat"
+check "order: the same answer" same_file "$T/out" "$T/order.kstack"
+check "order: every call had its stack" sh -c "! grep -q 'no kernel stack' '$T/order.kstack.err'"
+check "order: the stacks" grep -q '^    syscall_trace_enter+[0-9]*$' "$T/order.full"
+check "tracefs and BPF objects as they were" same_all
+
 # --- faults: division by zero, a full map ---------------------------------------
 begin_all
 cat >"$T/faults.tw" <<'EOF'

@@ -4,7 +4,7 @@
  * /usr/sbin) write them: args->field, #include lines and the kernel constants
  * they bring, 1e6, $1, casts, probe, elapsed, print(value), time(); and the
  * clear refusals of what needs the BPF back end (str() of a user pointer, uid,
- * kstack, struct casts).
+ * ustack, struct casts).
  */
 #include "script-test.h"
 
@@ -97,8 +97,8 @@ Test(bpftrace, what_needs_the_bpf_back_end_says_so)
 	fails("BEGIN { @u = uid; }", TRAWL_EPARSE,
 	      "t.tw:1:14: 'uid' is not in the events the ftrace back end "
 	      "records; it needs the BPF back end (issue 24)");
-	fails("BEGIN { printf(\"%s\\n\", kstack); }", TRAWL_EPARSE,
-	      "t.tw:1:24: 'kstack' is not in the events the ftrace back end "
+	fails("BEGIN { printf(\"%s\\n\", ustack); }", TRAWL_EPARSE,
+	      "t.tw:1:24: 'ustack' is not in the events the ftrace back end "
 	      "records; it needs the BPF back end (issue 24)");
 	fails("BEGIN { $a = kaddr(\"avenrun\"); }", TRAWL_EPARSE,
 	      "t.tw:1:14: kaddr() gives a kernel address, whose memory only a "

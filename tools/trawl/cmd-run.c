@@ -280,12 +280,20 @@ static int enable_events(trawl_live *lv, const trawl_script *s, int pushdown,
 		}
 		if (rc == 1 && !nskipped++)
 			skipped = ev;
+		/* kstack off the kernel: ftrace writes the stack after it */
+		if (rc == 0 && trawl_script_stack(s, ev) &&
+		    trawl_live_stack(lv, ev, NULL, &err) < 0) {
+			cli_error("%s", err.msg);
+			return EXIT_INPUT;
+		}
 	}
 	/* what runs in the kernel is recorded as well, so that the same
 	 * script runs on the recording */
 	for (size_t i = 0; record && (ev = trawl_script_kernel_event(s, i));
 	     i++)
-		if (trawl_live_enable(lv, ev, NULL, &err) < 0) {
+		if (trawl_live_enable(lv, ev, NULL, &err) < 0 ||
+		    (trawl_script_stack(s, ev) &&
+		     trawl_live_stack(lv, ev, NULL, &err) < 0)) {
 			cli_error("%s", err.msg);
 			return EXIT_INPUT;
 		}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kstack off the kernel, over a real recording (stacktrace.dat: trace-cmd
+ * record -e syscalls:sys_enter_getppid -R stacktrace -e
+ * sched:sched_process_fork -R stacktrace on this project's kernel 6.18,
+ * with its kallsyms): the stack ftrace wrote after each event, its
+ * tracing frames left out, named from the file's symbols; and what it
+ * refuses.
+ */
+#include "script-test.h"
+
+static struct run_out run_file(const char *name, const char *prog,
+			       unsigned flags)
+{
+	struct run_out o = {0};
+	o.text = calloc(1, 1);
+	o.cap = 1;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", getenv("TRAWL_FIXTURES"), name);
+	trawl_trace *t = trawl_open(path, NULL, &o.err);
+	cr_assert(t, "%s", o.err.msg);
+	trawl_script_opts so = {.flags = flags,
+				.name = "t.tw",
+				.write = out_write,
+				.write_ctx = &o};
+	trawl_script *s =
+		trawl_script_compile(t, prog, strlen(prog), &so, &o.err);
+	if (!s) {
+		o.rc = -o.err.code;
+	} else {
+		o.rc = trawl_script_run(s, &o.err);
+		uint64_t n;
+		const char *m;
+		size_t k = 0;
+		for (size_t i = 0; (m = trawl_script_fault(s, i, &n)); i++)
+			k += (size_t)snprintf(
+				o.faults + k, sizeof(o.faults) - k,
+				"%s (%llu)\n", m, (unsigned long long)n);
+	}
+	trawl_script_free(s);
+	trawl_close(t);
+	return o;
+}
+
+Test(kstack, keys_are_the_recorded_stacks_without_the_tracing_frames)
+{
+	struct run_out o = run_file(
+		"stacktrace.dat",
+		"tracepoint:syscalls:sys_enter_getppid { @[kstack] = count(); "
+		"@two[comm, kstack(2)] = count(); }\n"
+		"tracepoint:sched:sched_process_fork { @f[kstack(perf, 2)] = "
+		"count(); }",
+		0);
+	cr_assert_out(o, "\n\n"
+			 "@[\n"
+			 "    syscall_trace_enter+384\n"
+			 "    do_syscall_64+527\n"
+			 "    entry_SYSCALL_64_after_hwframe+118\n"
+			 "]: 3\n"
+			 "@f[\n"
+			 "\tffffffff8135f93a kernel_clone+650\n"
+			 "\tffffffff8135fb4d __do_sys_clone+141\n"
+			 "]: 1\n"
+			 "@two[perl, \n"
+			 "    syscall_trace_enter+384\n"
+			 "    do_syscall_64+527\n"
+			 "]: 3\n");
+	cr_assert_str_eq(o.faults, "");
+	free(o.text);
+}
+
+Test(kstack, values_printf_and_json)
+{
+	struct run_out o = run_file(
+		"stacktrace.dat",
+		"tracepoint:sched:sched_process_fork { @s[tid] = kstack(2); "
+		"$k = kstack(1); printf(\"<%s>\\n\", $k); }",
+		0);
+	cr_assert_out(o, "<\n"
+			 "        kernel_clone+650\n"
+			 ">\n"
+			 "\n\n"
+			 "@s[14359]: \n"
+			 "        kernel_clone+650\n"
+			 "        __do_sys_clone+141\n"
+			 "\n");
+	free(o.text);
+	o = run_file("stacktrace.dat",
+		     "tracepoint:syscalls:sys_enter_getppid { @[kstack(2)] = "
+		     "count(); }",
+		     TRAWL_SCRIPT_JSON);
+	cr_assert_eq(o.rc, 0, "%s", o.err.msg);
+	cr_assert(strstr(o.text, "[\"syscall_trace_enter+384\","
+				 "\"do_syscall_64+527\"]"),
+		  "%s", o.text);
+	free(o.text);
+}
+
+Test(kstack, an_event_recorded_without_its_stack_is_a_fault)
+{
+	/* pair-broad.dat: recorded without the stacktrace trigger */
+	struct run_out o = run_file(
+		"pair-broad.dat",
+		"sched:sched_switch { @[kstack] = count(); exit(); }", 0);
+	cr_assert_out(o, "\n\n@[\n]: 1\n");
+	cr_assert(strstr(o.faults, "t.tw:1:24: probe sched:sched_switch: "
+				   "kstack: no kernel stack was recorded "
+				   "after this event"),
+		  "%s", o.faults);
+	free(o.text);
+}
+
+static void fails(const char *prog, int code, const char *msg)
+{
+	struct run_out o = run_file("stacktrace.dat", prog, 0);
+	cr_assert_eq(o.rc, -code, "rc %d (%s) for: %s", o.rc, o.err.msg, prog);
+	cr_assert_str_eq(o.err.msg, msg);
+	free(o.text);
+}
+
+Test(kstack, what_it_refuses)
+{
+	fails("BEGIN { printf(\"%s\\n\", kstack); }", TRAWL_EPARSE,
+	      "t.tw:1:24: 'kstack' is only known in event probes");
+	fails("sched:sched_process_fork { @[kstack(0)] = count(); }",
+	      TRAWL_EPARSE, "t.tw:1:37: kstack's limit is 1 to 127 frames");
+	fails("sched:sched_process_fork { @[kstack(raw)] = count(); }",
+	      TRAWL_EPARSE,
+	      "t.tw:1:37: expected bpftrace or perf (kstack's mode), found "
+	      "'raw'");
+	fails("sched:sched_process_fork { @x = kstack + 1; }", TRAWL_ETYPE,
+	      "t.tw:1:33: + needs an integer, not a kstack");
+	fails("sched:sched_process_fork { @[kstack] = count(); "
+	      "@[kstack(3)] = count(); }",
+	      TRAWL_ETYPE,
+	      "t.tw:1:51: @: key part 1 is a kstack, not a kstack (of another "
+	      "limit or mode)");
+	fails("sched:sched_process_fork { @s = kstack; @s = 1; }", TRAWL_ETYPE,
+	      "t.tw:1:41: @s holds kstack values, not integer values");
+}
