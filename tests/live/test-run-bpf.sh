@@ -43,7 +43,7 @@ fi
 bpf_objects() {
 	if command -v bpftool >/dev/null; then
 		bpftool prog show 2>/dev/null | grep -c ' name trawl ' || true
-		bpftool map show 2>/dev/null | grep -cE ' name (scratch|globals|faults|out|zeros) ' || true
+		bpftool map show 2>/dev/null | grep -cE ' name (scratch|globals|faults|out|zeros|stacks) ' || true
 	fi
 }
 begin_all() { begin; bpf_objects >"$T/bpf.before"; }

@@ -347,6 +347,12 @@ static void summary(trawl_live *lv, const struct live_args *a)
 		fprintf(stderr, "trawl: saved %s (%.1f MB): %llu events\n",
 			a->record, (double)x->record_size / 1e6,
 			(unsigned long long)x->record_events);
+	else if (a->record)
+		fprintf(stderr,
+			"trawl: warning: %s was not written: no event of the "
+			"script was traced (BEGIN, END and interval probes, or "
+			"ftrace's own events, have none to record)\n",
+			a->record);
 }
 
 static int run_live(const char *program, size_t len, trawl_script_opts *so,
