@@ -215,8 +215,8 @@ check "tracefs and BPF objects as they were" same_all
 # shared by both, which must come out as without kstack.
 begin_all
 cat >"$T/two.sh" <<'EOF'
-taskset -c 0 perl -e 'getppid() for 1 .. 5000' &
-taskset -c 1 perl -e 'getppid() for 1 .. 5000' &
+taskset -c 0 perl -e 'getppid() for 1 .. 20000' &
+taskset -c 1 perl -e 'getppid() for 1 .. 20000' &
 wait
 EOF
 cat >"$T/order.tw" <<'EOF'
