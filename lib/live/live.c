@@ -565,13 +565,16 @@ static char *widen(const tw_mem *mem, const char *a, const char *b)
 	return s;
 }
 
-TRAWL_API int trawl_live_enable(trawl_live *lv, const char *event,
-				const char *filter, trawl_error *err)
+/* event with filter into a list of selections (sel or stacks): a new
+ * entry, or the one of that name widened. Return: 0, 1 for an ftrace
+ * event, or a negative TRAWL_E*. */
+static int select_event(trawl_live *lv, trawl_record_event **list, size_t *n,
+			const char *fn, const char *event, const char *filter,
+			trawl_error *err)
 {
 	if (!lv || !event || lv->started)
 		return tw_error_at(err, TRAWL_EMISUSE, 0, NULL, 0, 0, 0,
-				   "trawl_live_enable: no session, or it has "
-				   "started");
+				   "%s: no session, or it has started", fn);
 	const char *colon = strchr(event, ':');
 	if (!colon || colon == event || !colon[1] || strpbrk(event, "*?[ /"))
 		return tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
@@ -579,8 +582,8 @@ TRAWL_API int trawl_live_enable(trawl_live *lv, const char *event,
 				   event);
 	if (colon - event == 6 && !strncmp(event, "ftrace", 6))
 		return 1;
-	for (size_t i = 0; i < lv->nsel; i++) {
-		trawl_record_event *e = &lv->sel[i];
+	for (size_t i = 0; i < *n; i++) {
+		trawl_record_event *e = &(*list)[i];
 		if (strcmp(e->name, event))
 			continue;
 		char *f = e->filter && filter
@@ -594,11 +597,11 @@ TRAWL_API int trawl_live_enable(trawl_live *lv, const char *event,
 		return 0;
 	}
 	trawl_record_event *p =
-		tw_realloc(&lv->mem, lv->sel, (lv->nsel + 1) * sizeof(*p));
+		tw_realloc(&lv->mem, *list, (*n + 1) * sizeof(*p));
 	if (!p)
 		return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
 				   "out of memory");
-	lv->sel = p;
+	*list = p;
 	char *name = tw_strndup(&lv->mem, event, strlen(event));
 	char *f = filter ? tw_strndup(&lv->mem, filter, strlen(filter)) : NULL;
 	if (!name || (filter && !f)) {
@@ -607,54 +610,23 @@ TRAWL_API int trawl_live_enable(trawl_live *lv, const char *event,
 		return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
 				   "out of memory");
 	}
-	lv->sel[lv->nsel++] = (trawl_record_event){name, f, 0};
+	(*list)[(*n)++] = (trawl_record_event){name, f, 0};
 	return 0;
+}
+
+TRAWL_API int trawl_live_enable(trawl_live *lv, const char *event,
+				const char *filter, trawl_error *err)
+{
+	return select_event(lv, lv ? &lv->sel : NULL, lv ? &lv->nsel : NULL,
+			    "trawl_live_enable", event, filter, err);
 }
 
 TRAWL_API int trawl_live_stack(trawl_live *lv, const char *event,
 			       const char *filter, trawl_error *err)
 {
-	if (!lv || !event || lv->started)
-		return tw_error_at(err, TRAWL_EMISUSE, 0, NULL, 0, 0, 0,
-				   "trawl_live_stack: no session, or it has "
-				   "started");
-	const char *colon = strchr(event, ':');
-	if (!colon || colon == event || !colon[1] || strpbrk(event, "*?[ /"))
-		return tw_error_at(err, TRAWL_EINVAL, 0, NULL, 0, 0, 0,
-				   "'%s' is not one event (system:event)",
-				   event);
-	if (colon - event == 6 && !strncmp(event, "ftrace", 6))
-		return 1;
-	for (size_t i = 0; i < lv->nstacks; i++) {
-		trawl_record_event *e = &lv->stacks[i];
-		if (strcmp(e->name, event))
-			continue;
-		char *f = e->filter && filter
-				  ? widen(&lv->mem, e->filter, filter)
-				  : NULL;
-		if (e->filter && filter && !f)
-			return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0,
-					   0, 0, "out of memory");
-		tw_free(&lv->mem, (char *)e->filter);
-		e->filter = f;
-		return 0;
-	}
-	trawl_record_event *p = tw_realloc(&lv->mem, lv->stacks,
-					   (lv->nstacks + 1) * sizeof(*p));
-	if (!p)
-		return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
-				   "out of memory");
-	lv->stacks = p;
-	char *name = tw_strndup(&lv->mem, event, strlen(event));
-	char *f = filter ? tw_strndup(&lv->mem, filter, strlen(filter)) : NULL;
-	if (!name || (filter && !f)) {
-		tw_free(&lv->mem, name);
-		tw_free(&lv->mem, f);
-		return tw_error_at(err, TRAWL_ENOMEM, ENOMEM, NULL, 0, 0, 0,
-				   "out of memory");
-	}
-	lv->stacks[lv->nstacks++] = (trawl_record_event){name, f, 0};
-	return 0;
+	return select_event(lv, lv ? &lv->stacks : NULL,
+			    lv ? &lv->nstacks : NULL, "trawl_live_stack", event,
+			    filter, err);
 }
 
 /* The stacks asked for onto the enabled events they name: sel's flags,

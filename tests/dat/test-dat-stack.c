@@ -238,20 +238,6 @@ Test(dat_stack, a_perf_data_of_another_boot_names_nothing_by_its_addresses)
 
 #define PAGE 4096
 
-static const char header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
-static const char header_event[] = "# compressed entry header\n"
-				   "\ttype_len    :    5 bits\n"
-				   "\ttime_delta  :   27 bits\n"
-				   "\tarray       :   32 bits\n"
-				   "\n"
-				   "\tpadding     : type == 29\n"
-				   "\ttime_extend : type == 30\n"
-				   "\ttime_stamp : type == 31\n"
-				   "\tdata max type_len  == 28\n";
 /* as this kernel's events/ftrace/ */
 #define COMMON                                                                 \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
@@ -376,8 +362,9 @@ static char *made_file(int back)
 			 {user_stack_format, sizeof(user_stack_format) - 1}};
 	tw_dat_meta m = {
 		.page_size = PAGE,
-		.header_page = {header_page, sizeof(header_page) - 1},
-		.header_event = {header_event, sizeof(header_event) - 1},
+		.header_page = {synth_header_page, strlen(synth_header_page)},
+		.header_event = {synth_header_event,
+				 strlen(synth_header_event)},
 		.ftrace = ft,
 		.nftrace = 2,
 		.kallsyms = {kallsyms, sizeof(kallsyms) - 1},

@@ -61,6 +61,9 @@ const char *fixture(const char *name);
 #define SYNTH_PER_PAGE 4
 #define SYNTH_STEP_NS  1000
 int synth_dat(const char *path, int pages0, int pages1, int back_cpu, int back);
+/* The kernel's ring buffer page and event headers as a trace.dat holds
+ * them (this kernel's, 4 KiB pages), for tests that write their own. */
+extern const char synth_header_page[], synth_header_event[];
 
 /*
  * The same ticks as trawl record's stream file while recording: batches

@@ -18,20 +18,20 @@
 #define EVENT_ID 7
 #define TYPE_LEN 10 /* 40 bytes of event data */
 
-static const char header_page[] =
+const char synth_header_page[] =
 	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
 	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
 	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
 	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
-static const char header_event[] = "# compressed entry header\n"
-				   "\ttype_len    :    5 bits\n"
-				   "\ttime_delta  :   27 bits\n"
-				   "\tarray       :   32 bits\n"
-				   "\n"
-				   "\tpadding     : type == 29\n"
-				   "\ttime_extend : type == 30\n"
-				   "\ttime_stamp : type == 31\n"
-				   "\tdata max type_len  == 28\n";
+const char synth_header_event[] = "# compressed entry header\n"
+				  "\ttype_len    :    5 bits\n"
+				  "\ttime_delta  :   27 bits\n"
+				  "\tarray       :   32 bits\n"
+				  "\n"
+				  "\tpadding     : type == 29\n"
+				  "\ttime_extend : type == 30\n"
+				  "\ttime_stamp : type == 31\n"
+				  "\tdata max type_len  == 28\n";
 static const char tick_format[] =
 	"name: tick\n"
 	"ID: 7\n"
@@ -109,8 +109,9 @@ static int synth_begin(struct synth *s, const char *path)
 		.name = "test", .formats = &s->fmt, .nformats = 1};
 	s->m = (tw_dat_meta){
 		.page_size = PAGE,
-		.header_page = {header_page, sizeof(header_page) - 1},
-		.header_event = {header_event, sizeof(header_event) - 1},
+		.header_page = {synth_header_page, strlen(synth_header_page)},
+		.header_event = {synth_header_event,
+				 strlen(synth_header_event)},
 		.systems = &s->sys,
 		.nsystems = 1,
 		.ncpus = 2};

@@ -52,18 +52,13 @@ static inline const char *formats_dat(void)
 	return path;
 }
 
-static inline struct run_out run_params(const char *trace, const char *prog,
-					unsigned flags, size_t map_size,
-					const char *const *params,
-					size_t nparams)
+/* Compile prog against t, run it, collect its output and faults (t is
+ * closed). */
+static inline struct run_out run_on(trawl_trace *t, struct run_out o,
+				    const char *prog, unsigned flags,
+				    size_t map_size, const char *const *params,
+				    size_t nparams)
 {
-	struct run_out o = {0};
-	o.text = calloc(1, 1);
-	o.cap = 1;
-	char *path = tmp_file(trace, strlen(trace));
-	trawl_open_opts oo = {.formats = formats_dat(), .threads = 1};
-	trawl_trace *t = trawl_open(path, &oo, &o.err);
-	cr_assert(t, "%s", o.err.msg);
 	trawl_script_opts so = {.flags = flags,
 				.map_size = map_size,
 				.name = "t.tw",
@@ -87,6 +82,22 @@ static inline struct run_out run_params(const char *trace, const char *prog,
 	}
 	trawl_script_free(s);
 	trawl_close(t);
+	return o;
+}
+
+static inline struct run_out run_params(const char *trace, const char *prog,
+					unsigned flags, size_t map_size,
+					const char *const *params,
+					size_t nparams)
+{
+	struct run_out o = {0};
+	o.text = calloc(1, 1);
+	o.cap = 1;
+	char *path = tmp_file(trace, strlen(trace));
+	trawl_open_opts oo = {.formats = formats_dat(), .threads = 1};
+	trawl_trace *t = trawl_open(path, &oo, &o.err);
+	cr_assert(t, "%s", o.err.msg);
+	o = run_on(t, o, prog, flags, map_size, params, nparams);
 	unlink(path);
 	free(path);
 	return o;

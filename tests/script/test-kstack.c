@@ -19,27 +19,7 @@ static struct run_out run_file(const char *name, const char *prog,
 	snprintf(path, sizeof(path), "%s/%s", getenv("TRAWL_FIXTURES"), name);
 	trawl_trace *t = trawl_open(path, NULL, &o.err);
 	cr_assert(t, "%s", o.err.msg);
-	trawl_script_opts so = {.flags = flags,
-				.name = "t.tw",
-				.write = out_write,
-				.write_ctx = &o};
-	trawl_script *s =
-		trawl_script_compile(t, prog, strlen(prog), &so, &o.err);
-	if (!s) {
-		o.rc = -o.err.code;
-	} else {
-		o.rc = trawl_script_run(s, &o.err);
-		uint64_t n;
-		const char *m;
-		size_t k = 0;
-		for (size_t i = 0; (m = trawl_script_fault(s, i, &n)); i++)
-			k += (size_t)snprintf(
-				o.faults + k, sizeof(o.faults) - k,
-				"%s (%llu)\n", m, (unsigned long long)n);
-	}
-	trawl_script_free(s);
-	trawl_close(t);
-	return o;
+	return run_on(t, o, prog, flags, 0, NULL, 0);
 }
 
 Test(kstack, keys_are_the_recorded_stacks_without_the_tracing_frames)
