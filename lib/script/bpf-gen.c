@@ -1223,6 +1223,13 @@ static void ring_out(gen *g, const tw_node *n, uint32_t rec, uint32_t size,
 	snprintf(msg, sizeof(msg),
 		 "%s output lost (the kernel's ring buffer was full)", what);
 	int ok = label(g);
+	/* the CPU in the kind's upper bits: user space puts each CPU's
+	 * records together into whole lines (printf() then join()) */
+	call(g, BPF_FUNC_get_smp_processor_id);
+	alu(g, BPF_LSH, BPF_REG_0, 8);
+	ldx(g, BPF_W, BPF_REG_1, R_SCRATCH, (int16_t)rec);
+	alur(g, BPF_OR, BPF_REG_1, BPF_REG_0);
+	stx(g, BPF_W, R_SCRATCH, BPF_REG_1, (int16_t)rec);
 	ldmap(g, BPF_REG_1, FIX_REF(TW_BPF_M_RING));
 	scr_ptr(g, BPF_REG_2, rec);
 	mov(g, BPF_REG_3, (int32_t)size);

@@ -34,7 +34,8 @@
 /* a kstack kept in the kernel: bytes of frames, then the frames */
 #define TW_BPF_STACK_VALUE (8 + 8 * TW_SC_STACK_MAX)
 
-/* Ring buffer record kinds (the first u32 of a record). */
+/* Ring buffer record kinds (the low byte of a record's first u32; the
+ * CPU that wrote it above, for printf and join records). */
 enum { TW_BPF_REC_PRINTF = 1, TW_BPF_REC_EXIT = 2, TW_BPF_REC_JOIN = 3 };
 /* join(): at most this many strings of an argv, each up to TW_SC_STRMAX
  * - 1 bytes (bpftrace's are 16 and 64); the record is kind, delimiter,
@@ -111,6 +112,10 @@ typedef struct tw_bpf {
 	void *ring_cons, *ring_data;
 	size_t ring_size, ring_mask;
 	char **joins; /* join()'s delimiters, by the record's index */
+	/* per CPU: the text of its records up to a line's end (printf()
+	 * and join() write one line in two records, and another CPU's may
+	 * come between them in the ring) */
+	tw_buf *lines;
 	size_t njoins;
 	int printfs;	    /* kernel probes with a printf */
 	int kstacks;	    /* kstacks read in the kernel */
@@ -137,6 +142,8 @@ int tw_bpf_push(trawl_script *s);
 void tw_bpf_detach(trawl_script *s);
 /* Drain the ring buffer: printf output, exit(). Return: 1 after exit(). */
 int tw_bpf_poll(trawl_script *s);
+/* After the last poll: what the CPUs wrote short of a line's end. */
+void tw_bpf_flush_lines(trawl_script *s);
 /* The kernel maps into the script's maps; faults into its faults. */
 void tw_bpf_sync(trawl_script *s);
 /* clear() or zero() of map i from user space. */

@@ -262,6 +262,10 @@ int tw_bpf_load(trawl_script *s, trawl_error *err)
 		return env_error(s, err, "cannot map the BPF ring buffer");
 	}
 	b->ring_mask = b->ring_size - 1;
+	b->lines = tw_calloc(s->mem, (size_t)b->ncpus, sizeof(*b->lines));
+	if (!b->lines)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, s->name, 0, 0, 0,
+				   "out of memory");
 	for (size_t k = 0; k < b->nprogs; k++)
 		if (load_prog(s, &b->progs[k], err) < 0)
 			return -err->code;
@@ -705,12 +709,47 @@ void tw_bpf_detach(trawl_script *s)
 	}
 }
 
+static int format_record(trawl_script *s, const char *p, uint32_t len,
+			 uint32_t kind);
+
+/* A record's output: into its CPU's line, whose whole lines go out. */
 static int record(trawl_script *s, const char *p, uint32_t len)
 {
-	uint32_t kind;
+	uint32_t word;
 	if (len < 8)
 		return 0;
-	memcpy(&kind, p, 4);
+	memcpy(&word, p, 4);
+	tw_bpf *b = s->bpf;
+	uint32_t cpu = word >> 8;
+	if (!b->lines || cpu >= (uint32_t)b->ncpus)
+		return format_record(s, p, len, word & 0xff);
+	tw_buf *line = &b->lines[cpu];
+	s->capture = line;
+	int rc = format_record(s, p, len, word & 0xff);
+	s->capture = NULL;
+	size_t end = line->len;
+	while (end && line->data[end - 1] != '\n')
+		end--;
+	if (end) {
+		tw_out(s, line->data, end);
+		memmove(line->data, line->data + end, line->len - end);
+		line->len -= end;
+	}
+	return rc;
+}
+
+void tw_bpf_flush_lines(trawl_script *s)
+{
+	tw_bpf *b = s->bpf;
+	for (int c = 0; b && b->lines && c < b->ncpus; c++) {
+		tw_out(s, b->lines[c].data, b->lines[c].len);
+		b->lines[c].len = 0;
+	}
+}
+
+static int format_record(trawl_script *s, const char *p, uint32_t len,
+			 uint32_t kind)
+{
 	if (kind == TW_BPF_REC_EXIT)
 		return 1;
 	if (kind == TW_BPF_REC_JOIN) {
@@ -882,6 +921,9 @@ void tw_bpf_free(const tw_mem *mem, tw_bpf *b)
 	for (size_t i = 0; i < b->njoins; i++)
 		tw_free(mem, b->joins[i]);
 	tw_free(mem, b->joins);
+	for (int c = 0; b->lines && c < b->ncpus; c++)
+		tw_buf_fini(mem, &b->lines[c]);
+	tw_free(mem, b->lines);
 	for (int k = 0; k < TW_BPF_M_FIXED; k++)
 		if (b->fixed[k] >= 0)
 			close(b->fixed[k]);

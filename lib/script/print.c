@@ -92,6 +92,11 @@ static void json_text(trawl_script *s, const char *p, size_t n)
 
 void tw_out(trawl_script *s, const char *p, size_t n)
 {
+	if (s->capture) {
+		if (tw_buf_append(s->mem, s->capture, p, n))
+			s->oom = 1;
+		return;
+	}
 	if (s->opts.flags & TRAWL_SCRIPT_JSON) {
 		if (!s->json_open) {
 			rawz(s, "{\"output\":\"");

@@ -704,6 +704,8 @@ struct trawl_script {
 	uint64_t faults_lost;
 	/* output */
 	tw_buf out;
+	tw_buf *capture; /* tw_out() appends here instead (bpf-sys.c: a
+			  * CPU's line being put together) */
 	/* one printf conversion: widths and precisions are at most
 	 * TW_SC_FMT_WIDTH_MAX (check.c), so the value is never cut off */
 	char fmt_buf[2 * TW_SC_FMT_WIDTH_MAX + 64];

@@ -525,6 +525,7 @@ TRAWL_API int trawl_script_run(trawl_script *s, trawl_error *err)
 		/* what the kernel did, before END reads it */
 		tw_bpf_detach(s);
 		tw_bpf_sync(s);
+		tw_bpf_flush_lines(s);
 	}
 	/* END runs after exit() too, as in bpftrace, and after a run that
 	 * failed part way (a file cut short): what was read is reported */

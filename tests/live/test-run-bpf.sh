@@ -248,6 +248,19 @@ check "order: every call had its stack" sh -c "! grep -q 'no kernel stack' '$T/o
 check "order: the stacks" grep -q '^    syscall_trace_enter+[0-9]*$' "$T/order.full"
 check "tracefs and BPF objects as they were" same_all
 
+# --- a line written in two records by each CPU at once stays whole --------
+# (5000 calls each: 10000 lines of two records, well inside the ring
+# buffer between two drains)
+begin_all
+sed 's/20000/5000/' "$T/two.sh" >"$T/two-short.sh"
+check "lines: two printfs a line, on both CPUs" status 0 "$TRAWL" run --live --backend bpf \
+	-e 'tracepoint:syscalls:sys_enter_getppid /comm == "perl"/ { printf("a%d ", cpu); printf("b%d\n", cpu); }' \
+	-c "sh $T/two-short.sh"
+check "lines: every one whole" sh -c "! grep -vxE 'a0 b0|a1 b1' '$T/out'"
+check "lines: all of them" sh -c "test \$(wc -l <'$T/out') -eq 10000"
+check "lines: from both CPUs" sh -c "grep -q 'a0 b0' '$T/out' && grep -q 'a1 b1' '$T/out'"
+check "tracefs and BPF objects as they were" same_all
+
 # --- faults: division by zero, a full map ---------------------------------------
 begin_all
 cat >"$T/faults.tw" <<'EOF'
