@@ -104,7 +104,8 @@ TRAWL_API const char *trawl_event_payload(const trawl_event *ev, size_t *len)
 	}
 	if (len)
 		*len = ev->payload_len;
-	return ev->payload;
+	/* an empty text a reader never allocated (sys_enter_getppid's) */
+	return ev->payload ? ev->payload : "";
 }
 
 /*

@@ -742,7 +742,8 @@ void tw_bpf_flush_lines(trawl_script *s)
 {
 	tw_bpf *b = s->bpf;
 	for (int c = 0; b && b->lines && c < b->ncpus; c++) {
-		tw_out(s, b->lines[c].data, b->lines[c].len);
+		if (b->lines[c].len)
+			tw_out(s, b->lines[c].data, b->lines[c].len);
 		b->lines[c].len = 0;
 	}
 }
