@@ -109,11 +109,15 @@ shows() {
 	syncsnoop) want="sys_enter_(sync|fsync|fdatasync)$" ;;
 	syscount) want='^@syscall\[' ;;
 	writeback) want="^$CLOCK  [0-9]+:[0-9]+ " ;;
-	execsnoop) want="^[0-9]+ +[0-9]+ dd if=/dev/zero of=$T/direct bs=64k count=8 oflag=direct status=none$" ;;
+	execsnoop) want="^[0-9]+ +[0-9]+ +dd if=/dev/zero of=$T/direct bs=64k count=8 oflag=direct status=none$" ;;
 	opensnoop) want="^[0-9]+ +dd +[0-9]+ +0 $T/direct$" ;;
 	statsnoop) want="^[0-9]+ +stat +0 $T/synced$" ;;
 	esac
-	grep -Eq -- "$want" "$2" || { echo "  $1: the load is not in the output (/$want/)" >&2; return 1; }
+	grep -Eq -- "$want" "$2" || {
+		echo "  $1: the load is not in the output (/$want/); its lines of the load:" >&2
+		grep -E 'dd|stat|sync|sh ' "$2" | head -8 | sed 's/^/    /' >&2
+		return 1
+	}
 }
 
 # header FILE: the lines before the first one with data (what BEGIN prints)
