@@ -917,7 +917,7 @@ tw_pfmt *tw_pfmt_compile(const tw_mem *mem, const struct tep_event *e,
 	p->stack_field = p->stack_count = -1;
 	stack_shape(&c);
 	if (p->stack) {
-		;
+		/* rendered by render_stack(), as the kernel prints it */
 	} else if (!text || print_fmt_line(text, text_len, &fmt, &fmt_len,
 					   &args, &args_len)) {
 		fail(&c, TW_PF_NO_FORMAT, "no print fmt line");

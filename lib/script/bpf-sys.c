@@ -292,7 +292,10 @@ static int64_t kernel_stack(trawl_script *s, int64_t hash, int type)
 	size_t n = (size_t)(v[0] / 8);
 	if (n > TW_SC_STACK_MAX)
 		n = TW_SC_STACK_MAX;
-	return tw_stack_intern(&s->stacks, v + 1, n, type);
+	int64_t id = tw_stack_intern(&s->stacks, v + 1, n, type);
+	if (id == -2)
+		s->oom = 1;
+	return id < 0 ? 0 : id; /* the table full: s->stacks.dropped */
 }
 
 /* The script's key (tw_sval parts) of a kernel key. */

@@ -161,12 +161,14 @@ static void settle(trawl_script *s, const trawl_event *ev, int stack)
 			take_frames(s, it, ev);
 			first = it;
 		} else if (first->nframes) {
-			it->frames = tw_malloc(s->mem, first->nframes * 8);
-			if (it->frames) {
-				memcpy(it->frames, first->frames,
-				       first->nframes * 8);
-				it->nframes = first->nframes;
+			size_t bytes = first->nframes * sizeof(*it->frames);
+			it->frames = tw_malloc(s->mem, bytes);
+			if (!it->frames) {
+				s->oom = 1;
+				continue;
 			}
+			memcpy(it->frames, first->frames, bytes);
+			it->nframes = first->nframes;
 		}
 	}
 }

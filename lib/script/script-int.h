@@ -526,8 +526,9 @@ typedef struct tw_stacks {
 void tw_stacks_init(tw_stacks *st, const tw_mem *mem, trawl_trace *t);
 void tw_stacks_fini(tw_stacks *st);
 /* The id of frames[0..n) (innermost first) as a kstack of type type
- * (its limit): tracing frames dropped, then cut. Return: the id; 0 for
- * an empty stack, or when the table is full (st->dropped counts it). */
+ * (its limit): tracing frames dropped, then cut. Return: the id, 0 for
+ * an empty stack; -1 when the table is full (st->dropped counts it), -2
+ * out of memory: the caller takes the empty stack then. */
 int64_t tw_stack_intern(tw_stacks *st, const uint64_t *frames, size_t n,
 			int type);
 const uint64_t *tw_stack_frames(const tw_stacks *st, int64_t id, size_t *n);

@@ -127,15 +127,15 @@ int64_t tw_stack_intern(tw_stacks *st, const uint64_t *frames, size_t n,
 		st->n = 1; /* id 0: the empty stack */
 	if (st->n >= TW_SC_STACKS_MAX) {
 		st->dropped++;
-		return 0;
+		return -1;
 	}
 	if ((st->n + 1) * 2 > st->icap && grow_index(st) < 0)
-		return 0;
+		return -2;
 	if (st->n + 1 > st->cap) {
 		size_t cap = st->cap ? st->cap * 2 : 64;
 		void *v = tw_realloc(st->mem, st->v, cap * sizeof(*st->v));
 		if (!v)
-			return 0;
+			return -2;
 		st->v = v;
 		st->cap = cap;
 	}
@@ -146,7 +146,7 @@ int64_t tw_stack_intern(tw_stacks *st, const uint64_t *frames, size_t n,
 		void *p =
 			tw_realloc(st->mem, st->pool, cap * sizeof(*st->pool));
 		if (!p)
-			return 0;
+			return -2;
 		st->pool = p;
 		st->pool_cap = cap;
 	}

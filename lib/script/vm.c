@@ -110,11 +110,13 @@ static int64_t event_stack(trawl_script *s, size_t probe, uint32_t pc, int type)
 	}
 	int64_t id = tw_stack_intern(&s->stacks, s->ev_frames, s->ev_nframes,
 				     TY_STACK | type);
-	if (!id && s->stacks.dropped)
+	if (id == -1)
 		tw_sc_fault(s, probe, pc,
 			    "kstack: more distinct stacks than a run keeps "
 			    "(262144); the stack is empty");
-	return id;
+	else if (id == -2)
+		s->oom = 1;
+	return id < 0 ? 0 : id;
 }
 
 /* tw_mentry_int(), inline */
