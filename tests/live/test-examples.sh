@@ -5,7 +5,7 @@
 # script prints off line on the run's --record file (the same events);
 # with the default back end (auto) the probes that can run in the kernel
 # do (the plan says which), the run and the recording's off-line run
-# succeed without faults, and print the same maps. The numbers of an auto
+# succeed without faults, and the run's maps print off line too. The numbers of an auto
 # run and of its recording are not compared: the recording spans more
 # than the programs were attached (trawl's own start and stop), and times
 # in the kernel are the programs' clock, not the events' timestamps.
@@ -84,7 +84,12 @@ for ex in "$EXAMPLES"/*.tw; do
 		;;
 	esac
 	check "$name: off line on its recording" status 0 "$TRAWL" run "$ex" "$T/$name.auto.dat"
-	check "$name: the same maps" same_file <(maps "$T/$name.auto") <(maps "$T/out")
+	maps "$T/$name.auto" >"$T/$name.auto.maps"
+	maps "$T/out" >"$T/$name.off.maps"
+	# the recording spans more than the programs were attached: its
+	# maps include the run's (a sporadic irq may add one)
+	check "$name: the run's maps off line too" \
+		sh -c "! comm -23 '$T/$name.auto.maps' '$T/$name.off.maps' | grep -q ."
 	check "tracefs as it was" same_state
 done
 echo "1..$n"
