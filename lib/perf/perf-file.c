@@ -78,6 +78,7 @@ void tw_perf_attr_read(tw_perf_attr *a, const unsigned char *p)
 	a->read_format = tw_perf_u64(p + 32);
 	a->sample_id_all = (tw_perf_u64(p + 40) >> 18) & 1;
 	a->id_trailer = tw_perf_id_trailer_size(a->sample_type);
+	a->synth = 0; /* perf-synth.c's */
 	tw_perf_attr_layout(a);
 }
 
@@ -272,22 +273,18 @@ int tw_perf_file_open(tw_perf_file *f, const tw_mem *mem, const char *name,
 			(unsigned long long)size,
 			(unsigned long long)(f->data.offset +
 					     tw_perf_u64(map + 48)));
-	if (!td->size)
+	if (!td->size && tracepoints)
 		return tw_error_at(
 			err, TRAWL_EUNSUPPORTED, 0, name, 0, 0, 72,
-			tracepoints ? "the tracing data (HEADER_TRACING_DATA, "
-				      "the event formats) is missing or "
-				      "damaged, so tracepoint samples "
-				      "cannot be decoded (feature table at "
-				      "offset %llu)"
-				    : "no tracepoint events (no "
-				      "HEADER_TRACING_DATA): trawl reads the "
-				      "tracepoint samples of a perf.data "
-				      "(perf record -e sched:...); samples of "
-				      "other events are not read yet "
-				      "(feature table at offset %llu)",
+			"the tracing data (HEADER_TRACING_DATA, "
+			"the event formats) is missing or "
+			"damaged, so tracepoint samples cannot be "
+			"decoded (feature table at offset %llu)",
 			(unsigned long long)(f->data.offset + f->data.size));
-	return tw_perf_tracing_parse(f, td->offset, td->size, err);
+	if (td->size &&
+	    (rc = tw_perf_tracing_parse(f, td->offset, td->size, err)))
+		return rc;
+	return tw_perf_synth_formats(f, err);
 }
 
 void tw_perf_file_close(tw_perf_file *f)
@@ -298,5 +295,6 @@ void tw_perf_file_close(tw_perf_file *f)
 	tw_free(f->mem, f->systems);
 	tw_free(f->mem, f->formats);
 	tw_free(f->mem, f->kallsyms);
+	tw_perf_synth_free(f);
 	memset(f, 0, sizeof(*f));
 }

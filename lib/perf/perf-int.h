@@ -75,6 +75,7 @@ enum {
 	TW_PERF_FEAT_OSRELEASE = 4,
 	TW_PERF_FEAT_NRCPUS = 7,
 	TW_PERF_FEAT_CMDLINE = 11,
+	TW_PERF_FEAT_EVENT_DESC = 12,
 	TW_PERF_FEAT_CLOCKID = 23,
 	TW_PERF_FEAT_COMPRESSED = 27,
 	TW_PERF_FEAT_BITS = 256,
@@ -98,6 +99,9 @@ typedef struct tw_perf_attr {
 	 * group): raw_end 0 when they do not (tw_perf_sample_parse() then);
 	 * time_end, cpu_end 0 when it has none. */
 	uint16_t time_end, cpu_end, raw_end;
+	/* the type id its samples get when it is not a tracepoint
+	 * (perf-synth.c); 0: none */
+	uint16_t synth;
 } tw_perf_attr;
 
 /* An attr's stream id (perf_file_attr.ids, PERF_SAMPLE_ID). */
@@ -152,6 +156,14 @@ typedef struct tw_perf_file {
 	char *kallsyms;
 	size_t kallsyms_len;
 	int kallsyms_tried;
+	/* formats made for what is not a tracepoint (perf-synth.c): the
+	 * type ids of the stacks a callchain becomes (0: none), the texts,
+	 * and the metadata's tables with them */
+	uint16_t kstack_type, ustack_type;
+	char *synth_text;
+	size_t synth_len;
+	tw_blob *synth_ftrace, *synth_blobs;
+	tw_dat_system *synth_systems;
 } tw_perf_file;
 
 static inline uint32_t tw_perf_u32(const void *p)
@@ -220,6 +232,7 @@ typedef struct tw_perf_sample {
 	int64_t time; /* INT64_MIN: none */
 	uint64_t id;
 	int32_t cpu; /* -1: none */
+	uint64_t addr;
 	uint64_t period;
 	uint64_t nr_callchain;
 	const unsigned char *callchain; /* nr_callchain u64s */
@@ -285,6 +298,28 @@ int tw_perf_sample_parse(const tw_perf_attr *a, const unsigned char *p,
  * the attr has no sample_id_all), or -1 when the body cannot hold it. */
 int tw_perf_sample_id(const tw_perf_attr *a, const unsigned char *p, size_t n,
 		      tw_perf_sample *out);
+
+/* perf-synth.c: formats in ftrace's shape for samples of events that
+ * are not tracepoints (system "perf") and for callchains (ftrace's
+ * kernel_stack and user_stack), added to f->meta; a file without tracing
+ * data gets the kernel's headers. 0 or TRAWL_ENOMEM. */
+int tw_perf_synth_formats(tw_perf_file *f, trawl_error *err);
+void tw_perf_synth_free(tw_perf_file *f);
+/* The record of a sample of attr a (a->synth set): its bytes in out (at
+ * least TW_PERF_SYNTH_MAX), their count returned. */
+#define TW_PERF_SYNTH_MAX 40
+uint32_t tw_perf_synth_sample(const tw_perf_attr *a, const tw_perf_sample *s,
+			      unsigned char *out);
+/* A callchain as ftrace's records: kernel (always) and user (user_len
+ * 0: none); each buffer holds 16 bytes and 8 a frame of the callchain.
+ * other counts the frames of neither (a guest's). */
+typedef struct tw_perf_stacks {
+	unsigned char *kernel, *user;
+	uint32_t kernel_len, user_len;
+	uint64_t other;
+} tw_perf_stacks;
+void tw_perf_synth_stacks(const tw_perf_file *f, const tw_perf_sample *s,
+			  tw_perf_stacks *out);
 
 /* perf-order.c: records in runs of the file's order, merged by (time,
  * record number). */

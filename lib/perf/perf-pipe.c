@@ -114,7 +114,10 @@ int tw_perf_pipe_open(tw_perf_file *f, trawl_error *err)
 	}
 	if (f->size - at < 8 && at < f->size)
 		broken = 1;
-	if (broken && (!f->nattrs || !td.size))
+	int tracepoints = 0;
+	for (size_t i = 0; i < f->nattrs; i++)
+		tracepoints |= f->attrs[i].type == TW_PERF_TYPE_TRACEPOINT;
+	if (broken && (!f->nattrs || (!td.size && tracepoints)))
 		return tw_error_at(err, TRAWL_EPARSE, 0, f->name, 0, 0, at,
 				   "a pipe-mode perf.data cut short or "
 				   "damaged at offset %llu, before its %s",
@@ -127,13 +130,15 @@ int tw_perf_pipe_open(tw_perf_file *f, trawl_error *err)
 			   "no attr (HEADER_ATTR) before the first sample");
 	tw_perf_attrs_done(f);
 	tw_perf_feature_values(f);
-	if (!td.size)
+	if (!td.size && tracepoints)
 		return tw_error_at(
 			err, TRAWL_EUNSUPPORTED, 0, f->name, 0, 0, at,
 			"no tracing data (HEADER_TRACING_DATA, the event "
-			"formats) before the first sample at offset %llu: "
-			"trawl reads the tracepoint samples of a perf.data "
-			"(perf record -e sched:...)",
+			"formats) before the first sample at offset %llu, so "
+			"its tracepoint samples cannot be decoded",
 			(unsigned long long)at);
-	return tw_perf_tracing_parse(f, td.offset, td.size, err);
+	int rc;
+	if (td.size && (rc = tw_perf_tracing_parse(f, td.offset, td.size, err)))
+		return rc;
+	return tw_perf_synth_formats(f, err);
 }

@@ -70,6 +70,13 @@ typedef struct perf_src {
 	/* a note for the trace's counters, handed out before anything more
 	 * (kind 0: none); the source itself counts nothing in the trace */
 	tw_record note;
+	/* what a sample that is not a tracepoint's becomes, and the stacks
+	 * its callchain does, handed out right after it (perf-synth.c) */
+	unsigned char synth[TW_PERF_SYNTH_MAX];
+	tw_perf_stacks stacks;
+	tw_record pending[2];
+	int npending, next_pending;
+	uint64_t guest_frames; /* frames of neither the kernel nor the user */
 } perf_src;
 
 static void stop(perf_src *s, const char *why);
@@ -320,12 +327,17 @@ static int read_one(perf_src *s, int scan)
 			raw_at = smp.raw ? (uint32_t)(smp.raw - body) : 0;
 			raw_len = smp.raw_size;
 		}
-		if (at->type != TW_PERF_TYPE_TRACEPOINT) {
-			s->other_samples++;
+		if (at->type != TW_PERF_TYPE_TRACEPOINT && !at->synth) {
+			s->other_samples++; /* perf's dummy event's */
 			return 0;
 		}
-		if (!raw_at || raw_len < 8)
+		if (at->type == TW_PERF_TYPE_TRACEPOINT &&
+		    (!raw_at || raw_len < 8))
 			return bad_record(s, scan, off);
+		if (at->synth || (at->sample_type & TW_PERF_SAMPLE_CALLCHAIN)) {
+			/* made into records when it leaves (apply()) */
+			raw_at = 0;
+		}
 		break;
 	}
 	case TW_PERF_RECORD_COMM:
@@ -399,7 +411,7 @@ timed:
 	tw_perf_ref r = {ts, s->seq, off, -1, 0, 0};
 	if (type == TW_PERF_RECORD_SAMPLE) {
 		r.cpu = smp.cpu;
-		r.raw_at = (uint16_t)(raw_at + 8);
+		r.raw_at = raw_at ? (uint16_t)(raw_at + 8) : 0;
 		r.raw_len = (uint16_t)raw_len;
 	}
 	int rc = tw_perf_order_add(&s->order, &r);
@@ -409,6 +421,46 @@ timed:
 	if (s->order.live > HEAP_MAX)
 		return tw_perf_order_close(&s->order) ? -1 : 1;
 	return rc;
+}
+
+/*
+ * A sample read whole as it leaves: the event (a tracepoint's raw data,
+ * or the record made for another event's sample), its callchain's stacks
+ * after it as ftrace writes them after an event. Return: 1 with *out.
+ */
+static int sample_records(perf_src *s, const tw_perf_ref *r,
+			  const unsigned char *rec, uint16_t size,
+			  tw_record *out)
+{
+	int a = tw_perf_sample_attr(&s->f, rec, size);
+	tw_perf_sample smp;
+	/* read_one() parsed it before: it parses again */
+	tw_perf_sample_parse(&s->f.attrs[a], rec + 8, size - 8u, &smp);
+	const tw_perf_attr *at = &s->f.attrs[a];
+	*out = (tw_record){.kind = TW_RECORD_EVENT, .ts = r->ts, .cpu = r->cpu};
+	if (at->synth) {
+		out->data = s->synth;
+		out->len = tw_perf_synth_sample(at, &smp, s->synth);
+	} else {
+		out->data = smp.raw;
+		out->len = smp.raw_size;
+	}
+	s->npending = s->next_pending = 0;
+	if (!(at->sample_type & TW_PERF_SAMPLE_CALLCHAIN) || !s->stacks.kernel)
+		return 1;
+	tw_perf_synth_stacks(&s->f, &smp, &s->stacks);
+	s->guest_frames += s->stacks.other;
+	s->stacks.other = 0;
+	tw_record k = *out;
+	k.data = s->stacks.kernel;
+	k.len = s->stacks.kernel_len;
+	s->pending[s->npending++] = k;
+	if (s->stacks.user_len) {
+		k.data = s->stacks.user;
+		k.len = s->stacks.user_len;
+		s->pending[s->npending++] = k;
+	}
+	return 1;
 }
 
 /* A record off the heap: 1 with *out when it is an event to hand out. */
@@ -423,11 +475,13 @@ static int apply(perf_src *s, const tw_perf_ref *r, tw_record *out, int scan)
 		out->len = r->raw_len;
 		return 1;
 	}
-	if (scan)
-		return 0;
 	uint32_t type = tw_perf_u32(rec);
 	uint16_t size;
 	memcpy(&size, rec + 6, 2);
+	if (type == TW_PERF_RECORD_SAMPLE)
+		return sample_records(s, r, rec, size, out);
+	if (scan)
+		return 0;
 	const unsigned char *body = rec + 8;
 	size_t n = size - 8u;
 	tw_perf_sample smp;
@@ -482,6 +536,10 @@ static int next(void *ctx, tw_record *out, int scan, trawl_error *err)
 {
 	perf_src *s = ctx;
 	for (;;) {
+		if (TW_UNLIKELY(s->next_pending < s->npending)) {
+			*out = s->pending[s->next_pending++];
+			return TW_NEXT_EVENT;
+		}
 		if (TW_UNLIKELY(s->note.kind)) {
 			*out = s->note;
 			s->note.kind = 0;
@@ -538,6 +596,8 @@ static int rewind_src(void *ctx, trawl_error *err)
 	s->stop_off = 0;
 	s->stop_why[0] = 0;
 	s->note.kind = 0;
+	s->npending = s->next_pending = 0;
+	s->guest_frames = 0;
 	return 0;
 }
 
@@ -698,6 +758,8 @@ static void close_src(void *ctx)
 	trawl_trace *t = s->t;
 	tw_perf_order_fini(&s->order);
 	tw_free(&t->mem, s->comms);
+	tw_free(&t->mem, s->stacks.kernel);
+	tw_free(&t->mem, s->stacks.user);
 	tw_perf_file_close(&s->f);
 	if (s->din && s->din != s->in)
 		tw_input_close(s->din);
@@ -764,6 +826,18 @@ int tw_perf_open(trawl_trace *t, struct tw_input *in,
 		goto fail;
 	if (rc && (rc = expand(s, err)))
 		goto fail;
+	/* a callchain's stacks: at most a record's frames each */
+	for (size_t i = 0; i < s->f.nattrs; i++)
+		if (s->f.attrs[i].sample_type & TW_PERF_SAMPLE_CALLCHAIN) {
+			s->stacks.kernel = tw_malloc(&t->mem, 16 + 65536);
+			s->stacks.user = tw_malloc(&t->mem, 16 + 65536);
+			if (!s->stacks.kernel || !s->stacks.user) {
+				rc = tw_error_at(err, TRAWL_ENOMEM, 0, t->name,
+						 0, 0, 0, "out of memory");
+				goto fail;
+			}
+			break;
+		}
 	for (int c = 0; c < s->f.nr_cpus; c++)
 		if (tw_note_cpu(t, c) < 0) {
 			rc = tw_error_at(err, TRAWL_ENOMEM, 0, t->name, 0, 0, 0,

@@ -121,7 +121,7 @@ int tw_perf_sample_parse(const tw_perf_attr *a, const unsigned char *p,
 		s->time = (int64_t)(t & INT64_MAX);
 	}
 	if (st & TW_PERF_SAMPLE_ADDR)
-		WORD(skip);
+		WORD(s->addr);
 	if (st & TW_PERF_SAMPLE_ID)
 		WORD(s->id);
 	if (st & TW_PERF_SAMPLE_STREAM_ID)
