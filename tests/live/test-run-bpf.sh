@@ -207,6 +207,36 @@ check "stack: the recording has the stacks" \
 	sh -c "'$TRAWL' report '$T/stack.dat' | grep -c 'kernel_stack: <stack trace>' | awk '\$1 >= $N' | grep -q ."
 check "tracefs and BPF objects as they were" same_all
 
+# --- kstack off line from perf record -g of the same run --------------------
+# perf records the run system-wide with callchains while trawl runs the
+# script live on the ftrace path (a BPF program on a tracepoint hides it
+# from perf's own recording of it: the kernel drops every perf sample of a
+# tracepoint whose BPF program returns 0), then the script runs off line
+# on perf's file: the same maps. Syscall tracepoints are left out: perf's
+# callchain of one has only the user stack (the syscall's registers).
+if command -v perf >/dev/null; then
+	begin_all
+	cat >"$T/perf-stack.tw" <<'EOF'
+tracepoint:sched:sched_switch /comm == "perl"/ { @switch[kstack] = count(); }
+tracepoint:sched:sched_wakeup /comm == "perl"/ { @wakeup[kstack(3)] = count(); }
+tracepoint:sched:sched_process_fork /comm == "perl"/ {
+	@fork[comm, kstack(perf, 4)] = count();
+}
+EOF
+	check "perf -g: live on the ftrace path under perf record" status 0 \
+		perf record -q -g -a -e sched:sched_switch -e sched:sched_wakeup \
+		-e sched:sched_process_fork -o "$T/stack.perf" -- \
+		"$TRAWL" run --live --backend ftrace "$T/perf-stack.tw" -c "$LOAD"
+	cp "$T/out" "$T/perf-stack.live"
+	check "perf -g: off line on perf's file" status 0 "$TRAWL" run "$T/perf-stack.tw" "$T/stack.perf"
+	check "perf -g: the same answer" same_file "$T/perf-stack.live" "$T/out"
+	check "perf -g: with the stacks" grep -q '^	ffffffff[0-9a-f]* kernel_clone+[0-9]*$' "$T/out"
+	check "perf -g: no faults" sh -c "! grep -q warning '$T/err'"
+	check "tracefs and BPF objects as they were" same_all
+else
+	echo "# perf -g: skipped, perf is not installed (apt-get install linux-perf)"
+fi
+
 # --- kstack off the kernel waits for the stack, in the trace's order --------
 # The stack ftrace writes after an event comes on its CPU microseconds
 # later, after other CPUs' events: the probe waits, and so does what comes

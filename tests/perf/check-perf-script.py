@@ -79,6 +79,9 @@ def trawl_report(trawl, path):
                          capture_output=True, check=True)
     events = []
     for e in json.loads(out.stdout):
+        if e["system"] == "ftrace" and e["event"] in ("kernel_stack",
+                                                      "user_stack"):
+            continue  # a callchain (-g): check-perf-callchain.py's
         events.append({
             "comm": e["comm"], "pid": e["pid"], "cpu": e["cpu"],
             "time": e["time"], "event": e["system"] + ":" + e["event"],

@@ -4,7 +4,9 @@
 # type, every event's time, cpu, pid, comm and text, every sched_switch and
 # wakeup's pids (check-perf-script.py), in file mode, pipe mode (-o -, read
 # from the file and from a pipe) and with compressed records (-z); `trawl
-# stats` counts the same events and the lost ones. Skips (77) without perf, root or permission to trace.
+# stats` counts the same events and the lost ones; callchains (-g) and
+# samples of events that are not tracepoints (-e cpu-clock) frame by frame
+# (check-perf-callchain.py). Skips (77) without perf, root or permission to trace.
 # usage: test-perf-record.sh TRAWL PINGPONG CHECKER
 set -u
 trawl=$1 pingpong=$2 checker=$3
@@ -86,6 +88,23 @@ if [ "$want" != "$got" ]; then
 	echo "FAIL: perf record -o - | trawl stats - counts $want, perf script $got"
 	fails=$((fails + 1))
 fi
+# callchains (perf record -g) of tracepoints and of a CPU profile
+# (cpu-clock, not a tracepoint: perf:cpu_clock), system-wide and of one
+# task (no CPU in its samples), frame by frame against perf script
+callchain=$(dirname "$checker")/check-perf-callchain.py
+record "$T/g.perf" -g -e sched:sched_switch -e sched:sched_wakeup \
+	-e sched:sched_process_fork -- "$pingpong" 1
+record "$T/profile.perf" -g -F 999 -e cpu-clock -- "$pingpong" 1
+if perf record -q -g -F 999 -e cpu-clock -o "$T/task.perf" -- "$pingpong" 1 \
+	>"$T/perf.log" 2>&1; then
+	python3 "$callchain" "$trawl" "$T/g.perf" "$T/profile.perf" \
+		"$T/task.perf" || fails=$((fails + 1))
+else
+	echo "FAIL: perf record -g of one task"
+	cat "$T/perf.log"
+	fails=$((fails + 1))
+fi
+python3 "$checker" "$trawl" "$T/g.perf" || fails=$((fails + 1))
 # the machine, as perf's header says it
 want=$(perf report --header-only -i "$T/busy.perf" 2>/dev/null |
 	sed -n 's/^# hostname : //p; s/^# os release : //p' | paste -sd' ')

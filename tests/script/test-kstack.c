@@ -118,3 +118,25 @@ Test(kstack, what_it_refuses)
 	fails("sched:sched_process_fork { @s = kstack; @s = 1; }", TRAWL_ETYPE,
 	      "t.tw:1:41: @s holds kstack values, not integer values");
 }
+
+/* perf record -g's callchains are the stacks ftrace writes after an
+ * event (lib/perf/perf-synth.c): the same scripts on a perf.data. The
+ * frames are named from this machine's kallsyms only on the boot that
+ * recorded the fixture, so the answer is checked by its counts. */
+Test(kstack, keys_from_a_perf_data_callchains)
+{
+	struct run_out o = run_file(
+		"perf-g.perf",
+		"tracepoint:sched:sched_switch { @n = count(); "
+		"@k[kstack(1)] = count(); $s = kstack; @total = @total + 1; }\n"
+		"perf:cpu_clock { @clock = count(); @c[comm, kstack] = "
+		"count(); }\n"
+		"END { print(@n); print(@clock); }",
+		0);
+	cr_assert_eq(o.rc, 0, "%s", o.err.msg);
+	cr_assert(strstr(o.text, "@n: 14\n"), "%s", o.text);
+	cr_assert(strstr(o.text, "@clock: 46\n"), "%s", o.text);
+	cr_assert(strstr(o.text, "@k[\n"), "%s", o.text);
+	cr_assert_str_eq(o.faults, "", "every sample had its stack");
+	free(o.text);
+}
