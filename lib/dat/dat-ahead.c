@@ -89,7 +89,8 @@ static int fill(tw_dat_ahead *a, struct ahead_batch *b)
 					.data_len = p.len,
 					.text_len = TW_DAT_NO_TEXT,
 					.pre_off = TW_DAT_NO_TEXT,
-					.comm_len = TW_DAT_NO_TEXT};
+					.comm_len = TW_DAT_NO_TEXT,
+					.tgid = -1};
 		if (tw_buf_put(a->mem, &b->arena, p.data, p.len) ||
 		    a->src.prepare(a->src.ctx, p.data, p.len, &b->arena, r)) {
 			b->oom = 1;

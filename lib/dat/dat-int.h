@@ -377,6 +377,7 @@ typedef struct tw_dat_ahead_rec {
 	/* a record source's task name for it, NUL-terminated right after
 	 * the record's data (TW_DAT_NO_TEXT: the source has none) */
 	uint32_t comm_len;
+	int32_t tgid; /* a record source's: the task's process, -1 */
 } tw_dat_ahead_rec;
 
 typedef struct tw_dat_pulled {

@@ -179,6 +179,7 @@ typedef struct dat_reader {
 	int given;
 	const char *given_comm;
 	uint32_t given_comm_len;
+	int32_t given_tgid;
 	/* A ranged run (seek_range): where each stream starts, and the
 	 * range; streams skip what is before it, the merge ends after it. */
 	tw_dat_place *places;
@@ -348,9 +349,11 @@ static const char *comm_of(dat_reader *r, int32_t pid, uint32_t *len)
 	if (r->recs) {
 		/* the source's names change as its records go by (COMM); ahead,
 		 * the worker asked it when it pulled the record */
-		const char *c = r->given
-					? r->given_comm
-					: r->recs->comm(r->recs->ctx, pid, len);
+		int32_t tgid = -1;
+		const char *c =
+			r->given ? r->given_comm
+				 : r->recs->comm(r->recs->ctx, pid, len, &tgid);
+		r->last_tgid = r->given ? r->given_tgid : tgid;
 		if (c) {
 			if (r->given)
 				*len = r->given_comm_len;
@@ -463,7 +466,7 @@ static int fill_rec(trawl_trace *t, dat_reader *r, tw_rec *rec, int64_t ts,
 	else if (rec->preempt < 0)
 		rec->preempt = 0;
 	rec->comm = comm_of(r, rec->pid, &rec->comm_len);
-	if (TW_UNLIKELY(r->feed != NULL))
+	if (TW_UNLIKELY(r->feed != NULL || r->recs != NULL))
 		rec->tgid = r->last_tgid;
 	if (TW_UNLIKELY(dt->stack_named))
 		r->stack_short = stack_short(r, dt, data, len);
@@ -748,6 +751,7 @@ static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
 					? NULL
 					: (const char *)data + a.data_len;
 			r->given_comm_len = a.comm_len;
+			r->given_tgid = a.tgid;
 		}
 		int filled = fill_rec(t, r, rec, a.ts, a.buffer, a.cpu, data,
 				      a.data_len);
@@ -826,8 +830,11 @@ static int next_event(trawl_trace *t, dat_reader *r, tw_rec *rec, int scan,
 			 * goes with the record, NUL-terminated, its length
 			 * last */
 			uint32_t n = rec->comm_len;
+			int32_t tgid = rec->tgid;
 			rc = tw_buf_append(&t->mem, &r->raw, rec->comm, n) ||
 			     tw_buf_append(&t->mem, &r->raw, "", 1) ||
+			     tw_buf_append(&t->mem, &r->raw, &tgid,
+					   sizeof(tgid)) ||
 			     tw_buf_append(&t->mem, &r->raw, &n, sizeof(n));
 		}
 		if (rc)
@@ -848,15 +855,19 @@ static int reparse(trawl_trace *t, const char *raw, size_t len, tw_rec *rec)
 		return -1;
 	memcpy(&h, raw, sizeof(h));
 	uint32_t comm_len = 0;
+	int32_t tgid = -1;
 	size_t data_len = len - sizeof(h);
 	if (rd(t)->recs) {
-		if (data_len < sizeof(comm_len) + 1)
+		/* the source's name, NUL, tgid and the name's length last */
+		size_t tail = sizeof(tgid) + sizeof(comm_len);
+		if (data_len < tail + 1)
 			return -1;
 		memcpy(&comm_len, raw + len - sizeof(comm_len),
 		       sizeof(comm_len));
-		if (comm_len > data_len - sizeof(comm_len) - 1)
+		memcpy(&tgid, raw + len - tail, sizeof(tgid));
+		if (comm_len > data_len - tail - 1)
 			return -1;
-		data_len -= sizeof(comm_len) + 1 + comm_len;
+		data_len -= tail + 1 + comm_len;
 	}
 	if (fill_rec(t, rd(t), rec, h.ts, h.buffer, h.cpu,
 		     (const unsigned char *)raw + sizeof(h),
@@ -866,6 +877,7 @@ static int reparse(trawl_trace *t, const char *raw, size_t len, tw_rec *rec)
 	if (rd(t)->recs) {
 		rec->comm = raw + sizeof(h) + data_len;
 		rec->comm_len = comm_len;
+		rec->tgid = tgid;
 	}
 	return TW_NEXT_EVENT;
 }
@@ -2253,7 +2265,8 @@ static int ahead_prepare(void *ctx, const unsigned char *data, uint32_t len,
 		 * (where it is now in the arena) */
 		int32_t pid = (int32_t)tw_dat_u32(&r->f, data + r->pid_off);
 		uint32_t n;
-		const char *c = r->recs->comm(r->recs->ctx, pid, &n);
+		const char *c =
+			r->recs->comm(r->recs->ctx, pid, &n, &rec->tgid);
 		if (c) {
 			if (tw_buf_put(r->f.mem, arena, c, n) ||
 			    tw_buf_put(r->f.mem, arena, "", 1))

@@ -58,9 +58,11 @@ typedef struct tw_records {
 	/* Back to the first record; -TRAWL_EUNSUPPORTED for a stream. */
 	int (*rewind)(void *ctx, trawl_error *err);
 	/* The task name pid has at the time of the last record handed out,
-	 * or NULL when the source does not know it; *len its length.
-	 * Valid until the next call to next(). */
-	const char *(*comm)(void *ctx, int32_t pid, uint32_t *len);
+	 * or NULL when the source does not know it; *len its length, *tgid
+	 * the task's process (-1: not known). Valid until the next call to
+	 * next(). */
+	const char *(*comm)(void *ctx, int32_t pid, uint32_t *len,
+			    int32_t *tgid);
 	/* Optional: kallsyms when the metadata has none (perf writes none),
 	 * asked for once, when a text first needs a symbol: NULL when there
 	 * are none to be had; *len its length. Valid until close(). */

@@ -307,7 +307,7 @@ int tw_perf_synth_formats(tw_perf_file *f, trawl_error *err);
 void tw_perf_synth_free(tw_perf_file *f);
 /* The record of a sample of attr a (a->synth set): its bytes in out (at
  * least TW_PERF_SYNTH_MAX), their count returned. */
-#define TW_PERF_SYNTH_MAX 40
+#define TW_PERF_SYNTH_MAX 32
 uint32_t tw_perf_synth_sample(const tw_perf_attr *a, const tw_perf_sample *s,
 			      unsigned char *out);
 /* A callchain as ftrace's records: kernel (always) and user (user_len

@@ -29,6 +29,7 @@
 
 struct comm_ent {
 	int32_t tid;
+	int32_t tgid; /* its process; -1: not known */
 	uint8_t used;
 	uint8_t len;
 	char comm[COMM_MAX + 1];
@@ -137,6 +138,7 @@ static struct comm_ent *comm_slot(perf_src *s, int32_t tid, int make)
 		return NULL;
 	s->comms[k].used = 1;
 	s->comms[k].tid = tid;
+	s->comms[k].tgid = -1;
 	s->comms[k].len = 0;
 	s->comms[k].comm[0] = 0;
 	s->ncomms++;
@@ -144,11 +146,13 @@ static struct comm_ent *comm_slot(perf_src *s, int32_t tid, int make)
 }
 
 /* Out of memory: the name is not kept, the events still go out. */
-static void set_comm(perf_src *s, int32_t tid, const char *c, size_t n)
+static void set_comm(perf_src *s, int32_t tid, int32_t tgid, const char *c,
+		     size_t n)
 {
 	struct comm_ent *e = comm_slot(s, tid, 1);
 	if (!e)
 		return;
+	e->tgid = tgid;
 	if (n > COMM_MAX)
 		n = COMM_MAX;
 	memcpy(e->comm, c, n);
@@ -156,11 +160,12 @@ static void set_comm(perf_src *s, int32_t tid, const char *c, size_t n)
 	e->len = (uint8_t)n;
 }
 
-static const char *comm_of(void *ctx, int32_t pid, uint32_t *len)
+static const char *comm_of(void *ctx, int32_t pid, uint32_t *len, int32_t *tgid)
 {
 	perf_src *s = ctx;
 	const struct comm_ent *e = comm_slot(s, pid, 0);
-	if (e) {
+	*tgid = e ? e->tgid : pid == 0 ? 0 : -1;
+	if (e && e->len) { /* a FORK of a task not named: its tgid only */
 		*len = e->len;
 		return e->comm;
 	}
@@ -438,6 +443,12 @@ static int sample_records(perf_src *s, const tw_perf_ref *r,
 	tw_perf_sample_parse(&s->f.attrs[a], rec + 8, size - 8u, &smp);
 	const tw_perf_attr *at = &s->f.attrs[a];
 	*out = (tw_record){.kind = TW_RECORD_EVENT, .ts = r->ts, .cpu = r->cpu};
+	if (smp.tid > 0 && smp.pid > 0) {
+		/* the sample says its task's process (TID: pid, tid) */
+		struct comm_ent *e = comm_slot(s, smp.tid, 1);
+		if (e && e->tgid < 0)
+			e->tgid = smp.pid;
+	}
 	if (at->synth) {
 		out->data = s->synth;
 		out->len = tw_perf_synth_sample(at, &smp, s->synth);
@@ -498,7 +509,8 @@ static int apply(perf_src *s, const tw_perf_ref *r, tw_record *out, int scan)
 			if (room > n - 8)
 				room = n - 8;
 			const char *c = (const char *)body + 8;
-			set_comm(s, (int32_t)tw_perf_u32(body + 4), c,
+			set_comm(s, (int32_t)tw_perf_u32(body + 4),
+				 (int32_t)tw_perf_u32(body), c,
 				 strnlen(c, room));
 		}
 		break;
@@ -506,13 +518,18 @@ static int apply(perf_src *s, const tw_perf_ref *r, tw_record *out, int scan)
 		/* u32 pid, ppid, tid, ptid: a new thread has its parent's
 		 * name until it sets its own */
 		if (n >= 16) {
+			int32_t pid = (int32_t)tw_perf_u32(body);
 			int32_t tid = (int32_t)tw_perf_u32(body + 8);
 			int32_t ptid = (int32_t)tw_perf_u32(body + 12);
 			const struct comm_ent *p = comm_slot(s, ptid, 0);
 			if (p && tid != ptid) {
 				char c[COMM_MAX + 1];
 				memcpy(c, p->comm, sizeof(c));
-				set_comm(s, tid, c, p->len);
+				set_comm(s, tid, pid, c, p->len);
+			} else {
+				struct comm_ent *e = comm_slot(s, tid, 1);
+				if (e)
+					e->tgid = pid;
 			}
 		}
 		break;

@@ -7,7 +7,8 @@
  *   page-faults, ...) becomes a record of system "perf" named after the
  *   event (perf's name, '-' and other characters an event name cannot
  *   hold as '_': cpu-clock is perf:cpu_clock), with the sample's ip,
- *   period, tgid and, where sampled, addr. Its format is made here, with
+ *   period and, where sampled, addr (its pid and tid are the event's
+ *   tgid and pid, as for any event). Its format is made here, with
  *   a type id no format of the file has.
  * - A callchain (perf record -g) becomes the records ftrace's stacktrace
  *   and userstacktrace options write after an event: ftrace:kernel_stack
@@ -331,12 +332,11 @@ int tw_perf_synth_formats(tw_perf_file *f, trawl_error *err)
 			"name: %s\nID: %u\n%s"
 			"\tfield:unsigned long ip;\toffset:8;\tsize:8;"
 			"\tsigned:0;\n\tfield:u64 period;\toffset:16;"
-			"\tsize:8;\tsigned:0;\n\tfield:int tgid;\toffset:24;"
-			"\tsize:4;\tsigned:1;\n%s\n"
+			"\tsize:8;\tsigned:0;\n%s\n"
 			"print fmt: \"ip=%%pS period=%%llu%s\", (void "
 			"*)REC->ip, REC->period%s\n",
 			name, a->synth, common_fields,
-			addr ? "\tfield:unsigned long addr;\toffset:32;"
+			addr ? "\tfield:unsigned long addr;\toffset:24;"
 			       "\tsize:8;\tsigned:0;\n"
 			     : "",
 			addr ? " addr=0x%lx" : "", addr ? ", REC->addr" : "");
@@ -407,12 +407,10 @@ uint32_t tw_perf_synth_sample(const tw_perf_attr *a, const tw_perf_sample *s,
 	header(out, a->synth, s->tid);
 	memcpy(out + 8, &s->ip, 8);
 	memcpy(out + 16, &s->period, 8);
-	memcpy(out + 24, &s->pid, 4);
-	memset(out + 28, 0, 4);
 	if (!(a->sample_type & TW_PERF_SAMPLE_ADDR))
-		return 32;
-	memcpy(out + 32, &s->addr, 8);
-	return 40;
+		return 24;
+	memcpy(out + 24, &s->addr, 8);
+	return 32;
 }
 
 void tw_perf_synth_stacks(const tw_perf_file *f, const tw_perf_sample *s,

@@ -121,6 +121,7 @@ def trawl_events(trawl, path):
             samples[-1]["ktext"] = ev["text"].split("\n")[1:]
         elif name == "ftrace:user_stack":
             samples[-1]["user"] = ev["fields"]["caller"]
+            samples[-1]["tgid"] = ev["fields"]["tgid"]
         else:
             ev["kernel"], ev["user"], ev["ktext"] = None, [], []
             samples.append(ev)
@@ -210,7 +211,7 @@ def check(trawl, path, expected=None):
             fails.append(f"{where}: {len(user)} user frames in perf, "
                          f"{len(t['user'])} in trawl")
             continue
-        tgid = t["fields"].get("tgid", t["pid"])
+        tgid = t.get("tgid", t["pid"])
         for (addr, sym, dso), abs_ in zip(user, t["user"]):
             abs_ %= 2**64
             rel = relative(maps, tgid, abs_) if dso != "[unknown]" else None

@@ -191,10 +191,15 @@ Test(perf_data, fixture_reads_every_sample_in_time_order)
 	cr_assert_eq(g.stats.skipped_records, skipped);
 	cr_assert_gt(skipped, 0);
 	sorted(&g);
-	int named = 0;
-	for (size_t i = 0; i < g.n; i++)
+	int named = 0, in_process = 0;
+	for (size_t i = 0; i < g.n; i++) {
 		named += strcmp(g.ev[i].comm, "<...>") != 0;
+		/* COMM and FORK say each task's process (pid 0's is 0) */
+		in_process +=
+			g.ev[i].pid ? g.ev[i].tgid > 0 : g.ev[i].tgid == 0;
+	}
 	cr_assert_eq(named, (int)g.n, "every task has its COMM's name");
+	cr_assert_eq(in_process, (int)g.n, "every task has its process");
 	got_free(&g);
 }
 
@@ -478,9 +483,16 @@ Test(perf_data, a_sample_past_its_round_is_sorted_into_place)
 	cr_assert_gt(g.stats.reordered, 0);
 	sorted(&g);
 	cr_assert_eq(g.n, whole.n);
-	/* the same events; ties may now keep another record order */
-	for (size_t i = 0; i < g.n; i++)
+	/* the same events; ties may now keep another record order; each
+	 * keeps its task's name and process through the sort */
+	for (size_t i = 0; i < g.n; i++) {
 		cr_assert_eq(g.ev[i].ts, whole.ev[i].ts, "event %zu", i);
+		/* (the sample moved before its task's COMM has neither) */
+		int named = strcmp(g.ev[i].comm, "<...>") != 0;
+		cr_assert(g.ev[i].pid == 0 || (g.ev[i].tgid > 0) == named,
+			  "event %zu pid %d tgid %d comm %s", i, g.ev[i].pid,
+			  g.ev[i].tgid, g.ev[i].comm);
+	}
 	got_free(&g);
 	got_free(&whole);
 	free(f.p);
