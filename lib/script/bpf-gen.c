@@ -706,6 +706,15 @@ static void gctx_int(gen *g, const tw_node *n)
 		call(g, BPF_FUNC_get_current_pid_tgid);
 		alu(g, BPF_RSH, BPF_REG_0, 32);
 		return;
+	case CX_UID: /* gid << 32 | uid */
+		call(g, BPF_FUNC_get_current_uid_gid);
+		alu(g, BPF_LSH, BPF_REG_0, 32);
+		alu(g, BPF_RSH, BPF_REG_0, 32);
+		return;
+	case CX_GID:
+		call(g, BPF_FUNC_get_current_uid_gid);
+		alu(g, BPF_RSH, BPF_REG_0, 32);
+		return;
 	case CX_ELAPSED:
 		call(g, BPF_FUNC_ktime_get_ns);
 		ldx(g, BPF_DW, BPF_REG_1, R_GLOBALS,
@@ -1292,6 +1301,36 @@ static void gjoin(gen *g, const tw_node *n)
 	g->scr = mark;
 }
 
+/* time(fmt): the probe's time (bpf_ktime_get_ns()) through the ring
+ * buffer, printed as the wall clock then (bpf-sys.c) */
+static void gtime(gen *g, const tw_node *n)
+{
+	tw_bpf *b = g->b;
+	uint32_t slot = 0;
+	if (!g->dry) {
+		const char *fmt = n->nkids ? n->kids[0]->name : "%H:%M:%S\n";
+		size_t fl = n->nkids ? n->kids[0]->len : 9;
+		char **t = tw_realloc(g->c->mem, b->times,
+				      (b->ntimes + 1) * sizeof(*t));
+		if (!t)
+			tw_sc_oom(g->c);
+		b->times = t;
+		if (!(t[b->ntimes] = tw_strndup(g->c->mem, fmt, fl)))
+			tw_sc_oom(g->c);
+		slot = (uint32_t)b->ntimes++;
+		b->printfs++;
+	}
+	uint32_t mark = g->scr;
+	uint32_t rec = scr_alloc(g, n, 16);
+	call(g, BPF_FUNC_ktime_get_ns);
+	stx(g, BPF_DW, R_SCRATCH, BPF_REG_0, (int16_t)(rec + 8));
+	at(g, n);
+	st(g, BPF_W, R_SCRATCH, (int16_t)rec, TW_BPF_REC_TIME);
+	st(g, BPF_W, R_SCRATCH, (int16_t)(rec + 4), (int32_t)slot);
+	ring_out(g, n, rec, 16, "time()");
+	g->scr = mark;
+}
+
 static void gprintf(gen *g, const tw_node *n)
 {
 	if (!g->dry)
@@ -1453,7 +1492,8 @@ static void gstmt(gen *g, const tw_node *n)
 	case N_PRINTMAP:
 		refuse(g, n, "clear(), zero() and print() in an event probe");
 	case N_TIME:
-		refuse(g, n, "time()");
+		gtime(g, n);
+		return;
 	default:
 		refuse(g, n, "this statement");
 	}
@@ -1744,10 +1784,14 @@ void tw_bpf_plan(tw_compiler *c, tw_bpf *b)
 		if (pr->user_line && !b->in_kernel[i])
 			tw_sc_error(c, TRAWL_EUNSUPPORTED, pr->user_line,
 				    pr->user_col,
-				    "probe %s reads the task's memory (str() "
-				    "of a pointer), which only a probe in the "
-				    "kernel can, but it cannot run there: %s",
-				    pr->label, b->why[i]);
+				    "probe %s reads %s, which only a probe in "
+				    "the kernel can, but it cannot run there: "
+				    "%s",
+				    pr->label,
+				    pr->user_what ? pr->user_what
+						  : "the task's memory (str() "
+						    "of a pointer)",
+				    b->why[i]);
 		b->must_load |= pr->user_line != 0;
 	}
 	if (b->backend == TRAWL_BACKEND_BPF)

@@ -36,7 +36,12 @@
 
 /* Ring buffer record kinds (the low byte of a record's first u32; the
  * CPU that wrote it above, for printf and join records). */
-enum { TW_BPF_REC_PRINTF = 1, TW_BPF_REC_EXIT = 2, TW_BPF_REC_JOIN = 3 };
+enum {
+	TW_BPF_REC_PRINTF = 1,
+	TW_BPF_REC_EXIT = 2,
+	TW_BPF_REC_JOIN = 3,
+	TW_BPF_REC_TIME = 4, /* kind, format's index, bpf_ktime_get_ns() */
+};
 /* join(): at most this many strings of an argv, each up to TW_SC_STRMAX
  * - 1 bytes (bpftrace's are 16 and 64); the record is kind, delimiter,
  * count (u32 each), a pad, the argv's address and a pointer read from it
@@ -112,6 +117,8 @@ typedef struct tw_bpf {
 	void *ring_cons, *ring_data;
 	size_t ring_size, ring_mask;
 	char **joins; /* join()'s delimiters, by the record's index */
+	char **times; /* time()'s formats, by the record's index */
+	size_t ntimes;
 	/* per CPU: the text of its records up to a line's end (printf()
 	 * and join() write one line in two records, and another CPU's may
 	 * come between them in the ring) */

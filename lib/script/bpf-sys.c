@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -756,6 +757,25 @@ static int format_record(trawl_script *s, const char *p, uint32_t len,
 {
 	if (kind == TW_BPF_REC_EXIT)
 		return 1;
+	if (kind == TW_BPF_REC_TIME) {
+		uint32_t slot;
+		uint64_t at;
+		memcpy(&slot, p + 4, 4);
+		if (len < 16 || slot >= s->bpf->ntimes)
+			return 0;
+		memcpy(&at, p + 8, 8);
+		/* the probe's monotonic time as the wall clock then */
+		struct timespec mono, real;
+		clock_gettime(CLOCK_MONOTONIC, &mono);
+		clock_gettime(CLOCK_REALTIME, &real);
+		int64_t ago =
+			((int64_t)mono.tv_sec * 1000000000 + mono.tv_nsec) -
+			(int64_t)at;
+		int64_t wall = (int64_t)real.tv_sec * 1000000000 +
+			       real.tv_nsec - (ago > 0 ? ago : 0);
+		tw_print_time_at(s, s->bpf->times[slot], wall);
+		return 0;
+	}
 	if (kind == TW_BPF_REC_JOIN) {
 		uint32_t slot, count;
 		memcpy(&slot, p + 4, 4);
@@ -924,6 +944,9 @@ void tw_bpf_free(const tw_mem *mem, tw_bpf *b)
 	tw_free(mem, b->maps);
 	for (size_t i = 0; i < b->njoins; i++)
 		tw_free(mem, b->joins[i]);
+	for (size_t i = 0; i < b->ntimes; i++)
+		tw_free(mem, b->times[i]);
+	tw_free(mem, b->times);
 	tw_free(mem, b->joins);
 	for (int c = 0; b->lines && c < b->ncpus; c++)
 		tw_buf_fini(mem, &b->lines[c]);

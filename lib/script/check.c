@@ -522,6 +522,24 @@ static void expr(tw_compiler *c, tw_node *n)
 			pr->kstack = 1;
 			return;
 		}
+		if (n->op == CX_UID || n->op == CX_GID) {
+			/* the task's credentials: no event carries them */
+			if (!c->kernel)
+				ERR(c, n, TRAWL_ETYPE,
+				    "'%s' is the task's %s id at the probe, "
+				    "which no event the ftrace back end "
+				    "records carries: it is read in a live "
+				    "run with the BPF back end (--live, "
+				    "--backend auto or bpf)",
+				    n->name,
+				    n->op == CX_UID ? "user" : "group");
+			if (!pr->user_line) {
+				pr->user_line = n->line, pr->user_col = n->col;
+				pr->user_what = n->op == CX_UID ? "uid" : "gid";
+			}
+			n->type = TY_INT;
+			return;
+		}
 		n->type = (n->op == CX_COMM || n->op == CX_EVENT ||
 			   n->op == CX_PROBE)
 				  ? TY_STR

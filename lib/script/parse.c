@@ -180,15 +180,16 @@ static const struct {
 	{"ts", CX_TS},	     {"nsecs", CX_TS},	      {"usecs", CX_USECS},
 	{"cpu", CX_CPU},     {"pid", CX_PID},	      {"tid", CX_TID},
 	{"tgid", CX_TGID},   {"comm", CX_COMM},	      {"event", CX_EVENT},
-	{"probe", CX_PROBE}, {"elapsed", CX_ELAPSED},
+	{"probe", CX_PROBE}, {"elapsed", CX_ELAPSED}, {"uid", CX_UID},
+	{"gid", CX_GID},
 };
 
 /* bpftrace's builtins that no event of the ftrace back end carries: a
  * clear refusal instead of "unknown name". */
 static const char *const bpf_only_names[] = {
-	"uid",	"gid",	  "username", "curtask", "ustack", "cgroup", "cpid",
-	"rand", "retval", "func",     "sarg0",	 "arg0",   "arg1",   "arg2",
-	"arg3", "arg4",	  "arg5",     "numaid",	 "jiffies"};
+	"username", "curtask", "ustack", "cgroup", "cpid",   "rand",
+	"retval",   "func",    "sarg0",	 "arg0",   "arg1",   "arg2",
+	"arg3",	    "arg4",    "arg5",	 "numaid", "jiffies"};
 
 /* Functions that need a probe in the kernel (the BPF back end): what
  * each reads or does that the ftrace back end's events cannot give. */

@@ -601,10 +601,15 @@ void tw_print_json_maps(trawl_script *s)
 
 void tw_print_time(trawl_script *s, const char *fmt)
 {
+	tw_print_time_at(s, fmt, (int64_t)time(NULL) * 1000000000);
+}
+
+void tw_print_time_at(trawl_script *s, const char *fmt, int64_t wall_ns)
+{
 	char buf[1024];
-	time_t now = time(NULL);
+	time_t at = (time_t)(wall_ns / 1000000000);
 	struct tm tm;
-	if (!localtime_r(&now, &tm))
+	if (!localtime_r(&at, &tm))
 		return;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"

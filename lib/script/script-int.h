@@ -230,6 +230,8 @@ enum tw_ctx_id {
 	CX_ELAPSED, /* ns since the run began (live) or its first event */
 	CX_KSTACK,  /* the kernel stack at the event (ival: limit | perf
 		     * << 8); ftrace records it after the event */
+	CX_UID,	    /* the task's user and group ids: in the kernel only */
+	CX_GID,
 };
 
 enum tw_call_id { CALL_STRLEN, CALL_STRNCMP, CALL_STRCONTAINS, CALL_STR };
@@ -308,7 +310,8 @@ typedef struct tw_probe {
 	 * pointer, N_CALL CALL_STR with ival 1), which only a probe in the
 	 * kernel can; 0: it does not */
 	uint32_t user_line, user_col;
-	int kstack; /* check.c: it reads kstack */
+	const char *user_what; /* what it reads there ("str() of a ...") */
+	int kstack;	       /* check.c: it reads kstack */
 } tw_probe;
 
 /* A map as the checker fixed it. */
@@ -761,5 +764,7 @@ void tw_printf(struct trawl_script *s, const tw_fmt *f, const tw_sval *args);
 void tw_print_json_maps(struct trawl_script *s);
 /* time("fmt"): the wall clock now by strftime (fmt NUL-terminated) */
 void tw_print_time(struct trawl_script *s, const char *fmt);
+/* The same for a wall-clock time (ns since the epoch). */
+void tw_print_time_at(struct trawl_script *s, const char *fmt, int64_t wall_ns);
 
 #endif

@@ -278,6 +278,32 @@ check "order: every call had its stack" sh -c "! grep -q 'no kernel stack' '$T/o
 check "order: the stacks" grep -q '^    syscall_trace_enter+[0-9]*$' "$T/order.full"
 check "tracefs and BPF objects as they were" same_all
 
+# --- uid, gid and time() in the kernel --------------------------------------
+# The load runs as nobody (setpriv): the ids are the task's at the probe,
+# not trawl's; time() prints the probe's time as the wall clock then.
+if command -v setpriv >/dev/null; then
+	begin_all
+	cat >"$T/cred.tw" <<'EOF'
+tracepoint:syscalls:sys_enter_getppid /comm == "perl"/ {
+	@cred[uid, gid] = count();
+	@n = @n + 1;
+	if (@n == 1) { time("first at %H:%M:%S\n"); }
+}
+EOF
+	before=$(date +%s)
+	check "cred: --backend bpf" status 0 "$TRAWL" run --live --backend bpf "$T/cred.tw" \
+		-c "setpriv --reuid=65534 --regid=65534 --clear-groups perl -e 'getppid() for 1 .. $N'"
+	after=$(date +%s)
+	check "cred: the task's ids" grep -qx "@cred\[65534, 65534\]: $N" "$T/out"
+	check "cred: no other ids" sh -c "test \$(grep -c '^@cred' '$T/out') -eq 1"
+	at=$(sed -n 's/^first at \([0-9:]*\)$/\1/p' "$T/out")
+	check "cred: time() printed the probe's time" sh -c \
+		"t=\$(date -d '$at' +%s 2>/dev/null) && [ \$t -ge \$(($before - 1)) ] && [ \$t -le \$(($after + 1)) ]"
+	check "cred: the ftrace back end refuses uid" status 1 "$TRAWL" run --live --backend ftrace "$T/cred.tw" -d 0.1
+	check "cred: at uid" grep -q "cred.tw:2:8: 'uid' is the task's user id at the probe" "$T/err"
+	check "tracefs and BPF objects as they were" same_all
+fi
+
 # --- a line written in two records by each CPU at once stays whole --------
 # (5000 calls each: 10000 lines of two records, well inside the ring
 # buffer between two drains)

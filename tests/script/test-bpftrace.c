@@ -94,9 +94,17 @@ Test(bpftrace, time_prints_the_wall_clock_by_strftime)
 
 Test(bpftrace, what_needs_the_bpf_back_end_says_so)
 {
-	fails("BEGIN { @u = uid; }", TRAWL_EPARSE,
-	      "t.tw:1:14: 'uid' is not in the events the ftrace back end "
-	      "records; it needs the BPF back end (issue 24)");
+	fails("tracepoint:sched:sched_switch { @u = uid; }", TRAWL_ETYPE,
+	      "t.tw:1:38: 'uid' is the task's user id at the probe, which no "
+	      "event the ftrace back end records carries: it is read in a "
+	      "live run with the BPF back end (--live, --backend auto or "
+	      "bpf)");
+	fails("tracepoint:sched:sched_switch { @g[gid] = count(); }",
+	      TRAWL_ETYPE,
+	      "t.tw:1:36: 'gid' is the task's group id at the probe, which "
+	      "no event the ftrace back end records carries: it is read in a "
+	      "live run with the BPF back end (--live, --backend auto or "
+	      "bpf)");
 	fails("BEGIN { printf(\"%s\\n\", ustack); }", TRAWL_EPARSE,
 	      "t.tw:1:24: 'ustack' is not in the events the ftrace back end "
 	      "records; it needs the BPF back end (issue 24)");
