@@ -8,7 +8,7 @@ DEBS := meson ninja-build pkg-config gcc clang libclang-rt-14-dev \
 	libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd \
 	man-db bash-completion build-essential dpkg-dev debhelper lintian \
 	libcivetweb-dev python3-dev python3-numpy python3-pandas python3-dask \
-	python3-distributed python3-matplotlib python3-nbconvert python3-ipykernel chromium libcairo2-dev spin bpftrace bpftool linux-perf
+	python3-distributed python3-matplotlib python3-nbconvert python3-ipykernel chromium libcairo2-dev spin bpftrace bpftool linux-perf libbpf-dev
 SAMPLE := tests/fixtures/ftrace-irqinfo.txt
 SAMPLE_DAT := tests/fixtures/tc.dat
 PAIR := tests/fixtures/pair-broad

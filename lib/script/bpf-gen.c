@@ -706,6 +706,9 @@ static void gctx_int(gen *g, const tw_node *n)
 		call(g, BPF_FUNC_get_current_pid_tgid);
 		alu(g, BPF_RSH, BPF_REG_0, 32);
 		return;
+	case CX_CURTASK:
+		call(g, BPF_FUNC_get_current_task);
+		return;
 	case CX_UID: /* gid << 32 | uid */
 		call(g, BPF_FUNC_get_current_uid_gid);
 		alu(g, BPF_LSH, BPF_REG_0, 32);
@@ -774,6 +777,57 @@ static void gcall(gen *g, const tw_node *n)
 	g->scr = mark;
 }
 
+/* r0 = the address of what a member (or a struct in memory) is: its
+ * base's address (a pointer's value, or a struct member's address) plus
+ * its offset */
+static void gaddr(gen *g, const tw_node *n)
+{
+	if (n->kind != N_MEMBER)
+		refuse(g, n, "this struct");
+	if (n->op == TK_ARROW)
+		gint(g, n->a);
+	else
+		gaddr(g, n->a);
+	if (n->m.offset)
+		alu(g, BPF_ADD, BPF_REG_0, (int32_t)n->m.offset);
+}
+
+/* r0 = an integer (or pointer) member, read from kernel or task memory
+ * with bpf_probe_read_{kernel,user}(); what cannot be read is 0, and a
+ * fault */
+static void gmember_int(gen *g, const tw_node *n)
+{
+	uint32_t mark = g->scr;
+	uint32_t buf = scr_alloc(g, n, 8);
+	gaddr(g, n);
+	movr(g, BPF_REG_3, BPF_REG_0);
+	scr_ptr(g, BPF_REG_1, buf);
+	mov(g, BPF_REG_2, (int32_t)n->m.size);
+	call(g,
+	     n->user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel);
+	int ok = label(g), done = label(g);
+	jimm(g, BPF_JEQ, BPF_REG_0, 0, ok);
+	count_fault(g, n,
+		    n->user ? "a read of the task's memory through a pointer "
+			      "failed (not paged in, or not valid): 0"
+			    : "a read of kernel memory through a pointer "
+			      "failed: 0");
+	mov(g, BPF_REG_0, 0);
+	ja(g, done);
+	place(g, ok);
+	int size = n->m.size == 1   ? BPF_B
+		   : n->m.size == 2 ? BPF_H
+		   : n->m.size == 4 ? BPF_W
+				    : BPF_DW;
+	ldx(g, size, BPF_REG_0, R_SCRATCH, (int16_t)buf);
+	if (n->m.is_signed && n->m.size < 8) {
+		alu(g, BPF_LSH, BPF_REG_0, (int32_t)(64 - 8 * n->m.size));
+		alu(g, BPF_ARSH, BPF_REG_0, (int32_t)(64 - 8 * n->m.size));
+	}
+	place(g, done);
+	g->scr = mark;
+}
+
 static void gint(gen *g, const tw_node *n)
 {
 	at(g, n);
@@ -785,6 +839,12 @@ static void gint(gen *g, const tw_node *n)
 		return;
 	case N_CTX:
 		gctx_int(g, n);
+		return;
+	case N_PCAST:
+		gint(g, n->a);
+		return;
+	case N_MEMBER:
+		gmember_int(g, n);
 		return;
 	case N_FIELD: {
 		if (n->a)
@@ -984,6 +1044,25 @@ static void gstr(gen *g, const tw_node *n, uint32_t off)
 		scr_zero(g, off, STRMAX);
 		place(g, done);
 		g->scr = mark;
+		return;
+	}
+	case N_MEMBER: {
+		/* a char array member: up to its length or STRMAX - 1, and
+		 * a NUL (what cannot be read is "", and a fault) */
+		uint32_t len = n->m.size + 1 < STRMAX ? n->m.size + 1 : STRMAX;
+		scr_zero(g, off, STRMAX);
+		gaddr(g, n);
+		movr(g, BPF_REG_3, BPF_REG_0);
+		scr_ptr(g, BPF_REG_1, off);
+		mov(g, BPF_REG_2, (int32_t)len);
+		call(g, n->user ? BPF_FUNC_probe_read_user_str
+				: BPF_FUNC_probe_read_kernel_str);
+		int ok = label(g);
+		jimm(g, BPF_JSGE, BPF_REG_0, 0, ok);
+		count_fault(g, n,
+			    "a string member could not be read through its "
+			    "pointer: \"\"");
+		place(g, ok);
 		return;
 	}
 	case N_CALL: {

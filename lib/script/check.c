@@ -418,6 +418,104 @@ static struct tw_var *new_var(tw_compiler *c, tw_node *n, int type)
 	return v;
 }
 
+/* ---- kernel memory: casts to structs and their members ---- */
+
+/* A probe reads kernel or task memory (or what else only a probe in the
+ * kernel has): refused off the kernel, and the probe kept there. */
+static void kernel_only(tw_compiler *c, tw_node *n, const char *what)
+{
+	if (!c->kernel)
+		ERR(c, n, TRAWL_ETYPE,
+		    "%s, which only a probe in the kernel can: it is read in "
+		    "a live run with the BPF back end (--live, --backend auto "
+		    "or bpf); a trace has only the events' fields",
+		    what);
+	tw_probe *pr = &c->probes[c->cur_probe];
+	if (!pr->user_line) {
+		pr->user_line = n->line, pr->user_col = n->col;
+		pr->user_what = "memory through a pointer";
+	}
+}
+
+/* args.F as a pointer to the kernel struct its format declares
+ * ("struct __kernel_timespec * rqtp"); a syscall's points into the task. */
+static void field_pointer(tw_compiler *c, tw_node *f)
+{
+	tw_probe *pr = &c->probes[c->cur_probe];
+	for (size_t i = 0; i < pr->nevents; i++) {
+		tw_schema_event *e = tw_schema_fields(c, pr->events[i]);
+		for (size_t j = 0; j < e->nfields; j++) {
+			const tw_schema_field *sf = &e->fields[j];
+			if (strcmp(sf->name, f->name) != 0 || !sf->ctype)
+				continue;
+			const char *t = sf->ctype, *end = t + sf->ctype_len;
+			while (t < end && (*t == ' ' || *t == '\t'))
+				t++;
+			if (end - t > 6 && !memcmp(t, "const ", 6))
+				t += 6;
+			const char *star = memchr(t, '*', (size_t)(end - t));
+			if (end - t < 8 || memcmp(t, "struct ", 7) != 0 ||
+			    !star ||
+			    memchr(star + 1, '*', (size_t)(end - star - 1)))
+				break;
+			const char *nm = t + 7, *ne = nm;
+			while (ne < star && *ne != ' ' && *ne != '\t')
+				ne++;
+			f->btf = tw_btf_struct(c, f, nm, (size_t)(ne - nm));
+			f->mem = TW_MEM_PTR;
+			f->user = strcmp(e->system, "syscalls") == 0;
+			return;
+		}
+	}
+	ERR(c, f, TRAWL_ETYPE,
+	    "args.%s is not a pointer to a struct: cast it, "
+	    "((struct NAME *)args.%s)->member",
+	    f->name, f->name);
+}
+
+static void member(tw_compiler *c, tw_node *n)
+{
+	tw_node *a = n->a;
+	kernel_only(c, n,
+		    n->op == TK_ARROW ? "'->' reads memory through a pointer"
+				      : "'.' of a struct reads memory");
+	if (n->op == TK_ARROW && a->kind == N_FIELD && a->mem == TW_MEM_NONE)
+		field_pointer(c, a);
+	if (n->op == TK_ARROW && (a->mem != TW_MEM_PTR || !a->btf))
+		ERR(c, n, TRAWL_ETYPE,
+		    "'->%s' needs a pointer to a struct: cast it first "
+		    "((struct NAME *)...)",
+		    n->name);
+	if (n->op == TK_DOT && a->mem != TW_MEM_STRUCT)
+		ERR(c, n, TRAWL_ETYPE,
+		    "'.%s' needs a struct: a pointer's member is '->%s'",
+		    n->name, n->name);
+	tw_btf_find(c, n, a->btf, n->name, &n->m);
+	n->user = a->user;
+	n->mem = TW_MEM_NONE;
+	n->btf = 0;
+	switch (n->m.kind) {
+	case TW_BTF_INT:
+		n->type = TY_INT;
+		break;
+	case TW_BTF_PTR:
+		n->type = TY_INT; /* the address */
+		if (n->m.target) {
+			n->mem = TW_MEM_PTR;
+			n->btf = n->m.target;
+		}
+		break;
+	case TW_BTF_STRUCT:
+		n->type = TY_VOID; /* only its members are values */
+		n->mem = TW_MEM_STRUCT;
+		n->btf = n->m.target;
+		break;
+	case TW_BTF_CHARS:
+		n->type = TY_STR;
+		break;
+	}
+}
+
 /* ---- expressions ---- */
 
 static void want(tw_compiler *c, tw_node *n, int type, const char *what)
@@ -522,6 +620,14 @@ static void expr(tw_compiler *c, tw_node *n)
 			pr->kstack = 1;
 			return;
 		}
+		if (n->op == CX_CURTASK) {
+			kernel_only(c, n,
+				    "'curtask' is the task's kernel struct");
+			n->btf = tw_btf_struct(c, n, "task_struct", 11);
+			n->mem = TW_MEM_PTR;
+			n->type = TY_INT;
+			return;
+		}
 		if (n->op == CX_UID || n->op == CX_GID) {
 			/* the task's credentials: no event carries them */
 			if (!c->kernel)
@@ -570,8 +676,49 @@ static void expr(tw_compiler *c, tw_node *n)
 			    "$%s is used before it is assigned", n->name);
 		n->slot = v->slot;
 		n->type = v->type;
+		n->mem = v->mem;
+		n->btf = v->btf;
+		n->user = v->user;
 		return;
 	}
+	case N_ENUMC: {
+		int64_t v;
+		if (!c->kernel)
+			ERR(c, n, TRAWL_ENOENT,
+			    "unknown name '%s': not among the constants trawl "
+			    "knows; a kernel enum's value is read from the "
+			    "kernel's types (BTF) in a live run with the BPF "
+			    "back end (--live, --backend auto or bpf)",
+			    n->name);
+		if (!tw_btf_enum(c, n, n->name, &v))
+			ERR(c, n, TRAWL_ENOENT,
+			    "unknown name '%s': not among the constants trawl "
+			    "knows nor the kernel's enums (BTF)",
+			    n->name);
+		n->kind = N_INT;
+		n->ival = v;
+		n->type = TY_INT;
+		return;
+	}
+	case N_PCAST:
+		expr(c, n->a);
+		want(c, n->a, TY_INT, "a cast to a struct pointer");
+		kernel_only(c, n,
+			    "a cast to a struct reads kernel memory through "
+			    "its pointer");
+		n->btf = tw_btf_struct(c, n, n->name, n->len);
+		n->mem = TW_MEM_PTR;
+		/* a syscall's pointer argument points into the task */
+		n->user = n->a->user ||
+			  (n->a->kind == N_FIELD && pr->nevents &&
+			   strcmp(c->schema.events[pr->events[0]].system,
+				  "syscalls") == 0);
+		n->type = TY_INT;
+		return;
+	case N_MEMBER:
+		expr(c, n->a);
+		member(c, n);
+		return;
 	case N_MAPGET: {
 		tw_map_decl *d = map_of(c, n);
 		check_keys(c, n, d);
@@ -949,6 +1096,12 @@ static void stmt(tw_compiler *c, tw_node *n)
 			    n->a->name, v->type == TY_INT ? "n" : "",
 			    type_name(v->type), n->b->type == TY_INT ? "n" : "",
 			    type_name(n->b->type));
+		}
+		if (n->op == TK_ASSIGN) {
+			/* what it points to, when it holds a struct pointer */
+			v->mem = n->b->mem == TW_MEM_PTR ? TW_MEM_PTR : 0;
+			v->btf = v->mem ? n->b->btf : 0;
+			v->user = v->mem ? n->b->user : 0;
 		}
 		n->a->slot = v->slot;
 		n->a->type = v->type;

@@ -307,6 +307,15 @@ static void expr(lower *L, const tw_node *n)
 	case N_STR:
 		push_str(L, n->name, n->len);
 		return;
+	case N_PCAST:
+	case N_MEMBER:
+		/* kernel memory: a probe that reads it never runs here
+		 * (bpf-gen.c) */
+		if (n->type == TY_STR)
+			push_str(L, "", 0);
+		else
+			push_int(L, 0);
+		return;
 	case N_CTX:
 		if (n->op == CX_KSTACK)
 			emit(L, OP_KSTACK, (uint32_t)n->type >> 8);

@@ -92,6 +92,7 @@ static void add_kid(tw_compiler *c, tw_node *n, tw_node *kid, size_t *cap)
 
 static tw_node *expr(tw_compiler *c);
 static tw_node *unary(tw_compiler *c);
+static int upper_name(const tw_token *t);
 static tw_node *block(tw_compiler *c);
 static tw_node *stmt(tw_compiler *c);
 
@@ -181,15 +182,15 @@ static const struct {
 	{"cpu", CX_CPU},     {"pid", CX_PID},	      {"tid", CX_TID},
 	{"tgid", CX_TGID},   {"comm", CX_COMM},	      {"event", CX_EVENT},
 	{"probe", CX_PROBE}, {"elapsed", CX_ELAPSED}, {"uid", CX_UID},
-	{"gid", CX_GID},
+	{"gid", CX_GID},     {"curtask", CX_CURTASK},
 };
 
 /* bpftrace's builtins that no event of the ftrace back end carries: a
  * clear refusal instead of "unknown name". */
 static const char *const bpf_only_names[] = {
-	"username", "curtask", "ustack", "cgroup", "cpid",   "rand",
-	"retval",   "func",    "sarg0",	 "arg0",   "arg1",   "arg2",
-	"arg3",	    "arg4",    "arg5",	 "numaid", "jiffies"};
+	"username", "ustack", "cgroup", "cpid",	  "rand", "retval",
+	"func",	    "sarg0",  "arg0",	"arg1",	  "arg2", "arg3",
+	"arg4",	    "arg5",   "numaid", "jiffies"};
 
 /* Functions that need a probe in the kernel (the BPF back end): what
  * each reads or does that the ftrace back end's events cannot give. */
@@ -384,13 +385,27 @@ static tw_node *primary(tw_compiler *c)
 	case TK_LPAREN:
 		enter(c, &t);
 		next(c);
-		if (c->tok.kind == TK_IDENT && is_ident(&c->tok, "struct"))
-			tw_sc_error(c, TRAWL_EPARSE, c->tok.line, c->tok.col,
-				    "a cast to a struct reads kernel memory "
-				    "through its pointer: that needs the BPF "
-				    "back end (issue 24) and the kernel's BTF; "
-				    "the ftrace back end has only the events' "
-				    "fields");
+		if (c->tok.kind == TK_IDENT && is_ident(&c->tok, "struct")) {
+			/* (struct NAME *) unary: a pointer to a kernel type */
+			n = node(c, N_PCAST, &c->tok);
+			next(c);
+			if (c->tok.kind != TK_IDENT)
+				expected(c, "a struct's name after struct");
+			n->name = dup(c, c->tok.text, c->tok.len);
+			n->len = c->tok.len;
+			next(c);
+			if (c->tok.kind != TK_STAR)
+				tw_sc_error(c, TRAWL_EPARSE, c->tok.line,
+					    c->tok.col,
+					    "a cast to a struct is to a "
+					    "pointer: (struct %s *)",
+					    n->name);
+			next(c);
+			expect(c, TK_RPAREN);
+			c->depth--;
+			n->a = unary(c);
+			return done(c, n);
+		}
 		if (c->tok.kind == TK_IDENT && peek(c)->kind == TK_RPAREN) {
 			for (size_t i = 0; i < TW_ARRAY_SIZE(int_types); i++)
 				if (is_ident(&c->tok, int_types[i].name)) {
@@ -436,15 +451,7 @@ static tw_node *primary(tw_compiler *c)
 			c->depth--;
 			n = done(c, n);
 		}
-		if (c->tok.kind == TK_ARROW || c->tok.kind == TK_DOT)
-			tw_sc_error(c, TRAWL_EPARSE, c->tok.line, c->tok.col,
-				    "args.%s%s...: a field is a number or a "
-				    "string, not a struct; reading memory "
-				    "through a pointer field needs the BPF "
-				    "back end (issue 24), which the ftrace "
-				    "back end is not",
-				    n->name, tw_tok_name(c->tok.kind));
-		return n;
+		return n; /* args.rqtp->tv_sec: postfix() */
 	}
 	for (size_t i = 0; i < TW_ARRAY_SIZE(call_names); i++) {
 		if (is_ident(&t, call_names[i].name)) {
@@ -507,6 +514,14 @@ static tw_node *primary(tw_compiler *c)
 			    "%.*s() is an aggregate: assign it to a map "
 			    "(@m[key] = %.*s(...))",
 			    (int)t.len, t.text, (int)t.len, t.text);
+	if (peek(c)->kind != TK_LPAREN && upper_name(&t)) {
+		/* SKB_DROP_REASON_NOT_SPECIFIED: maybe a kernel enum's */
+		n = node(c, N_ENUMC, &t);
+		n->name = dup(c, t.text, t.len);
+		n->len = t.len;
+		next(c);
+		return n;
+	}
 	tw_sc_error(
 		c, TRAWL_EPARSE, t.line, t.col,
 		"unknown name '%.*s' (context: ts nsecs usecs elapsed cpu pid "
@@ -515,7 +530,40 @@ static tw_node *primary(tw_compiler *c)
 		(int)(t.len > 64 ? 64 : t.len), t.text);
 }
 
-/* unary -> ( '-' | '!' | '~' ) unary | primary */
+/* postfix -> primary ( '->' NAME | '.' NAME )*: a member of the kernel
+ * struct a pointer points to, or of a struct member ($t->se.vruntime) */
+static tw_node *postfix(tw_compiler *c, tw_node *n)
+{
+	while (c->tok.kind == TK_ARROW || c->tok.kind == TK_DOT) {
+		tw_node *m = node(c, N_MEMBER, &c->tok);
+		m->op = c->tok.kind;
+		m->a = n;
+		next(c);
+		if (c->tok.kind != TK_IDENT)
+			expected(c, "a member's name");
+		m->name = dup(c, c->tok.text, c->tok.len);
+		m->len = c->tok.len;
+		next(c);
+		n = done(c, m);
+	}
+	return n;
+}
+
+/* An all-capitals name (digits and '_' too), as C constants are. */
+static int upper_name(const tw_token *t)
+{
+	if (t->len < 2 || !(t->text[0] >= 'A' && t->text[0] <= 'Z'))
+		return 0;
+	for (size_t i = 0; i < t->len; i++) {
+		char ch = t->text[i];
+		if (!((ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		      ch == '_'))
+			return 0;
+	}
+	return 1;
+}
+
+/* unary -> ( '-' | '!' | '~' ) unary | postfix */
 static tw_node *unary(tw_compiler *c)
 {
 	if (c->tok.kind == TK_MINUS || c->tok.kind == TK_BANG ||
@@ -528,7 +576,7 @@ static tw_node *unary(tw_compiler *c)
 		c->depth--;
 		return done(c, n);
 	}
-	return primary(c);
+	return postfix(c, primary(c));
 }
 
 /* Binary precedence, C's; 0: not a binary operator here. */

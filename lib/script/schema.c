@@ -154,6 +154,11 @@ static int parse_decl(tw_compiler *c, tw_schema_event *e, size_t *cap,
 					 : memcmp(d, "__rel_loc", 9) == 0 ? 2
 									  : 1;
 	e->fields[e->nfields - 1].array = array;
+	e->fields[e->nfields - 1].ctype =
+		tw_arena_strndup(&c->arena, d, (size_t)(nstart - d));
+	if (!e->fields[e->nfields - 1].ctype)
+		tw_sc_oom(c);
+	e->fields[e->nfields - 1].ctype_len = (size_t)(nstart - d);
 	return 1;
 }
 

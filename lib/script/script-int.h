@@ -192,10 +192,35 @@ enum tw_node_kind {
 	N_BREAK,
 	N_CONTINUE,
 	N_EXIT,
-	N_TIME, /* time("fmt"): the wall clock now, by strftime */
-	N_ZERO, /* zero(@m): every value 0, the keys kept */
-	N_JOIN, /* join(args.argv [, "delim"]): a syscall's char ** argument's
-		 * strings printed, read in the kernel only */
+	N_TIME,	  /* time("fmt"): the wall clock now, by strftime */
+	N_ZERO,	  /* zero(@m): every value 0, the keys kept */
+	N_JOIN,	  /* join(args.argv [, "delim"]): a syscall's char ** argument's
+		   * strings printed, read in the kernel only */
+	N_PCAST,  /* (struct NAME *)a: a's value as a pointer to a kernel
+		   * type (btf.c), in the kernel only */
+	N_MEMBER, /* a->name (op TK_ARROW) or a.name of a struct (TK_DOT):
+		   * kernel or task memory, read in the kernel only */
+	N_ENUMC,  /* NAME not among trawl's constants: a kernel enum's,
+		   * from BTF in the kernel only (check.c makes it N_INT) */
+};
+
+/* A member of a kernel struct (btf.c). */
+enum { TW_BTF_INT = 1, TW_BTF_PTR, TW_BTF_STRUCT, TW_BTF_CHARS };
+typedef struct tw_btf_member {
+	uint32_t offset; /* bytes into the struct */
+	uint32_t size;	 /* bytes; TW_BTF_CHARS: the array's length */
+	int kind;	 /* TW_BTF_* */
+	int is_signed;
+	int32_t target; /* PTR: the struct it points to (0: another
+			 * type); STRUCT: its type */
+} tw_btf_member;
+
+/* What a node's value says of memory (tw_node.mem). */
+enum {
+	TW_MEM_NONE,
+	TW_MEM_PTR,    /* an address of a struct of type btf */
+	TW_MEM_STRUCT, /* a struct of type btf in memory: its address is
+			* computed, never loaded (a.b.c) */
 };
 
 enum tw_type_id { TY_VOID = 0, TY_INT, TY_STR, TY_STACK };
@@ -232,6 +257,7 @@ enum tw_ctx_id {
 		     * << 8); ftrace records it after the event */
 	CX_UID,	    /* the task's user and group ids: in the kernel only */
 	CX_GID,
+	CX_CURTASK, /* the task's struct task_struct *: in the kernel only */
 };
 
 enum tw_call_id { CALL_STRLEN, CALL_STRNCMP, CALL_STRCONTAINS, CALL_STR };
@@ -270,6 +296,13 @@ struct tw_node {
 	tw_node *a, *b, *c; /* operands; N_IF: cond, then, else */
 	tw_node **kids;	    /* keys, call/printf arguments, block stmts */
 	size_t nkids;
+	/* check.c: a pointer to a kernel struct, or a struct in memory
+	 * (TW_MEM_*, of BTF type btf), the task's memory (user) or the
+	 * kernel's; N_MEMBER: the member */
+	int mem;
+	int32_t btf;
+	int user;
+	tw_btf_member m;
 };
 
 /* A probe specification: an event pattern, BEGIN, END or interval. */
@@ -379,6 +412,9 @@ typedef struct tw_schema_field {
 	int is_signed;
 	int dloc;  /* 1: __data_loc, 2: __rel_loc (offset after the field) */
 	int array; /* a fixed array: char comm[16] */
+	/* its declaration before the name ("struct __kernel_timespec *") */
+	const char *ctype;
+	size_t ctype_len;
 } tw_schema_field;
 
 typedef struct tw_schema_event {
@@ -451,6 +487,9 @@ struct tw_compiler {
 		size_t len;
 		int type;
 		int slot;
+		/* a pointer to a kernel struct it holds (tw_node's) */
+		int mem, user;
+		int32_t btf;
 	} * vars;
 	size_t nvars, vars_cap;
 	int nslots;
@@ -471,7 +510,22 @@ struct tw_compiler {
 	size_t nparams;
 	int64_t max_param;   /* the highest $N the script names; -1: $# */
 	int64_t unroll_mult; /* parse.c: copies of the unrolls around */
+	struct btf *btf;     /* btf.c: the kernel's types, once named */
 };
+
+/* btf.c: the kernel's struct (or union) NAME, its BTF id; longjmps with
+ * a message at `at` when it is not there or BTF cannot be read. */
+int32_t tw_btf_struct(tw_compiler *c, const tw_node *at, const char *name,
+		      size_t len);
+/* Member name of struct id (through anonymous members), into *out. */
+void tw_btf_find(tw_compiler *c, const tw_node *at, int32_t id,
+		 const char *name, tw_btf_member *out);
+/* The value of the kernel's enum constant name: 1 with *v, or 0. */
+int tw_btf_enum(tw_compiler *c, const tw_node *at, const char *name,
+		int64_t *v);
+/* A type's name, for messages. */
+const char *tw_btf_name(tw_compiler *c, int32_t id);
+void tw_btf_free(tw_compiler *c);
 
 /* Fail compilation: fills c->err with NAME:LINE:COL and longjmps. */
 __attribute__((noreturn, format(printf, 5, 6))) void

@@ -438,6 +438,7 @@ TRAWL_API trawl_script *trawl_script_compile(trawl_trace *t, const char *src,
 		rc = explain_all(s, &c, err);
 	tw_arena_free(&c.arena);
 	tw_format_set_free(c.bundled);
+	tw_btf_free(&c);
 	if (rc < 0) {
 		trawl_script_free(s);
 		return NULL;

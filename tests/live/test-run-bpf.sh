@@ -290,9 +290,11 @@ tracepoint:syscalls:sys_enter_getppid /comm == "perl"/ {
 	if (@n == 1) { time("first at %H:%M:%S\n"); }
 }
 EOF
+	echo "getppid() for 1 .. $N;" >"$T/cred.pl"
+	chmod 644 "$T/cred.pl" && chmod o+x "$T" # nobody reads it
 	before=$(date +%s)
 	check "cred: --backend bpf" status 0 "$TRAWL" run --live --backend bpf "$T/cred.tw" \
-		-c "setpriv --reuid=65534 --regid=65534 --clear-groups perl -e 'getppid() for 1 .. $N'"
+		-c "setpriv --reuid=65534 --regid=65534 --clear-groups perl $T/cred.pl"
 	after=$(date +%s)
 	check "cred: the task's ids" grep -qx "@cred\[65534, 65534\]: $N" "$T/out"
 	check "cred: no other ids" sh -c "test \$(grep -c '^@cred' '$T/out') -eq 1"
@@ -303,6 +305,42 @@ EOF
 	check "cred: at uid" grep -q "cred.tw:2:8: 'uid' is the task's user id at the probe" "$T/err"
 	check "tracefs and BPF objects as they were" same_all
 fi
+
+# --- kernel structs (BTF): casts, members through pointers, enums --------
+# curtask's task_struct and its parent's, a syscall's struct pointer into
+# the task (nanosleep's rqtp), a kernel enum's constant; the refusals say
+# where.
+begin_all
+cat >"$T/btf.tw" <<'EOF'
+tracepoint:syscalls:sys_enter_nanosleep /comm == "perl"/ {
+	$t = (struct task_struct *)curtask;
+	printf("%d %d %s %s %d.%03d %d\n", $t->pid == tid, $t->real_parent->pid == $t->real_parent->tgid,
+	    $t->comm, $t->real_parent->comm, args->rqtp->tv_sec, args->rqtp->tv_nsec / 1000000,
+	    TASK_COMM_LEN);
+	@se[curtask->se.on_rq] = count();
+}
+EOF
+cat >"$T/nap.pl" <<'EOF'
+my $ts = pack("qq", 1, 250000000);
+syscall(35, $ts, 0);
+EOF
+echo "perl $T/nap.pl" >"$T/nap.sh" # (-c splits its command at blanks)
+check "btf: --backend bpf" status 0 "$TRAWL" run --live --backend bpf "$T/btf.tw" -c "/bin/sh $T/nap.sh"
+check "btf: the members" grep -qx "1 1 perl sh 1.250 16" "$T/out"
+check "btf: a member of a struct member" grep -qx "@se\[1\]: 1" "$T/out"
+check "btf: no faults" sh -c "! grep -q warning '$T/err'"
+check "btf: an unknown member" status 1 "$TRAWL" run --live --backend bpf -d 0.1 \
+	-e 'tracepoint:sched:sched_switch { @[curtask->real_parnt] = count(); }'
+check "btf: says which, and the nearest" grep -qF "trawl: -e:1:40: struct task_struct has no member 'real_parnt' (did you mean 'real_parent'?)" "$T/err"
+check "btf: an unknown struct" status 1 "$TRAWL" run --live --backend bpf -d 0.1 \
+	-e 'tracepoint:sched:sched_switch { $s = (struct no_such *)0; }'
+check "btf: says which" grep -qF "trawl: -e:1:38: struct no_such is not among the kernel's types (BTF)" "$T/err"
+check "btf: '.' of a pointer" status 1 "$TRAWL" run --live --backend bpf -d 0.1 \
+	-e 'tracepoint:sched:sched_switch { @[curtask.pid] = count(); }'
+check "btf: says '->'" grep -qF "'.pid' needs a struct: a pointer's member is '->pid'" "$T/err"
+check "btf: the ftrace back end refuses them" status 1 "$TRAWL" run --live --backend ftrace -d 0.1 "$T/btf.tw"
+check "btf: at the construct" grep -qF "btf.tw:2:29: 'curtask' is the task's kernel struct, which only a probe in the kernel can" "$T/err"
+check "tracefs and BPF objects as they were" same_all
 
 # --- a line written in two records by each CPU at once stays whole --------
 # (5000 calls each: 10000 lines of two records, well inside the ring

@@ -114,16 +114,24 @@ Test(bpftrace, what_needs_the_bpf_back_end_says_so)
 	      "24), which the ftrace back end is not");
 	fails("BEGIN { $a = strftime(\"%H\", nsecs); }", TRAWL_EPARSE,
 	      "t.tw:1:14: strftime() is bpftrace's but not yet trawl's");
-	fails("BEGIN { $s = (struct sock *)0; }", TRAWL_EPARSE,
+	fails("BEGIN { $s = (struct sock *)0; }", TRAWL_ETYPE,
 	      "t.tw:1:15: a cast to a struct reads kernel memory through its "
-	      "pointer: that needs the BPF back end (issue 24) and the "
-	      "kernel's BTF; the ftrace back end has only the events' "
-	      "fields");
-	fails("sched:sched_switch { @ = args->prev_comm->len; }", TRAWL_EPARSE,
-	      "t.tw:1:41: args.prev_comm->...: a field is a number or a "
-	      "string, not a struct; reading memory through a pointer field "
-	      "needs the BPF back end (issue 24), which the ftrace back end "
-	      "is not");
+	      "pointer, which only a probe in the kernel can: it is read in "
+	      "a live run with the BPF back end (--live, --backend auto or "
+	      "bpf); a trace has only the events' fields");
+	fails("sched:sched_switch { @ = args->prev_comm->len; }", TRAWL_ETYPE,
+	      "t.tw:1:41: '->' reads memory through a pointer, which only a "
+	      "probe in the kernel can: it is read in a live run with the BPF "
+	      "back end (--live, --backend auto or bpf); a trace has only "
+	      "the events' fields");
+	fails("sched:sched_switch { @[curtask->pid] = count(); }", TRAWL_ETYPE,
+	      "t.tw:1:24: 'curtask' is the task's kernel struct, which only a "
+	      "probe in the kernel can: it is read in a live run with the BPF "
+	      "back end (--live, --backend auto or bpf); a trace has only "
+	      "the events' fields");
+	fails("BEGIN { $s = (struct sock 0); }", TRAWL_EPARSE,
+	      "t.tw:1:27: a cast to a struct is to a pointer: (struct sock "
+	      "*)");
 	fails("sched:sched_switch { @ = str(args->prev_pid); }", TRAWL_ETYPE,
 	      "t.tw:1:26: str(): the value is a number, not a syscall's "
 	      "char * argument (args.NAME, or a map holding one), whose "
