@@ -3,10 +3,11 @@
  * The BPF back end on generated scripts: the input bytes are the choices
  * of a generator of valid scripts (event probes on a few tracepoints,
  * predicates, integer and string expressions, $vars, maps of every kind
- * keyed by integers, strings, kstacks and tuples, delete, printf, exit),
+ * keyed by integers, strings, kstacks and tuples, delete, printf, exit,
+ * time(), uid, gid, kernel struct members through curtask by BTF),
  * compiled with --backend bpf against a live session, which loads the
- * programs into the kernel. Checks: each compiles and the kernel's verifier accepts
- * each program, or the compiler refuses it cleanly (TRAWL_EUNSUPPORTED,
+ * programs into the kernel. Checks: each compiles and the kernel's verifier
+ * accepts each program, or the compiler refuses it cleanly (TRAWL_EUNSUPPORTED,
  * naming the construct); a verifier refusal of a program the back end
  * emitted is a bug. Without root, tracefs or BPF every input passes.
  */
@@ -91,7 +92,7 @@ static void gstr(gen *g)
 	size_t ns = count(events[g->ev].strs, 2);
 	switch (pick(g, 4)) {
 	case 0:
-		put(g, "comm");
+		put(g, pick(g, 4) ? "comm" : "curtask->real_parent->comm");
 		break;
 	case 1: {
 		static const char *const lits[] = {"perl", "", "swapper/0",
@@ -114,8 +115,23 @@ static void gstr(gen *g)
 
 static void gint(gen *g, int depth)
 {
-	static const char *const ctx[] = {"pid",  "tid",     "cpu",  "nsecs",
-					  "tgid", "elapsed", "usecs"};
+	static const char *const ctx[] = {
+		"pid",
+		"tid",
+		"cpu",
+		"nsecs",
+		"tgid",
+		"elapsed",
+		"usecs",
+		"uid",
+		"gid",
+		/* kernel memory through the kernel's BTF */
+		"curtask->pid",
+		"curtask->real_parent->tgid",
+		"curtask->se.on_rq",
+		"((struct task_struct *)curtask)->prio",
+		"TASK_COMM_LEN",
+	};
 	static const char *const ops[] = {
 		"+",  "-",  "*",  "/", "%", "&",  "|",	"^",  "<<",
 		">>", "==", "!=", "<", ">", "<=", ">=", "&&", "||"};
@@ -129,7 +145,8 @@ static void gint(gen *g, int depth)
 		return;
 	}
 	case 1:
-		put(g, "%s", ctx[pick(g, 7)]);
+		put(g, "%s",
+		    ctx[pick(g, (unsigned)(sizeof(ctx) / sizeof(*ctx)))]);
 		return;
 	case 2:
 		put(g, "args.%s", events[g->ev].ints[pick(g, (unsigned)ni)]);
@@ -185,6 +202,8 @@ static void gstmt(gen *g, int depth)
 			put(g, "@k[kstack(3)] = count(); @kv[cpu] = kstack; ");
 			if (pick(g, 2))
 				put(g, "printf(\"%%s\\n\", kstack(2)); ");
+			if (pick(g, 4) == 0)
+				put(g, "time(\"%%H:%%M:%%S \"); ");
 			return;
 		}
 		put(g, "@c[");

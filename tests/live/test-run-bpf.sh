@@ -331,10 +331,10 @@ check "btf: a member of a struct member" grep -qx "@se\[1\]: 1" "$T/out"
 check "btf: no faults" sh -c "! grep -q warning '$T/err'"
 check "btf: an unknown member" status 1 "$TRAWL" run --live --backend bpf -d 0.1 \
 	-e 'tracepoint:sched:sched_switch { @[curtask->real_parnt] = count(); }'
-check "btf: says which, and the nearest" grep -qF "trawl: -e:1:40: struct task_struct has no member 'real_parnt' (did you mean 'real_parent'?)" "$T/err"
+check "btf: says which, and the nearest" grep -qF "trawl: -e:1:42: struct task_struct has no member 'real_parnt' (did you mean 'real_parent'?)" "$T/err"
 check "btf: an unknown struct" status 1 "$TRAWL" run --live --backend bpf -d 0.1 \
 	-e 'tracepoint:sched:sched_switch { $s = (struct no_such *)0; }'
-check "btf: says which" grep -qF "trawl: -e:1:38: struct no_such is not among the kernel's types (BTF)" "$T/err"
+check "btf: says which" grep -qF "trawl: -e:1:39: struct no_such is not among the kernel's types (BTF)" "$T/err"
 check "btf: '.' of a pointer" status 1 "$TRAWL" run --live --backend bpf -d 0.1 \
 	-e 'tracepoint:sched:sched_switch { @[curtask.pid] = count(); }'
 check "btf: says '->'" grep -qF "'.pid' needs a struct: a pointer's member is '->pid'" "$T/err"
