@@ -30,6 +30,7 @@ enum {
 	TW_PERF_RECORD_EXIT = 4,
 	TW_PERF_RECORD_FORK = 7,
 	TW_PERF_RECORD_SAMPLE = 9,
+	TW_PERF_RECORD_MMAP2 = 10,
 	TW_PERF_RECORD_LOST_SAMPLES = 13,
 	TW_PERF_RECORD_HEADER_ATTR = 64, /* pipe mode: an attr and its ids */
 	TW_PERF_RECORD_HEADER_EVENT_TYPE = 65,
@@ -311,8 +312,10 @@ void tw_perf_synth_free(tw_perf_file *f);
 uint32_t tw_perf_synth_sample(const tw_perf_attr *a, const tw_perf_sample *s,
 			      unsigned char *out);
 /* A callchain as ftrace's records: kernel (always) and user (user_len
- * 0: none); each buffer holds 16 bytes and 8 a frame of the callchain.
+ * 0: none); kernel holds 16 bytes and 8 a frame of the callchain, user
+ * as much again for its frames' mappings after them (TW_PERF_USER_MAX).
  * other counts the frames of neither (a guest's). */
+#define TW_PERF_USER_MAX (16 + 65536 + 8 + 65536)
 typedef struct tw_perf_stacks {
 	unsigned char *kernel, *user;
 	uint32_t kernel_len, user_len;
@@ -320,6 +323,46 @@ typedef struct tw_perf_stacks {
 } tw_perf_stacks;
 void tw_perf_synth_stacks(const tw_perf_file *f, const tw_perf_sample *s,
 			  tw_perf_stacks *out);
+
+/* perf-maps.c: the tasks' mappings from MMAP and MMAP2 records. */
+typedef struct tw_perf_umap {
+	uint64_t start, end, pgoff;
+	uint32_t name; /* in names */
+} tw_perf_umap;
+
+typedef struct tw_perf_pmaps {
+	int32_t pid;
+	int used;
+	tw_perf_umap *m; /* by address, none overlapping */
+	size_t n, cap;
+} tw_perf_pmaps;
+
+typedef struct tw_perf_maps {
+	const tw_mem *mem;
+	tw_perf_pmaps *procs; /* open addressing by pid */
+	size_t nprocs, cap;
+	char *names; /* the files' names, NUL-terminated, one after another */
+	size_t names_len, names_cap;
+} tw_perf_maps;
+
+/* A mapping of [start, start + len) of process pid, at pgoff in file
+ * name: 0, or -1 out of memory. */
+int tw_perf_maps_add(tw_perf_maps *m, int32_t pid, uint64_t start, uint64_t len,
+		     uint64_t pgoff, const char *name, size_t nlen);
+/* A new process pid has its parent's mappings: 0 or -1. */
+int tw_perf_maps_fork(tw_perf_maps *m, int32_t pid, int32_t ppid);
+/* The file addr of process pid is in, *rel where in it (perf's address
+ * of the frame: addr - start + pgoff); NULL: no mapping holds it. */
+const char *tw_perf_maps_find(const tw_perf_maps *m, int32_t pid, uint64_t addr,
+			      uint64_t *rel);
+void tw_perf_maps_reset(tw_perf_maps *m);
+void tw_perf_maps_fini(tw_perf_maps *m);
+/* perf-synth.c: the user stack's `maps`: each frame's file and place in
+ * it ("/usr/lib/x86_64-linux-gnu/libc.so.6+0xee137"), a line each (""
+ * where no mapping holds it), after its frames; what does not fit is
+ * cut. */
+void tw_perf_synth_user_maps(const tw_perf_maps *m, int32_t pid,
+			     tw_perf_stacks *out);
 
 /* perf-order.c: records in runs of the file's order, merged by (time,
  * record number). */

@@ -75,9 +75,11 @@ typedef struct perf_src {
 	 * its callchain does, handed out right after it (perf-synth.c) */
 	unsigned char synth[TW_PERF_SYNTH_MAX];
 	tw_perf_stacks stacks;
+	tw_perf_maps maps; /* the tasks' mappings, for user frames */
 	tw_record pending[2];
 	int npending, next_pending;
 	uint64_t guest_frames; /* frames of neither the kernel nor the user */
+	int maps_oom;	       /* out of memory keeping them: frames unnamed */
 } perf_src;
 
 static void stop(perf_src *s, const char *why);
@@ -345,6 +347,12 @@ static int read_one(perf_src *s, int scan)
 		}
 		break;
 	}
+	case TW_PERF_RECORD_MMAP:
+	case TW_PERF_RECORD_MMAP2:
+		/* the user frames' files: only for a file of callchains */
+		if (!s->stacks.user)
+			return 0;
+		/* fall through */
 	case TW_PERF_RECORD_COMM:
 	case TW_PERF_RECORD_FORK:
 	case TW_PERF_RECORD_LOST:
@@ -460,6 +468,7 @@ static int sample_records(perf_src *s, const tw_perf_ref *r,
 	if (!(at->sample_type & TW_PERF_SAMPLE_CALLCHAIN) || !s->stacks.kernel)
 		return 1;
 	tw_perf_synth_stacks(&s->f, &smp, &s->stacks);
+	tw_perf_synth_user_maps(&s->maps, smp.pid, &s->stacks);
 	s->guest_frames += s->stacks.other;
 	s->stacks.other = 0;
 	tw_record k = *out;
@@ -472,6 +481,29 @@ static int sample_records(perf_src *s, const tw_perf_ref *r,
 		s->pending[s->npending++] = k;
 	}
 	return 1;
+}
+
+/*
+ * MMAP: u32 pid, tid, u64 addr, len, pgoff, char filename[]; MMAP2 has
+ * 24 bytes of device and inode (or build id) and u32 prot, flags before
+ * its filename. The kernel's own (pid -1) are not a task's.
+ */
+static void map_record(perf_src *s, uint32_t type, const unsigned char *body,
+		       size_t n, const tw_perf_attr *a)
+{
+	size_t name_at = type == TW_PERF_RECORD_MMAP ? 32 : 32 + 24 + 8;
+	size_t trailer = a->sample_id_all ? a->id_trailer : 0;
+	if (n < name_at + trailer)
+		return;
+	int32_t pid = (int32_t)tw_perf_u32(body);
+	if (pid < 0)
+		return;
+	const char *name = (const char *)body + name_at;
+	size_t nlen = strnlen(name, n - trailer - name_at);
+	if (tw_perf_maps_add(&s->maps, pid, tw_perf_u64(body + 8),
+			     tw_perf_u64(body + 16), tw_perf_u64(body + 24),
+			     name, nlen))
+		s->maps_oom = 1;
 }
 
 /* A record off the heap: 1 with *out when it is an event to hand out. */
@@ -514,9 +546,18 @@ static int apply(perf_src *s, const tw_perf_ref *r, tw_record *out, int scan)
 				 strnlen(c, room));
 		}
 		break;
+	case TW_PERF_RECORD_MMAP:
+	case TW_PERF_RECORD_MMAP2:
+		map_record(s, type, body, n, &s->f.attrs[a]);
+		break;
 	case TW_PERF_RECORD_FORK:
 		/* u32 pid, ppid, tid, ptid: a new thread has its parent's
-		 * name until it sets its own */
+		 * name until it sets its own, a new process its mappings */
+		if (n >= 16 && tw_perf_u32(body) != tw_perf_u32(body + 4) &&
+		    s->stacks.user &&
+		    tw_perf_maps_fork(&s->maps, (int32_t)tw_perf_u32(body),
+				      (int32_t)tw_perf_u32(body + 4)))
+			s->maps_oom = 1;
 		if (n >= 16) {
 			int32_t pid = (int32_t)tw_perf_u32(body);
 			int32_t tid = (int32_t)tw_perf_u32(body + 8);
@@ -615,6 +656,8 @@ static int rewind_src(void *ctx, trawl_error *err)
 	s->note.kind = 0;
 	s->npending = s->next_pending = 0;
 	s->guest_frames = 0;
+	tw_perf_maps_reset(&s->maps);
+	s->maps_oom = 0;
 	return 0;
 }
 
@@ -777,6 +820,7 @@ static void close_src(void *ctx)
 	tw_free(&t->mem, s->comms);
 	tw_free(&t->mem, s->stacks.kernel);
 	tw_free(&t->mem, s->stacks.user);
+	tw_perf_maps_fini(&s->maps);
 	tw_perf_file_close(&s->f);
 	if (s->din && s->din != s->in)
 		tw_input_close(s->din);
@@ -817,6 +861,7 @@ int tw_perf_open(trawl_trace *t, struct tw_input *in,
 	s->in = in;
 	s->dfd = -1;
 	s->order.mem = &t->mem;
+	s->maps.mem = &t->mem;
 	size_t len;
 	const unsigned char *map =
 		(const unsigned char *)tw_input_map(in, &len);
@@ -847,7 +892,7 @@ int tw_perf_open(trawl_trace *t, struct tw_input *in,
 	for (size_t i = 0; i < s->f.nattrs; i++)
 		if (s->f.attrs[i].sample_type & TW_PERF_SAMPLE_CALLCHAIN) {
 			s->stacks.kernel = tw_malloc(&t->mem, 16 + 65536);
-			s->stacks.user = tw_malloc(&t->mem, 16 + 65536);
+			s->stacks.user = tw_malloc(&t->mem, TW_PERF_USER_MAX);
 			if (!s->stacks.kernel || !s->stacks.user) {
 				rc = tw_error_at(err, TRAWL_ENOMEM, 0, t->name,
 						 0, 0, 0, "out of memory");

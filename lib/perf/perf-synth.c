@@ -13,7 +13,9 @@
  * - A callchain (perf record -g) becomes the records ftrace's stacktrace
  *   and userstacktrace options write after an event: ftrace:kernel_stack
  *   (its kernel frames, `size` of them; none when the sample was taken in
- *   user mode) then, when it has user frames, ftrace:user_stack. So a
+ *   user mode) then, when it has user frames, ftrace:user_stack, its
+ *   frames' mappings in a `maps` string where the kernel's layout has
+ *   padding (perf-maps.c; lib/pfmt prints them after the addresses). So a
  *   stack reads the same whichever tracer recorded it, and scripts key
  *   maps by kstack off-line on either (lib/script/hold.c).
  *
@@ -298,7 +300,9 @@ int tw_perf_synth_formats(tw_perf_file *f, trawl_error *err)
 		     add_text(f, &cap, &at[ntexts++],
 			      "name: user_stack\nID: %u\n%s"
 			      "\tfield:unsigned int tgid;\toffset:8;"
-			      "\tsize:4;\tsigned:0;\n\tfield:unsigned long "
+			      "\tsize:4;\tsigned:0;\n\tfield:__data_loc "
+			      "char[] maps;\toffset:12;\tsize:4;\tsigned:0;"
+			      "\n\tfield:unsigned long "
 			      "caller[8];\toffset:16;\tsize:64;\tsigned:0;"
 			      "\n\n%s",
 			      f->ustack_type, common_fields, stack_print);
@@ -327,19 +331,19 @@ int tw_perf_synth_formats(tw_perf_file *f, trawl_error *err)
 		a->synth = free_id(bits, 0x8000);
 		int addr = (a->sample_type & TW_PERF_SAMPLE_ADDR) != 0;
 		nkept++;
-		rc = add_text(
-			f, &cap, &at[ntexts++],
-			"name: %s\nID: %u\n%s"
-			"\tfield:unsigned long ip;\toffset:8;\tsize:8;"
-			"\tsigned:0;\n\tfield:u64 period;\toffset:16;"
-			"\tsize:8;\tsigned:0;\n%s\n"
-			"print fmt: \"ip=%%pS period=%%llu%s\", (void "
-			"*)REC->ip, REC->period%s\n",
-			name, a->synth, common_fields,
-			addr ? "\tfield:unsigned long addr;\toffset:24;"
-			       "\tsize:8;\tsigned:0;\n"
-			     : "",
-			addr ? " addr=0x%lx" : "", addr ? ", REC->addr" : "");
+		rc = add_text(f, &cap, &at[ntexts++],
+			      "name: %s\nID: %u\n%s"
+			      "\tfield:unsigned long ip;\toffset:8;\tsize:8;"
+			      "\tsigned:0;\n\tfield:u64 period;\toffset:16;"
+			      "\tsize:8;\tsigned:0;\n%s\n"
+			      "print fmt: \"ip=%%pS period=%%llu%s\", (void "
+			      "*)REC->ip, REC->period%s\n",
+			      name, a->synth, common_fields,
+			      addr ? "\tfield:unsigned long addr;\toffset:24;"
+				     "\tsize:8;\tsigned:0;\n"
+				   : "",
+			      addr ? " addr=0x%lx" : "",
+			      addr ? ", REC->addr" : "");
 	}
 	tw_free(f->mem, bits);
 	at[ntexts] = f->synth_len;
@@ -442,4 +446,41 @@ void tw_perf_synth_stacks(const tw_perf_file *f, const tw_perf_sample *s,
 	memcpy(out->user + 8, &s->pid, 4);
 	memset(out->user + 12, 0, 4);
 	out->user_len = nu ? 16 + nu * 8 : 0;
+}
+
+void tw_perf_synth_user_maps(const tw_perf_maps *m, int32_t pid,
+			     tw_perf_stacks *out)
+{
+	if (!out->user_len)
+		return;
+	unsigned char *u = out->user;
+	uint32_t nf = (out->user_len - 16) / 8;
+	/* the frames end at a 0, then the text: a __data_loc's offset and
+	 * length are 16 bits each */
+	memset(u + out->user_len, 0, 8);
+	uint32_t at = out->user_len + 8, start = at;
+	if (start >= 65535) { /* a __data_loc cannot reach it: none */
+		memset(u + 12, 0, 4);
+		out->user_len = at;
+		return;
+	}
+	uint32_t cap = start < 65535 ? 65535 - start : 0;
+	char line[4096 + 24];
+	for (uint32_t k = 0; k < nf; k++) {
+		uint64_t addr, rel;
+		memcpy(&addr, u + 16 + (size_t)k * 8, 8);
+		const char *name = tw_perf_maps_find(m, pid, addr, &rel);
+		int n = name ? snprintf(line, sizeof(line), "%.4096s+0x%llx\n",
+					name, (unsigned long long)rel)
+			     : snprintf(line, sizeof(line), "\n");
+		/* room for it and the NUL */
+		if (n < 0 || (uint32_t)n + 1 > cap - (at - start))
+			break;
+		memcpy(u + at, line, (size_t)n);
+		at += (uint32_t)n;
+	}
+	u[at++] = 0; /* a string's NUL, inside its length as the kernel's */
+	uint32_t loc = (at - start) << 16 | start;
+	memcpy(u + 12, &loc, 4);
+	out->user_len = at;
 }

@@ -823,7 +823,7 @@ static void stack_shape(cc *c)
 		kind = TW_PF_STACK_USER;
 	else
 		return;
-	int caller = -1, count = -1;
+	int caller = -1, count = -1, maps = -1;
 	uint64_t end = 0;
 	for (size_t i = 0; i < p->nall; i++) {
 		const tw_pf_field *f = &p->fields[i];
@@ -834,6 +834,10 @@ static void stack_shape(cc *c)
 			caller = (int)i;
 		else if (i < p->nfields && strcmp(name, "size") == 0)
 			count = (int)i;
+		else if (i < p->nfields && strcmp(name, "maps") == 0 &&
+			 (f->flags & TW_PFF_DYNAMIC) &&
+			 (f->flags & TW_PFF_STRING))
+			maps = (int)i;
 	}
 	if (caller < 0)
 		return;
@@ -852,6 +856,7 @@ static void stack_shape(cc *c)
 			return;
 	} else {
 		count = -1; /* user stacks end at a 0 */
+		p->stack_maps = maps;
 	}
 	p->fields[caller].flags |= TW_PFF_STACK;
 	p->stack = kind;
@@ -914,7 +919,7 @@ tw_pfmt *tw_pfmt_compile(const tw_mem *mem, const struct tep_event *e,
 	const char *fmt, *args;
 	size_t fmt_len, args_len;
 	char *fmt_z = NULL;
-	p->stack_field = p->stack_count = -1;
+	p->stack_field = p->stack_count = p->stack_maps = -1;
 	stack_shape(&c);
 	if (p->stack) {
 		/* rendered by render_stack(), as the kernel prints it */

@@ -123,6 +123,9 @@ struct tw_pfmt {
 	 * field and the one that counts its frames (-1: none) */
 	int stack;
 	int32_t stack_field, stack_count;
+	/* a user stack's frames' mappings, a line a frame (perf.data's:
+	 * lib/perf/perf-synth.c), or -1 */
+	int32_t stack_maps;
 
 	tw_pf_field *fields; /* the event's fields, then the common ones */
 	size_t nfields;	     /* the event's own */

@@ -750,6 +750,12 @@ static int render_stack(const tw_pfmt *p, const unsigned char *data, size_t len,
 	const char *head = user ? "<user stack trace>" : "<stack trace>";
 	if (put(p, out, head, strlen(head)))
 		return -1;
+	/* perf.data's user stacks say each frame's mapping, a line each */
+	const unsigned char *maps = NULL, *mend = NULL;
+	size_t mn = 0;
+	if (user && p->stack_maps >= 0 &&
+	    bytes_of(p, &p->fields[p->stack_maps], data, len, &maps, &mn) == 0)
+		mend = maps + mn;
 	for (size_t k = 0; k < n; k++) {
 		uint64_t addr = load(p, data + f->offset + k * f->elem_size,
 				     f->elem_size);
@@ -770,6 +776,19 @@ static int render_stack(const tw_pfmt *p, const unsigned char *data, size_t len,
 		}
 		if (put(p, out, "\n => ", 5) || put(p, out, name, strlen(name)))
 			return -1;
+		if (!maps || maps >= mend)
+			continue;
+		const unsigned char *nl =
+			memchr(maps, '\n', (size_t)(mend - maps));
+		const unsigned char *le = nl ? nl : mend;
+		size_t ll = (size_t)(le - maps);
+		while (ll && maps[ll - 1] == 0)
+			ll--; /* the string's NUL */
+		if (ll && (put(p, out, " (", 2) ||
+			   put(p, out, (const char *)maps, ll) ||
+			   put(p, out, ")", 1)))
+			return -1;
+		maps = nl ? nl + 1 : mend;
 	}
 	return 0;
 }

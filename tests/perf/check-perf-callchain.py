@@ -20,10 +20,12 @@ Checked, for every sample in order: time, CPU, pid, the event; period and
 ip for events that are not tracepoints; the kernel frames' addresses one
 by one, and their symbols where perf names one; the user frames one by
 one. perf prints a user frame's address within its mapping (ip - start +
-pgoff, from the MMAP records it shows), trawl the address itself: trawl's
-is mapped the same way from the MMAP records perf script shows, which
-this script keeps per pid (a frame perf puts in no mapping, "[unknown]",
-is compared as it is); a process has its parent's mappings from its fork,
+pgoff, from the MMAP records it shows), trawl the address itself and,
+in the user stack's `maps`, the file and place it maps it to: trawl's
+address is mapped the same way from the MMAP records perf script shows,
+which this script keeps per pid (a frame perf puts in no mapping,
+"[unknown]", is compared as it is), and trawl's mapping must be perf's
+(file+0xaddress, or none for "[unknown]"); a process has its parent's mappings from its fork,
 and a new mapping takes the place of what it overlaps, as in perf. Two known differences, counted: a
 user frame of 0 (where a frame-pointer walk ended, which perf prints as
 "0 [unknown]") is not in trawl's user stack, as ftrace's user stacks end
@@ -122,6 +124,7 @@ def trawl_events(trawl, path):
         elif name == "ftrace:user_stack":
             samples[-1]["user"] = ev["fields"]["caller"]
             samples[-1]["tgid"] = ev["fields"]["tgid"]
+            samples[-1]["umaps"] = ev["fields"].get("maps", "").split("\n")
         else:
             ev["kernel"], ev["user"], ev["ktext"] = None, [], []
             samples.append(ev)
@@ -158,7 +161,7 @@ def check(trawl, path, expected=None):
     perf, maps = perf_script(path, expected)
     mine = trawl_events(trawl, path)
     fails = []
-    kframes = uframes = named = zeros = aliased = unnamed = 0
+    kframes = uframes = named = zeros = aliased = unnamed = mapped = 0
     aliases = kernel_aliases()
     if len(perf) != len(mine):
         fails.append(f"{len(perf)} samples in perf script, {len(mine)} "
@@ -212,13 +215,21 @@ def check(trawl, path, expected=None):
                          f"{len(t['user'])} in trawl")
             continue
         tgid = t.get("tgid", t["pid"])
-        for (addr, sym, dso), abs_ in zip(user, t["user"]):
+        umaps = t.get("umaps", [])
+        for k, ((addr, sym, dso), abs_) in enumerate(zip(user, t["user"])):
             abs_ %= 2**64
             rel = relative(maps, tgid, abs_) if dso != "[unknown]" else None
             want = rel if rel is not None else abs_
             if addr != want:
                 fails.append(f"{where}: user frame perf {addr:x} ({dso}) "
                              f"trawl {abs_:x} -> {want:x}")
+            # trawl's own mapping of it, from the same MMAP records
+            mine = umaps[k] if k < len(umaps) else ""
+            theirs = f"{dso}+0x{addr:x}" if dso != "[unknown]" else ""
+            if mine != theirs:
+                fails.append(f"{where}: user frame {abs_:x}: perf "
+                             f"{theirs!r}, trawl's mapping {mine!r}")
+            mapped += mine != ""
             uframes += 1
     for f in fails[:20]:
         print(f"FAIL {path}: {f}")
@@ -227,7 +238,8 @@ def check(trawl, path, expected=None):
     print(f"{path}: {len(perf)} samples, {kframes} kernel frames "
           f"({named} named, {aliased} by another name of the address, "
           f"{unnamed} not named: recorded on another boot), "
-          f"{uframes} user frames ({zeros} zero frames left out): "
+          f"{uframes} user frames ({mapped} in a file, as perf maps them; "
+          f"{zeros} zero frames left out): "
           f"{'equal' if not fails else 'DIFFER'}")
     return not fails
 

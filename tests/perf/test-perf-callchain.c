@@ -23,6 +23,7 @@
 
 #include <trawl/trawl.h>
 
+#include "../../lib/perf/perf-int.h"
 #include "../helpers/helpers.h"
 
 #define FIXTURE "perf-g.perf"
@@ -236,4 +237,94 @@ Test(perf_callchain, a_callchain_past_its_record_is_counted_at_its_offset)
 	unlink(path);
 	free(path);
 	free(p);
+}
+
+/* A user stack's frames name their files as perf script does, from the
+ * MMAP records: "path+0xoffset" after the address. */
+static int on_user_stack(const trawl_event *ev, void *ctx)
+{
+	size_t *named = ctx, len;
+	const char *p = trawl_event_payload(ev, &len);
+	for (const char *q = p;
+	     (q = memmem(q, len - (size_t)(q - p), "> (/", 4)); q++)
+		named[0]++;
+	const char *j = trawl_event_fields_json(ev, &len);
+	named[1] += memmem(j, len, "\"maps\":\"", 8) != NULL;
+	return 0;
+}
+
+Test(perf_callchain, user_frames_name_their_files)
+{
+	trawl_error err;
+	trawl_trace *t = trawl_open(fixture(FIXTURE), NULL, &err);
+	cr_assert(t, "%s", err.msg);
+	size_t named[2] = {0, 0};
+	cr_assert_eq(trawl_on(t, "ftrace:user_stack", on_user_stack, named), 0);
+	cr_assert_eq(trawl_run(t, &err), 0, "%s", err.msg);
+	trawl_close(t);
+	/* the fixture's perf script output: frames in a file, not
+	 * [unknown] */
+	size_t n;
+	char *raw = read_whole(fixture(FIXTURE ".script"), &n);
+	cr_assert(raw);
+	size_t want = 0;
+	for (const char *q = raw;
+	     (q = memmem(q, n - (size_t)(q - raw), " (/", 3)); q++)
+		want++;
+	free(raw);
+	cr_assert_gt(named[0], 0);
+	cr_assert_eq(named[0], want, "%zu frames named, perf script %zu",
+		     named[0], want);
+	cr_assert_gt(named[1], 0, "the JSON has the maps");
+}
+
+/* The mappings of a process: a new one takes the place of what it
+ * covers, splitting one it falls inside; a fork copies them. */
+static const char *at(const tw_perf_maps *m, int32_t pid, uint64_t addr,
+		      uint64_t *rel)
+{
+	*rel = 0;
+	const char *n = tw_perf_maps_find(m, pid, addr, rel);
+	return n ? n : "-";
+}
+
+Test(perf_callchain, mappings_replace_what_they_cover)
+{
+	tw_mem mem;
+	tw_mem_init(&mem, NULL, NULL);
+	tw_perf_maps m = {.mem = &mem};
+	uint64_t rel;
+	cr_assert_eq(tw_perf_maps_add(&m, 7, 0x1000, 0x4000, 0, "a", 1), 0);
+	cr_assert_eq(tw_perf_maps_add(&m, 7, 0x8000, 0x1000, 0x10, "c", 1), 0);
+	/* b falls inside a: a before it and after it (its offset moved) */
+	cr_assert_eq(tw_perf_maps_add(&m, 7, 0x2000, 0x1000, 0x500, "b", 1), 0);
+	cr_assert_str_eq(at(&m, 7, 0x1800, &rel), "a");
+	cr_assert_eq(rel, 0x800);
+	cr_assert_str_eq(at(&m, 7, 0x2010, &rel), "b");
+	cr_assert_eq(rel, 0x510);
+	cr_assert_str_eq(at(&m, 7, 0x3004, &rel), "a");
+	cr_assert_eq(rel, 0x2004, "the right part keeps its file offset");
+	cr_assert_str_eq(at(&m, 7, 0x5000, &rel), "-");
+	cr_assert_str_eq(at(&m, 7, 0x8fff, &rel), "c");
+	/* d covers the end of a and all of c */
+	cr_assert_eq(tw_perf_maps_add(&m, 7, 0x4000, 0x6000, 0, "d", 1), 0);
+	cr_assert_str_eq(at(&m, 7, 0x3fff, &rel), "a");
+	cr_assert_str_eq(at(&m, 7, 0x4000, &rel), "d");
+	cr_assert_str_eq(at(&m, 7, 0x8800, &rel), "d");
+	cr_assert_eq(rel, 0x4800);
+	cr_assert_str_eq(at(&m, 7, 0xa000, &rel), "-");
+	/* a fork: the child has them, the parent keeps them */
+	cr_assert_eq(tw_perf_maps_fork(&m, 9, 7), 0);
+	cr_assert_str_eq(at(&m, 9, 0x2010, &rel), "b");
+	cr_assert_eq(tw_perf_maps_add(&m, 9, 0x2000, 0x1000, 0, "e", 1), 0);
+	cr_assert_str_eq(at(&m, 9, 0x2010, &rel), "e");
+	cr_assert_str_eq(at(&m, 7, 0x2010, &rel), "b");
+	cr_assert_str_eq(at(&m, 8, 0x2010, &rel), "-", "another process");
+	/* many processes: the table grows */
+	for (int32_t pid = 100; pid < 1200; pid++)
+		cr_assert_eq(tw_perf_maps_add(&m, pid, 0x1000, 0x10, 0, "x", 1),
+			     0);
+	cr_assert_str_eq(at(&m, 9, 0x2010, &rel), "e");
+	cr_assert_str_eq(at(&m, 1199, 0x1008, &rel), "x");
+	tw_perf_maps_fini(&m);
 }
