@@ -679,6 +679,15 @@ static void gkstack(gen *g, const tw_node *n)
 	g->scr = mark;
 }
 
+/* r0 = the low (high 0) or high 32 bits of a helper's u64 */
+static void call_half(gen *g, int fn, int high)
+{
+	call(g, fn);
+	if (!high)
+		alu(g, BPF_LSH, BPF_REG_0, 32);
+	alu(g, BPF_RSH, BPF_REG_0, 32);
+}
+
 static void gctx_int(gen *g, const tw_node *n)
 {
 	switch (n->op) {
@@ -698,25 +707,19 @@ static void gctx_int(gen *g, const tw_node *n)
 		return;
 	case CX_PID:
 	case CX_TID: /* trawl's pid is the thread's, common_pid */
-		call(g, BPF_FUNC_get_current_pid_tgid);
-		alu(g, BPF_LSH, BPF_REG_0, 32);
-		alu(g, BPF_RSH, BPF_REG_0, 32);
+		call_half(g, BPF_FUNC_get_current_pid_tgid, 0);
 		return;
 	case CX_TGID:
-		call(g, BPF_FUNC_get_current_pid_tgid);
-		alu(g, BPF_RSH, BPF_REG_0, 32);
+		call_half(g, BPF_FUNC_get_current_pid_tgid, 1);
 		return;
 	case CX_CURTASK:
 		call(g, BPF_FUNC_get_current_task);
 		return;
 	case CX_UID: /* gid << 32 | uid */
-		call(g, BPF_FUNC_get_current_uid_gid);
-		alu(g, BPF_LSH, BPF_REG_0, 32);
-		alu(g, BPF_RSH, BPF_REG_0, 32);
+		call_half(g, BPF_FUNC_get_current_uid_gid, 0);
 		return;
 	case CX_GID:
-		call(g, BPF_FUNC_get_current_uid_gid);
-		alu(g, BPF_RSH, BPF_REG_0, 32);
+		call_half(g, BPF_FUNC_get_current_uid_gid, 1);
 		return;
 	case CX_ELAPSED:
 		call(g, BPF_FUNC_ktime_get_ns);
@@ -1328,6 +1331,21 @@ static void ring_out(gen *g, const tw_node *n, uint32_t rec, uint32_t size,
 	place(g, ok);
 }
 
+/* A text user space prints a record by (join()'s delimiter, time()'s
+ * format), kept in the back end's table: its index. */
+static uint32_t keep_text(gen *g, char ***tab, size_t *n, const char *text,
+			  size_t len)
+{
+	char **t = tw_realloc(g->c->mem, *tab, (*n + 1) * sizeof(*t));
+	if (!t)
+		tw_sc_oom(g->c);
+	*tab = t;
+	if (!(t[*n] = tw_strndup(g->c->mem, text, len)))
+		tw_sc_oom(g->c);
+	g->b->printfs++;
+	return (uint32_t)(*n)++;
+}
+
 /* join(argv [, delim]): the strings argv points to, up to a NULL or
  * TW_BPF_JOIN_ARGS, each read with bpf_probe_read_user_str(), in one
  * record through the ring buffer (printed as printf's are) */
@@ -1335,19 +1353,10 @@ static void gjoin(gen *g, const tw_node *n)
 {
 	tw_bpf *b = g->b;
 	uint32_t slot = 0;
-	if (!g->dry) {
-		const char *delim = n->nkids == 2 ? n->kids[1]->name : " ";
-		size_t dl = n->nkids == 2 ? n->kids[1]->len : 1;
-		char **j = tw_realloc(g->c->mem, b->joins,
-				      (b->njoins + 1) * sizeof(*j));
-		if (!j)
-			tw_sc_oom(g->c);
-		b->joins = j;
-		if (!(j[b->njoins] = tw_strndup(g->c->mem, delim, dl)))
-			tw_sc_oom(g->c);
-		slot = (uint32_t)b->njoins++;
-		b->printfs++;
-	}
+	if (!g->dry)
+		slot = keep_text(g, &b->joins, &b->njoins,
+				 n->nkids == 2 ? n->kids[1]->name : " ",
+				 n->nkids == 2 ? n->kids[1]->len : 1);
 	uint32_t mark = g->scr;
 	uint32_t size = TW_BPF_JOIN_HEAD + TW_BPF_JOIN_ARGS * STRMAX;
 	uint32_t rec = scr_alloc(g, n, size);
@@ -1386,19 +1395,10 @@ static void gtime(gen *g, const tw_node *n)
 {
 	tw_bpf *b = g->b;
 	uint32_t slot = 0;
-	if (!g->dry) {
-		const char *fmt = n->nkids ? n->kids[0]->name : "%H:%M:%S\n";
-		size_t fl = n->nkids ? n->kids[0]->len : 9;
-		char **t = tw_realloc(g->c->mem, b->times,
-				      (b->ntimes + 1) * sizeof(*t));
-		if (!t)
-			tw_sc_oom(g->c);
-		b->times = t;
-		if (!(t[b->ntimes] = tw_strndup(g->c->mem, fmt, fl)))
-			tw_sc_oom(g->c);
-		slot = (uint32_t)b->ntimes++;
-		b->printfs++;
-	}
+	if (!g->dry)
+		slot = keep_text(g, &b->times, &b->ntimes,
+				 n->nkids ? n->kids[0]->name : "%H:%M:%S\n",
+				 n->nkids ? n->kids[0]->len : 9);
 	uint32_t mark = g->scr;
 	uint32_t rec = scr_alloc(g, n, 16);
 	call(g, BPF_FUNC_ktime_get_ns);
