@@ -465,18 +465,29 @@ void tw_perf_synth_user_maps(const tw_perf_maps *m, int32_t pid,
 		return;
 	}
 	uint32_t cap = start < 65535 ? 65535 - start : 0;
-	char line[4096 + 24];
 	for (uint32_t k = 0; k < nf; k++) {
-		uint64_t addr, rel;
+		uint64_t addr, rel = 0;
 		memcpy(&addr, u + 16 + (size_t)k * 8, 8);
 		const char *name = tw_perf_maps_find(m, pid, addr, &rel);
-		int n = name ? snprintf(line, sizeof(line), "%.4096s+0x%llx\n",
-					name, (unsigned long long)rel)
-			     : snprintf(line, sizeof(line), "\n");
+		/* "name+0xREL\n", or "\n" (hex by hand: a frame each) */
+		char hex[16];
+		size_t nh = 0, nl = name ? strlen(name) : 0;
+		do {
+			hex[nh++] = "0123456789abcdef"[rel & 15];
+			rel >>= 4;
+		} while (rel);
+		size_t n = name ? nl + 3 + nh + 1 : 1;
 		/* room for it and the NUL */
-		if (n < 0 || (uint32_t)n + 1 > cap - (at - start))
+		if (n + 1 > cap - (at - start))
 			break;
-		memcpy(u + at, line, (size_t)n);
+		if (name) {
+			memcpy(u + at, name, nl);
+			memcpy(u + at + nl, "+0x", 3);
+			for (size_t d = 0; d < nh; d++)
+				u[at + nl + 3 + d] =
+					(unsigned char)hex[nh - 1 - d];
+		}
+		u[at + n - 1] = '\n';
 		at += (uint32_t)n;
 	}
 	u[at++] = 0; /* a string's NUL, inside its length as the kernel's */

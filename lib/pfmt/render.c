@@ -765,14 +765,24 @@ static int render_stack(const tw_pfmt *p, const unsigned char *data, size_t len,
 		if (!user && rs && rs->symbol)
 			name = rs->symbol(rs->ctx, addr, &off, &size, &mod);
 		if (!name) {
+			/* " <%016lx>" (8 digits on 32 bits), or "0x%08lx":
+			 * written here, the stacks' frames are many */
+			int digits = user ? (f->elem_size == 4 ? 8 : 16) : 8;
+			uint64_t v = addr;
+			size_t k = sizeof(num) - 1;
+			num[k] = 0;
 			if (user)
-				snprintf(num, sizeof(num), " <%0*llx>",
-					 f->elem_size == 4 ? 8 : 16,
-					 (unsigned long long)addr);
-			else
-				snprintf(num, sizeof(num), "0x%08llx",
-					 (unsigned long long)addr);
-			name = num;
+				num[--k] = '>';
+			for (int d = 0; v || d < digits; d++, v >>= 4)
+				num[--k] = "0123456789abcdef"[v & 15];
+			if (user) {
+				num[--k] = '<';
+				num[--k] = ' ';
+			} else {
+				num[--k] = 'x';
+				num[--k] = '0';
+			}
+			name = num + k;
 		}
 		if (put(p, out, "\n => ", 5) || put(p, out, name, strlen(name)))
 			return -1;
