@@ -92,7 +92,9 @@ static void gstr(gen *g)
 	size_t ns = count(events[g->ev].strs, 2);
 	switch (pick(g, 4)) {
 	case 0:
-		put(g, pick(g, 4) ? "comm" : "curtask->real_parent->comm");
+		put(g, pick(g, 4)   ? "comm"
+		       : pick(g, 2) ? "curtask->real_parent->comm"
+				    : "ksym(curtask->start_time)");
 		break;
 	case 1: {
 		static const char *const lits[] = {"perl", "", "swapper/0",

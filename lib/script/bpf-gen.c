@@ -1069,6 +1069,17 @@ static void gstr(gen *g, const tw_node *n, uint32_t off)
 		return;
 	}
 	case N_CALL: {
+		if (n->op == CALL_KSYM) {
+			/* the address, tagged: user space names it when it
+			 * reads the string (bpf-sys.c's kernel_text()) */
+			scr_zero(g, off, STRMAX);
+			gint(g, n->kids[0]);
+			stx(g, BPF_DW, R_SCRATCH, BPF_REG_0,
+			    (int16_t)(off + 8));
+			st(g, BPF_H, R_SCRATCH, (int16_t)off,
+			   TW_KSYM_TAG[0] | TW_KSYM_TAG[1] << 8);
+			return;
+		}
 		if (n->op != CALL_STR || n->ival != 1)
 			refuse(g, n, "this string expression");
 		/* the task's memory at the pointer, up to its NUL (the

@@ -299,14 +299,29 @@ static int64_t kernel_stack(trawl_script *s, int64_t hash, int type)
 	return id < 0 ? 0 : id; /* the table full: s->stacks.dropped */
 }
 
+/* A string the kernel wrote as user space reads it: ksym()'s tagged
+ * address named (script.c), any other as it is. */
+static const char *kernel_text(trawl_script *s, const char *k, int64_t *len)
+{
+	if (k[0] == TW_KSYM_TAG[0] && k[1] == TW_KSYM_TAG[1]) {
+		uint64_t addr;
+		memcpy(&addr, k + 8, 8);
+		const char *t = tw_ksym(s, addr, NULL);
+		size_t n = strlen(t);
+		*len = (int64_t)(n < TW_SC_STRMAX - 1 ? n : TW_SC_STRMAX - 1);
+		return t;
+	}
+	*len = (int64_t)strnlen(k, TW_SC_STRMAX);
+	return k;
+}
+
 /* The script's key (tw_sval parts) of a kernel key. */
 static void unkey(trawl_script *s, const tw_map_decl *d, const char *k,
 		  tw_sval *parts)
 {
 	for (int i = 0; i < d->nkeys; i++) {
 		if (d->key_types[i] == TY_STR) {
-			parts[i].s = k;
-			parts[i].i = (int64_t)strnlen(k, TW_SC_STRMAX);
+			parts[i].s = kernel_text(s, k, &parts[i].i);
 			k += TW_SC_STRMAX;
 		} else {
 			memcpy(&parts[i].i, k, 8);
@@ -382,8 +397,8 @@ static tw_mentry *entry(tw_smap *m, const tw_sval *parts, char *buf)
 
 /* The per-CPU copies at kv merged into the script's value v. Return: 0
  * when no CPU's copy holds anything. */
-static int merge(const tw_bpf_map *bm, const tw_map_decl *d, int ncpus,
-		 const char *kv, int64_t *v)
+static int merge(trawl_script *s, const tw_bpf_map *bm, const tw_map_decl *d,
+		 int ncpus, const char *kv, int64_t *v)
 {
 	size_t stride = cpu_stride(bm);
 	int n = bm->percpu ? ncpus : 1;
@@ -397,9 +412,10 @@ static int merge(const tw_bpf_map *bm, const tw_map_decl *d, int ncpus,
 			any = 1;
 			break;
 		case MV_STR: {
-			size_t len = strnlen((const char *)x, TW_SC_STRMAX);
-			v[0] = (int64_t)len;
-			memcpy(v + 1, x, len);
+			int64_t len;
+			const char *t = kernel_text(s, (const char *)x, &len);
+			v[0] = len;
+			memcpy(v + 1, t, (size_t)len);
 			any = 1;
 			break;
 		}
@@ -549,7 +565,7 @@ static void read_map(trawl_script *s, size_t i)
 			continue; /* deleted meanwhile */
 		int64_t v[1024];
 		memset(v, 0, sizeof(v[0]) * (bm->totals.vsize / 8));
-		if (!merge(bm, d, b->ncpus, kv, v))
+		if (!merge(s, bm, d, b->ncpus, kv, v))
 			continue;
 		unkey(s, d, key, parts);
 		if (d->kind == MV_INT && tw_is_stack(d->vtype))
@@ -825,8 +841,8 @@ static int format_record(trawl_script *s, const char *p, uint32_t len,
 		} else if (c->type == TY_STR) {
 			if (pos + TW_SC_STRMAX > len)
 				return 0;
-			args[a].s = p + pos;
-			args[a++].i = (int64_t)strnlen(p + pos, TW_SC_STRMAX);
+			args[a].s = kernel_text(s, p + pos, &args[a].i);
+			a++;
 			pos += TW_SC_STRMAX;
 		} else {
 			if (pos + 8 > len)

@@ -798,9 +798,19 @@ static void expr(tw_compiler *c, tw_node *n)
 		static const int nargs[] = {[CALL_STRLEN] = 1,
 					    [CALL_STRNCMP] = 3,
 					    [CALL_STRCONTAINS] = 2,
-					    [CALL_STR] = 1};
+					    [CALL_STR] = 1,
+					    [CALL_KSYM] = 1};
 		if (n->op == CALL_STR) {
 			str_call(c, n);
+			return;
+		}
+		if (n->op == CALL_KSYM) {
+			if (n->nkids != 1)
+				ERR(c, n, TRAWL_EPARSE,
+				    "ksym() takes 1 argument");
+			expr(c, n->kids[0]);
+			want(c, n->kids[0], TY_INT, "ksym()");
+			n->type = TY_STR;
 			return;
 		}
 		if (n->nkids != (size_t)nargs[n->op])

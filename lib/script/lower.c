@@ -402,6 +402,12 @@ static void expr(lower *L, const tw_node *n)
 		return;
 	}
 	case N_CALL:
+		if (n->op == CALL_KSYM) {
+			expr(L, n->kids[0]);
+			at(L, n);
+			emit(L, OP_KSYM, 0);
+			return;
+		}
 		if (n->op == CALL_STR) {
 			/* str() of a user pointer: read in the kernel, and a
 			 * probe that has one never runs here (bpf-gen.c) */

@@ -218,9 +218,9 @@ static const struct {
 
 /* bpftrace's functions that could be here but are not yet. */
 static const char *const not_yet_calls[] = {
-	"strftime", "ksym",	"usym",	   "ntop",   "pton",	 "bswap",
-	"macaddr",  "cgroupid", "system",  "cat",    "strerror", "cgroup_path",
-	"unwatch",  "len",	"has_key", "debugf", "errorf"};
+	"strftime", "usym",    "ntop",	 "pton",     "bswap",	    "macaddr",
+	"cgroupid", "system",  "cat",	 "strerror", "cgroup_path", "unwatch",
+	"len",	    "has_key", "debugf", "errorf"};
 
 /* bpftrace's integer types: a cast keeps the low bits, signed ones
  * sign-extended */
@@ -241,6 +241,7 @@ static const struct {
 	{"strncmp", CALL_STRNCMP},
 	{"strcontains", CALL_STRCONTAINS},
 	{"str", CALL_STR},
+	{"ksym", CALL_KSYM},
 };
 
 static const struct {

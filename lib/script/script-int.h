@@ -260,7 +260,21 @@ enum tw_ctx_id {
 	CX_CURTASK, /* the task's struct task_struct *: in the kernel only */
 };
 
-enum tw_call_id { CALL_STRLEN, CALL_STRNCMP, CALL_STRCONTAINS, CALL_STR };
+enum tw_call_id {
+	CALL_STRLEN,
+	CALL_STRNCMP,
+	CALL_STRCONTAINS,
+	CALL_STR,
+	CALL_KSYM, /* ksym(addr): the kernel symbol holding addr */
+};
+
+/* ksym() in the kernel: a string whose first bytes are these, then the
+ * address at byte 8, named when user space reads it (bpf-sys.c) */
+#define TW_KSYM_TAG "\001K"
+
+/* ksym(): the name of the kernel symbol holding addr, or "0x..." (in
+ * buf, 20 bytes) when none does (script.c). */
+const char *tw_ksym(struct trawl_script *s, uint64_t addr, char *buf);
 
 /* Map value kinds: what a map holds, fixed by its first use. */
 enum tw_mv_kind {
@@ -713,6 +727,8 @@ struct tw_hold;
 
 struct trawl_script {
 	trawl_trace *t;
+	char ksym_hex[8][20]; /* ksym()'s texts of unnamed addresses */
+	unsigned ksym_next;
 	/* kernel stacks (stacks.c); the events held until the stack ftrace
 	 * writes after each has come (hold.c; NULL: no probe off the
 	 * kernel reads kstack); the stack of the event being run: 1 its

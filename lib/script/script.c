@@ -656,3 +656,16 @@ TRAWL_API void trawl_script_free(trawl_script *s)
 	tw_buf_fini(mem, &s->out);
 	tw_free(mem, s);
 }
+
+const char *tw_ksym(struct trawl_script *s, uint64_t addr, char *buf)
+{
+	uint64_t off, size;
+	const char *name = trawl_trace_symbol(s->t, addr, &off, &size);
+	if (name)
+		return name; /* the trace's table: kept while it is open */
+	if (!buf) { /* a few kept at once: a key of several, a printf's */
+		buf = s->ksym_hex[s->ksym_next++ % 8];
+	}
+	snprintf(buf, 20, "0x%llx", (unsigned long long)addr);
+	return buf;
+}

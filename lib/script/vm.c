@@ -716,6 +716,11 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 			tw_printf(s, f, &st[sp]);
 			NEXT;
 		}
+		case OP_KSYM:
+		op_KSYM:
+			TOP.s = tw_ksym(s, (uint64_t)TOP.i, NULL);
+			TOP.i = (int64_t)strlen(TOP.s);
+			NEXT;
 		case OP_STRLEN:
 		op_STRLEN:
 			/* a string's length is its i */

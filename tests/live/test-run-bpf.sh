@@ -342,6 +342,23 @@ check "btf: the ftrace back end refuses them" status 1 "$TRAWL" run --live --bac
 check "btf: at the construct" grep -qF "btf.tw:2:29: 'curtask' is the task's kernel struct, which only a probe in the kernel can" "$T/err"
 check "tracefs and BPF objects as they were" same_all
 
+# --- ksym(): an address named, in the kernel, on the ftrace path, off line -
+begin_all
+addr=$(awk '$3 == "do_syscall_64" { print $1; exit }' /proc/kallsyms)
+cat >"$T/ksym.tw" <<EOF
+tracepoint:syscalls:sys_enter_getppid /comm == "perl"/ {
+	@k[ksym(0x$addr + 16)] = count();
+	@v[comm] = ksym(0x$addr);
+	@n = @n + 1;
+	if (@n == 1) { printf("%s %s\n", ksym(0x$addr), ksym(1)); }
+}
+EOF
+parity ksym "$T/ksym.tw"
+check "ksym: named" grep -qx "@k\[do_syscall_64\]: $N" "$T/ksym.bpf"
+check "ksym: a value" grep -qx "@v\[perl\]: do_syscall_64" "$T/ksym.bpf"
+check "ksym: printf, and an address no symbol holds" grep -qx "do_syscall_64 0x1" "$T/ksym.bpf"
+check "tracefs and BPF objects as they were" same_all
+
 # --- a line written in two records by each CPU at once stays whole --------
 # (5000 calls each: 10000 lines of two records, well inside the ring
 # buffer between two drains)

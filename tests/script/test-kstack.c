@@ -140,3 +140,25 @@ Test(kstack, keys_from_a_perf_data_callchains)
 	cr_assert_str_eq(o.faults, "", "every sample had its stack");
 	free(o.text);
 }
+
+/* ksym(): the trace's kernel symbol holding an address (a trace.dat's
+ * kallsyms), as trace-cmd report names workqueue_execute_start's
+ * function on the same file; an address none holds is 0x... */
+Test(kstack, ksym_names_addresses_from_the_trace)
+{
+	struct run_out o = run_file(
+		"tc.dat",
+		"workqueue:workqueue_execute_start { @[ksym(args.function)] = "
+		"count(); }\n"
+		"END { printf(\"%s|%s\\n\", ksym(0), ksym(1)); }",
+		0);
+	cr_assert_eq(o.rc, 0, "%s", o.err.msg);
+	cr_assert_out(o, "0x0|0x1\n\n\n"
+			 "@[blk_mq_run_work_fn]: 1\n"
+			 "@[vmstat_shepherd]: 1\n"
+			 "@[vmstat_update]: 1\n"
+			 "@[blk_mq_requeue_work]: 3\n"
+			 "@[ext4_end_io_rsv_work]: 3\n"
+			 "@[free_filter_list_work]: 34\n");
+	free(o.text);
+}
