@@ -23,6 +23,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <stdio.h>
 
 #include "bpf-int.h"
@@ -738,6 +739,16 @@ static void gcall(gen *g, const tw_node *n)
 {
 	uint32_t mark = g->scr;
 	int done = label(g);
+	if (n->op == CALL_BSWAP) {
+		/* BPF_END to big-endian: a swap on this little-endian host,
+		 * of the argument type's bytes (the rest 0) */
+		gint(g, n->kids[0]);
+		int w = n->width > 0 && n->width < 8 ? n->width : 8;
+		if (w > 1)
+			emit(g, insn(BPF_ALU | BPF_END | BPF_TO_BE, BPF_REG_0,
+				     0, 0, w * 8));
+		return;
+	}
 	if (n->op == CALL_STRLEN) {
 		uint32_t a = scr_alloc(g, n, STRMAX);
 		gstr(g, n->kids[0], a);
@@ -783,16 +794,50 @@ static void gcall(gen *g, const tw_node *n)
 /* r0 = the address of what a member (or a struct in memory) is: its
  * base's address (a pointer's value, or a struct member's address) plus
  * its offset */
-static void gaddr(gen *g, const tw_node *n)
+static void gaddr(gen *g, const tw_node *n, int null)
 {
 	if (n->kind != N_MEMBER)
 		refuse(g, n, "this struct");
-	if (n->op == TK_ARROW)
+	if (n->op == TK_ARROW) {
 		gint(g, n->a);
-	else
-		gaddr(g, n->a);
+		/* a NULL pointer's members are 0, as in bpftrace: no fault */
+		jimm(g, BPF_JEQ, BPF_REG_0, 0, null);
+	} else {
+		gaddr(g, n->a, null);
+	}
 	if (n->m.offset)
 		alu(g, BPF_ADD, BPF_REG_0, (int32_t)n->m.offset);
+}
+
+/* ntop([af,] addr) into the string at r7 + off: the tag, the family,
+ * the address's bytes (an int's 4, a 4- or 16-byte array member's), for
+ * user space to write out (bpf-sys.c's kernel_text()) */
+static void gntop(gen *g, const tw_node *n, uint32_t off)
+{
+	const tw_node *a = n->kids[n->nkids - 1];
+	scr_zero(g, off, STRMAX);
+	if (a->type == TY_STR) {
+		int ok = label(g);
+		gaddr(g, a, ok); /* NULL: 0.0.0.0 (::) */
+		movr(g, BPF_REG_3, BPF_REG_0);
+		scr_ptr(g, BPF_REG_1, off + 8);
+		mov(g, BPF_REG_2, (int32_t)a->m.size);
+		call(g, a->user ? BPF_FUNC_probe_read_user
+				: BPF_FUNC_probe_read_kernel);
+		place(g, ok);
+	} else {
+		gint(g, a);
+		stx(g, BPF_W, R_SCRATCH, BPF_REG_0, (int16_t)(off + 8));
+	}
+	if (n->nkids == 2) {
+		gint(g, n->kids[0]);
+		stx(g, BPF_B, R_SCRATCH, BPF_REG_0, (int16_t)(off + 2));
+	} else {
+		st(g, BPF_B, R_SCRATCH, (int16_t)(off + 2),
+		   a->type == TY_STR && a->m.size == 16 ? AF_INET6 : AF_INET);
+	}
+	st(g, BPF_H, R_SCRATCH, (int16_t)off,
+	   TW_NTOP_TAG[0] | TW_NTOP_TAG[1] << 8);
 }
 
 /* r0 = an integer (or pointer) member, read from kernel or task memory
@@ -802,19 +847,20 @@ static void gmember_int(gen *g, const tw_node *n)
 {
 	uint32_t mark = g->scr;
 	uint32_t buf = scr_alloc(g, n, 8);
-	gaddr(g, n);
+	int ok = label(g), done = label(g), null = label(g);
+	gaddr(g, n, null);
 	movr(g, BPF_REG_3, BPF_REG_0);
 	scr_ptr(g, BPF_REG_1, buf);
 	mov(g, BPF_REG_2, (int32_t)n->m.size);
 	call(g,
 	     n->user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel);
-	int ok = label(g), done = label(g);
 	jimm(g, BPF_JEQ, BPF_REG_0, 0, ok);
 	count_fault(g, n,
 		    n->user ? "a read of the task's memory through a pointer "
 			      "failed (not paged in, or not valid): 0"
 			    : "a read of kernel memory through a pointer "
 			      "failed: 0");
+	place(g, null);
 	mov(g, BPF_REG_0, 0);
 	ja(g, done);
 	place(g, ok);
@@ -1053,22 +1099,27 @@ static void gstr(gen *g, const tw_node *n, uint32_t off)
 		/* a char array member: up to its length or STRMAX - 1, and
 		 * a NUL (what cannot be read is "", and a fault) */
 		uint32_t len = n->m.size + 1 < STRMAX ? n->m.size + 1 : STRMAX;
+		int ok = label(g), null = label(g);
 		scr_zero(g, off, STRMAX);
-		gaddr(g, n);
+		gaddr(g, n, null);
 		movr(g, BPF_REG_3, BPF_REG_0);
 		scr_ptr(g, BPF_REG_1, off);
 		mov(g, BPF_REG_2, (int32_t)len);
 		call(g, n->user ? BPF_FUNC_probe_read_user_str
 				: BPF_FUNC_probe_read_kernel_str);
-		int ok = label(g);
 		jimm(g, BPF_JSGE, BPF_REG_0, 0, ok);
 		count_fault(g, n,
 			    "a string member could not be read through its "
 			    "pointer: \"\"");
+		place(g, null); /* a NULL pointer's: "" */
 		place(g, ok);
 		return;
 	}
 	case N_CALL: {
+		if (n->op == CALL_NTOP) {
+			gntop(g, n, off);
+			return;
+		}
 		if (n->op == CALL_KSYM) {
 			/* the address, tagged: user space names it when it
 			 * reads the string (bpf-sys.c's kernel_text()) */

@@ -311,6 +311,11 @@ static const char *kernel_text(trawl_script *s, const char *k, int64_t *len)
 		*len = (int64_t)(n < TW_SC_STRMAX - 1 ? n : TW_SC_STRMAX - 1);
 		return t;
 	}
+	if (k[0] == TW_NTOP_TAG[0] && k[1] == TW_NTOP_TAG[1]) {
+		const char *t = tw_ntop(s, (unsigned char)k[2], k + 8);
+		*len = (int64_t)strlen(t);
+		return t;
+	}
 	*len = (int64_t)strnlen(k, TW_SC_STRMAX);
 	return k;
 }

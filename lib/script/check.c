@@ -418,6 +418,20 @@ static struct tw_var *new_var(tw_compiler *c, tw_node *n, int type)
 	return v;
 }
 
+/* The bytes of field n in the probe's first event that has it (0: 8). */
+static int field_width(tw_compiler *c, tw_probe *pr, const tw_node *n)
+{
+	for (size_t i = 0; i < pr->nevents; i++) {
+		tw_schema_event *e = tw_schema_fields(c, pr->events[i]);
+		for (size_t j = 0; j < e->nfields; j++)
+			if (!strcmp(e->fields[j].name, n->name))
+				return e->fields[j].array || e->fields[j].dloc
+					       ? 0
+					       : (int)e->fields[j].size;
+	}
+	return 0;
+}
+
 /* ---- kernel memory: casts to structs and their members ---- */
 
 /* A probe reads kernel or task memory (or what else only a probe in the
@@ -494,6 +508,7 @@ static void member(tw_compiler *c, tw_node *n)
 	n->user = a->user;
 	n->mem = TW_MEM_NONE;
 	n->btf = 0;
+	n->width = n->m.kind == TW_BTF_INT ? (int)n->m.size : 0;
 	switch (n->m.kind) {
 	case TW_BTF_INT:
 		n->type = TY_INT;
@@ -653,6 +668,7 @@ static void expr(tw_compiler *c, tw_node *n)
 		return;
 	case N_FIELD:
 		n->slot = field_slot(c, pr, n);
+		n->width = field_width(c, pr, n);
 		/* an array field (TY_VOID in the table) is read by element */
 		if (n->a) {
 			if (n->type != TY_VOID)
@@ -679,6 +695,7 @@ static void expr(tw_compiler *c, tw_node *n)
 		n->mem = v->mem;
 		n->btf = v->btf;
 		n->user = v->user;
+		n->width = v->width;
 		return;
 	}
 	case N_ENUMC: {
@@ -804,12 +821,38 @@ static void expr(tw_compiler *c, tw_node *n)
 			str_call(c, n);
 			return;
 		}
-		if (n->op == CALL_KSYM) {
+		if (n->op == CALL_KSYM || n->op == CALL_BSWAP) {
 			if (n->nkids != 1)
-				ERR(c, n, TRAWL_EPARSE,
-				    "ksym() takes 1 argument");
+				ERR(c, n, TRAWL_EPARSE, "%s() takes 1 argument",
+				    n->name);
 			expr(c, n->kids[0]);
-			want(c, n->kids[0], TY_INT, "ksym()");
+			want(c, n->kids[0], TY_INT, n->name);
+			n->type = n->op == CALL_KSYM ? TY_STR : TY_INT;
+			n->width = n->kids[0]->width;
+			return;
+		}
+		if (n->op == CALL_NTOP) {
+			/* ntop(addr) or ntop(af, addr): an int is IPv4 (its
+			 * bytes in memory order, as a __be32 holds them), a
+			 * char array of 4 or 16 bytes IPv4 or IPv6 */
+			if (n->nkids != 1 && n->nkids != 2)
+				ERR(c, n, TRAWL_EPARSE,
+				    "ntop() takes an address, or a family and "
+				    "an address");
+			for (size_t i = 0; i < n->nkids; i++)
+				expr(c, n->kids[i]);
+			if (n->nkids == 2)
+				want(c, n->kids[0], TY_INT, "ntop()'s family");
+			tw_node *a = n->kids[n->nkids - 1];
+			if (a->type == TY_STR &&
+			    !(a->kind == N_MEMBER &&
+			      a->m.kind == TW_BTF_CHARS &&
+			      (a->m.size == 4 || a->m.size == 16)))
+				ERR(c, a, TRAWL_ETYPE,
+				    "ntop() of a string: only a struct's array "
+				    "of 4 or 16 bytes (an address) is one");
+			if (a->type != TY_STR)
+				want(c, a, TY_INT, "ntop()'s address");
 			n->type = TY_STR;
 			return;
 		}
@@ -1108,10 +1151,14 @@ static void stmt(tw_compiler *c, tw_node *n)
 			    type_name(n->b->type));
 		}
 		if (n->op == TK_ASSIGN) {
-			/* what it points to, when it holds a struct pointer */
+			/* what it points to, when it holds a struct pointer;
+			 * its type's size */
 			v->mem = n->b->mem == TW_MEM_PTR ? TW_MEM_PTR : 0;
 			v->btf = v->mem ? n->b->btf : 0;
 			v->user = v->mem ? n->b->user : 0;
+			v->width = n->b->width;
+		} else {
+			v->width = 0;
 		}
 		n->a->slot = v->slot;
 		n->a->type = v->type;

@@ -402,10 +402,20 @@ static void expr(lower *L, const tw_node *n)
 		return;
 	}
 	case N_CALL:
-		if (n->op == CALL_KSYM) {
+		if (n->op == CALL_KSYM || n->op == CALL_BSWAP) {
 			expr(L, n->kids[0]);
 			at(L, n);
-			emit(L, OP_KSYM, 0);
+			emit(L, n->op == CALL_KSYM ? OP_KSYM : OP_BSWAP,
+			     n->width > 0 && n->width < 8 ? (uint32_t)n->width
+							  : 8);
+			return;
+		}
+		if (n->op == CALL_NTOP) {
+			for (size_t i = 0; i < n->nkids; i++)
+				expr(L, n->kids[i]);
+			at(L, n);
+			emit(L, OP_NTOP, (uint32_t)n->nkids);
+			pop(L, n->nkids - 1);
 			return;
 		}
 		if (n->op == CALL_STR) {

@@ -85,6 +85,8 @@
 	X(PRINTF, "pop the arguments of format A; print")                      \
 	X(STRLEN, "push the length of the popped string")                      \
 	X(KSYM, "pop an address; push the symbol holding it, or 0x...")        \
+	X(NTOP, "pop an address (and a family when A is 2); push its text")    \
+	X(BSWAP, "push the popped value's low A bytes in reverse order")       \
 	X(STRNCMP, "n, b, a = pop; push strncmp(a, b, n) as -1, 0, 1")         \
 	X(STRCONTAINS, "b, a = pop; push whether a contains b")                \
 	X(TIME, "pop a strftime format; print the wall clock now by it")       \

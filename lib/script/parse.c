@@ -218,9 +218,9 @@ static const struct {
 
 /* bpftrace's functions that could be here but are not yet. */
 static const char *const not_yet_calls[] = {
-	"strftime", "usym",    "ntop",	 "pton",     "bswap",	    "macaddr",
-	"cgroupid", "system",  "cat",	 "strerror", "cgroup_path", "unwatch",
-	"len",	    "has_key", "debugf", "errorf"};
+	"strftime", "usym",    "pton",	   "macaddr",	  "cgroupid",
+	"system",   "cat",     "strerror", "cgroup_path", "unwatch",
+	"len",	    "has_key", "debugf",   "errorf"};
 
 /* bpftrace's integer types: a cast keeps the low bits, signed ones
  * sign-extended */
@@ -242,6 +242,8 @@ static const struct {
 	{"strcontains", CALL_STRCONTAINS},
 	{"str", CALL_STR},
 	{"ksym", CALL_KSYM},
+	{"ntop", CALL_NTOP},
+	{"bswap", CALL_BSWAP},
 };
 
 static const struct {
@@ -287,6 +289,9 @@ static tw_node *positional(tw_compiler *c, const tw_token *t)
 	return n;
 }
 
+static tw_node *cast_bits(tw_compiler *c, const tw_token *at, int bits,
+			  int is_signed, tw_node *x);
+
 /* cast -> '(' INTTYPE ')' unary: the low bits, as bpftrace's (uint8)x:
  * x & mask, and for signed types ((x & mask) ^ sign) - sign */
 static tw_node *cast(tw_compiler *c, const tw_token *at, int bits,
@@ -294,6 +299,14 @@ static tw_node *cast(tw_compiler *c, const tw_token *at, int bits,
 {
 	if (bits == 64)
 		return x;
+	tw_node *r = cast_bits(c, at, bits, is_signed, x);
+	r->width = bits / 8; /* bswap() swaps as many bytes */
+	return r;
+}
+
+static tw_node *cast_bits(tw_compiler *c, const tw_token *at, int bits,
+			  int is_signed, tw_node *x)
+{
 	tw_node *mask = node(c, N_INT, at);
 	mask->ival = (int64_t)((1ull << bits) - 1);
 	tw_node *n = node(c, N_BINARY, at);

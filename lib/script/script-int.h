@@ -265,16 +265,24 @@ enum tw_call_id {
 	CALL_STRNCMP,
 	CALL_STRCONTAINS,
 	CALL_STR,
-	CALL_KSYM, /* ksym(addr): the kernel symbol holding addr */
+	CALL_KSYM,  /* ksym(addr): the kernel symbol holding addr */
+	CALL_NTOP,  /* ntop([af,] addr): an IPv4 or IPv6 address's text */
+	CALL_BSWAP, /* bswap(x): its bytes reversed, as many as x's type */
 };
 
 /* ksym() in the kernel: a string whose first bytes are these, then the
  * address at byte 8, named when user space reads it (bpf-sys.c) */
 #define TW_KSYM_TAG "\001K"
+/* ntop() in the kernel: the tag, the family at byte 2, the address's
+ * bytes from byte 8 */
+#define TW_NTOP_TAG "\001N"
 
 /* ksym(): the name of the kernel symbol holding addr, or "0x..." (in
  * buf, 20 bytes) when none does (script.c). */
 const char *tw_ksym(struct trawl_script *s, uint64_t addr, char *buf);
+/* ntop(): an address's text (family AF_INET or AF_INET6, the bytes in
+ * network order), in one of the script's few buffers (script.c). */
+const char *tw_ntop(struct trawl_script *s, int family, const void *addr);
 
 /* Map value kinds: what a map holds, fixed by its first use. */
 enum tw_mv_kind {
@@ -317,6 +325,8 @@ struct tw_node {
 	int32_t btf;
 	int user;
 	tw_btf_member m;
+	int width; /* check.c: bytes of the value's type (a member's, a
+		    * field's, a cast's) for bswap(); 0: 8 */
 };
 
 /* A probe specification: an event pattern, BEGIN, END or interval. */
@@ -504,6 +514,7 @@ struct tw_compiler {
 		/* a pointer to a kernel struct it holds (tw_node's) */
 		int mem, user;
 		int32_t btf;
+		int width; /* of what it holds (tw_node's) */
 	} * vars;
 	size_t nvars, vars_cap;
 	int nslots;
@@ -727,8 +738,8 @@ struct tw_hold;
 
 struct trawl_script {
 	trawl_trace *t;
-	char ksym_hex[8][20]; /* ksym()'s texts of unnamed addresses */
-	unsigned ksym_next;
+	char texts[8][48]; /* ksym()'s and ntop()'s texts, a few at once */
+	unsigned texts_next;
 	/* kernel stacks (stacks.c); the events held until the stack ftrace
 	 * writes after each has come (hold.c; NULL: no probe off the
 	 * kernel reads kstack); the stack of the event being run: 1 its

@@ -29,6 +29,7 @@
  *                                   END probes (ts = the last event's)
  *                                   then every map, by name (as bpftrace)
  */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -663,9 +664,16 @@ const char *tw_ksym(struct trawl_script *s, uint64_t addr, char *buf)
 	const char *name = trawl_trace_symbol(s->t, addr, &off, &size);
 	if (name)
 		return name; /* the trace's table: kept while it is open */
-	if (!buf) { /* a few kept at once: a key of several, a printf's */
-		buf = s->ksym_hex[s->ksym_next++ % 8];
-	}
+	if (!buf) /* a few kept at once: a key of several, a printf's */
+		buf = s->texts[s->texts_next++ % 8];
 	snprintf(buf, 20, "0x%llx", (unsigned long long)addr);
+	return buf;
+}
+
+const char *tw_ntop(struct trawl_script *s, int family, const void *addr)
+{
+	char *buf = s->texts[s->texts_next++ % 8];
+	if (!inet_ntop(family, addr, buf, sizeof(s->texts[0])))
+		snprintf(buf, sizeof(s->texts[0]), "(family %d)", family);
 	return buf;
 }

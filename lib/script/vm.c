@@ -9,6 +9,7 @@
  */
 #include <limits.h>
 #include <stdio.h>
+#include <sys/socket.h>
 
 #include "opcodes.h"
 #include "bpf-int.h"
@@ -721,6 +722,36 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 			TOP.s = tw_ksym(s, (uint64_t)TOP.i, NULL);
 			TOP.i = (int64_t)strlen(TOP.s);
 			NEXT;
+		case OP_NTOP:
+		op_NTOP : {
+			tw_sval a = st[--sp];
+			int af = 0;
+			if (A == 2)
+				af = (int)st[--sp].i;
+			unsigned char addr[16] = {0};
+			if (a.s) { /* the bytes of an array: 4 or 16 */
+				memcpy(addr, a.s, a.i < 16 ? (size_t)a.i : 16);
+				if (!af)
+					af = a.i == 16 ? AF_INET6 : AF_INET;
+			} else {
+				uint32_t v = (uint32_t)a.i;
+				memcpy(addr, &v, 4);
+				if (!af)
+					af = AF_INET;
+			}
+			st[sp].s = tw_ntop(s, af, addr);
+			st[sp].i = (int64_t)strlen(st[sp].s);
+			sp++;
+			NEXT;
+		}
+		case OP_BSWAP:
+		op_BSWAP : {
+			uint64_t v = (uint64_t)TOP.i, r = 0;
+			for (uint32_t k = 0; k < A; k++, v >>= 8)
+				r = r << 8 | (v & 0xff);
+			TOP.i = (int64_t)r;
+			NEXT;
+		}
 		case OP_STRLEN:
 		op_STRLEN:
 			/* a string's length is its i */

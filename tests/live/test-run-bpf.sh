@@ -359,6 +359,22 @@ check "ksym: a value" grep -qx "@v\[perl\]: do_syscall_64" "$T/ksym.bpf"
 check "ksym: printf, and an address no symbol holds" grep -qx "do_syscall_64 0x1" "$T/ksym.bpf"
 check "tracefs and BPF objects as they were" same_all
 
+# --- ntop() and bswap(): in the kernel as on the ftrace path and off line ---
+begin_all
+cat >"$T/ntop.tw" <<'EOF'
+tracepoint:syscalls:sys_enter_getppid /comm == "perl"/ {
+	@a[ntop(0x0100007f), ntop(AF_INET6, 1), ntop(2, pid & 0)] = count();
+	@b[bswap((uint16)0x1234), bswap((uint32)0x12345678), bswap(0x0102030405060708)] = count();
+	$p = (uint16)0xabcd;
+	@c[ntop(0x0a00000a)] = bswap($p);
+}
+EOF
+parity ntop "$T/ntop.tw"
+check "ntop: the texts" grep -qx "@a\[127.0.0.1, 100::, 0.0.0.0\]: $N" "$T/ntop.bpf"
+check "bswap: by the value's type" grep -qx "@b\[13330, 2018915346, 578437695752307201\]: $N" "$T/ntop.bpf"
+check "ntop: a value's key" grep -qx "@c\[10.0.0.10\]: 52651" "$T/ntop.bpf"
+check "tracefs and BPF objects as they were" same_all
+
 # --- a line written in two records by each CPU at once stays whole --------
 # (5000 calls each: 10000 lines of two records, well inside the ring
 # buffer between two drains)

@@ -53,6 +53,33 @@ Test(bpftrace, constants_exponents_and_casts)
 	free(o.text);
 }
 
+/* ntop() as bpftrace's: an int is an IPv4 address in memory order (a
+ * __be32), a family first says; bswap() swaps as many bytes as the
+ * value's type has (a cast's, a field's, a member's; 8 otherwise) */
+Test(bpftrace, ntop_and_bswap)
+{
+	struct run_out o = run(
+		trace, "BEGIN { printf(\"%s %s %s|%x %x %x %x\\n\", "
+		       "ntop(0x0100007f), ntop(AF_INET, 0x04030201), "
+		       "ntop(AF_INET6, 1), bswap((uint16)0x1234), "
+		       "bswap((uint32)0x12345678), bswap(0x0102030405060708), "
+		       "bswap((uint8)0x1ff)); $p = (uint16)0xabcd; "
+		       "@s[ntop(0x0a00000a)] = bswap($p); }");
+	cr_assert_out(o,
+		      "127.0.0.1 1.2.3.4 100::|3412 78563412 807060504030201 "
+		      "ff\n\n\n"
+		      "@s[10.0.0.10]: 52651\n");
+	free(o.text);
+	fails("BEGIN { @ = ntop(\"x\"); }", TRAWL_ETYPE,
+	      "t.tw:1:18: ntop() of a string: only a struct's array of 4 or "
+	      "16 bytes (an address) is one");
+	fails("BEGIN { @ = ntop(1, 2, 3); }", TRAWL_EPARSE,
+	      "t.tw:1:13: ntop() takes an address, or a family and an "
+	      "address");
+	fails("BEGIN { @ = bswap(\"x\"); }", TRAWL_ETYPE,
+	      "t.tw:1:19: bswap needs an integer, not a string");
+}
+
 Test(bpftrace, positional_parameters_are_numbers_or_strings)
 {
 	const char *params[] = {"10", "0x20", "bash"};
