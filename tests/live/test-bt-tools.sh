@@ -62,10 +62,13 @@ stat "$d/synced" >/dev/null
 perl -e 'my $ts = pack("qq", 0, 300000000); syscall(35, $ts, 0)'
 # a TCP connection open when its process exits: the kernel closes it and
 # drops a packet of a socket (tcpdrop)
-/usr/bin/python3 -c 'import socket, sys
+/usr/bin/python3 "$d/drop.py"
+EOF
+cat >"$T/drop.py" <<'EOF'
+import socket, sys
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
 c = socket.create_connection(s.getsockname()); a, _ = s.accept()
-sys.exit(0)'
+sys.exit(0)
 EOF
 
 # bpftrace runs here (root, BPF) or not: then only trawl's output is
