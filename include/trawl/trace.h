@@ -297,8 +297,9 @@ TRAWL_API uint64_t trawl_data_bytes(const trawl_trace *t);
  *                  where no place is kept (trace.dat: further damage in a
  *                  CPU's data after its first, at a later offset)
  * @skipped_records: records the source holds that are not events and not
- *                  applied (perf.data: MMAP, THREAD_MAP, ... and samples
- *                  of events that are not tracepoints), skipped and counted
+ *                  applied (perf.data: MMAP without callchains to name,
+ *                  THREAD_MAP, EXIT, ... and samples of perf's dummy
+ *                  event), skipped and counted
  */
 typedef struct trawl_stats {
 	uint64_t events;

@@ -678,6 +678,11 @@ static uint64_t skipped(const perf_src *s)
 		case TW_PERF_RECORD_HEADER_TRACING_DATA:
 		case TW_PERF_RECORD_HEADER_FEATURE:
 			break;
+		case TW_PERF_RECORD_MMAP: /* applied for the user frames */
+		case TW_PERF_RECORD_MMAP2:
+			if (!s->stacks.user)
+				n += s->records[k];
+			break;
 		default:
 			n += s->records[k];
 		}

@@ -219,8 +219,7 @@ static void print_text(trawl_trace *t, const char *path)
 	if (st->skipped_records)
 		fprintf(f,
 			"skipped:      %llu records (not events: maps, "
-			"threads, samples of events that are not "
-			"tracepoints, ...)\n",
+			"threads, CPU maps, exits, ...)\n",
 			(unsigned long long)st->skipped_records);
 	if (st->late_events)
 		fprintf(f,
