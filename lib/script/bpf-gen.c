@@ -46,11 +46,12 @@ typedef struct gen {
 	size_t probe;
 	uint32_t line, col;
 	int cells;
-	int var_cell[64];     /* $var slot: its int cell, or -1 */
-	uint32_t var_str[64]; /* its string's scratch offset, or NO_STR */
-	uint32_t scr;	      /* scratch in use */
-	int *labels;	      /* label: its instruction, -1 unplaced */
-	int *refs;	      /* label: the jumps to it emitted */
+	int var_cell[64];	/* $var slot: its int cell, or -1 */
+	uint32_t var_str[64];	/* its string's scratch offset, or NO_STR */
+	uint8_t var_tagged[64]; /* it may hold ksym()'s or ntop()'s */
+	uint32_t scr;		/* scratch in use */
+	int *labels;		/* label: its instruction, -1 unplaced */
+	int *refs;		/* label: the jumps to it emitted */
 	size_t refs_cap;
 	int dead; /* after an unconditional jump, until a label jumped to:
 		   * the verifier refuses code nothing reaches */
@@ -735,6 +736,17 @@ static void gctx_int(gen *g, const tw_node *n)
 
 /* strlen(s), and strncmp(a, b, N) with N a constant: unrolled over the
  * 64 bytes a string has in the kernel (a NUL within them ends it) */
+/* A string the kernel holds as a tagged address, written out in user
+ * space (ksym(), ntop(), or a $var holding one): its text is not there
+ * to compare. */
+static int written_later(const gen *g, const tw_node *n)
+{
+	if (n->kind == N_CALL && (n->op == CALL_KSYM || n->op == CALL_NTOP))
+		return 1;
+	return n->kind == N_VAR && n->slot >= 0 && n->slot < 64 &&
+	       g->var_tagged[n->slot];
+}
+
 static void gcall(gen *g, const tw_node *n)
 {
 	uint32_t mark = g->scr;
@@ -749,6 +761,12 @@ static void gcall(gen *g, const tw_node *n)
 				     0, 0, w * 8));
 		return;
 	}
+	for (size_t i = 0; i < n->nkids && n->op != CALL_BSWAP; i++)
+		if (written_later(g, n->kids[i]))
+			refuse(g, n,
+			       "%s() of ksym()'s or ntop()'s text, which user "
+			       "space writes out",
+			       n->name);
 	if (n->op == CALL_STRLEN) {
 		uint32_t a = scr_alloc(g, n, STRMAX);
 		gstr(g, n->kids[0], a);
@@ -956,6 +974,10 @@ static void gint(gen *g, const tw_node *n)
 	}
 	case N_BINARY: {
 		if (n->a->type == TY_STR) {
+			if (written_later(g, n->a) || written_later(g, n->b))
+				refuse(g, n,
+				       "comparing ksym()'s or ntop()'s text, "
+				       "which user space writes out");
 			uint32_t mark = g->scr;
 			uint32_t a = scr_alloc(g, n, STRMAX);
 			uint32_t b = scr_alloc(g, n, STRMAX);
@@ -1524,6 +1546,7 @@ static void gstmt(gen *g, const tw_node *n)
 		if (n->a->type == TY_STR) {
 			if (n->op != TK_ASSIGN)
 				refuse(g, n, "this assignment");
+			g->var_tagged[slot] |= written_later(g, n->b);
 			gstr(g, n->b, g->var_str[slot]);
 			return;
 		}
@@ -1671,6 +1694,7 @@ static void gprobe(gen *g, size_t probe)
 	for (int i = 0; i < 64; i++) {
 		g->var_cell[i] = -1;
 		g->var_str[i] = NO_STR;
+		g->var_tagged[i] = 0;
 		if (i >= pr->nslots)
 			continue;
 		if (types[i] == TY_STR) {

@@ -357,6 +357,14 @@ parity ksym "$T/ksym.tw"
 check "ksym: named" grep -qx "@k\[do_syscall_64\]: $N" "$T/ksym.bpf"
 check "ksym: a value" grep -qx "@v\[perl\]: do_syscall_64" "$T/ksym.bpf"
 check "ksym: printf, and an address no symbol holds" grep -qx "do_syscall_64 0x1" "$T/ksym.bpf"
+# ksym()'s text is written out in user space: a comparison of it cannot
+# run in the kernel (refused with bpf, run in user space with auto)
+check "ksym: a comparison of its text is refused in the kernel" status 1 "$TRAWL" run --live --backend bpf -d 0.1 \
+	-e 'tracepoint:syscalls:sys_enter_getppid { $s = ksym(0); if ($s == "0x0") { @ = count(); } }'
+check "ksym: says why" grep -qF "comparing ksym()'s or ntop()'s text, which user space writes out" "$T/err"
+check "ksym: auto compares it in user space" status 0 "$TRAWL" run --live \
+	-e "tracepoint:syscalls:sys_enter_getppid /comm == \"perl\"/ { \$s = ksym(0x$addr); if (\$s == \"do_syscall_64\") { @yes = count(); } }" -c "$LOAD"
+check "ksym: there it is the name" grep -qx "@yes: $N" "$T/out"
 check "tracefs and BPF objects as they were" same_all
 
 # --- ntop() and bswap(): in the kernel as on the ftrace path and off line ---
