@@ -21,6 +21,7 @@
 
 #include "../pfmt/pfmt.h"
 #include "dat-int.h"
+#include "dat-records.h"
 
 /* Options sections that point back to an earlier offset: writers append
  * each section after the last (trace-cmd, trawl's stream file, which adds
@@ -228,8 +229,7 @@ static int read_header_info(tw_dat_file *f, span_reader *r, trawl_error *err)
 }
 
 /* count4, then count times: size8 format-text */
-/* The "ID: n" line of a format text; -1 when it has none. */
-static long format_id(const char *p, size_t n)
+long tw_dat_format_id(const char *p, size_t n)
 {
 	for (const char *q = p; (q = memmem(q, (size_t)(p + n - q), "ID: ", 4));
 	     q += 4) {
@@ -269,7 +269,7 @@ static int push_format(tw_dat_file *f, tw_dat_format fm, trawl_error *err)
 static int add_format(tw_dat_file *f, const char *system, const char *p,
 		      size_t n, uint64_t at, trawl_error *err)
 {
-	long id = format_id(p, n);
+	long id = tw_dat_format_id(p, n);
 	if (id < 0 || id > TW_DAT_MAX_EVENT_ID)
 		return 0;
 	return push_format(
@@ -1358,7 +1358,7 @@ int tw_dat_format_load(tw_dat_file *f, size_t i)
 				   : NULL;
 	if (!text)
 		return -1;
-	long id = format_id(text, len);
+	long id = tw_dat_format_id(text, len);
 	if (id >= 0 && id <= TW_DAT_MAX_EVENT_ID) {
 		uint64_t *a = tw_realloc(f->mem, f->by_id,
 					 (f->nby_id + 1) * sizeof(*a));

@@ -18,6 +18,10 @@
 #include "dat-write.h"
 #include "trawl/error.h"
 
+/* The "ID: n" line of a format text (a metadata's blob); -1 when it has
+ * none (dat-file.c). */
+long tw_dat_format_id(const char *p, size_t n);
+
 /* What a record the source hands out is: an event, or a note of what the
  * source met between events, for the trace's counters. */
 enum {

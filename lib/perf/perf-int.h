@@ -351,10 +351,13 @@ int tw_perf_maps_add(tw_perf_maps *m, int32_t pid, uint64_t start, uint64_t len,
 		     uint64_t pgoff, const char *name, size_t nlen);
 /* A new process pid has its parent's mappings: 0 or -1. */
 int tw_perf_maps_fork(tw_perf_maps *m, int32_t pid, int32_t ppid);
-/* The file addr of process pid is in, *rel where in it (perf's address
- * of the frame: addr - start + pgoff); NULL: no mapping holds it. */
-const char *tw_perf_maps_find(const tw_perf_maps *m, int32_t pid, uint64_t addr,
-			      uint64_t *rel);
+/* Process pid's mappings, or NULL: none known. */
+const tw_perf_pmaps *tw_perf_maps_proc(const tw_perf_maps *m, int32_t pid);
+/* The file addr of process p (NULL: none) is in, *rel where in it
+ * (perf's address of the frame: addr - start + pgoff); NULL: no mapping
+ * holds it. */
+const char *tw_perf_maps_find(const tw_perf_maps *m, const tw_perf_pmaps *p,
+			      uint64_t addr, uint64_t *rel);
 void tw_perf_maps_reset(tw_perf_maps *m);
 void tw_perf_maps_fini(tw_perf_maps *m);
 /* perf-synth.c: the user stack's `maps`: each frame's file and place in

@@ -139,10 +139,14 @@ int tw_perf_maps_fork(tw_perf_maps *m, int32_t pid, int32_t ppid)
 	return 0;
 }
 
-const char *tw_perf_maps_find(const tw_perf_maps *m, int32_t pid, uint64_t addr,
-			      uint64_t *rel)
+const tw_perf_pmaps *tw_perf_maps_proc(const tw_perf_maps *m, int32_t pid)
 {
-	const tw_perf_pmaps *p = proc((tw_perf_maps *)m, pid, 0);
+	return proc((tw_perf_maps *)m, pid, 0);
+}
+
+const char *tw_perf_maps_find(const tw_perf_maps *m, const tw_perf_pmaps *p,
+			      uint64_t addr, uint64_t *rel)
+{
 	if (!p)
 		return NULL;
 	size_t i = after(p, addr);

@@ -110,110 +110,106 @@ static void perf_name(const tw_perf_attr *a, char *out, size_t cap)
 			 (unsigned long long)a->config);
 }
 
+/* An event name: at most this long (perf's names are short). */
+#define NAME_MAX_LEN 64
+
 /*
  * HEADER_EVENT_DESC (tools/perf/util/header.c, write_event_desc): u32
  * nr, u32 attr size, then nr x (attr, u32 nr_ids, u32 len, name[len]
- * NUL-padded, u64 ids[nr_ids]). The name of attr i, by its first id,
- * into out; 0 when the section does not say.
+ * NUL-padded, u64 ids[nr_ids]). Walked once: each entry's name into
+ * raw[attr] of the attr its first id is (or, without ids, the attr of its
+ * place with its type and config), where the section says one.
  */
-static int desc_name(const tw_perf_file *f, size_t i, char *out, size_t cap)
+static void desc_names(const tw_perf_file *f, char (*raw)[NAME_MAX_LEN])
 {
 	const tw_perf_section *s = &f->feat[TW_PERF_FEAT_EVENT_DESC];
 	if (s->size < 8)
-		return 0;
+		return;
 	const unsigned char *p = f->map + s->offset, *end = p + s->size;
 	uint32_t nr = tw_perf_u32(p), asize = tw_perf_u32(p + 4);
 	p += 8;
 	for (uint32_t k = 0; k < nr; k++) {
 		if ((size_t)(end - p) < (size_t)asize + 8)
-			return 0;
+			return;
 		const unsigned char *attr = p;
 		p += asize;
 		uint32_t nids = tw_perf_u32(p), len = tw_perf_u32(p + 4);
 		p += 8;
 		if ((size_t)(end - p) < len ||
 		    (size_t)(end - p - len) / 8 < nids)
-			return 0;
+			return;
 		const char *name = (const char *)p;
 		p += len;
 		const unsigned char *ids = p;
 		p += (size_t)nids * 8;
-		/* the same event: its first id is the attr's, or (no ids)
-		 * its place and type */
-		int same;
-		if (nids)
-			same = tw_perf_attr_of_id(f, tw_perf_u64(ids)) ==
-			       (int)i;
-		else
-			same = k == i && asize >= 16 &&
-			       tw_perf_u32(attr) == f->attrs[i].type &&
-			       tw_perf_u64(attr + 8) == f->attrs[i].config;
-		if (!same)
-			continue;
+		int i = nids ? tw_perf_attr_of_id(f, tw_perf_u64(ids))
+			: k < f->nattrs && asize >= 16 &&
+					tw_perf_u32(attr) == f->attrs[k].type &&
+					tw_perf_u64(attr + 8) ==
+						f->attrs[k].config
+				? (int)k
+				: -1;
 		size_t n = strnlen(name, len);
-		if (!n)
-			return 0;
-		if (n >= cap)
-			n = cap - 1;
-		memcpy(out, name, n);
-		out[n] = 0;
-		return 1;
+		if (i < 0 || !n || raw[i][0])
+			continue;
+		if (n >= NAME_MAX_LEN)
+			n = NAME_MAX_LEN - 1;
+		memcpy(raw[i], name, n);
+		raw[i][n] = 0;
 	}
-	return 0;
 }
 
-/* perf's name as an event name: up to the first ':' (perf's modifiers,
- * cycles:P), and what else is no identifier's as '_'. */
-static void event_name(const tw_perf_file *f, size_t i, char *out, size_t cap)
+/* perf's name of attr i (raw) as an event name, in place: up to the
+ * first ':' (perf's modifiers, cycles:P), and what else is no
+ * identifier's as '_'. */
+static void event_name(const tw_perf_file *f, size_t i, char *name)
 {
-	char raw[128];
-	if (!desc_name(f, i, raw, sizeof(raw)))
+	char raw[NAME_MAX_LEN];
+	if (name[0])
+		memcpy(raw, name, sizeof(raw));
+	else
 		perf_name(&f->attrs[i], raw, sizeof(raw));
 	size_t n = 0;
-	for (const char *c = raw; *c && *c != ':' && n + 1 < cap; c++) {
+	for (const char *c = raw; *c && *c != ':'; c++) {
 		int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
 			 (*c >= '0' && *c <= '9') || *c == '_';
-		out[n++] = ok ? *c : '_';
+		name[n++] = ok ? *c : '_';
 	}
-	if (!n || (out[0] >= '0' && out[0] <= '9')) {
-		snprintf(out, cap, "event%zu", i);
+	if (!n || (name[0] >= '0' && name[0] <= '9')) {
+		snprintf(name, NAME_MAX_LEN, "event%zu", i);
 		return;
 	}
-	out[n] = 0;
+	name[n] = 0;
+}
+
+/* qsort_r's order of attrs by their names, then their place */
+static int by_name(const void *x, const void *y, void *ctx)
+{
+	const char(*names)[NAME_MAX_LEN] = ctx;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	int c = strcmp(names[a], names[b]);
+	return c ? c : (a > b) - (a < b);
 }
 
 /* The ids the file's formats use ("ID: n" of each), as bits. */
 static void used_ids(const tw_blob *b, size_t n, uint64_t *bits)
 {
 	for (size_t i = 0; i < n; i++) {
-		const char *p = b[i].data, *end = p + b[i].len;
-		for (; p && p < end; p = memchr(p, '\n', (size_t)(end - p))) {
-			if (*p == '\n')
-				p++;
-			if (end - p > 3 && !memcmp(p, "ID:", 3)) {
-				unsigned long v = 0;
-				const char *q = p + 3;
-				while (q < end && *q == ' ')
-					q++;
-				while (q < end && *q >= '0' && *q <= '9' &&
-				       v < 65536)
-					v = v * 10 +
-					    (unsigned long)(*q++ - '0');
-				if (v < 65536)
-					bits[v / 64] |= 1ull << (v % 64);
-				break;
-			}
-		}
+		long v = tw_dat_format_id(b[i].data, b[i].len);
+		if (v >= 0 && v < 65536)
+			bits[v / 64] |= 1ull << (v % 64);
 	}
 }
 
-/* A type id none has, from want on (kernel_stack's own where free). */
-static uint16_t free_id(uint64_t *bits, unsigned want)
+/* A type id none has, from *at on (kernel_stack's own where free), and
+ * *at after it: ids taken one after another cost one pass in all. */
+static uint16_t free_id(uint64_t *bits, unsigned *at)
 {
 	for (unsigned k = 0; k < 65535; k++) {
-		unsigned v = 1 + (want - 1 + k) % 65535;
+		unsigned v = 1 + (*at - 1 + k) % 65535;
 		if (!(bits[v / 64] >> (v % 64) & 1)) {
 			bits[v / 64] |= 1ull << (v % 64);
+			*at = v + 1;
 			return (uint16_t)v;
 		}
 	}
@@ -272,24 +268,45 @@ int tw_perf_synth_formats(tw_perf_file *f, trawl_error *err)
 	if (!callchains && !others)
 		return 0;
 	uint64_t *bits = tw_calloc(f->mem, 65536 / 64, sizeof(*bits));
-	if (!bits)
-		goto nomem;
-	bits[0] |= 1; /* 0 is no type */
-	used_ids(m->ftrace, m->nftrace, bits);
-	for (size_t s = 0; s < m->nsystems; s++)
-		used_ids(m->systems[s].formats, m->systems[s].nformats, bits);
-	size_t cap = 0, nkept = 0, ntexts = 0;
 	/* where each text begins, in the order made: ftrace's stacks, then
 	 * the events'; each runs to the next one's start */
 	size_t *at = tw_calloc(f->mem, f->nattrs + 3, sizeof(*at));
-	if (!at) {
-		tw_free(f->mem, bits);
-		goto nomem;
+	/* each attr's event name, and the first attr of each name: two of
+	 * one name (-e cpu-clock twice) are one event */
+	char(*names)[NAME_MAX_LEN] =
+		tw_calloc(f->mem, f->nattrs, sizeof(*names));
+	uint32_t *order = tw_calloc(f->mem, f->nattrs, sizeof(*order));
+	uint32_t *first = tw_calloc(f->mem, f->nattrs, sizeof(*first));
+	int rc = !bits || !at || !names || !order || !first;
+	if (!rc) {
+		bits[0] |= 1; /* 0 is no type */
+		used_ids(m->ftrace, m->nftrace, bits);
+		for (size_t s = 0; s < m->nsystems; s++)
+			used_ids(m->systems[s].formats, m->systems[s].nformats,
+				 bits);
+		desc_names(f, names);
+		size_t n = 0;
+		for (size_t i = 0; i < f->nattrs; i++) {
+			const tw_perf_attr *a = &f->attrs[i];
+			if (a->type == TYPE_TRACEPOINT ||
+			    (a->type == TYPE_SOFTWARE && a->config == SW_DUMMY))
+				continue;
+			event_name(f, i, names[i]);
+			order[n++] = (uint32_t)i;
+		}
+		qsort_r(order, n, sizeof(*order), by_name, names);
+		for (size_t k = 0; k < n; k++)
+			first[order[k]] = k && !strcmp(names[order[k]],
+						       names[order[k - 1]])
+						  ? first[order[k - 1]]
+						  : order[k];
 	}
-	int rc = 0;
-	if (callchains) {
-		f->kstack_type = free_id(bits, 4);
-		f->ustack_type = free_id(bits, 13);
+	size_t cap = 0, nkept = 0, ntexts = 0;
+	unsigned next_stack = 4, next_event = 0x8000;
+	if (!rc && callchains) {
+		f->kstack_type = free_id(bits, &next_stack);
+		next_stack = 13;
+		f->ustack_type = free_id(bits, &next_stack);
 		rc = add_text(f, &cap, &at[ntexts++],
 			      "name: kernel_stack\nID: %u\n%s"
 			      "\tfield:int size;\toffset:8;\tsize:4;"
@@ -312,23 +329,11 @@ int tw_perf_synth_formats(tw_perf_file *f, trawl_error *err)
 		if (a->type == TYPE_TRACEPOINT ||
 		    (a->type == TYPE_SOFTWARE && a->config == SW_DUMMY))
 			continue;
-		char name[64];
-		event_name(f, i, name, sizeof(name));
-		/* two attrs of one name (-e cpu-clock twice) are one event */
-		size_t j = 0;
-		for (; j < i; j++) {
-			char other[64];
-			if (!f->attrs[j].synth)
-				continue;
-			event_name(f, j, other, sizeof(other));
-			if (!strcmp(name, other))
-				break;
-		}
-		if (j < i) {
-			a->synth = f->attrs[j].synth;
+		if (first[i] != i) { /* its name's first attr came before */
+			a->synth = f->attrs[first[i]].synth;
 			continue;
 		}
-		a->synth = free_id(bits, 0x8000);
+		a->synth = free_id(bits, &next_event);
 		int addr = (a->sample_type & TW_PERF_SAMPLE_ADDR) != 0;
 		nkept++;
 		rc = add_text(f, &cap, &at[ntexts++],
@@ -338,7 +343,7 @@ int tw_perf_synth_formats(tw_perf_file *f, trawl_error *err)
 			      "\tsize:8;\tsigned:0;\n%s\n"
 			      "print fmt: \"ip=%%pS period=%%llu%s\", (void "
 			      "*)REC->ip, REC->period%s\n",
-			      name, a->synth, common_fields,
+			      names[i], a->synth, common_fields,
 			      addr ? "\tfield:unsigned long addr;\toffset:24;"
 				     "\tsize:8;\tsigned:0;\n"
 				   : "",
@@ -346,6 +351,13 @@ int tw_perf_synth_formats(tw_perf_file *f, trawl_error *err)
 			      addr ? ", REC->addr" : "");
 	}
 	tw_free(f->mem, bits);
+	tw_free(f->mem, names);
+	tw_free(f->mem, order);
+	tw_free(f->mem, first);
+	if (rc) {
+		tw_free(f->mem, at);
+		goto nomem;
+	}
 	at[ntexts] = f->synth_len;
 	f->synth_ftrace = tw_calloc(f->mem, m->nftrace + 2, sizeof(tw_blob));
 	f->synth_systems =
@@ -465,10 +477,11 @@ void tw_perf_synth_user_maps(const tw_perf_maps *m, int32_t pid,
 		return;
 	}
 	uint32_t cap = start < 65535 ? 65535 - start : 0;
+	const tw_perf_pmaps *p = tw_perf_maps_proc(m, pid); /* once a stack */
 	for (uint32_t k = 0; k < nf; k++) {
 		uint64_t addr, rel = 0;
 		memcpy(&addr, u + 16 + (size_t)k * 8, 8);
-		const char *name = tw_perf_maps_find(m, pid, addr, &rel);
+		const char *name = tw_perf_maps_find(m, p, addr, &rel);
 		/* "name+0xREL\n", or "\n" (hex by hand: a frame each) */
 		char hex[16];
 		size_t nh = 0, nl = name ? strlen(name) : 0;

@@ -434,6 +434,18 @@ static int field_width(tw_compiler *c, tw_probe *pr, const tw_node *n)
 
 /* ---- kernel memory: casts to structs and their members ---- */
 
+/* The probe reads what only the kernel has at n (what: for messages;
+ * NULL: the task's memory by str() or join()): it runs there or not at
+ * all (bpf-gen.c). The first such place is kept. */
+static void in_kernel(tw_compiler *c, const tw_node *n, const char *what)
+{
+	tw_probe *pr = &c->probes[c->cur_probe];
+	if (pr->user_line)
+		return;
+	pr->user_line = n->line, pr->user_col = n->col;
+	pr->user_what = what;
+}
+
 /* A probe reads kernel or task memory (or what else only a probe in the
  * kernel has): refused off the kernel, and the probe kept there. */
 static void kernel_only(tw_compiler *c, tw_node *n, const char *what)
@@ -444,11 +456,7 @@ static void kernel_only(tw_compiler *c, tw_node *n, const char *what)
 		    "a live run with the BPF back end (--live, --backend auto "
 		    "or bpf); a trace has only the events' fields",
 		    what);
-	tw_probe *pr = &c->probes[c->cur_probe];
-	if (!pr->user_line) {
-		pr->user_line = n->line, pr->user_col = n->col;
-		pr->user_what = "memory through a pointer";
-	}
+	in_kernel(c, n, "memory through a pointer");
 }
 
 /* args.F as a pointer to the kernel struct its format declares
@@ -578,9 +586,7 @@ static void str_call(tw_compiler *c, tw_node *n)
 	if (user_ptr(c, a) && c->kernel && n->nkids == 1) {
 		/* read where the probe runs, which must be the kernel
 		 * (bpf-gen.c says so if it cannot be) */
-		tw_probe *pr = &c->probes[c->cur_probe];
-		if (!pr->user_line)
-			pr->user_line = n->line, pr->user_col = n->col;
+		in_kernel(c, n, NULL);
 		n->ival = 1;
 		n->type = TY_STR;
 		return;
@@ -654,10 +660,7 @@ static void expr(tw_compiler *c, tw_node *n)
 				    "--backend auto or bpf)",
 				    n->name,
 				    n->op == CX_UID ? "user" : "group");
-			if (!pr->user_line) {
-				pr->user_line = n->line, pr->user_col = n->col;
-				pr->user_what = n->op == CX_UID ? "uid" : "gid";
-			}
+			in_kernel(c, n, n->op == CX_UID ? "uid" : "gid");
 			n->type = TY_INT;
 			return;
 		}
@@ -1265,9 +1268,7 @@ static void stmt(tw_compiler *c, tw_node *n)
 			    "event has the pointer): it is read in a live run "
 			    "with the BPF back end (--live, --backend auto or "
 			    "bpf)");
-		tw_probe *pr = &c->probes[c->cur_probe];
-		if (!pr->user_line)
-			pr->user_line = n->line, pr->user_col = n->col;
+		in_kernel(c, n, NULL);
 		n->type = TY_VOID;
 		return;
 	}

@@ -738,7 +738,9 @@ struct tw_hold;
 
 struct trawl_script {
 	trawl_trace *t;
-	char texts[8][48]; /* ksym()'s and ntop()'s texts, a few at once */
+	/* ksym()'s and ntop()'s texts: as many at once as a printf has
+	 * arguments (a key has fewer parts) */
+	char texts[TW_SC_MAX_ARGS][48];
 	unsigned texts_next;
 	/* kernel stacks (stacks.c); the events held until the stack ftrace
 	 * writes after each has come (hold.c; NULL: no probe off the

@@ -665,14 +665,14 @@ const char *tw_ksym(struct trawl_script *s, uint64_t addr, char *buf)
 	if (name)
 		return name; /* the trace's table: kept while it is open */
 	if (!buf) /* a few kept at once: a key of several, a printf's */
-		buf = s->texts[s->texts_next++ % 8];
+		buf = s->texts[s->texts_next++ % TW_SC_MAX_ARGS];
 	snprintf(buf, 20, "0x%llx", (unsigned long long)addr);
 	return buf;
 }
 
 const char *tw_ntop(struct trawl_script *s, int family, const void *addr)
 {
-	char *buf = s->texts[s->texts_next++ % 8];
+	char *buf = s->texts[s->texts_next++ % TW_SC_MAX_ARGS];
 	if (!inet_ntop(family, addr, buf, sizeof(s->texts[0])))
 		snprintf(buf, sizeof(s->texts[0]), "(family %d)", family);
 	return buf;

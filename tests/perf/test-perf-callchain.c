@@ -284,7 +284,8 @@ static const char *at(const tw_perf_maps *m, int32_t pid, uint64_t addr,
 		      uint64_t *rel)
 {
 	*rel = 0;
-	const char *n = tw_perf_maps_find(m, pid, addr, rel);
+	const char *n =
+		tw_perf_maps_find(m, tw_perf_maps_proc(m, pid), addr, rel);
 	return n ? n : "-";
 }
 
