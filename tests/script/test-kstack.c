@@ -162,3 +162,19 @@ Test(kstack, ksym_names_addresses_from_the_trace)
 			 "@[free_filter_list_work]: 34\n");
 	free(o.text);
 }
+
+/* A printf of as many unnamed ksym()s as it takes arguments: each keeps
+ * its own text (the texts are kept for as many at once). */
+Test(kstack, ksym_texts_of_one_printf_are_all_kept)
+{
+	struct run_out o = run_file(
+		"tc.dat",
+		"BEGIN { printf(\"%s %s %s %s %s %s %s %s %s %s %s %s\\n\", "
+		"ksym(0), ksym(1), ksym(2), ksym(3), ksym(4), ksym(5), "
+		"ksym(6), ksym(7), ksym(8), ksym(9), ksym(10), ksym(11)); "
+		"exit(); }",
+		0);
+	cr_assert_eq(o.rc, 0, "%s", o.err.msg);
+	cr_assert_out(o, "0x0 0x1 0x2 0x3 0x4 0x5 0x6 0x7 0x8 0x9 0xa 0xb\n");
+	free(o.text);
+}
