@@ -325,6 +325,35 @@ TRAWL_API trawl_analysis *trawl_slices_new(trawl_trace *t,
 					   trawl_error *err);
 
 /**
+ * trawl_power_new() - CPU frequency and idle state residency
+ * @t:   the trace, before trawl_run()
+ * @o:   options, or NULL (the pid and comm filters do not apply: these
+ *       are CPUs' states)
+ * @err: OUT: why it failed, or NULL
+ *
+ * cpu_frequency and cpu_idle say what the CPU named by their cpu_id is in
+ * from then on, until the CPU's next such event or the end of the trace
+ * (or of @o's window); before a CPU's first event nothing is counted.
+ *
+ * Part "frequency": rows per (CPU, frequency), kind "frequency", id the
+ * frequency in kHz as the event gives it, name it in MHz ("1800 MHz").
+ * Part "idle": rows per (CPU, state), kind "idle", id the idle state
+ * entered, or -1 for "active" (from a leave-idle event, state
+ * (u32)-1, to the next entry); name the kernel's name of the state where
+ * the source says it (trawl record saves cpuidle's names, see
+ * trawl_trace_host()), else "state N". Each row's summary is of the
+ * intervals spent so: count the times entered, total the residency; the
+ * totals of a CPU's rows in a part add up to the time its state was
+ * known. Rows come by CPU, then by id. An idle exit while not idle, an
+ * idle entry while idle, and a cpu_id that is no CPU are anomalies.
+ *
+ * Return: the analysis, or NULL on error. Caller frees with
+ * trawl_analysis_free().
+ */
+TRAWL_API trawl_analysis *
+trawl_power_new(trawl_trace *t, const trawl_analysis_opts *o, trawl_error *err);
+
+/**
  * struct trawl_sched_task - where one task's time went
  * @pid:        thread id
  * @comm:       its last name seen (borrowed, valid until the analysis is

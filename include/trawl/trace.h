@@ -212,11 +212,15 @@ TRAWL_API const char *trawl_compression(const trawl_trace *t);
  * trawl_trace_host() - what the source says of the machine it was
  * recorded on
  * @t: the trace
- * @what: "hostname", or "os_release" (the kernel's release, `uname -r`)
+ * @what: "hostname", "os_release" (the kernel's release, `uname -r`), or a
+ *        path under /sys/devices/system/cpu whose text trawl record saves:
+ *        "cpuN/cpuidle/stateM/name" (the name of CPU N's idle state M,
+ *        which the cpu_idle event gives by number)
  *
  * Known after trawl_open() for a perf.data (its HOSTNAME and OSRELEASE
  * features) and a trace.dat (its UNAME option, as trace-cmd and trawl
- * record write it); text traces do not say it.
+ * record write it; the cpuidle names from an option of trawl's own, in
+ * files trawl record wrote); text traces do not say it.
  *
  * Return: the string (valid until trawl_close()), or NULL when the source
  * does not say, or for another @what.

@@ -100,6 +100,8 @@ struct trawl_analysis {
 	/* Called once before the result is made (close what is still open). */
 	void (*finish)(trawl_analysis *a);
 	void (*fini)(trawl_analysis *a);
+	/* the rows' order in the result; NULL: the longest max first */
+	int (*cmp_rows)(const void *x, const void *y);
 	/* per-analysis values read by accessors */
 	uint64_t long_count;
 	int is_irq;

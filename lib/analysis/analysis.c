@@ -294,7 +294,8 @@ static int finish_part(trawl_analysis *a, tw_part *p)
 			o->s.total = r->vtotal;
 		}
 	}
-	qsort(p->out_rows, p->nrows, sizeof(*p->out_rows), cmp_rows);
+	qsort(p->out_rows, p->nrows, sizeof(*p->out_rows),
+	      a->cmp_rows ? a->cmp_rows : cmp_rows);
 	qsort(p->worst, p->nworst, sizeof(*p->worst), cmp_worst);
 	for (size_t i = 0; i < p->nworst; i++) {
 		p->out_worst[i] = p->worst[i].in;

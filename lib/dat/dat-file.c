@@ -45,7 +45,12 @@ enum {
 	OPT_PRINTK = 20,
 	OPT_CMDLINES = 21,
 	OPT_BUFFER_TEXT = 22,
+	OPT_MACHINE = 0x7472, /* trawl's "KEY=VALUE" lines (dat-write.h) */
 };
+
+/* More than any machine's cpuidle names: a bigger MACHINE option is
+ * hostile and its rest is not kept. */
+#define MAX_MACHINE_TEXT (1u << 20)
 
 /* A bounds-checked walk over bytes of the file or of a section. */
 typedef struct span_reader {
@@ -845,6 +850,33 @@ static void read_uname(tw_dat_file *f, const char *p, size_t n)
 	}
 }
 
+/* The MACHINE option's lines, kept as "KEY=VALUE\0" entries for
+ * tw_dat_machine(); several such options add up. */
+static void read_machine(tw_dat_file *f, const char *p, size_t n)
+{
+	if (n > MAX_MACHINE_TEXT - f->machine_len)
+		n = MAX_MACHINE_TEXT - f->machine_len;
+	char *m = tw_realloc(f->mem, f->machine, f->machine_len + n + 1);
+	if (!m)
+		return; /* the names are a nicety: reading goes on */
+	f->machine = m;
+	for (size_t i = 0; i < n; i++) {
+		char c = p[i];
+		m[f->machine_len++] = c == '\n' ? '\0' : c;
+	}
+	m[f->machine_len] = '\0';
+}
+
+const char *tw_dat_machine(const tw_dat_file *f, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p = f->machine, *end = p + f->machine_len;
+	for (; p && p < end; p += strlen(p) + 1)
+		if (!strncmp(p, key, kl) && p[kl] == '=')
+			return p + kl + 1;
+	return NULL;
+}
+
 /* One option's data; v6 and v7 share the ones both have. */
 static int handle_option(tw_dat_file *f, uint16_t id, span_reader *o,
 			 uint32_t v6_cpus, int *header_seen, trawl_error *err)
@@ -867,6 +899,9 @@ static int handle_option(tw_dat_file *f, uint16_t id, span_reader *o,
 		return 0;
 	case OPT_UNAME:
 		read_uname(f, (const char *)o->p, o->n);
+		return 0;
+	case OPT_MACHINE:
+		read_machine(f, (const char *)o->p, o->n);
 		return 0;
 	case OPT_BUFFER:
 		if (f->version >= 7)
@@ -1469,6 +1504,7 @@ void tw_dat_file_close(tw_dat_file *f)
 	tw_free(f->mem, f->by_name);
 	tw_free(f->mem, f->cmdlines);
 	tw_free(f->mem, f->cmdline_text);
+	tw_free(f->mem, f->machine);
 	for (size_t i = 0; i < f->nblocks; i++)
 		tw_free(f->mem, f->blocks[i]);
 	tw_free(f->mem, f->blocks);

@@ -128,6 +128,9 @@ typedef struct tw_dat_file {
 	uint64_t kallsyms_section; /* v7: the section's offset */
 	/* the UNAME option's nodename and release ("" when absent) */
 	char hostname[65], release[65];
+	/* the MACHINE option's "KEY=VALUE" entries, each NUL-ended */
+	char *machine;
+	size_t machine_len;
 	int kallsyms_loaded;
 	/* none in the metadata: asked for from here once, when first
 	 * needed (a perf.data's source, lib/dat/dat-records.h) */
@@ -182,6 +185,8 @@ int tw_dat_file_open(tw_dat_file *f, const tw_mem *mem, const char *name,
 		     const unsigned char *map, size_t size, int growing,
 		     trawl_error *err);
 void tw_dat_file_close(tw_dat_file *f);
+/* What the MACHINE option says of key (dat-write.h), or NULL. */
+const char *tw_dat_machine(const tw_dat_file *f, const char *key);
 /* The layout of a trace.dat that is not a file: its metadata in memory
  * (a live session's, lib/live), one buffer with the given clock, no CPU
  * data. The blobs stay the caller's until tw_dat_file_close(). */

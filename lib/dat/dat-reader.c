@@ -2504,8 +2504,8 @@ static const char *host(const trawl_trace *t, const char *what)
 		return r->recs->host ? r->recs->host(r->recs->ctx, what) : NULL;
 	const char *v = !strcmp(what, "hostname")     ? r->f.hostname
 			: !strcmp(what, "os_release") ? r->f.release
-						      : "";
-	return *v ? v : NULL;
+						      : tw_dat_machine(&r->f, what);
+	return v && *v ? v : NULL;
 }
 
 /* A feed's kallsyms, read for trawl_trace_symbol() (tw_feed.kallsyms). */

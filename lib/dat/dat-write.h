@@ -25,6 +25,12 @@ enum tw_dat_option_id {
 	TW_DAT_OPT_UNAME = 5,
 	TW_DAT_OPT_VERSION = 9,
 	TW_DAT_OPT_CPUCOUNT = 8,
+	/* trawl's own: what the recording machine says that trace-cmd has
+	 * no option for ("KEY=VALUE" lines, KEY a path under
+	 * /sys/devices/system/cpu such as cpu0/cpuidle/state1/name);
+	 * trace-cmd and KernelShark skip an option they do not know, and
+	 * this id is far above theirs (22 in trace-cmd 3.1) */
+	TW_DAT_OPT_MACHINE = 0x7472,
 };
 
 typedef struct tw_blob {

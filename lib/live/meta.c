@@ -219,6 +219,45 @@ static int option_text(struct store *s, tw_dat_meta *m, uint16_t id, char *text)
 	return 0;
 }
 
+/* Where the kernel names each CPU's idle states (cpuidle), which the
+ * cpu_idle event gives by number only. */
+#define CPU_SYSFS "/sys/devices/system/cpu"
+#define MAX_IDLE_STATES 16 /* CPUIDLE_STATE_MAX */
+
+/*
+ * The MACHINE option (dat-write.h): every CPU's idle state names as
+ * "cpuN/cpuidle/stateM/name=NAME" lines. NULL when the machine has no
+ * cpuidle (or out of memory: the names are a nicety, not data).
+ */
+static char *machine_text(const tw_mem *mem, int ncpus)
+{
+	tw_buf b = {0};
+	int bad = 0;
+	for (int c = 0; c < ncpus; c++)
+		for (int st = 0; st < MAX_IDLE_STATES; st++) {
+			char rel[64];
+			tw_pathf(rel, sizeof(rel), "cpu%d/cpuidle/state%d/name",
+				 c, st);
+			size_t n;
+			char *name = tw_tracefs_read_mem(mem, CPU_SYSFS, rel,
+							 &n);
+			if (!name)
+				break;
+			while (n && (name[n - 1] == '\n' || !name[n - 1]))
+				n--;
+			bad |= tw_buf_append(mem, &b, rel, strlen(rel)) |
+			       tw_buf_append(mem, &b, "=", 1) |
+			       tw_buf_append(mem, &b, name, n) |
+			       tw_buf_append(mem, &b, "\n", 1);
+			tw_free(mem, name);
+		}
+	if (bad || !b.len) {
+		tw_buf_fini(mem, &b);
+		return NULL;
+	}
+	return b.data; /* NUL-ended */
+}
+
 static int options(struct store *s, tw_dat_meta *m, const tw_tracefs *tf,
 		   int ncpus)
 {
@@ -256,6 +295,9 @@ static int options(struct store *s, tw_dat_meta *m, const tw_tracefs *tf,
 		if (option_text(s, m, TW_DAT_OPT_CPUSTAT, t) < 0)
 			return -1;
 	}
+	char *machine = machine_text(s->mem, ncpus);
+	if (machine && option_text(s, m, TW_DAT_OPT_MACHINE, machine) < 0)
+		return -1;
 	s->ncpus = (uint32_t)ncpus;
 	tw_dat_option *o = &s->options[m->noptions++];
 	o->id = TW_DAT_OPT_CPUCOUNT;

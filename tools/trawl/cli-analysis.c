@@ -241,8 +241,29 @@ static void text_name(FILE *f, const char *name, int width)
 		putc(' ', f);
 }
 
+/*
+ * A row's share of its CPU's known time: the sum of the totals of the
+ * rows of that CPU (residency rows come grouped by CPU, so one pass).
+ * Return: the shares, r->nrows of them, or NULL (out of memory).
+ */
+static double *shares(const trawl_result *r)
+{
+	double *s = malloc((r->nrows ? r->nrows : 1) * sizeof(*s));
+	if (!s)
+		return NULL;
+	for (size_t i = 0, j; i < r->nrows; i = j) {
+		double span = 0;
+		for (j = i; j < r->nrows && r->rows[j].cpu == r->rows[i].cpu;
+		     j++)
+			span += (double)r->rows[j].s.total;
+		for (size_t k = i; k < j; k++)
+			s[k] = span > 0 ? (double)r->rows[k].s.total / span : 0;
+	}
+	return s;
+}
+
 static void print_rows_text(FILE *f, const trawl_result *r,
-			    const struct cli_rows *st)
+			    const struct cli_rows *st, const double *share)
 {
 	int namew = 16;
 	for (size_t i = 0; i < r->nrows; i++) {
@@ -262,6 +283,8 @@ static void print_rows_text(FILE *f, const trawl_result *r,
 		"min", "p50", "p90", "p99", "max");
 	if (st->self)
 		fprintf(f, " %9s %5s", "self", "depth");
+	if (share)
+		fprintf(f, " %10s %6s", "total", "share");
 	fputs("  max at\n", f);
 	for (size_t i = 0; i < r->nrows; i++) {
 		const trawl_row *row = &r->rows[i];
@@ -281,6 +304,10 @@ static void print_rows_text(FILE *f, const trawl_result *r,
 			print_duration(f, 10, row->self);
 			fprintf(f, " %5d", row->depth);
 		}
+		if (share) {
+			print_duration(f, 11, row->s.total);
+			fprintf(f, " %5.1f%%", 100 * share[i]);
+		}
 		fputs("  ", f);
 		print_time(f, row->max_at);
 		fputc('\n', f);
@@ -295,15 +322,19 @@ static void print_rows_text(FILE *f, const trawl_result *r,
 	text_summary(f, &r->overall, st->values);
 	fputc('\n', f);
 	if (r->nworst) {
-		fprintf(f, "\nworst %zu:\n%-20s %-20s %8s %4s %-*s %10s\n",
-			r->nworst, st->start_label, st->end_label, "pid", "cpu",
-			namew, st->name_key, "duration");
+		fprintf(f, "\n%s %zu:\n%-20s %-20s %8s %4s %-*s %10s\n",
+			share ? "longest" : "worst", r->nworst,
+			st->start_label, st->end_label, share ? "" : "pid",
+			"cpu", namew, st->name_key, "duration");
 		for (size_t i = 0; i < r->nworst; i++) {
 			const trawl_instance *in = &r->worst[i];
 			print_time(f, in->start);
 			fputs("       ", f);
 			print_time(f, in->end);
-			fprintf(f, "       %8d %4d ", in->pid, in->cpu);
+			if (share)
+				fprintf(f, "       %8s %4d ", "", in->cpu);
+			else
+				fprintf(f, "       %8d %4d ", in->pid, in->cpu);
 			text_name(f, in->name, namew);
 			print_duration(f, 11, in->end - in->start);
 			fputc('\n', f);
@@ -318,7 +349,8 @@ static void print_rows_text(FILE *f, const trawl_result *r,
 }
 
 static void print_rows_json(FILE *f, const trawl_result *r,
-			    const struct cli_rows *st, const char *indent)
+			    const struct cli_rows *st, const char *indent,
+			    const double *share)
 {
 	fprintf(f, "%s\"overall\": {", indent);
 	json_summary(f, &r->overall);
@@ -340,6 +372,8 @@ static void print_rows_json(FILE *f, const trawl_result *r,
 		if (st->self)
 			fprintf(f, ", \"self\": %lld, \"depth\": %d",
 				(long long)row->self, row->depth);
+		if (share)
+			fprintf(f, ", \"share\": %.6f", share[i]);
 		fprintf(f, ", \"max_at\": %lld}", (long long)row->max_at);
 	}
 	fprintf(f, "%s],\n%s\"worst\": [", r->nrows ? "\n" : "", indent);
@@ -347,10 +381,12 @@ static void print_rows_json(FILE *f, const trawl_result *r,
 		const trawl_instance *in = &r->worst[i];
 		fprintf(f,
 			"%s\n%s  {\"start\": %lld, \"end\": %lld, "
-			"\"duration\": %lld, \"pid\": %d, \"cpu\": %d, ",
+			"\"duration\": %lld, ",
 			i ? "," : "", indent, (long long)in->start,
-			(long long)in->end, (long long)(in->end - in->start),
-			in->pid, in->cpu);
+			(long long)in->end, (long long)(in->end - in->start));
+		if (!share)
+			fprintf(f, "\"pid\": %d, ", in->pid);
+		fprintf(f, "\"cpu\": %d, ", in->cpu);
 		if (in->kind)
 			fprintf(f, "\"kind\": \"%s\", ", in->kind);
 		if (st->worst_id_key)
@@ -386,7 +422,7 @@ static void csv_summary(FILE *f, const trawl_summary *s)
 
 static void print_rows_csv(FILE *f, const trawl_result *r,
 			   const struct cli_rows *st, int header, int multi,
-			   int self)
+			   int self, const double *share)
 {
 	if (header) {
 		/* Several parts share one table: generic column names. */
@@ -395,15 +431,16 @@ static void print_rows_csv(FILE *f, const trawl_result *r,
 		else
 			fprintf(f, "kind,%s,cpu,%s",
 				st->id_key ? st->id_key : "id", st->name_key);
-		fprintf(f, ",count,min,p50,p90,p99,max,total,max_at%s\n",
-			self ? ",self,depth" : "");
+		fprintf(f, ",count,min,p50,p90,p99,max,total,max_at%s%s\n",
+			self ? ",self,depth" : "", share ? ",share" : "");
 	}
 	/* The overall row first: kind "overall", no id, cpu or name. */
 	if (multi)
 		fprintf(f, "%s,", r->name);
 	fputs("overall,,,", f);
 	csv_summary(f, &r->overall);
-	fputs(self ? ",,,\n" : ",\n", f);
+	fputs(self ? ",,," : ",", f);
+	fputs(share ? ",\n" : "\n", f);
 	for (size_t i = 0; i < r->nrows; i++) {
 		const trawl_row *row = &r->rows[i];
 		if (multi)
@@ -421,6 +458,8 @@ static void print_rows_csv(FILE *f, const trawl_result *r,
 		if (self)
 			fprintf(f, ",%lld,%d", (long long)row->self,
 				row->depth);
+		if (share)
+			fprintf(f, ",%.6f", share[i]);
 		fputc('\n', f);
 	}
 }
@@ -438,16 +477,25 @@ int cli_print_results(trawl_analysis *a, const struct cli_analysis *c,
 			  c->path);
 		return EXIT_ENV;
 	}
+	double *share[4] = {NULL};
+	for (unsigned i = 0; i < n; i++)
+		if (styles[i].share && !(share[i] = shares(parts[i]))) {
+			for (unsigned k = 0; k < i; k++)
+				free(share[k]);
+			cli_error("%s: out of memory", c->path);
+			return EXIT_ENV;
+		}
 	if (c->json) {
 		fputs("{\n  \"file\": ", f);
 		json_string(f, c->path, strlen(c->path));
 		fprintf(f, ",\n  \"analysis\": \"%s\",\n", parts[0]->name);
 		if (extra_json)
 			fputs(extra_json, f);
-		print_rows_json(f, parts[0], &styles[0], "  ");
+		print_rows_json(f, parts[0], &styles[0], "  ", share[0]);
 		for (unsigned i = 1; i < n; i++) {
 			fprintf(f, ",\n  \"%s\": {\n", parts[i]->name);
-			print_rows_json(f, parts[i], &styles[i], "    ");
+			print_rows_json(f, parts[i], &styles[i], "    ",
+					share[i]);
 			fputs("\n  }", f);
 		}
 		fputs("\n}\n", f);
@@ -457,14 +505,16 @@ int cli_print_results(trawl_analysis *a, const struct cli_analysis *c,
 			self |= styles[i].self;
 		for (unsigned i = 0; i < n; i++)
 			print_rows_csv(f, parts[i], &styles[i], i == 0, n > 1,
-				       self);
+				       self, share[i]);
 	} else {
 		for (unsigned i = 0; i < n; i++) {
 			if (i)
 				fputc('\n', f);
-			print_rows_text(f, parts[i], &styles[i]);
+			print_rows_text(f, parts[i], &styles[i], share[i]);
 		}
 	}
+	for (unsigned i = 0; i < n; i++)
+		free(share[i]);
 	return EXIT_OK;
 }
 

@@ -27,6 +27,7 @@ int cmd_irq(int argc, char **argv);
 int cmd_workqueue(int argc, char **argv);
 int cmd_slices(int argc, char **argv);
 int cmd_sched(int argc, char **argv);
+int cmd_power(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_view(int argc, char **argv);
@@ -222,6 +223,9 @@ struct cli_rows {
 	const char *start_label, *end_label;
 	int kind, cpu, self; /* columns shown */
 	int values;	     /* numbers are values, not durations */
+	/* residencies: a row's total and its share of its CPU's time (the
+	 * rows come grouped by CPU); instances have no task */
+	int share;
 };
 
 /* Parse a common or analysis option: 1 taken, 0 not ours, -1 bad value. */

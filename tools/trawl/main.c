@@ -22,6 +22,8 @@ static const struct command commands[] = {
 	 "systrace/atrace B/E slices, S/F async slices, C counters"},
 	{"sched", cmd_sched,
 	 "run / runnable / sleep time, switches, migrations; CPU busy"},
+	{"power", cmd_power,
+	 "CPU frequency and idle state residency per CPU"},
 	{"export", cmd_export,
 	 "write the trace as Perfetto JSON or CSV per event type"},
 	{"run", cmd_run, "run a script: probes, maps, aggregates, printf"},
