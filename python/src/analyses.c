@@ -130,6 +130,10 @@ static const char *const *polled(const char *name)
 	static const char *const irq[] = {"irq_handler_*", "softirq_*", NULL};
 	static const char *const wq[] = {"workqueue_*", NULL};
 	static const char *const slices[] = {"print", NULL};
+	static const char *const power[] = {"cpu_frequency", "cpu_idle",
+					    NULL};
+	if (!strcmp(name, "power"))
+		return power;
 	if (!strcmp(name, "irq"))
 		return irq;
 	if (!strcmp(name, "workqueue"))
@@ -161,7 +165,7 @@ static void on_state(const trawl_task_state *st, void *ctx)
 /*
  * _trawl.analysis(path, opts, name, kind=0, threshold=0, worst=0, pid=None,
  * comm=None, start=None, end=None, instances=False): name is "latency",
- * "irq", "workqueue", "slices", "sched" or "task_states" (the sched
+ * "irq", "workqueue", "slices", "power", "sched" or "task_states" (the sched
  * analysis's state intervals: pt_intervals_dict() with id the state and
  * name the comm). instances: (result, every instance as
  * pt_intervals_dict()).
@@ -221,6 +225,8 @@ PyObject *pt_analysis(PyObject *self, PyObject *args, PyObject *kw)
 		a = trawl_workqueue_new(t, &o, &err);
 	} else if (!strcmp(name, "slices")) {
 		a = trawl_slices_new(t, &o, &err);
+	} else if (!strcmp(name, "power")) {
+		a = trawl_power_new(t, &o, &err);
 	} else if (!strcmp(name, "sched") || states) {
 		a = trawl_sched_new(t, &o, &err);
 	} else {

@@ -21,7 +21,8 @@ import pandas as pd
 from . import _trawl
 from ._frames import (frame, rows_frame, worst_frame, anomalies_frame,
                       sched_frame, script_result, ScriptResult,
-                      instances_frame, states_frame, name_ids)
+                      instances_frame, states_frame, name_ids,
+                      residency_frame)
 from ._timeline import Chart, Viewer, chart as _chart
 from ._window import window as _window
 
@@ -397,6 +398,57 @@ class Trace:
         return self._parts("slices", table, None, self_depth=True,
                            worst=worst, pid=pid, comm=comm, start=start,
                            end=end)[0]
+
+    def _power(self, part, key, label, table, worst, start, end):
+        """One part of the power analysis as a frame of its own."""
+        if table not in _TABLES:
+            raise ValueError("table: 'rows', 'worst', 'anomalies' or "
+                             "'all', not %r" % (table,))
+        # the last state runs to the trace's end (or end=): read on
+        if table == "all":
+            res, iv = self._analysis("power", instances=True, worst=worst,
+                                     start=start, end=end, to_end=True)
+            df = instances_frame(iv, key)
+            df = df[df["part"] == part].drop(columns=["part", "kind", "pid"])
+            df = df.rename(columns={"name": label}).reset_index(drop=True)
+            return self._shift(df, ("start", "end"))
+        res = self._analysis("power", worst=worst, start=start, end=end,
+                             to_end=True)
+        parts = [p for p in res if p["name"] == part]
+        if table == "anomalies":
+            return self._shift(anomalies_frame(parts), ("first",))
+        if table == "worst":
+            df = worst_frame(parts, key).drop(columns=["part", "kind",
+                                                       "pid"])
+            return self._shift(df.rename(columns={"name": label}),
+                               ("start", "end"))
+        return self._shift(residency_frame(parts[0], key, label),
+                           ("max_at",))
+
+    def frequency_residency(self, table="rows", worst=None, start=None,
+                            end=None):
+        """Time each CPU spent at each frequency (cpu_frequency), as
+        LISA's df_cpu_frequency_residency and `trawl power`'s frequency
+        part: cpu, khz, frequency ("1800 MHz"), count (times set), total
+        (ns), share (of the CPU's known time), min, p50, p90, p99, max of
+        the intervals, max_at; by CPU, then khz. A frequency lasts until
+        the CPU's next one, the last to the end of the trace; nothing
+        before a CPU's first event. table="all": every interval (start,
+        end, duration, cpu, khz, frequency); "worst": the longest;
+        "anomalies". start, end: as df()."""
+        return self._power("frequency", "khz", "frequency", table, worst,
+                           start, end)
+
+    def idle_residency(self, table="rows", worst=None, start=None,
+                       end=None):
+        """Time each CPU spent in each idle state (cpu_idle), as LISA's
+        df_cpu_idle_state_residency and `trawl power`'s idle part: cpu,
+        state (-1: active, out of idle), name (the kernel's, "POLL",
+        "C1E" ..., in files trawl record wrote; else "state N"), count,
+        total, share, min ... max, max_at; by CPU, then state; table as
+        frequency_residency()."""
+        return self._power("idle", "state", "name", table, worst, start,
+                           end)
 
     def sched(self, pid=None, comm=None, start=None, end=None, table=None):
         """Run, runnable and sleep time per task, busy and idle per CPU:

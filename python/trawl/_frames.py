@@ -101,6 +101,22 @@ def rows_frame(parts, self_depth=False):
     return pd.concat(out, ignore_index=True) if len(out) > 1 else out[0]
 
 
+def residency_frame(part, key, label):
+    """A power part's rows: cpu, key (khz or state), label (frequency or
+    name), count, total, share (of the CPU's known time: the totals of
+    its rows), min, p50, p90, p99, max, max_at; by CPU, then key."""
+    recs = [(cpu, rid, name) + tuple(summ) + (max_at,)
+            for kind, name, rid, cpu, summ, max_at, _, _ in part["rows"]]
+    df = pd.DataFrame.from_records(
+        recs, columns=["cpu", key, label] + SUMMARY + ["max_at"])
+    for c in ("cpu", key, "count", "total", "max_at"):
+        df[c] = df[c].astype("int64")
+    span = df.groupby("cpu")["total"].transform("sum")
+    df["share"] = (df["total"] / span.where(span > 0)).fillna(0.0)
+    return df[["cpu", key, label, "count", "total", "share", "min", "p50",
+               "p90", "p99", "max", "max_at"]]
+
+
 def worst_frame(parts, id_key=None):
     """The longest instances: part, then kind where the analysis has
     several in one part (irq: hardirq or softirq, whose numbers overlap),

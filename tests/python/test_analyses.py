@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The analyses as DataFrames equal the commands' --csv tables (and their
 --json worst lists and anomalies) on the same fixtures."""
+import tempfile
 import unittest
 
 import pandas as pd
@@ -160,6 +161,66 @@ class AnalysesTest(unittest.TestCase):
                 run = df[(df.kind == "task") & (df.pid == 69)].run.iloc[0]
                 self.assertLess(abs(run - 678000), 1000, run)
                 self.assertGreater(df.attrs["anomalies"], 0)
+
+    def test_power(self):
+        # cpu-idle.txt: real kernel text, cpu 0 in and out of idle state 1;
+        # a hand-made kernel text for the frequencies (this VM has no
+        # cpufreq): cpu 0 at 1.8 GHz, then 600 MHz (set twice), then 1.8
+        # GHz again; cpu 1 at 2400.5 MHz
+        freq = "".join(
+            "  kw-5 [00%d] d..2.  %s: cpu_frequency: state=%d cpu_id=%d\n"
+            % (cpu, ts, khz, target) for cpu, ts, khz, target in [
+                (0, "1.000000", 1800000, 0), (1, "1.004000", 600000, 0),
+                (1, "1.005000", 600000, 0), (1, "1.006000", 2400500, 1),
+                (1, "1.008000", 1800000, 0), (1, "1.010000", 1800000, 0)])
+        with tempfile.NamedTemporaryFile("w", suffix=".txt") as f:
+            f.write(freq)
+            f.flush()
+            for path, method, part, key, label in [
+                    (fixture("cpu-idle.txt"), "idle_residency", "idle",
+                     "state", "name"),
+                    (f.name, "frequency_residency", "frequency", "khz",
+                     "frequency")]:
+                with self.subTest(path):
+                    tr = trawl.open(path)
+                    df = getattr(tr, method)()
+                    j = cli_json("power", "--json", path)
+                    rows = j["cpus"] if part == "frequency" else \
+                        j[part]["cpus"]
+                    self.assertTrue(len(rows))
+                    self.assertEqual(
+                        df[["cpu", key, label, "count", "total"]]
+                        .assign(share=df.share.round(6)).values.tolist(),
+                        [[r["cpu"], r[key], r["name" if part == "idle"
+                                              else "frequency"],
+                          r["count"], r["total"], round(r["share"], 6)]
+                         for r in rows])
+                    for cpu, g in df.groupby("cpu"):
+                        self.assertAlmostEqual(g.share.sum(), 1.0)
+                    every = getattr(tr, method)(table="all")
+                    self.assertEqual(len(every), df["count"].sum())
+                    sums = every.groupby(["cpu", key]).duration.sum()
+                    self.assertEqual(
+                        sums.to_dict(),
+                        {(r[0], r[1]): r[2] for r in
+                         df[["cpu", key, "total"]].values.tolist()})
+            fr = trawl.open(f.name).frequency_residency()
+            self.assertEqual(fr[["cpu", "khz", "frequency", "count",
+                                 "total"]].values.tolist(),
+                             [[0, 600000, "600 MHz", 1, 4000000],
+                              [0, 1800000, "1800 MHz", 2, 6000000],
+                              [1, 2400500, "2400.500 MHz", 1, 4000000]])
+        idle = trawl.open(fixture("cpu-idle.txt"))
+        # a window: what --from/--to give (the first event is at
+        # 1148.458174)
+        late = idle.idle_residency(start="+0.1", end="+0.2")
+        j = cli_json("power", "--json", "--from", "1148.558174", "--to",
+                     "1148.658174", fixture("cpu-idle.txt"))
+        self.assertEqual(late[["state", "total"]].values.tolist(),
+                         [[r["state"], r["total"]] for r in j["idle"]["cpus"]])
+        self.assertLessEqual(late.total.sum(), 100_000_000)
+        with self.assertRaises(ValueError):
+            idle.idle_residency(table="nope")
 
     def test_bad_arguments(self):
         tr = trawl.open(fixture("tc.dat"))
