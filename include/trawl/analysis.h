@@ -95,6 +95,7 @@ enum trawl_filter_bit {
 	TRAWL_FILTER_COMM = 1u << 1,
 	TRAWL_FILTER_FROM = 1u << 2,
 	TRAWL_FILTER_TO = 1u << 3,
+	TRAWL_FILTER_PIDS = 1u << 4,
 };
 
 /**
@@ -107,12 +108,20 @@ enum trawl_filter_bit {
  * @from: events before this time (ns) are not seen, as if the trace began
  *        there
  * @to:   events after this time (ns) are not seen
+ * @pids: only these tasks (thread ids, in any order; copied by the
+ *        analysis): a task's every thread, or every pid a name had at any
+ *        time, which @comm (the name at each event) does not give
+ * @npids: how many @pids there are
+ *
+ * The pid, pids and comm filters, when several are set, must all pass.
  */
 typedef struct trawl_filter {
 	unsigned set;
 	int pid;
 	const char *comm;
 	int64_t from, to;
+	const int *pids;
+	size_t npids;
 } trawl_filter;
 
 /**
@@ -327,7 +336,7 @@ TRAWL_API trawl_analysis *trawl_slices_new(trawl_trace *t,
 /**
  * trawl_power_new() - CPU frequency and idle state residency
  * @t:   the trace, before trawl_run()
- * @o:   options, or NULL (the pid and comm filters do not apply: these
+ * @o:   options, or NULL (the task filters do not apply: these
  *       are CPUs' states)
  * @err: OUT: why it failed, or NULL
  *
@@ -465,8 +474,8 @@ TRAWL_API const trawl_sched_report *trawl_sched_result(trawl_analysis *a);
  */
 enum trawl_task_state_kind {
 	TRAWL_TASK_RUNNING = 1,
-	TRAWL_TASK_RUNNABLE = 2,	/* woken or preempted, waiting for a CPU */
-	TRAWL_TASK_SLEEPING = 3,	/* switched out as S, I, T ... */
+	TRAWL_TASK_RUNNABLE = 2, /* woken or preempted, waiting for a CPU */
+	TRAWL_TASK_SLEEPING = 3, /* switched out as S, I, T ... */
 	TRAWL_TASK_UNINTERRUPTIBLE = 4, /* switched out as D */
 };
 
@@ -500,8 +509,8 @@ typedef struct trawl_task_state {
  *
  * The intervals are the ones the report's run, runnable and sleep times add
  * up, by the same rule: per task and state, their durations sum to those
- * times. The pid filter applies; the comm filter does not (a task may be
- * renamed: @comm says the name each interval had).
+ * times. The pid and pids filters apply; the comm filter does not (a task may
+ * be renamed: @comm says the name each interval had).
  *
  * Return: 0, or -TRAWL_EMISUSE for another kind of analysis.
  */
@@ -525,10 +534,11 @@ TRAWL_API int trawl_sched_on_state(trawl_analysis *a,
  * Return: 0, or -TRAWL_EMISUSE for a sched analysis (it measures states:
  * see trawl_sched_on_state()).
  */
-TRAWL_API int trawl_analysis_on_instance(
-	trawl_analysis *a,
-	void (*fn)(const trawl_instance *in, const char *part, void *ctx),
-	void *ctx);
+TRAWL_API int trawl_analysis_on_instance(trawl_analysis *a,
+					 void (*fn)(const trawl_instance *in,
+						    const char *part,
+						    void *ctx),
+					 void *ctx);
 
 /**
  * trawl_analysis_result() - one part of the result, after trawl_run()

@@ -91,6 +91,7 @@ struct trawl_analysis {
 	const tw_mem *mem;
 	trawl_filter filter;
 	char *comm;
+	int *pids; /* the pids filter's, sorted */
 	unsigned worst_max;
 	tw_part parts[TW_MAX_PARTS];
 	unsigned nparts;
@@ -166,7 +167,9 @@ static inline int tw_in_window(const trawl_analysis *a, const trawl_event *ev)
 	return 1;
 }
 
-/* Whether a task passes the pid and comm filters. */
+/* Whether a task passes the pid and pids filters. */
+int tw_pid_wanted(const trawl_analysis *a, int pid);
+/* Whether a task passes the pid, pids and comm filters. */
 int tw_task_wanted(const trawl_analysis *a, int pid, const char *comm,
 		   size_t clen);
 

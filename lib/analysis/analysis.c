@@ -12,6 +12,12 @@
 #define DEFAULT_WORST 10
 #define MAX_WORST     10000
 
+static int cmp_int(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+	return a < b ? -1 : a > b;
+}
+
 trawl_analysis *tw_analysis_new(trawl_trace *t, const trawl_analysis_opts *o,
 				const char *const *names, unsigned nparts,
 				trawl_error *err)
@@ -44,6 +50,18 @@ trawl_analysis *tw_analysis_new(trawl_trace *t, const trawl_analysis_opts *o,
 		if (!a->comm)
 			goto oom;
 		a->filter.comm = a->comm;
+	}
+	a->filter.pids = NULL;
+	if (o && (o->filter.set & TRAWL_FILTER_PIDS)) {
+		size_t n = o->filter.pids ? o->filter.npids : 0;
+		a->pids = tw_malloc(mem, (n ? n : 1) * sizeof(*a->pids));
+		if (!a->pids)
+			goto oom;
+		if (n)
+			memcpy(a->pids, o->filter.pids, n * sizeof(*a->pids));
+		qsort(a->pids, n, sizeof(*a->pids), cmp_int);
+		a->filter.pids = a->pids;
+		a->filter.npids = n;
 	}
 	a->nparts = nparts;
 	for (unsigned i = 0; i < nparts; i++) {
@@ -89,6 +107,7 @@ TRAWL_API void trawl_analysis_free(trawl_analysis *a)
 		tw_free(mem, p->out_worst);
 	}
 	tw_free(mem, a->comm);
+	tw_free(mem, a->pids);
 	tw_free(mem, a);
 }
 
@@ -203,10 +222,11 @@ int tw_part_add(trawl_analysis *a, tw_part *p, tw_row *r,
 	return 0;
 }
 
-TRAWL_API int trawl_analysis_on_instance(
-	trawl_analysis *a,
-	void (*fn)(const trawl_instance *in, const char *part, void *ctx),
-	void *ctx)
+TRAWL_API int trawl_analysis_on_instance(trawl_analysis *a,
+					 void (*fn)(const trawl_instance *in,
+						    const char *part,
+						    void *ctx),
+					 void *ctx)
 {
 	if (!a || a->is_sched || a->t->ran)
 		return -TRAWL_EMISUSE;
@@ -225,10 +245,18 @@ void tw_part_anomaly(tw_part *p, unsigned i, const char *what, int64_t ts)
 	an->count++;
 }
 
+int tw_pid_wanted(const trawl_analysis *a, int pid)
+{
+	if ((a->filter.set & TRAWL_FILTER_PID) && pid != a->filter.pid)
+		return 0;
+	return !(a->filter.set & TRAWL_FILTER_PIDS) ||
+	       bsearch(&pid, a->pids, a->filter.npids, sizeof(pid), cmp_int);
+}
+
 int tw_task_wanted(const trawl_analysis *a, int pid, const char *comm,
 		   size_t clen)
 {
-	if ((a->filter.set & TRAWL_FILTER_PID) && pid != a->filter.pid)
+	if (!tw_pid_wanted(a, pid))
 		return 0;
 	if (a->filter.set & TRAWL_FILTER_COMM) {
 		if (!comm || strlen(a->comm) != clen ||

@@ -141,7 +141,7 @@ static void tell(const trawl_analysis *a, const struct task *tk, int64_t end)
 		[S_RUNNABLE] = TRAWL_TASK_RUNNABLE,
 		[S_ASLEEP] = TRAWL_TASK_SLEEPING,
 	};
-	if ((a->filter.set & TRAWL_FILTER_PID) && tk->out.pid != a->filter.pid)
+	if (!tw_pid_wanted(a, tk->out.pid))
 		return;
 	trawl_task_state st = {
 		.pid = tk->out.pid,

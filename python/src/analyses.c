@@ -60,10 +60,10 @@ static PyObject *part(const trawl_result *r)
 	}
 	for (size_t i = 0; i < r->nworst; i++) {
 		const trawl_instance *in = &r->worst[i];
-		PyObject *o = Py_BuildValue(
-			"(LLiiLNz)", (long long)in->start, (long long)in->end,
-			in->pid, in->cpu, (long long)in->id, text(in->name),
-			in->kind);
+		PyObject *o = Py_BuildValue("(LLiiLNz)", (long long)in->start,
+					    (long long)in->end, in->pid,
+					    in->cpu, (long long)in->id,
+					    text(in->name), in->kind);
 		if (!o)
 			goto fail;
 		PyList_SET_ITEM(worst, (Py_ssize_t)i, o);
@@ -130,8 +130,7 @@ static const char *const *polled(const char *name)
 	static const char *const irq[] = {"irq_handler_*", "softirq_*", NULL};
 	static const char *const wq[] = {"workqueue_*", NULL};
 	static const char *const slices[] = {"print", NULL};
-	static const char *const power[] = {"cpu_frequency", "cpu_idle",
-					    NULL};
+	static const char *const power[] = {"cpu_frequency", "cpu_idle", NULL};
 	if (!strcmp(name, "power"))
 		return power;
 	if (!strcmp(name, "irq"))
@@ -149,8 +148,7 @@ static int on_long(const trawl_event *ev, void *ctx)
 	return pt_poll(ctx);
 }
 
-static void on_instance(const trawl_instance *in, const char *part,
-			void *ctx)
+static void on_instance(const trawl_instance *in, const char *part, void *ctx)
 {
 	pt_intervals_add(ctx, in->start, in->end, in->pid, in->cpu, in->id,
 			 in->name, in->kind, part);
@@ -163,7 +161,8 @@ static void on_state(const trawl_task_state *st, void *ctx)
 }
 
 /*
- * _trawl.analysis(path, opts, name, kind=0, threshold=0, worst=0, pid=None,
+ * _trawl.analysis(path, opts, name, kind=0, threshold=0, worst=0, pid=None
+ * (an int, or a sequence of them: any of those tasks),
  * comm=None, start=None, end=None, instances=False): name is "latency",
  * "irq", "workqueue", "slices", "power", "sched" or "task_states" (the sched
  * analysis's state intervals: pt_intervals_dict() with id the state and
@@ -173,10 +172,9 @@ static void on_state(const trawl_task_state *st, void *ctx)
 PyObject *pt_analysis(PyObject *self, PyObject *args, PyObject *kw)
 {
 	(void)self;
-	static char *kwlist[] = {"path",      "opts",  "name", "kind",
-				 "threshold", "worst", "pid",  "comm",
-				 "start",     "end",   "instances",
-				 NULL};
+	static char *kwlist[] = {"path",      "opts",  "name",	    "kind",
+				 "threshold", "worst", "pid",	    "comm",
+				 "start",     "end",   "instances", NULL};
 	PyObject *path, *opts, *pid = Py_None, *start = Py_None, *end = Py_None;
 	const char *name, *comm = NULL;
 	int kind = 0;
@@ -189,9 +187,26 @@ PyObject *pt_analysis(PyObject *self, PyObject *args, PyObject *kw)
 					 &instances))
 		return NULL;
 	trawl_analysis_opts o = {.worst = worst};
-	if (pid != Py_None) {
+	int *pids = NULL;
+	if (pid != Py_None && PyLong_Check(pid)) {
 		o.filter.set |= TRAWL_FILTER_PID;
 		o.filter.pid = (int)PyLong_AsLong(pid);
+	} else if (pid != Py_None) {
+		/* a sequence: every task in it (the package resolves names) */
+		PyObject *seq = PySequence_Fast(pid, "pid: an int or ints");
+		if (!seq)
+			return NULL;
+		Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+		pids = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(*pids));
+		for (Py_ssize_t i = 0; pids && i < n; i++)
+			pids[i] = (int)PyLong_AsLong(
+				PySequence_Fast_GET_ITEM(seq, i));
+		Py_DECREF(seq);
+		if (!pids)
+			return PyErr_NoMemory();
+		o.filter.set |= TRAWL_FILTER_PIDS;
+		o.filter.pids = pids;
+		o.filter.npids = (size_t)n;
 	}
 	if (comm) {
 		o.filter.set |= TRAWL_FILTER_COMM;
@@ -205,11 +220,15 @@ PyObject *pt_analysis(PyObject *self, PyObject *args, PyObject *kw)
 		o.filter.set |= TRAWL_FILTER_TO;
 		o.filter.to = PyLong_AsLongLong(end);
 	}
-	if (PyErr_Occurred())
+	if (PyErr_Occurred()) {
+		PyMem_Free(pids);
 		return NULL;
+	}
 	trawl_trace *t = pt_open(path, opts);
-	if (!t)
+	if (!t) {
+		PyMem_Free(pids);
 		return NULL;
+	}
 	struct pt_run run = {0};
 	trawl_error err = {0};
 	trawl_analysis *a = NULL;
@@ -291,5 +310,6 @@ out:
 	pt_intervals_free(&iv);
 	trawl_analysis_free(a);
 	trawl_close(t);
+	PyMem_Free(pids);
 	return res;
 }

@@ -14,6 +14,7 @@ is one pass over the file in C, with the GIL released (apply() is the
 exception: Python runs on every event). See docs/python.md.
 """
 import builtins
+import difflib
 
 import numpy as np
 import pandas as pd
@@ -64,6 +65,7 @@ class Trace:
         self.opts = opts
         self._stats = None
         self._first = None
+        self._tasks = None
         # fail now on a file that is missing or not a trace
         self.format = _trawl.check(self.path, self.opts)
 
@@ -165,10 +167,63 @@ class Trace:
 
     def pids(self, comm):
         """The pids that had the name comm at any time (before or after a
-        rename), sorted."""
-        t = self.tasks()
+        rename), sorted; [] when no task had it."""
+        t = self._task_table()
         return sorted(int(p) for p in t.loc[t["comm"] == comm, "pid"]
                       .unique())
+
+    def _task_table(self):
+        """tasks(), made once per Trace (names resolve through it)."""
+        if self._tasks is None:
+            self._tasks = self.tasks()
+        return self._tasks
+
+    def _named(self, arg, name):
+        """The pids that had name at any time; a name no task had is an
+        error naming the nearest one."""
+        pids = self.pids(name)
+        if not pids:
+            names = [str(c) for c in
+                     self._task_table()["comm"].cat.categories]
+            near = difflib.get_close_matches(name, names, n=1)
+            raise ValueError("%s: no task of %s was named %r%s" % (
+                arg, self.path, name,
+                "; did you mean %r?" % near[0] if near else ""))
+        return pids
+
+    def _select(self, pid, comm):
+        """pid= and comm= as every analysis takes them, resolved to the
+        tasks meant: None (all), an int (one thread), or a list of pids.
+        pid: a thread id, a name (every pid that had it at any time), or a
+        list of either; comm: a name or a list of names, each matching the
+        tasks that had it at any time, before and after a rename. Both:
+        the tasks both select."""
+        def ids(arg, v, names_only):
+            items = list(v) if isinstance(v, (list, tuple, set, frozenset,
+                                                np.ndarray, pd.Series)) \
+                else [v]
+            out = set()
+            for x in items:
+                if isinstance(x, str):
+                    out.update(self._named(arg, x))
+                elif (not names_only and isinstance(x, (int, np.integer))
+                      and not isinstance(x, bool)):
+                    out.add(int(x))
+                else:
+                    raise TypeError("%s: %s, not %r" % (
+                        arg, "a name or a list of names" if names_only else
+                        "a pid, a name, or a list of them", x))
+            return out
+        if comm is None and (pid is None or (
+                isinstance(pid, (int, np.integer)) and
+                not isinstance(pid, bool))):
+            return None if pid is None else int(pid)
+        sel = None
+        for arg, v, names_only in (("pid", pid, False), ("comm", comm, True)):
+            if v is not None:
+                s = ids(arg, v, names_only)
+                sel = s if sel is None else sel & s
+        return sorted(sel)
 
     # -- events as frames ----------------------------------------------------
     @staticmethod
@@ -315,6 +370,8 @@ class Trace:
 
     # -- the analyses --------------------------------------------------------
     def _analysis(self, name, start=None, end=None, to_end=False, **kw):
+        # pid=/comm=: names resolved to every pid that had them
+        kw["pid"] = self._select(kw.pop("pid", None), kw.pop("comm", None))
         kw = {k: v for k, v in kw.items() if v is not None}
         worst = kw.get("worst")
         # as the command's --worst: 1 to 10000, said rather than clamped
@@ -485,13 +542,9 @@ class Trace:
         next switch. comm: the tasks that had that name at any time, all
         their intervals (before and after a rename). start, end: as
         df()."""
-        iv = self._analysis("task_states", pid=pid, start=start, end=end,
-                            to_end=True)
-        df = self._shift(states_frame(iv), ("start", "end"))
-        if comm is not None:
-            pids = df.loc[df["comm"] == comm, "pid"].unique()
-            df = df[df["pid"].isin(pids)].reset_index(drop=True)
-        return df
+        iv = self._analysis("task_states", pid=pid, comm=comm, start=start,
+                            end=end, to_end=True)
+        return self._shift(states_frame(iv), ("start", "end"))
 
 
 _builtin_open = builtins.open

@@ -109,3 +109,37 @@ Test(irq, threshold_and_filter)
 	cr_expect_eq(trawl_irq_long_count(r.a), 3);
 	run_done(&r);
 }
+
+Test(irq, pids_filter)
+{
+	/* the interrupted task among a list (unsorted, with a stranger);
+	 * with --pid too, both must pass */
+	static const int pids[] = {20, 99, 10};
+	struct {
+		unsigned set;
+		int pid;
+		size_t npids, rows;
+		uint64_t count;
+	} cases[] = {
+		{TRAWL_FILTER_PIDS, 0, 3, 3, 5},
+		{TRAWL_FILTER_PIDS, 0, 1, 1, 1}, /* {20}: cpu 1's eth0 */
+		{TRAWL_FILTER_PIDS, 0, 0, 0, 0}, /* no task at all */
+		{TRAWL_FILTER_PIDS | TRAWL_FILTER_PID, 10, 3, 2, 4},
+		{TRAWL_FILTER_PIDS | TRAWL_FILTER_PID, 10, 1, 0, 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r;
+		trawl_irq_opts o = {0};
+		o.base.filter.set = cases[i].set;
+		o.base.filter.pid = cases[i].pid;
+		o.base.filter.pids = pids;
+		o.base.filter.npids = cases[i].npids;
+		run_open(&r, trace);
+		r.a = trawl_irq_new(r.t, &o, NULL);
+		run_go(&r);
+		const trawl_result *res = trawl_analysis_result(r.a, 0);
+		cr_expect_eq(res->nrows, cases[i].rows, "case %zu", i);
+		cr_expect_eq(res->overall.count, cases[i].count, "case %zu", i);
+		run_done(&r);
+	}
+}

@@ -46,9 +46,12 @@ class AnalysesTest(unittest.TestCase):
     def test_latency_filters(self):
         path = fixture("tc.dat")
         tr = trawl.open(path)
+        # comm=: the tasks that had the name at any time, as --pid of
+        # them all
+        pids = ",".join(map(str, tr.pids("Chrome_IOThread")))
         same(self, tr.latency("wakeup", comm="Chrome_IOThread", worst=3),
-             cli_csv("latency", "wakeup", "--csv", "--comm",
-                     "Chrome_IOThread", "--worst", "3", path))
+             cli_csv("latency", "wakeup", "--csv", "--pid", pids,
+                     "--worst", "3", path))
         # nothing measured: no min, percentiles or max, not 0 (as the
         # command's empty CSV cells and JSON nulls)
         none = tr.latency("wakeup", pid=424242)
@@ -161,6 +164,47 @@ class AnalysesTest(unittest.TestCase):
                 run = df[(df.kind == "task") & (df.pid == 69)].run.iloc[0]
                 self.assertLess(abs(run - 678000), 1000, run)
                 self.assertGreater(df.attrs["anomalies"], 0)
+
+    def test_comm_and_pid_across_a_rename(self):
+        # ftrace-irqinfo.txt: pid 15774 was record-fixtures, then (exec)
+        # trawl-workload; 15775 and 15777 were trawl-workload, then
+        # (prctl) Web Content and Binder:543_2. comm= and a name in pid=
+        # select them all, with their events under every name: what
+        # --comm (the name at each event) misses
+        path = fixture("ftrace-irqinfo.txt")
+        tr = trawl.open(path)
+        pids = tr.pids("trawl-workload")
+        self.assertEqual(pids, [15774, 15775, 15777])
+        want = cli_csv("latency", "wakeup", "--csv", "--pid",
+                       ",".join(map(str, pids)), path)
+        for kw in ({"comm": "trawl-workload"}, {"pid": "trawl-workload"},
+                   {"pid": pids}, {"pid": ["trawl-workload"],
+                                   "comm": ["trawl-workload"]}):
+            with self.subTest(kw):
+                got = tr.latency("wakeup", **kw)
+                same(self, got, want)
+                self.assertIn("Web Content", set(got["comm"].dropna()))
+        at_the_time = cli_csv("latency", "wakeup", "--csv", "--comm",
+                              "trawl-workload", path)
+        self.assertLess(at_the_time["count"][0], want["count"][0])
+        # every analysis with a task takes them so
+        for fn in (tr.irq, tr.workqueue, tr.slices):
+            self.assertEqual(fn(comm="trawl-workload")["count"][0],
+                             fn(pid=pids)["count"][0])
+        sched = tr.sched(comm="trawl-workload")
+        self.assertEqual(sorted(sched.loc[sched.kind == "task", "pid"]),
+                         pids)
+        # both: the tasks both select
+        both = tr.latency("wakeup", pid=[15775, 15776],
+                          comm="trawl-workload")
+        self.assertEqual(both["pid"].dropna().tolist(), [15775])
+        with self.assertRaisesRegex(ValueError, "did you mean "
+                                                "'trawl-workload'"):
+            tr.latency("wakeup", comm="trawl-wrkload")
+        with self.assertRaises(TypeError):
+            tr.latency("wakeup", pid=True)
+        with self.assertRaises(TypeError):
+            tr.latency("wakeup", comm=15774)
 
     def test_power(self):
         # cpu-idle.txt: real kernel text, cpu 0 in and out of idle state 1;

@@ -78,6 +78,9 @@ int cli_parse_time(const char *s, int64_t *ns)
 	return parse_scaled(s, 1000000000, ns);
 }
 
+/* --pid A,B,...: the command's until it exits (opts.filter.pids) */
+static int *pid_list;
+
 int cli_analysis_option(struct cli_analysis *c, int opt, const char *arg)
 {
 	trawl_filter *f = &c->opts.filter;
@@ -90,13 +93,45 @@ int cli_analysis_option(struct cli_analysis *c, int opt, const char *arg)
 		c->csv = 1;
 		return 1;
 	case 0x202: {
-		long v = strtol(arg, &end, 10);
-		if (*end || end == arg || v < 0 || v > INT32_MAX) {
-			cli_error("--pid takes a thread id, not '%s'", arg);
-			return -1;
+		/* one thread id, or a list of them: A,B,... */
+		size_t n = 0;
+		int *pids = NULL;
+		const char *p = arg;
+		for (;;) {
+			long v = strtol(p, &end, 10);
+			if (end == p || (*end && *end != ',') || v < 0 ||
+			    v > INT32_MAX) {
+				free(pids);
+				cli_error("--pid takes a thread id or a list "
+					  "of them (12,15), not '%s'",
+					  arg);
+				return -1;
+			}
+			int *np = realloc(pids, (n + 1) * sizeof(*np));
+			if (!np) {
+				free(pids);
+				cli_error("out of memory");
+				return -1;
+			}
+			pids = np;
+			pids[n++] = (int)v;
+			if (!*end)
+				break;
+			p = end + 1;
 		}
-		f->pid = (int)v;
-		f->set |= TRAWL_FILTER_PID;
+		free(pid_list);
+		pid_list = NULL;
+		f->set &= ~(unsigned)(TRAWL_FILTER_PID | TRAWL_FILTER_PIDS);
+		if (n == 1) {
+			f->pid = pids[0];
+			f->set |= TRAWL_FILTER_PID;
+			free(pids);
+		} else {
+			pid_list = pids;
+			f->pids = pids;
+			f->npids = n;
+			f->set |= TRAWL_FILTER_PIDS;
+		}
 		return 1;
 	}
 	case 0x203:
@@ -323,9 +358,9 @@ static void print_rows_text(FILE *f, const trawl_result *r,
 	fputc('\n', f);
 	if (r->nworst) {
 		fprintf(f, "\n%s %zu:\n%-20s %-20s %8s %4s %-*s %10s\n",
-			share ? "longest" : "worst", r->nworst,
-			st->start_label, st->end_label, share ? "" : "pid",
-			"cpu", namew, st->name_key, "duration");
+			share ? "longest" : "worst", r->nworst, st->start_label,
+			st->end_label, share ? "" : "pid", "cpu", namew,
+			st->name_key, "duration");
 		for (size_t i = 0; i < r->nworst; i++) {
 			const trawl_instance *in = &r->worst[i];
 			print_time(f, in->start);

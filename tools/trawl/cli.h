@@ -204,7 +204,8 @@ struct cli_analysis {
 	"integer ns)\n"                                                        \
 	"  --csv          one CSV table: the overall row, then one row per "   \
 	"key\n"                                                                \
-	"  --pid PID      only this task (thread id)\n"                        \
+	"  --pid PID      only this task (thread id); PID,PID,... these "     \
+	"tasks\n"                                                              \
 	"  --comm NAME    only tasks of this name (exact)\n"                   \
 	"  --from T       ignore events before T (trace time in seconds as "   \
 	"shown,\n"                                                             \

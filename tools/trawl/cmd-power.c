@@ -46,7 +46,8 @@ int cmd_power(int argc, char **argv)
 	int status = cli_analysis_parse(&c, argc, argv, "power", help);
 	if (status >= 0)
 		return status;
-	if (c.opts.filter.set & (TRAWL_FILTER_PID | TRAWL_FILTER_COMM)) {
+	if (c.opts.filter.set &
+	    (TRAWL_FILTER_PID | TRAWL_FILTER_PIDS | TRAWL_FILTER_COMM)) {
 		cli_error("power: --pid and --comm do not apply: these are "
 			  "CPUs' states, not a task's");
 		return EXIT_INPUT;
