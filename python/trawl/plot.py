@@ -10,6 +10,8 @@ Trace's own frames and returning the Axes (ax= draws into yours):
     trawl.plot.residency(tr, by="cpu")       # per CPU: busy/idle
     trawl.plot.task_states(tr, pid=1234)     # a task's states over time
     trawl.plot.frequency(tr)                 # cpu_frequency per CPU, steps
+    trawl.plot.power_residency(tr)           # per CPU: share in each idle state
+    trawl.plot.power_residency(tr, "frequency")   # ... at each frequency
 
 Times are shown in ms from the trace's first event; durations in us.
 Windows (start=, end=) are taken as the Trace's queries take them.
@@ -142,5 +144,41 @@ def frequency(tr, start=None, end=None, ax=None):
     ax.set_xlabel("ms from the trace's start")
     ax.set_ylabel("kHz")
     if len(f):
+        ax.legend(fontsize=8)
+    return ax
+
+
+def power_residency(tr, part="idle", start=None, end=None, ax=None):
+    """Each CPU's time as one bar of 100 %, stacked by idle state ("active"
+    first, then the states by number, with the kernel's names where the
+    trace has them) or, part="frequency", by frequency (lowest first):
+    tr.idle_residency()'s or tr.frequency_residency()'s share column."""
+    if part not in ("idle", "frequency"):
+        raise ValueError("part: 'idle' or 'frequency', not %r" % (part,))
+    ax = _axes(ax)
+    if part == "idle":
+        r = tr.idle_residency(start=start, end=end)
+        key, label = "state", "name"
+    else:
+        r = tr.frequency_residency(start=start, end=end)
+        key, label = "khz", "frequency"
+    cpus = sorted(r["cpu"].unique())
+    if not cpus:
+        ax.set_title("no cpu_%s events" % ("idle" if part == "idle"
+                                           else "frequency"))
+    x = np.arange(len(cpus))
+    bottom = np.zeros(len(cpus))
+    names = r.drop_duplicates(key).sort_values(key)
+    colours = {"active": STATE_COLOURS["running"]}
+    for k, name in zip(names[key], names[label]):
+        mine = r[r[key] == k].set_index("cpu")["share"]
+        v = np.array([100 * mine.get(c, 0.0) for c in cpus])
+        ax.bar(x, v, bottom=bottom, label=name, color=colours.get(name))
+        bottom += v
+    ax.set_xticks(x)
+    ax.set_xticklabels(["CPU %d" % c for c in cpus], fontsize=8)
+    ax.set_ylabel("% of the CPU's known time")
+    ax.set_ylim(0, 100)
+    if cpus:
         ax.legend(fontsize=8)
     return ax

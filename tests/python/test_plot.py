@@ -86,6 +86,35 @@ class PlotTest(unittest.TestCase):
         self.assertEqual(len(ax.lines), 0)
         self.assertIn("no cpu_frequency", ax.get_title())
 
+    def test_power_residency_is_the_shares(self):
+        tr = trawl.open(fixture("cpu-idle.txt"))
+        r = tr.idle_residency()
+        ax = trawl.plot.power_residency(tr)
+        # one bar per CPU and state, stacked in state order, their
+        # heights the shares in %
+        heights = [p.get_height() for p in ax.patches]
+        np.testing.assert_allclose(heights, 100 * r["share"].to_numpy())
+        self.assertEqual([t.get_text() for t in ax.get_legend().get_texts()],
+                         list(r["name"]))
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "freq.txt")
+            with open(path, "w") as f:
+                f.write(FREQ)
+            tr = trawl.open(path)
+            ax = trawl.plot.power_residency(tr, "frequency")
+            f = tr.frequency_residency()
+            # CPU 0: 800 MHz 2 ms, 2400 MHz 3 ms, 1600 MHz 0 (the end);
+            # CPU 1: 1200 MHz all along; a bar per CPU and frequency
+            self.assertEqual(len(ax.patches), 4 * 2)
+            tops = {round(p.get_y() + p.get_height(), 6)
+                    for p in ax.patches}
+            self.assertEqual(tops, {0.0, 40.0, 100.0})
+            self.assertAlmostEqual(f["share"].sum(), 2.0)
+        ax = trawl.plot.power_residency(trawl.open(fixture("tc.dat")))
+        self.assertIn("no cpu_idle", ax.get_title())
+        with self.assertRaises(ValueError):
+            trawl.plot.power_residency(tr, "irq")
+
     def test_into_given_axes(self):
         tr = trawl.open(fixture("tc.dat"))
         fig, ax = plt.subplots()
