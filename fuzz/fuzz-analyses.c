@@ -4,8 +4,9 @@
  * workqueue and atrace marker sequences in any order and with any values
  * (exits without entries, switches of tasks never seen, times going back).
  *
- * Input: the trace text. All six analyses subscribe to one run (the first
- * input byte picks a --from/--to window and a pid filter sometimes); then
+ * Input: the trace text. All seven analyses subscribe to one run (the
+ * first input byte picks a --from/--to window, a pid or a pids filter
+ * sometimes); then
  * every part of every result is read and checked for what must hold: counts
  * that add up, min <= p50 <= p90 <= p99 <= max, worst instances inside the
  * trace's span.
@@ -78,24 +79,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (size && (data[0] & 3) == 2) {
 		ao.filter.set = TRAWL_FILTER_PID;
 		ao.filter.pid = 1;
+	} else if (size && (data[0] & 7) == 3) {
+		static const int pids[] = {7, 1, 0, 1};
+		ao.filter.set = TRAWL_FILTER_PIDS;
+		ao.filter.pids = pids;
+		ao.filter.npids = 4;
 	}
 	trawl_irq_opts io;
 	memset(&io, 0, sizeof(io));
 	io.base = ao;
 	io.threshold = 1000;
-	trawl_analysis *an[6] = {
+	trawl_analysis *an[7] = {
 		trawl_latency_new(t, TRAWL_LATENCY_WAKEUP, &ao, &err),
 		trawl_latency_new(t, TRAWL_LATENCY_PREEMPT, &ao, &err),
 		trawl_irq_new(t, &io, &err),
 		trawl_workqueue_new(t, &ao, &err),
 		trawl_slices_new(t, &ao, &err),
 		trawl_sched_new(t, &ao, &err),
+		trawl_power_new(t, &ao, &err),
 	};
 	memset(&err, 0, sizeof(err));
 	int rc = trawl_run(t, &err);
 	if (rc)
 		fz_check_error(rc, &err);
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < 7; i++) {
 		if (rc == 0)
 			check(an[i]);
 		if (i == 5 && an[i] && rc == 0) {
@@ -106,6 +113,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						   s->tasks[k].sleep >= 0,
 					   "negative time for pid %d",
 					   (int)s->tasks[k].pid);
+		}
+		if (i == 6 && an[i] && rc == 0) {
+			/* residency: no state lasts less than nothing, and
+			 * the rows come by CPU */
+			for (unsigned part = 0; part < 2; part++) {
+				const trawl_result *r =
+					trawl_analysis_result(an[i], part);
+				for (size_t k = 0; r && k < r->nrows; k++) {
+					FUZZ_CHECK(r->rows[k].s.total >= 0,
+						   "negative residency");
+					FUZZ_CHECK(
+						!k || r->rows[k - 1].cpu <=
+								r->rows[k].cpu,
+						"power rows out of order");
+				}
+			}
 		}
 		trawl_analysis_free(an[i]);
 	}

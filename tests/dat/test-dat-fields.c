@@ -387,3 +387,64 @@ Test(fields, fields_decoded_ahead_are_the_accessors_ones)
 	field_get_agrees(synth, NULL);
 	unlink(synth);
 }
+
+/* tc-v6.dat with a MACHINE option (trawl's own, id 0x7472) of cpuidle
+ * names as the first option; a page of option keeps the CPU data
+ * page-aligned, and the flyrecord offsets move with it. */
+static char *with_machine_option(const char *text, size_t *len)
+{
+	size_t n;
+	char *d = read_whole(fixture("tc-v6.dat"), &n);
+	cr_assert_not_null(d);
+	const char tag[] = "options  ";
+	char *opts = memmem(d, n, tag, sizeof(tag));
+	cr_assert_not_null(opts);
+	size_t at = (size_t)(opts - d) + sizeof(tag);
+	char *out = calloc(1, n + 4096);
+	memcpy(out, d, at);
+	uint16_t id = 0x7472;
+	uint32_t size = 4096 - 6;
+	memcpy(out + at, &id, 2);
+	memcpy(out + at + 2, &size, 4);
+	memcpy(out + at + 6, text, strlen(text));
+	memcpy(out + at + 4096, d + at, n - at);
+	char *fly = memmem(out + at + 4096, n - at, "flyrecord", 10);
+	cr_assert_not_null(fly);
+	for (int cpu = 0; cpu < 2; cpu++) {
+		uint64_t off;
+		memcpy(&off, fly + 10 + 16 * cpu, 8);
+		off += 4096;
+		memcpy(fly + 10 + 16 * cpu, &off, 8);
+	}
+	free(d);
+	*len = n + 4096;
+	return out;
+}
+
+Test(dat, machine_option_names_idle_states)
+{
+	size_t n;
+	char *d = with_machine_option("cpu0/cpuidle/state0/name=POLL\n"
+				      "cpu0/cpuidle/state1/name=haltpoll "
+				      "idle\ncpu1/cpuidle/state0/name=C1E\n",
+				      &n);
+	char *path = tmp_file(d, n);
+	trawl_error err = {0};
+	trawl_trace *t = trawl_open(path, NULL, &err);
+	cr_assert_not_null(t, "%s", err.msg);
+	cr_expect_str_eq(trawl_trace_host(t, "cpu0/cpuidle/state1/name"),
+			 "haltpoll idle");
+	cr_expect_str_eq(trawl_trace_host(t, "cpu1/cpuidle/state0/name"),
+			 "C1E");
+	cr_expect_null(trawl_trace_host(t, "cpu1/cpuidle/state1/name"));
+	cr_expect_null(trawl_trace_host(t, "cpu0/cpuidle/state1"),
+		       "a key's prefix is not the key");
+	cr_expect_str_eq(trawl_trace_host(t, "hostname"), "vm");
+	/* the events are all there */
+	cr_expect_eq(trawl_run(t, &err), 0, "%s", err.msg);
+	cr_expect_eq(trawl_trace_stats(t)->events, 1222);
+	trawl_close(t);
+	unlink(path);
+	free(path);
+	free(d);
+}
