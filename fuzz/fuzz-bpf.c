@@ -133,6 +133,9 @@ static void gint(gen *g, int depth)
 		"curtask->se.on_rq",
 		"((struct task_struct *)curtask)->prio",
 		"TASK_COMM_LEN",
+		/* kernel memory at a symbol's address */
+		"*kaddr(\"_stext\")",
+		"*(kaddr(\"_stext\") + 16)",
 	};
 	static const char *const ops[] = {
 		"+",  "-",  "*",  "/", "%", "&",  "|",	"^",  "<<",
@@ -322,6 +325,16 @@ static void generate(gen *g)
 			gstmt(g, 2);
 		put(g, "}\n");
 	}
+	/* a perf event's program: the task's context, no args; an interval
+	 * probe that reads kernel memory (no task's context) */
+	if (pick(g, 4) == 0)
+		put(g,
+		    "%s { @c[cpu] = count(); @i[tid] = *kaddr(\"_stext\"); "
+		    "@z[tgid] = comm; }\n",
+		    pick(g, 2) ? "profile:hz:49" : "software:cs:10");
+	if (pick(g, 4) == 0)
+		put(g, "interval:ms:50 { @i[1] = *kaddr(\"_stext\"); "
+		       "@c[2] = count(); }\n");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -338,6 +338,8 @@ static void map_full(gen *g, const tw_node *n, size_t map)
 
 static const tw_schema_field *field(gen *g, const tw_node *n)
 {
+	if (!g->ev)
+		refuse(g, n, "a field, in a probe without an event");
 	const tw_probe *pr = &g->c->probes[g->probe];
 	const char *name = pr->fields[n->slot];
 	for (size_t i = 0; i < g->ev->nfields; i++)
@@ -495,7 +497,7 @@ static int alu_op(int tok)
 		return BPF_LSH;
 	case TK_SHR:
 	case TK_SHR_ASSIGN:
-		return BPF_ARSH; /* arithmetic, as the VM's */
+		return BPF_RSH; /* logical, as the VM's and bpftrace's */
 	default:
 		return -1;
 	}
@@ -895,6 +897,27 @@ static void gmember_int(gen *g, const tw_node *n)
 	g->scr = mark;
 }
 
+/* r0 = the 8 bytes of kernel memory at the address in r0 (loads.bt's
+ * *$avenrun); what cannot be read is 0, and a fault */
+static void gderef(gen *g, const tw_node *n)
+{
+	uint32_t mark = g->scr;
+	uint32_t buf = scr_alloc(g, n, 8);
+	int ok = label(g), done = label(g);
+	movr(g, BPF_REG_3, BPF_REG_0);
+	scr_ptr(g, BPF_REG_1, buf);
+	mov(g, BPF_REG_2, 8);
+	call(g, BPF_FUNC_probe_read_kernel);
+	jimm(g, BPF_JEQ, BPF_REG_0, 0, ok);
+	count_fault(g, n, "a read of kernel memory at an address failed: 0");
+	mov(g, BPF_REG_0, 0);
+	ja(g, done);
+	place(g, ok);
+	ldx(g, BPF_DW, BPF_REG_0, R_SCRATCH, (int16_t)buf);
+	place(g, done);
+	g->scr = mark;
+}
+
 static void gint(gen *g, const tw_node *n)
 {
 	at(g, n);
@@ -959,6 +982,8 @@ static void gint(gen *g, const tw_node *n)
 			alu(g, BPF_NEG, BPF_REG_0, 0);
 		} else if (n->op == TK_TILDE) {
 			alu(g, BPF_XOR, BPF_REG_0, -1);
+		} else if (n->op == TK_STAR) {
+			gderef(g, n);
 		} else if (n->op == TK_BANG) {
 			int z = label(g), done = label(g);
 			jimm(g, BPF_JEQ, BPF_REG_0, 0, z);
@@ -1056,7 +1081,12 @@ static void gstr(gen *g, const tw_node *n, uint32_t off)
 			call(g, BPF_FUNC_get_current_comm);
 			return;
 		}
-		if (n->op == CX_EVENT)
+		if (!g->ev && n->op == CX_PROBE) /* a perf event's */
+			snprintf(buf, sizeof(buf), "%s",
+				 g->c->probes[g->probe].label);
+		else if (!g->ev)
+			refuse(g, n, "this context value");
+		else if (n->op == CX_EVENT)
 			snprintf(buf, sizeof(buf), "%s", g->ev->name);
 		else if (n->op == CX_PROBE)
 			snprintf(buf, sizeof(buf), "tracepoint:%s%s%s",
@@ -1764,7 +1794,19 @@ static uint32_t format_id(tw_compiler *c, size_t ev)
 	return 0;
 }
 
-/* Lower probe alone for event e, to see whether it can be. Return: 1. */
+/* A probe that is no event's runs in the kernel as a perf event's
+ * program: a profile or software probe, or an interval probe that reads
+ * what only the kernel has (kernel memory: loads.bt). */
+static int perf_probe(const tw_probe *pr)
+{
+	return !pr->has_event &&
+	       (pr->perf ||
+		(pr->specs[0].kind == PK_INTERVAL && pr->user_line));
+}
+
+/* Lower probe alone for event e (NO_EVENT: a perf probe), to see whether
+ * it can be. Return: 1. */
+#define NO_EVENT SIZE_MAX
 static int try_probe(gen *g, size_t probe, size_t ev)
 {
 	tw_bpf_prog tmp = {0};
@@ -1773,17 +1815,19 @@ static int try_probe(gen *g, size_t probe, size_t ev)
 	g->p = &tmp;
 	g->dry = 1;
 	g->nlabels = g->nfixes = 0;
-	g->ev = &g->c->schema.events[ev];
+	g->ev = ev == NO_EVENT ? NULL : &g->c->schema.events[ev];
 	g->line = g->c->probes[probe].line;
 	g->col = g->c->probes[probe].col;
 	volatile int ok = 0;
 	if (!setjmp(g->refuse)) {
-		if (strcmp(g->ev->system, "ftrace") == 0)
+		if (!g->ev)
+			; /* a perf event's: nothing to check of it */
+		else if (strcmp(g->ev->system, "ftrace") == 0)
 			refuse(g, NULL,
 			       "%s is ftrace's own event, not a "
 			       "tracepoint",
 			       g->ev->name);
-		if (!format_id(g->c, ev))
+		else if (!format_id(g->c, ev))
 			refuse(g, NULL, "%s's format has no ID", g->ev->name);
 		g->dead = 0;
 		g->prog_end = label(g);
@@ -1840,7 +1884,12 @@ static void explain(tw_compiler *c, tw_bpf *b)
 	char line[600];
 	for (size_t i = 0; i < c->nprobes; i++) {
 		const tw_probe *pr = &c->probes[i];
-		if (!pr->has_event) {
+		if (!pr->has_event && b->in_kernel[i]) {
+			snprintf(line, sizeof(line),
+				 "probe %zu (%s, line %u): kernel (BPF, a perf "
+				 "event's program)\n",
+				 i + 1, pr->label, pr->line);
+		} else if (!pr->has_event) {
 			snprintf(line, sizeof(line),
 				 "probe %zu (%s, line %u): user space (%s)\n",
 				 i + 1, pr->label, pr->line,
@@ -1874,6 +1923,50 @@ static void explain(tw_compiler *c, tw_bpf *b)
 	b->explain = out.data;
 }
 
+/* The program of perf probe i (a perf event's, no record). */
+static void perf_prog(gen *g, size_t i)
+{
+	tw_compiler *c = g->c;
+	tw_bpf *b = g->b;
+	const tw_probe *pr = &c->probes[i];
+	tw_bpf_prog *np =
+		tw_realloc(c->mem, b->progs, (b->nprogs + 1) * sizeof(*np));
+	if (!np)
+		tw_sc_oom(c);
+	b->progs = np;
+	tw_bpf_prog *p = &b->progs[b->nprogs++];
+	memset(p, 0, sizeof(*p));
+	p->fd = p->pfd = -1;
+	p->nprobes = 1;
+	p->perf = 1;
+	const tw_probe_spec *sp = &pr->specs[0];
+	snprintf(p->tp, sizeof(p->tp), "%.*s", (int)sp->len, sp->text);
+	if (sp->kind == PK_INTERVAL) {
+		p->perf_type = 1;   /* PERF_TYPE_SOFTWARE */
+		p->perf_config = 0; /* PERF_COUNT_SW_CPU_CLOCK */
+		p->period = (uint64_t)sp->period;
+		p->one_cpu = 1;
+	} else {
+		p->perf_type = sp->perf_type;
+		p->perf_config = sp->perf_config;
+		p->period = (uint64_t)sp->period;
+		p->freq = sp->freq;
+	}
+	g->p = p;
+	g->ev = NULL;
+	g->nlabels = g->nfixes = 0;
+	if (setjmp(g->refuse))
+		tw_sc_error(c, TRAWL_EUNSUPPORTED, g->line, g->col,
+			    "cannot lower the program of %s: %s", p->tp,
+			    g->why);
+	g->dead = 0;
+	g->prog_end = label(g);
+	prologue(g);
+	gprobe(g, i);
+	epilogue(g);
+	resolve(g);
+}
+
 void tw_bpf_plan(tw_compiler *c, tw_bpf *b)
 {
 	const tw_mem *mem = c->mem;
@@ -1901,6 +1994,12 @@ void tw_bpf_plan(tw_compiler *c, tw_bpf *b)
 		const tw_probe *pr = &c->probes[i];
 		maps_of(pr->pred, used + i * nm, written + i * nm);
 		maps_of(pr->body, used + i * nm, written + i * nm);
+		if (perf_probe(pr)) {
+			b->in_kernel[i] = try_probe(g, i, NO_EVENT);
+			if (!b->in_kernel[i])
+				memcpy(b->why[i], g->why, sizeof(b->why[i]));
+			continue;
+		}
 		if (!pr->has_event)
 			continue;
 		b->in_kernel[i] = 1;
@@ -1923,7 +2022,8 @@ void tw_bpf_plan(tw_compiler *c, tw_bpf *b)
 				if (kind == PK_EVENT && !b->in_kernel[i] &&
 				    used[i * nm + m])
 					user = 1, who = "a user-space probe";
-				if (kind == PK_INTERVAL && written[i * nm + m])
+				if (kind == PK_INTERVAL && !b->in_kernel[i] &&
+				    written[i * nm + m])
 					user = 1, who = "an interval probe";
 			}
 			for (size_t i = 0; user && i < c->nprobes; i++)
@@ -1961,7 +2061,9 @@ void tw_bpf_plan(tw_compiler *c, tw_bpf *b)
 	}
 	if (b->backend == TRAWL_BACKEND_BPF)
 		for (size_t i = 0; i < c->nprobes; i++)
-			if (c->probes[i].has_event && !b->in_kernel[i])
+			if ((c->probes[i].has_event ||
+			     perf_probe(&c->probes[i])) &&
+			    !b->in_kernel[i])
 				tw_sc_error(c, TRAWL_EUNSUPPORTED,
 					    c->probes[i].line, c->probes[i].col,
 					    "--backend bpf: probe %s cannot "
@@ -2006,5 +2108,9 @@ void tw_bpf_plan(tw_compiler *c, tw_bpf *b)
 		epilogue(g);
 		resolve(g);
 	}
+	/* one program per perf probe */
+	for (size_t i = 0; i < c->nprobes; i++)
+		if (b->in_kernel[i] && perf_probe(&c->probes[i]))
+			perf_prog(g, i);
 	explain(c, b);
 }

@@ -76,8 +76,18 @@ typedef struct tw_bpf_site {
 } tw_bpf_site;
 
 typedef struct tw_bpf_prog {
-	char tp[256];	/* "system:event" */
+	char tp[256];	/* "system:event", or the perf probe as written */
 	uint32_t tp_id; /* the format's ID: */
+	/* a perf event's program (BPF_PROG_TYPE_PERF_EVENT): a profile or
+	 * software probe, sampled on every CPU, or an interval probe that
+	 * reads kernel memory, on the first CPU that takes it (cpu-clock
+	 * every period) */
+	int perf;
+	uint32_t perf_type;
+	uint64_t perf_config, period, freq;
+	int one_cpu;
+	int *cpu_fds; /* the perf events it is attached to, -1 closed */
+	size_t ncpu_fds;
 	struct bpf_insn *insns;
 	size_t ninsns, cap;
 	uint32_t *lines; /* line << 12 | col of each instruction */

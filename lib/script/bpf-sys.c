@@ -151,7 +151,8 @@ static int load_prog(trawl_script *s, tw_bpf_prog *p, trawl_error *err)
 	}
 	union bpf_attr a;
 	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_TRACEPOINT;
+	a.prog_type =
+		p->perf ? BPF_PROG_TYPE_PERF_EVENT : BPF_PROG_TYPE_TRACEPOINT;
 	a.insns = (uint64_t)(uintptr_t)p->insns;
 	a.insn_cnt = (uint32_t)p->ninsns;
 	/* the helpers that read kernel memory are GPL-only */
@@ -677,6 +678,56 @@ int tw_bpf_push(trawl_script *s)
 	return 0;
 }
 
+/*
+ * A perf probe's program on its perf events: a software event (cpu-clock
+ * for profile and interval probes) sampled every period or freq times a
+ * second, on every CPU that is online (an interval: on the first one that
+ * is, so it fires once a period), for every task.
+ */
+static int attach_perf(trawl_script *s, tw_bpf_prog *p, trawl_error *err)
+{
+	int ncpus = s->bpf->ncpus > 0 ? s->bpf->ncpus : 1;
+	p->cpu_fds = tw_malloc(s->mem, (size_t)ncpus * sizeof(*p->cpu_fds));
+	if (!p->cpu_fds)
+		return tw_error_at(err, TRAWL_ENOMEM, 0, s->name, 0, 0, 0,
+				   "out of memory");
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		if (p->one_cpu && p->ncpu_fds)
+			break;
+		struct perf_event_attr pa;
+		memset(&pa, 0, sizeof(pa));
+		pa.type = p->perf_type;
+		pa.size = sizeof(pa);
+		pa.config = p->perf_config;
+		if (p->freq) {
+			pa.freq = 1;
+			pa.sample_freq = p->freq;
+		} else {
+			pa.sample_period = p->period;
+		}
+		int fd = (int)syscall(__NR_perf_event_open, &pa, -1, cpu, -1,
+				      PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && (errno == ENODEV || errno == EINVAL) &&
+		    cpu + 1 < ncpus)
+			continue; /* an offline CPU */
+		char what[340];
+		if (fd < 0) {
+			snprintf(what, sizeof(what),
+				 "cannot open the perf event of %s on CPU %d",
+				 p->tp, cpu);
+			return env_error(s, err, what);
+		}
+		p->cpu_fds[p->ncpu_fds++] = fd;
+		if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, p->fd) < 0 ||
+		    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+			snprintf(what, sizeof(what),
+				 "cannot attach the BPF program of %s", p->tp);
+			return env_error(s, err, what);
+		}
+	}
+	return 0;
+}
+
 int tw_bpf_attach(trawl_script *s, trawl_error *err)
 {
 	tw_bpf *b = s->bpf;
@@ -690,6 +741,11 @@ int tw_bpf_attach(trawl_script *s, trawl_error *err)
 	map_update(b->fixed[TW_BPF_M_GLOBALS], &zero, &gl);
 	for (size_t k = 0; k < b->nprogs; k++) {
 		tw_bpf_prog *p = &b->progs[k];
+		if (p->perf) {
+			if (attach_perf(s, p, err) < 0)
+				return -1;
+			continue;
+		}
 		struct perf_event_attr pa;
 		memset(&pa, 0, sizeof(pa));
 		pa.type = PERF_TYPE_TRACEPOINT;
@@ -730,6 +786,14 @@ void tw_bpf_detach(trawl_script *s)
 		if (fd >= 0) {
 			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 			close(fd);
+		}
+		for (size_t c = 0; c < b->progs[k].ncpu_fds; c++) {
+			fd = __atomic_exchange_n(&b->progs[k].cpu_fds[c], -1,
+						 __ATOMIC_ACQ_REL);
+			if (fd >= 0) {
+				ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+				close(fd);
+			}
 		}
 	}
 }
@@ -948,6 +1012,10 @@ void tw_bpf_free(const tw_mem *mem, tw_bpf *b)
 	for (size_t k = 0; k < b->nprogs; k++) {
 		if (b->progs[k].pfd >= 0)
 			close(b->progs[k].pfd);
+		for (size_t c = 0; c < b->progs[k].ncpu_fds; c++)
+			if (b->progs[k].cpu_fds[c] >= 0)
+				close(b->progs[k].cpu_fds[c]);
+		tw_free(mem, b->progs[k].cpu_fds);
 		if (b->progs[k].fd >= 0)
 			close(b->progs[k].fd);
 		tw_free(mem, b->progs[k].insns);

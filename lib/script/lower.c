@@ -362,6 +362,14 @@ static void expr(lower *L, const tw_node *n)
 	case N_UNARY:
 		expr(L, n->a);
 		at(L, n);
+		if (n->op == TK_STAR) {
+			/* kernel memory: a probe that reads it never runs
+			 * here (bpf-gen.c) */
+			emit(L, OP_POP, 0);
+			pop(L, 1);
+			push_int(L, 0);
+			return;
+		}
 		emit(L,
 		     n->op == TK_MINUS	? OP_NEG
 		     : n->op == TK_BANG ? OP_NOT

@@ -41,7 +41,7 @@
 	X(OR, "push a | b")                                                    \
 	X(XOR, "push a ^ b")                                                   \
 	X(SHL, "push a << (b & 63)")                                           \
-	X(SHR, "push a >> (b & 63), arithmetic")                               \
+	X(SHR, "push a >> (b & 63), logical (bpftrace's)")                     \
 	X(NEG, "push -pop")                                                    \
 	X(NOT, "push !pop")                                                    \
 	X(BNOT, "push ~pop")                                                   \

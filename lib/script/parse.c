@@ -197,8 +197,6 @@ static const char *const bpf_only_names[] = {
 static const struct {
 	const char *name, *why;
 } bpf_only_calls[] = {
-	{"kaddr", "gives a kernel address, whose memory only a probe in the "
-		  "kernel can read"},
 	{"uaddr", "gives a user address, whose memory only a probe in the "
 		  "kernel can read"},
 	{"kptr", "reads kernel memory"},
@@ -244,6 +242,7 @@ static const struct {
 	{"ksym", CALL_KSYM},
 	{"ntop", CALL_NTOP},
 	{"bswap", CALL_BSWAP},
+	{"kaddr", CALL_KADDR},
 };
 
 static const struct {
@@ -580,8 +579,9 @@ static int upper_name(const tw_token *t)
 /* unary -> ( '-' | '!' | '~' ) unary | postfix */
 static tw_node *unary(tw_compiler *c)
 {
+	/* '*' p: the 8 bytes at kernel address p (loads.bt's *$avenrun) */
 	if (c->tok.kind == TK_MINUS || c->tok.kind == TK_BANG ||
-	    c->tok.kind == TK_TILDE) {
+	    c->tok.kind == TK_TILDE || c->tok.kind == TK_STAR) {
 		tw_node *n = node(c, N_UNARY, &c->tok);
 		n->op = c->tok.kind;
 		enter(c, &c->tok);
@@ -938,8 +938,86 @@ static int64_t interval_of(tw_compiler *c, const tw_token *t, const char *p,
 	return v * u;
 }
 
-/* spec -> 'BEGIN' | 'END' | 'interval:' N UNIT | [ 'tracepoint:' ] [ SYS ':' ]
- * EVENT */
+/* perf's software events as bpftrace names them (software:NAME[:N]),
+ * PERF_COUNT_SW_* in config, and bpftrace's sample period when no N is
+ * given */
+static const struct {
+	const char *name, *alias;
+	uint64_t config;
+	int64_t period;
+} software_events[] = {
+	{"cpu-clock", "cpu", 0, 1000000},  {"task-clock", NULL, 1, 1000000},
+	{"page-faults", "faults", 2, 100}, {"context-switches", "cs", 3, 1000},
+	{"cpu-migrations", NULL, 4, 1},	   {"minor-faults", NULL, 5, 100},
+	{"major-faults", NULL, 6, 1},	   {"alignment-faults", NULL, 7, 1},
+	{"emulation-faults", NULL, 8, 1},  {"dummy", NULL, 9, 1},
+	{"bpf-output", NULL, 10, 1},
+};
+
+static int64_t count_of(const char *p, size_t n)
+{
+	int64_t v = 0;
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9' || v > INT64_MAX / 10 - 10)
+			return 0;
+		v = v * 10 + (p[i] - '0');
+	}
+	return v;
+}
+
+/* profile:hz:N, profile:s|ms|us:N (on every CPU, the cpu-clock's
+ * samples), software:NAME[:N] (every Nth event): PERF_TYPE_SOFTWARE */
+static void perf_spec(tw_compiler *c, const tw_token *t, tw_probe_spec *s,
+		      int profile, const char *p, size_t n)
+{
+	const char *colon = memchr(p, ':', n);
+	size_t head = colon ? (size_t)(colon - p) : n;
+	int64_t count = colon ? count_of(colon + 1, n - head - 1) : 0;
+	s->kind = PK_PERF;
+	s->perf_type = 1; /* PERF_TYPE_SOFTWARE */
+	if (profile) {
+		int64_t unit = unit_ns(p, head);
+		if (!colon || count <= 0 || unit == 0 || unit == 1)
+			tw_sc_error(c, TRAWL_EPARSE, t->line, t->col,
+				    "cannot read '%.*s' (profile:hz:99, "
+				    "profile:ms:10, profile:s:1, "
+				    "profile:us:500)",
+				    (int)t->len, t->text);
+		s->perf_config = 0; /* PERF_COUNT_SW_CPU_CLOCK */
+		if (unit < 0)
+			s->freq = (uint64_t)count;
+		else if (count > INT64_MAX / unit)
+			tw_sc_error(c, TRAWL_EPARSE, t->line, t->col,
+				    "'%.*s': the period is too long",
+				    (int)t->len, t->text);
+		else
+			s->period = count * unit;
+		return;
+	}
+	for (size_t i = 0; i < TW_ARRAY_SIZE(software_events); i++) {
+		const char *a = software_events[i].alias;
+		if ((strlen(software_events[i].name) != head ||
+		     memcmp(p, software_events[i].name, head)) &&
+		    (!a || strlen(a) != head || memcmp(p, a, head)))
+			continue;
+		if (colon && count <= 0)
+			break;
+		s->perf_config = software_events[i].config;
+		s->period = colon ? count : software_events[i].period;
+		return;
+	}
+	tw_sc_error(c, TRAWL_EPARSE, t->line, t->col,
+		    "cannot read '%.*s' (software:EVENT[:COUNT], EVENT one "
+		    "of cpu-clock, task-clock, page-faults, context-switches, "
+		    "cpu-migrations, minor-faults, major-faults, "
+		    "alignment-faults, emulation-faults, dummy, bpf-output)",
+		    (int)t->len, t->text);
+}
+
+/* spec -> 'BEGIN' | 'END' | 'interval:' N UNIT | 'profile:' UNIT ':' N |
+ * 'software:' EVENT [ ':' N ] | [ 'tracepoint:' ] [ SYS ':' ] EVENT */
 static void spec(tw_compiler *c, tw_probe_spec *s)
 {
 	tw_lex_next(c, &c->tok, 1);
@@ -959,6 +1037,14 @@ static void spec(tw_compiler *c, tw_probe_spec *s)
 	} else if (n > 9 && memcmp(p, "interval:", 9) == 0) {
 		s->kind = PK_INTERVAL;
 		s->period = interval_of(c, &t, p + 9, n - 9);
+	} else if ((n > 8 && memcmp(p, "profile:", 8) == 0) ||
+		   (n > 2 && memcmp(p, "p:", 2) == 0)) {
+		size_t k = p[1] == ':' ? 2 : 8;
+		perf_spec(c, &t, s, 1, p + k, n - k);
+	} else if ((n > 9 && memcmp(p, "software:", 9) == 0) ||
+		   (n > 2 && memcmp(p, "s:", 2) == 0)) {
+		size_t k = p[1] == ':' ? 2 : 9;
+		perf_spec(c, &t, s, 0, p + k, n - k);
 	} else {
 		s->kind = PK_EVENT;
 		if (n > 11 && memcmp(p, "tracepoint:", 11) == 0)

@@ -268,6 +268,8 @@ enum tw_call_id {
 	CALL_KSYM,  /* ksym(addr): the kernel symbol holding addr */
 	CALL_NTOP,  /* ntop([af,] addr): an IPv4 or IPv6 address's text */
 	CALL_BSWAP, /* bswap(x): its bytes reversed, as many as x's type */
+	CALL_KADDR, /* kaddr("sym"): a kernel symbol's address (check.c
+		     * makes it N_INT from /proc/kallsyms, live only) */
 };
 
 /* ksym() in the kernel: a string whose first bytes are these, then the
@@ -329,8 +331,10 @@ struct tw_node {
 		    * field's, a cast's) for bswap(); 0: 8 */
 };
 
-/* A probe specification: an event pattern, BEGIN, END or interval. */
-enum tw_probe_kind { PK_EVENT, PK_BEGIN, PK_END, PK_INTERVAL };
+/* A probe specification: an event pattern, BEGIN, END, interval, or a
+ * perf event (profile:hz:99, software:faults:100: the BPF back end's, a
+ * BPF_PROG_TYPE_PERF_EVENT program on each CPU). */
+enum tw_probe_kind { PK_EVENT, PK_BEGIN, PK_END, PK_INTERVAL, PK_PERF };
 
 typedef struct tw_probe_spec {
 	int kind;
@@ -338,7 +342,11 @@ typedef struct tw_probe_spec {
 	size_t len;
 	const char *system; /* PK_EVENT: NULL for any (arena strings) */
 	const char *name;
-	int64_t period; /* PK_INTERVAL: ns */
+	int64_t period; /* PK_INTERVAL: ns; PK_PERF: the sample period (ns
+			 * of cpu-clock, or events), 0 with freq */
+	uint64_t freq;	/* PK_PERF: samples a second (profile:hz:N) */
+	uint32_t perf_type;   /* PK_PERF: PERF_TYPE_SOFTWARE */
+	uint64_t perf_config; /* PK_PERF: PERF_COUNT_SW_* */
 	uint32_t line, col;
 } tw_probe_spec;
 
@@ -356,6 +364,8 @@ typedef struct tw_probe {
 	size_t *events;
 	size_t nevents;
 	int has_event; /* an event probe: context and args available */
+	int perf;      /* a perf event's (PK_PERF): the task's context, no
+			* args; in the kernel only */
 	int nslots;    /* check.c: its $vars (slots 0 .. nslots - 1) */
 	int kind;      /* script.c: PK_EVENT, or the one spec's kind */
 	/* lower.c */

@@ -278,7 +278,8 @@ static int subscribe(trawl_script *s, tw_compiler *c, trawl_error *err)
 		goto oom;
 	for (size_t i = 0; i < c->nprobes; i++)
 		for (size_t k = 0; k < c->probes[i].nspecs; k++)
-			if (c->probes[i].specs[k].kind == PK_INTERVAL) {
+			if (c->probes[i].specs[k].kind == PK_INTERVAL &&
+			    !(s->bpf && s->bpf->in_kernel[i])) {
 				struct tw_interval *iv =
 					&s->intervals[s->nintervals++];
 				iv->probe = i;

@@ -476,7 +476,8 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 			NEXT;
 		case OP_SHR:
 		op_SHR:
-			BIN(a >> (b & 63));
+			/* logical, as bpftrace's (-16 >> 2 is 2^62 - 4) */
+			BIN((int64_t)((uint64_t)a >> (b & 63)));
 			NEXT;
 		case OP_NEG:
 		op_NEG:

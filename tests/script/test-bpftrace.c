@@ -135,10 +135,16 @@ Test(bpftrace, what_needs_the_bpf_back_end_says_so)
 	fails("BEGIN { printf(\"%s\\n\", ustack); }", TRAWL_EPARSE,
 	      "t.tw:1:24: 'ustack' is not in the events the ftrace back end "
 	      "records; it needs the BPF back end (issue 24)");
-	fails("BEGIN { $a = kaddr(\"avenrun\"); }", TRAWL_EPARSE,
-	      "t.tw:1:14: kaddr() gives a kernel address, whose memory only a "
-	      "probe in the kernel can read: it needs the BPF back end (issue "
-	      "24), which the ftrace back end is not");
+	fails("BEGIN { $a = kaddr(\"avenrun\"); }", TRAWL_ETYPE,
+	      "t.tw:1:14: kaddr(\"avenrun\") is an address in the running "
+	      "kernel, whose memory only a probe in the kernel can read: a "
+	      "live run with the BPF back end (--live, --backend auto or "
+	      "bpf)");
+	fails("BEGIN { $a = *1234; }", TRAWL_ETYPE,
+	      "t.tw:1:14: '*' reads the 8 bytes of kernel memory at an "
+	      "address, which only a probe in the kernel can: it is read in "
+	      "a live run with the BPF back end (--live, --backend auto or "
+	      "bpf); a trace has only the events' fields");
 	fails("BEGIN { $a = strftime(\"%H\", nsecs); }", TRAWL_EPARSE,
 	      "t.tw:1:14: strftime() is bpftrace's but not yet trawl's");
 	fails("BEGIN { $s = (struct sock *)0; }", TRAWL_ETYPE,
@@ -250,10 +256,25 @@ Test(bpftrace, other_probe_types_say_what_this_back_end_lacks)
 	      "t.tw:1:1: 'uprobe:/bin/bash:readline': user-space probes are "
 	      "not among trawl's probes yet (tracefs's uprobe_events is not "
 	      "set up by it); tracepoints are (tracepoint:SYS:EVENT)");
-	fails("BEGIN { }\nprofile:hz:99 { }", TRAWL_ENOENT,
-	      "t.tw:2:1: 'profile:hz:99': profile probes are perf events, "
-	      "which the ftrace back end does not open (the BPF back end of "
-	      "issue 24 will); interval:1s and tracepoints are here");
+	fails("BEGIN { }\nprofile:hz:99 { }", TRAWL_EUNSUPPORTED,
+	      "t.tw:2:1: 'profile:hz:99' is a perf event, which a probe in "
+	      "the kernel samples: a live run with the BPF back end opens it "
+	      "(--live, --backend auto or bpf); a trace holds only its events "
+	      "(a perf.data's samples are perf:cpu_clock ... events)");
+	fails("software:faults:0 { }", TRAWL_EPARSE,
+	      "t.tw:1:1: cannot read 'software:faults:0' "
+	      "(software:EVENT[:COUNT], EVENT one of cpu-clock, task-clock, "
+	      "page-faults, context-switches, cpu-migrations, minor-faults, "
+	      "major-faults, alignment-faults, emulation-faults, dummy, "
+	      "bpf-output)");
+	fails("profile:99 { }", TRAWL_EPARSE,
+	      "t.tw:1:1: cannot read 'profile:99' (profile:hz:99, "
+	      "profile:ms:10, profile:s:1, profile:us:500)");
+	fails("hardware:cycles:1000 { }", TRAWL_ENOENT,
+	      "t.tw:1:1: 'hardware:cycles:1000': hardware probes are not "
+	      "among trawl's probes yet; profile:, software:, interval: and "
+	      "tracepoints are (profile and software live, with the BPF back "
+	      "end)");
 }
 
 Test(bpftrace, a_syscall_string_argument_is_a_user_pointer_and_says_so)

@@ -89,7 +89,8 @@ Test(errors, names_used_wrongly)
 	fails("BEGIN { break; }", TRAWL_EPARSE,
 	      "t.tw:1:9: break outside a loop");
 	fails("BEGIN { printf(\"%d\", cpu); }", TRAWL_EPARSE,
-	      "t.tw:1:22: 'cpu' is only known in event probes");
+	      "t.tw:1:22: 'cpu' is only known in event probes (and the task's "
+	      "context in profile and software probes)");
 	fails("BEGIN { @x = lhist(1, 10, 0, 1); }", TRAWL_EPARSE,
 	      "t.tw:1:14: lhist(v, min, max, step) needs min < max, step > 0 "
 	      "and at most 1000 buckets");

@@ -101,7 +101,8 @@ static void fails(const char *prog, int code, const char *msg)
 Test(kstack, what_it_refuses)
 {
 	fails("BEGIN { printf(\"%s\\n\", kstack); }", TRAWL_EPARSE,
-	      "t.tw:1:24: 'kstack' is only known in event probes");
+	      "t.tw:1:24: 'kstack' is only known in event probes (and the "
+	      "task's context in profile and software probes)");
 	fails("sched:sched_process_fork { @[kstack(0)] = count(); }",
 	      TRAWL_EPARSE, "t.tw:1:37: kstack's limit is 1 to 127 frames");
 	fails("sched:sched_process_fork { @[kstack(raw)] = count(); }",

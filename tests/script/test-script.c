@@ -173,6 +173,7 @@ Test(script, integer_and_string_operations)
 		"printf(\"%d %d %d %d %d %d %d %d %d %d\\n\", $a + $b, $a - $b,"
 		" $a * $b, $a / $b, $a % $b, $a << 2, $a >> 1, $a & 3, $a | 8,"
 		" $a ^ 1);"
+		"printf(\"%d %d\\n\", $b >> 1, -16 >> 2);"
 		"printf(\"%d %d %d %d %d\\n\", ~0, !0, -$a, $a > $b ? 1 : 2, "
 		"$a == 7 && $b == -2 || 0);"
 		"$s = \"hello\"; "
@@ -180,7 +181,10 @@ Test(script, integer_and_string_operations)
 		"$s < \"help\", strncmp($s, \"help\", 3), strcontains($s, "
 		"\"ll\"),"
 		" strcontains($s, \"x\")); }");
-	cr_assert_out(o, "5 9 -14 -3 1 28 3 3 15 6\n-1 1 -7 1 1\n"
+	/* >> is logical, as bpftrace's */
+	cr_assert_out(o, "5 9 -14 -3 1 28 3 3 15 6\n"
+			 "9223372036854775807 4611686018427387900\n"
+			 "-1 1 -7 1 1\n"
 			 "5 1 1 0 1 0\n");
 	free(o.text);
 }
