@@ -468,8 +468,10 @@ static int build(trawl_trace *t, ps_reader *r, const char *raw, size_t len,
 		while (!rc && nf < FRAMES_MAX &&
 		       next_text_line(s, n, &at, &fl, &fll)) {
 			ps_frame f;
+			/* a user frame of 0 (where a frame-pointer walk
+			 * ended) is left out, as lib/perf leaves it */
 			if (!parse_frame(fl, fll, &f) ||
-			    kernel_addr(f.addr) == user)
+			    kernel_addr(f.addr) == user || (user && !f.addr))
 				continue;
 			nf++;
 			if (user) {
@@ -598,7 +600,7 @@ static int gather(trawl_trace *t, ps_reader *r, const char *s, size_t n,
 		if (frames == FRAMES_MAX)
 			continue;
 		frames++;
-		user += !kernel_addr(f.addr);
+		user += !kernel_addr(f.addr) && f.addr;
 		if (tw_buf_append(&t->mem, b, "\n", 1) ||
 		    tw_buf_append(&t->mem, b, l, ll))
 			goto nomem;
@@ -824,9 +826,8 @@ static void stack_fields(trawl_event *ev, ps_fields *fs, int user)
 	if (user) {
 		if (ev->tgid >= 0)
 			add_int(fs, "tgid", (uint64_t)ev->tgid, 1);
-		/* no '\n' after the last, as lib/perf writes it */
-		add_text(fs, "maps", TW_PFV_STR, maps.data,
-			 maps.len ? maps.len - 1 : 0);
+		/* a line a frame, each ended, as lib/perf writes it */
+		add_text(fs, "maps", TW_PFV_STR, maps.data, maps.len);
 	} else {
 		add_int(fs, "size", (uint64_t)nf, 0);
 	}
