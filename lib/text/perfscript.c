@@ -294,11 +294,16 @@ static int parse_frame(const char *s, size_t n, ps_frame *f)
 	f->dso = NULL;
 	f->dso_len = 0;
 	if (e > i && s[e - 1] == ')') {
-		/* the dso is in the last parentheses */
+		/* the dso is in the last parentheses, which may hold
+		 * others ("/memfd:x (deleted)") */
 		size_t o = e - 1;
-		while (o > i && s[o] != '(')
-			o--;
-		if (s[o] == '(') {
+		int depth = 0;
+		for (; o > i; o--) {
+			depth += (s[o] == ')') - (s[o] == '(');
+			if (!depth)
+				break;
+		}
+		if (s[o] == '(' && !depth) {
 			f->dso = s + o + 1;
 			f->dso_len = e - 1 - (o + 1);
 			size_t se = o;
