@@ -383,7 +383,7 @@ static int put(trawl_trace *t, tw_buf *b, const char *fmt, ...)
 
 static int put_bytes(trawl_trace *t, tw_buf *b, const char *s, size_t n)
 {
-	return tw_buf_append(&t->mem, b, s, n);
+	return n ? tw_buf_append(&t->mem, b, s, n) : 0;
 }
 
 /*
@@ -745,7 +745,7 @@ static void add_text(ps_fields *fs, const char *name, int type, const char *s,
 	trawl_event *ev = fs->ev;
 	int i = fs->n++;
 	fs->at[i] = ev->fields_z.len;
-	if (tw_buf_append(&ev->t->mem, &ev->fields_z, s, len))
+	if (len && tw_buf_append(&ev->t->mem, &ev->fields_z, s, len))
 		len = 0, fs->at[i] = ev->fields_z.len;
 	ev->fields[i] =
 		(tw_kv){name, NULL, (uint32_t)strlen(name), (uint32_t)len};
@@ -832,7 +832,8 @@ static void stack_fields(trawl_event *ev, ps_fields *fs, int user)
 		if (ev->tgid >= 0)
 			add_int(fs, "tgid", (uint64_t)ev->tgid, 1);
 		/* a line a frame, each ended, as lib/perf writes it */
-		add_text(fs, "maps", TW_PFV_STR, maps.data, maps.len);
+		add_text(fs, "maps", TW_PFV_STR, maps.data ? maps.data : "",
+			 maps.len);
 	} else {
 		add_int(fs, "size", (uint64_t)nf, 0);
 	}
