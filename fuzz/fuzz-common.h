@@ -457,7 +457,8 @@ static inline void fz_run_trace(trawl_trace *t, const trawl_error *open_err,
 	out->format = trawl_format(t);
 	FUZZ_CHECK((out->format >= TRAWL_FORMAT_FTRACE &&
 		    out->format <= TRAWL_FORMAT_TRACE_DAT) ||
-			   out->format == TRAWL_FORMAT_PERF_DATA,
+			   out->format == TRAWL_FORMAT_PERF_DATA ||
+			   out->format == TRAWL_FORMAT_PERF_SCRIPT,
 		   "format %d", out->format);
 	(void)trawl_format_name(out->format);
 	out->compression = trawl_compression(t);

@@ -116,6 +116,7 @@ enum trawl_format {
 	TRAWL_FORMAT_TRACE_DAT,	       /* trace-cmd trace.dat, v6 or v7 */
 	TRAWL_FORMAT_LIVE,	/* a live session (include/trawl/live.h) */
 	TRAWL_FORMAT_PERF_DATA, /* perf.data as `perf record` writes it */
+	TRAWL_FORMAT_PERF_SCRIPT, /* the text `perf script` prints */
 };
 
 /**

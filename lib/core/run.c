@@ -601,6 +601,8 @@ TRAWL_API const char *trawl_format_name(int format)
 		return "live";
 	case TRAWL_FORMAT_PERF_DATA:
 		return "perf-data";
+	case TRAWL_FORMAT_PERF_SCRIPT:
+		return "perf-script";
 	default:
 		return "unknown";
 	}

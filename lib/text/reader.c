@@ -400,6 +400,10 @@ int tw_text_detect(const char *p, size_t n, int *format, trawl_error *err,
 		*format = TRAWL_FORMAT_TRACE_CMD_REPORT;
 		return 0;
 	}
+	if (tw_perfscript_detect(p + i, n - i)) {
+		*format = TRAWL_FORMAT_PERF_SCRIPT;
+		return 0;
+	}
 	/* Look at the lines: an event line decides; a tgid column with
 	 * tracing_mark_write markers is what atrace writes. */
 	size_t events = 0, binary = 0, padded = 0, latency = 0;
@@ -506,6 +510,11 @@ int tw_text_open(trawl_trace *t, struct tw_input *in, trawl_error *err)
 	if (t->format == TRAWL_FORMAT_TRACE_DAT) /* the core sends it on */
 		return tw_error_at(err, TRAWL_EMISUSE, 0, t->name, 0, 0, 0,
 				   "a trace.dat reached the text reader");
+	if (t->format == TRAWL_FORMAT_PERF_SCRIPT) { /* a reader of its own */
+		t->reader = NULL;
+		tw_free(&t->mem, r);
+		return tw_perfscript_open(t, in, err);
+	}
 	r->html = t->format == TRAWL_FORMAT_SYSTRACE_HTML;
 	return tw_textfmt_init(t, err);
 }

@@ -115,4 +115,9 @@ int tw_text_seek(const trawl_trace *t, const trawl_event *ev, const char *key,
 int tw_text_detect(const char *p, size_t n, int *format, trawl_error *err,
 		   const char *name);
 
+/* perfscript.c: whether the first bytes are `perf script` text, and its
+ * reader, given the input (owned from then on, closed on failure too). */
+int tw_perfscript_detect(const char *p, size_t n);
+int tw_perfscript_open(trawl_trace *t, struct tw_input *in, trawl_error *err);
+
 #endif
