@@ -38,14 +38,14 @@ record() {
 		exit 1
 	fi
 }
-# the scheduler, interrupts and timers of a busy second (tens of rounds,
+# the scheduler, interrupts and timers of a busy 0.3 s (rounds,
 # both CPUs, tasks that start and exit)
 record "$T/busy.perf" -e sched:sched_switch -e sched:sched_wakeup \
 	-e sched:sched_waking -e 'sched:sched_process_*' -e 'irq:*' \
-	-e 'timer:*' -- "$pingpong" 1
+	-e 'timer:*' -- "$pingpong" 0.3
 python3 "$checker" "$trawl" "$T/busy.perf" || fails=$((fails + 1))
 # perf sched record's own selection
-if perf sched record -o "$T/sched.perf" -- "$pingpong" 1 >"$T/perf.log" 2>&1; then
+if perf sched record -o "$T/sched.perf" -- "$pingpong" 0.3 >"$T/perf.log" 2>&1; then
 	python3 "$checker" "$trawl" "$T/sched.perf" || fails=$((fails + 1))
 	# trawl sched and latency beside perf sched latency (docs/perf-sched.md)
 	python3 "$(dirname "$checker")/check-perf-sched.py" "$trawl" \
@@ -67,7 +67,7 @@ record_pipe() { # out, perf record options...
 	fi
 }
 workload=(-e sched:sched_switch -e sched:sched_wakeup -e sched:sched_waking
-	-e 'sched:sched_process_*' -e 'irq:*' -e 'timer:*' -- "$pingpong" 1)
+	-e 'sched:sched_process_*' -e 'irq:*' -e 'timer:*' -- "$pingpong" 0.3)
 record_pipe "$T/pipe.perf" "${workload[@]}"
 record "$T/z.perf" -z "${workload[@]}"
 record_pipe "$T/pipe-z.perf" -z "${workload[@]}"
@@ -93,9 +93,9 @@ fi
 # task (no CPU in its samples), frame by frame against perf script
 callchain=$(dirname "$checker")/check-perf-callchain.py
 record "$T/g.perf" -g -e sched:sched_switch -e sched:sched_wakeup \
-	-e sched:sched_process_fork -- "$pingpong" 1
-record "$T/profile.perf" -g -F 999 -e cpu-clock -- "$pingpong" 1
-if perf record -q -g -F 999 -e cpu-clock -o "$T/task.perf" -- "$pingpong" 1 \
+	-e sched:sched_process_fork -- "$pingpong" 0.3
+record "$T/profile.perf" -g -F 999 -e cpu-clock -- "$pingpong" 0.3
+if perf record -q -g -F 999 -e cpu-clock -o "$T/task.perf" -- "$pingpong" 0.3 \
 	>"$T/perf.log" 2>&1; then
 	python3 "$callchain" "$trawl" "$T/g.perf" "$T/profile.perf" \
 		"$T/task.perf" || fails=$((fails + 1))
@@ -124,10 +124,10 @@ if [ "$want" != "$got" ]; then
 	echo "FAIL: trawl stats counts $got events, perf script shows $want"
 	fails=$((fails + 1))
 fi
-# lost events: a buffer of one page per CPU loses some on a busy second;
+# lost events: a buffer of one page per CPU loses some in a busy 0.3 s;
 # trawl counts what the LOST and LOST_SAMPLES records say (perf report -D
 # lists them), each on its CPU (the stream ids' CPUs from ID_INDEX)
-record "$T/lost.perf" -m 1 -e 'sched:*' -e 'timer:*' -- "$pingpong" 1
+record "$T/lost.perf" -m 1 -e 'sched:*' -e 'timer:*' -- "$pingpong" 0.3
 want=$(perf report -D -i "$T/lost.perf" 2>/dev/null |
 	grep -E 'PERF_RECORD_LOST' |
 	sed -E 's/.*lost( samples)? ?:([0-9]+).*/\2/' | awk '{s+=$1} END{print s+0}')
