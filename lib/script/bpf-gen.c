@@ -364,6 +364,8 @@ static const tw_schema_field *field(gen *g, const tw_node *n)
 
 static void gint(gen *g, const tw_node *n);
 static void gstr(gen *g, const tw_node *n, uint32_t off);
+static uint32_t keep_text(gen *g, char ***tab, size_t *n, const char *text,
+			  size_t len);
 
 static void at(gen *g, const tw_node *n)
 {
@@ -719,6 +721,9 @@ static void gctx_int(gen *g, const tw_node *n)
 	case CX_CURTASK:
 		call(g, BPF_FUNC_get_current_task);
 		return;
+	case CX_CGROUP:
+		call(g, BPF_FUNC_get_current_cgroup_id);
+		return;
 	case CX_UID: /* gid << 32 | uid */
 		call_half(g, BPF_FUNC_get_current_uid_gid, 0);
 		return;
@@ -743,7 +748,10 @@ static void gctx_int(gen *g, const tw_node *n)
  * to compare. */
 static int written_later(const gen *g, const tw_node *n)
 {
-	if (n->kind == N_CALL && (n->op == CALL_KSYM || n->op == CALL_NTOP))
+	if (n->kind == N_CALL && (n->op == CALL_KSYM || n->op == CALL_NTOP ||
+				  n->op == CALL_STRFTIME))
+		return 1;
+	if (n->kind == N_CTX && n->op == CX_USERNAME)
 		return 1;
 	return n->kind == N_VAR && n->slot >= 0 && n->slot < 64 &&
 	       g->var_tagged[n->slot];
@@ -1081,6 +1089,17 @@ static void gstr(gen *g, const tw_node *n, uint32_t off)
 			call(g, BPF_FUNC_get_current_comm);
 			return;
 		}
+		if (n->op == CX_USERNAME) {
+			/* the uid, tagged: user space names it when it
+			 * reads the string (bpf-sys.c's kernel_text()) */
+			scr_zero(g, off, STRMAX);
+			call_half(g, BPF_FUNC_get_current_uid_gid, 0);
+			stx(g, BPF_DW, R_SCRATCH, BPF_REG_0,
+			    (int16_t)(off + 8));
+			st(g, BPF_H, R_SCRATCH, (int16_t)off,
+			   TW_USER_TAG[0] | TW_USER_TAG[1] << 8);
+			return;
+		}
 		if (!g->ev && n->op == CX_PROBE) /* a perf event's */
 			snprintf(buf, sizeof(buf), "%s",
 				 g->c->probes[g->probe].label);
@@ -1170,6 +1189,25 @@ static void gstr(gen *g, const tw_node *n, uint32_t off)
 	case N_CALL: {
 		if (n->op == CALL_NTOP) {
 			gntop(g, n, off);
+			return;
+		}
+		if (n->op == CALL_STRFTIME) {
+			/* the time and the format's index, tagged: user
+			 * space writes it out (bpf-sys.c's kernel_text()) */
+			const tw_node *f = n->kids[0];
+			uint32_t k = g->dry ? 0
+					    : keep_text(g, &g->b->times,
+							&g->b->ntimes, f->name,
+							f->len);
+			if (k > UINT16_MAX)
+				refuse(g, n, "more than 65535 formats");
+			scr_zero(g, off, STRMAX);
+			gint(g, n->kids[1]);
+			stx(g, BPF_DW, R_SCRATCH, BPF_REG_0,
+			    (int16_t)(off + 8));
+			st(g, BPF_W, R_SCRATCH, (int16_t)off,
+			   (int32_t)(TW_TIME_TAG[0] | TW_TIME_TAG[1] << 8 |
+				     k << 16));
 			return;
 		}
 		if (n->op == CALL_KSYM) {

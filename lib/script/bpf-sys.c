@@ -317,6 +317,24 @@ static const char *kernel_text(trawl_script *s, const char *k, int64_t *len)
 		*len = (int64_t)strlen(t);
 		return t;
 	}
+	if (k[0] == TW_USER_TAG[0] && k[1] == TW_USER_TAG[1]) {
+		uint64_t uid;
+		memcpy(&uid, k + 8, 8);
+		const char *t = tw_username(s, (uint32_t)uid);
+		*len = (int64_t)strlen(t);
+		return t;
+	}
+	if (k[0] == TW_TIME_TAG[0] && k[1] == TW_TIME_TAG[1]) {
+		uint16_t slot;
+		int64_t ns;
+		memcpy(&slot, k + 2, 2);
+		memcpy(&ns, k + 8, 8);
+		const char *t = slot < s->bpf->ntimes
+					? tw_strftime(s, s->bpf->times[slot], ns)
+					: "";
+		*len = (int64_t)strlen(t);
+		return t;
+	}
 	*len = (int64_t)strnlen(k, TW_SC_STRMAX);
 	return k;
 }

@@ -741,19 +741,26 @@ static void expr(tw_compiler *c, tw_node *n)
 			n->type = TY_INT;
 			return;
 		}
-		if (n->op == CX_UID || n->op == CX_GID) {
-			/* the task's credentials: no event carries them */
+		if (n->op == CX_UID || n->op == CX_GID ||
+		    n->op == CX_CGROUP || n->op == CX_USERNAME) {
+			/* the task's credentials and cgroup: no event
+			 * carries them */
+			static const char *const what[] = {
+				[CX_UID] = "user id",
+				[CX_GID] = "group id",
+				[CX_CGROUP] = "cgroup (v2) id",
+				[CX_USERNAME] = "user's name",
+			};
 			if (!c->kernel)
 				ERR(c, n, TRAWL_ETYPE,
-				    "'%s' is the task's %s id at the probe, "
+				    "'%s' is the task's %s at the probe, "
 				    "which no event the ftrace back end "
 				    "records carries: it is read in a live "
 				    "run with the BPF back end (--live, "
 				    "--backend auto or bpf)",
-				    n->name,
-				    n->op == CX_UID ? "user" : "group");
-			in_kernel(c, n, n->op == CX_UID ? "uid" : "gid");
-			n->type = TY_INT;
+				    n->name, what[n->op]);
+			in_kernel(c, n, n->name);
+			n->type = n->op == CX_USERNAME ? TY_STR : TY_INT;
 			return;
 		}
 		n->type = (n->op == CX_COMM || n->op == CX_EVENT ||
@@ -923,6 +930,20 @@ static void expr(tw_compiler *c, tw_node *n)
 		}
 		if (n->op == CALL_KADDR) {
 			kaddr_call(c, n);
+			return;
+		}
+		if (n->op == CALL_STRFTIME) {
+			/* strftime("fmt", ns): the format a literal, as
+			 * bpftrace's */
+			if (n->nkids != 2 || n->kids[0]->kind != N_STR)
+				ERR(c, n, TRAWL_EPARSE,
+				    "strftime() takes a format, a string "
+				    "literal, and a time in ns "
+				    "(strftime(\"%%H:%%M:%%S\", nsecs))");
+			expr(c, n->kids[0]);
+			expr(c, n->kids[1]);
+			want(c, n->kids[1], TY_INT, "strftime()'s time");
+			n->type = TY_STR;
 			return;
 		}
 		if (n->op == CALL_KSYM || n->op == CALL_BSWAP) {

@@ -418,6 +418,14 @@ static void expr(lower *L, const tw_node *n)
 							  : 8);
 			return;
 		}
+		if (n->op == CALL_STRFTIME) {
+			expr(L, n->kids[0]);
+			expr(L, n->kids[1]);
+			at(L, n);
+			emit(L, OP_STRFTIME, 0);
+			pop(L, 1);
+			return;
+		}
 		if (n->op == CALL_NTOP) {
 			for (size_t i = 0; i < n->nkids; i++)
 				expr(L, n->kids[i]);

@@ -90,6 +90,7 @@
 	X(STRNCMP, "n, b, a = pop; push strncmp(a, b, n) as -1, 0, 1")         \
 	X(STRCONTAINS, "b, a = pop; push whether a contains b")                \
 	X(TIME, "pop a strftime format; print the wall clock now by it")       \
+	X(STRFTIME, "ns, fmt = pop; push ns's time as strftime's fmt has it")  \
 	X(EXIT, "stop this run and the trace; END runs next")
 
 enum tw_opcode {

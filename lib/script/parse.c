@@ -183,12 +183,13 @@ static const struct {
 	{"tgid", CX_TGID},   {"comm", CX_COMM},	      {"event", CX_EVENT},
 	{"probe", CX_PROBE}, {"elapsed", CX_ELAPSED}, {"uid", CX_UID},
 	{"gid", CX_GID},     {"curtask", CX_CURTASK},
+	{"cgroup", CX_CGROUP}, {"username", CX_USERNAME},
 };
 
 /* bpftrace's builtins that no event of the ftrace back end carries: a
  * clear refusal instead of "unknown name". */
 static const char *const bpf_only_names[] = {
-	"username", "ustack", "cgroup", "cpid",	  "rand", "retval",
+	"ustack", "cpid",	  "rand", "retval",
 	"func",	    "sarg0",  "arg0",	"arg1",	  "arg2", "arg3",
 	"arg4",	    "arg5",   "numaid", "jiffies"};
 
@@ -216,7 +217,7 @@ static const struct {
 
 /* bpftrace's functions that could be here but are not yet. */
 static const char *const not_yet_calls[] = {
-	"strftime", "usym",    "pton",	   "macaddr",	  "cgroupid",
+	"usym",    "pton",	   "macaddr",	  "cgroupid",
 	"system",   "cat",     "strerror", "cgroup_path", "unwatch",
 	"len",	    "has_key", "debugf",   "errorf"};
 
@@ -243,6 +244,7 @@ static const struct {
 	{"ntop", CALL_NTOP},
 	{"bswap", CALL_BSWAP},
 	{"kaddr", CALL_KADDR},
+	{"strftime", CALL_STRFTIME},
 };
 
 static const struct {

@@ -258,6 +258,8 @@ enum tw_ctx_id {
 	CX_UID,	    /* the task's user and group ids: in the kernel only */
 	CX_GID,
 	CX_CURTASK, /* the task's struct task_struct *: in the kernel only */
+	CX_CGROUP,  /* the task's cgroup v2 id: in the kernel only */
+	CX_USERNAME, /* the name of the task's uid: in the kernel only */
 };
 
 enum tw_call_id {
@@ -270,6 +272,9 @@ enum tw_call_id {
 	CALL_BSWAP, /* bswap(x): its bytes reversed, as many as x's type */
 	CALL_KADDR, /* kaddr("sym"): a kernel symbol's address (check.c
 		     * makes it N_INT from /proc/kallsyms, live only) */
+	CALL_STRFTIME, /* strftime("fmt", ns): a time of the trace's clock
+			* as text (slot: the format's index in the
+			* compiler's formats) */
 };
 
 /* ksym() in the kernel: a string whose first bytes are these, then the
@@ -278,6 +283,11 @@ enum tw_call_id {
 /* ntop() in the kernel: the tag, the family at byte 2, the address's
  * bytes from byte 8 */
 #define TW_NTOP_TAG "\001N"
+/* username in the kernel: the tag, the uid at byte 8 */
+#define TW_USER_TAG "\001U"
+/* strftime() in the kernel: the tag, the format's index (u16) at byte
+ * 2, the time (the probe's monotonic ns) at byte 8 */
+#define TW_TIME_TAG "\001T"
 
 /* ksym(): the name of the kernel symbol holding addr, or "0x..." (in
  * buf, 20 bytes) when none does (script.c). */
@@ -285,6 +295,12 @@ const char *tw_ksym(struct trawl_script *s, uint64_t addr, char *buf);
 /* ntop(): an address's text (family AF_INET or AF_INET6, the bytes in
  * network order), in one of the script's few buffers (script.c). */
 const char *tw_ntop(struct trawl_script *s, int family, const void *addr);
+/* username: the name of a uid (getpwuid), else the number, in one of
+ * the script's few buffers (script.c). */
+const char *tw_username(struct trawl_script *s, uint32_t uid);
+/* strftime(): fmt of the time ns (the trace's clock; live, the monotonic
+ * clock made the wall clock), in one of the script's few buffers. */
+const char *tw_strftime(struct trawl_script *s, const char *fmt, int64_t ns);
 
 /* Map value kinds: what a map holds, fixed by its first use. */
 enum tw_mv_kind {
@@ -750,7 +766,7 @@ struct trawl_script {
 	trawl_trace *t;
 	/* ksym()'s and ntop()'s texts: as many at once as a printf has
 	 * arguments (a key has fewer parts) */
-	char texts[TW_SC_MAX_ARGS][48];
+	char texts[TW_SC_MAX_ARGS][TW_SC_STRMAX];
 	unsigned texts_next;
 	/* kernel stacks (stacks.c); the events held until the stack ftrace
 	 * writes after each has come (hold.c; NULL: no probe off the

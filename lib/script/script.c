@@ -30,6 +30,7 @@
  *                                   then every map, by name (as bpftrace)
  */
 #include <arpa/inet.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -668,6 +669,47 @@ const char *tw_ksym(struct trawl_script *s, uint64_t addr, char *buf)
 	if (!buf) /* a few kept at once: a key of several, a printf's */
 		buf = s->texts[s->texts_next++ % TW_SC_MAX_ARGS];
 	snprintf(buf, 20, "0x%llx", (unsigned long long)addr);
+	return buf;
+}
+
+const char *tw_username(struct trawl_script *s, uint32_t uid)
+{
+	char *buf = s->texts[s->texts_next++ % TW_SC_MAX_ARGS];
+	char pw[1024];
+	struct passwd pwd, *p = NULL;
+	if (getpwuid_r(uid, &pwd, pw, sizeof(pw), &p) == 0 && p)
+		snprintf(buf, sizeof(s->texts[0]), "%s", p->pw_name);
+	else /* no such user here: its number, as bpftrace prints it */
+		snprintf(buf, sizeof(s->texts[0]), "%u", uid);
+	return buf;
+}
+
+const char *tw_strftime(struct trawl_script *s, const char *fmt, int64_t ns)
+{
+	char *buf = s->texts[s->texts_next++ % TW_SC_MAX_ARGS];
+	struct tm tm;
+	int64_t wall = ns;
+	if (s->live) {
+		/* the monotonic clock (the live trace's, the kernel's
+		 * nsecs) as the wall clock: their distance now */
+		struct timespec mono, real;
+		clock_gettime(CLOCK_MONOTONIC, &mono);
+		clock_gettime(CLOCK_REALTIME, &real);
+		wall += ((int64_t)real.tv_sec - mono.tv_sec) * 1000000000 +
+			(real.tv_nsec - mono.tv_nsec);
+	}
+	time_t at = (time_t)(wall / 1000000000);
+	/* off line the trace's clock says no date (ftrace's count from
+	 * boot): its time as it is, in UTC */
+	if (!(s->live ? localtime_r(&at, &tm) : gmtime_r(&at, &tm))) {
+		buf[0] = 0;
+		return buf;
+	}
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	if (!strftime(buf, sizeof(s->texts[0]), fmt, &tm))
+		buf[0] = 0; /* longer than a string holds */
+#pragma GCC diagnostic pop
 	return buf;
 }
 

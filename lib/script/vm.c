@@ -777,6 +777,13 @@ int tw_vm_exec(trawl_script *s, size_t probe, const trawl_event *ev,
 			TOP.s = NULL;
 			NEXT;
 		}
+		case OP_STRFTIME:
+		op_STRFTIME : {
+			tw_sval ns = st[--sp];
+			st[sp - 1].s = tw_strftime(s, st[sp - 1].s, ns.i);
+			st[sp - 1].i = (int64_t)strlen(st[sp - 1].s);
+			NEXT;
+		}
 		case OP_TIME:
 		op_TIME:
 			sp--;

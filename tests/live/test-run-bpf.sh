@@ -278,16 +278,19 @@ check "order: every call had its stack" sh -c "! grep -q 'no kernel stack' '$T/o
 check "order: the stacks" grep -q '^    syscall_trace_enter+[0-9]*$' "$T/order.full"
 check "tracefs and BPF objects as they were" same_all
 
-# --- uid, gid and time() in the kernel --------------------------------------
+# --- uid, gid, username, time() and strftime() in the kernel ----------------
 # The load runs as nobody (setpriv): the ids are the task's at the probe,
-# not trawl's; time() prints the probe's time as the wall clock then.
+# not trawl's, username is nobody's name here; time() and strftime() of
+# nsecs print the probe's time as the wall clock then.
 if command -v setpriv >/dev/null; then
 	begin_all
 	cat >"$T/cred.tw" <<'EOF'
 tracepoint:syscalls:sys_enter_getppid /comm == "perl"/ {
 	@cred[uid, gid] = count();
+	@user[username] = count();
 	@n = @n + 1;
-	if (@n == 1) { time("first at %H:%M:%S\n"); }
+	if (@n == 1) { time("first at %H:%M:%S\n");
+		printf("strftime %s\n", strftime("%H:%M:%S", nsecs)); }
 }
 EOF
 	echo "getppid() for 1 .. $N;" >"$T/cred.pl"
@@ -298,12 +301,34 @@ EOF
 	after=$(date +%s)
 	check "cred: the task's ids" grep -qx "@cred\[65534, 65534\]: $N" "$T/out"
 	check "cred: no other ids" sh -c "test \$(grep -c '^@cred' '$T/out') -eq 1"
+	check "cred: username is the uid's name" grep -qx "@user\[$(id -nu 65534)\]: $N" "$T/out"
 	at=$(sed -n 's/^first at \([0-9:]*\)$/\1/p' "$T/out")
 	check "cred: time() printed the probe's time" sh -c \
+		"t=\$(date -d '$at' +%s 2>/dev/null) && [ \$t -ge \$(($before - 1)) ] && [ \$t -le \$(($after + 1)) ]"
+	at=$(sed -n 's/^strftime \([0-9:]*\)$/\1/p' "$T/out")
+	check "cred: strftime() of nsecs is that time ($at)" sh -c \
 		"t=\$(date -d '$at' +%s 2>/dev/null) && [ \$t -ge \$(($before - 1)) ] && [ \$t -le \$(($after + 1)) ]"
 	check "cred: the ftrace back end refuses uid" status 1 "$TRAWL" run --live --backend ftrace "$T/cred.tw" -d 0.1
 	check "cred: at uid" grep -q "cred.tw:2:8: 'uid' is the task's user id at the probe" "$T/err"
 	check "tracefs and BPF objects as they were" same_all
+fi
+
+# --- cgroup: the task's cgroup v2 id, the inode of its directory ------------
+cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+if [ -n "$cg2" ] && mkdir "$cg2/trawl-test-$$" 2>/dev/null; then
+	begin_all
+	want=$(stat -c %i "$cg2/trawl-test-$$")
+	check "cgroup: --backend bpf" status 0 "$TRAWL" run --live --backend bpf \
+		-e 'tracepoint:syscalls:sys_enter_getppid /comm == "perl"/ { @[cgroup] = count(); }' \
+		-- sh -c "echo \$\$ >$cg2/trawl-test-$$/cgroup.procs && exec perl -e 'getppid() for 1 .. $N'"
+	check "cgroup: the load's cgroup id ($want)" grep -qx "@\[$want\]: $N" "$T/out"
+	rmdir "$cg2/trawl-test-$$"
+	check "cgroup: the ftrace back end refuses it" status 1 "$TRAWL" run --live --backend ftrace -d 0.1 \
+		-e 'tracepoint:syscalls:sys_enter_getppid { @[cgroup] = count(); }'
+	check "cgroup: saying what it is" grep -q "'cgroup' is the task's cgroup (v2) id at the probe" "$T/err"
+	check "tracefs and BPF objects as they were" same_all
+else
+	echo "# skip cgroup: no cgroup2 hierarchy to make a cgroup in"
 fi
 
 # --- kernel structs (BTF): casts, members through pointers, enums --------

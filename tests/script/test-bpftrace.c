@@ -119,6 +119,23 @@ Test(bpftrace, time_prints_the_wall_clock_by_strftime)
 	free(o.text);
 }
 
+Test(bpftrace, strftime_of_a_trace_time)
+{
+	/* off line the trace's clock (ftrace's counts from boot), in UTC:
+	 * the fixture's first event at 100.000000 s, the second 1 ms later;
+	 * a string: a map key, printed, compared */
+	struct run_out o = run(
+		trace, "tracepoint:sched:sched_switch { "
+		       "@[strftime(\"%H:%M:%S\", nsecs)] = count(); "
+		       "printf(\"%s|\\n\", strftime(\"%j %T\", nsecs + "
+		       "86400000000000)); }\n"
+		       "END { printf(\"%d\\n\", strftime(\"%S\", 61000000000) "
+		       "== \"01\"); }");
+	cr_assert_out(o, "002 00:01:40|\n002 00:01:40|\n1\n\n\n"
+			 "@[00:01:40]: 2\n");
+	free(o.text);
+}
+
 Test(bpftrace, what_needs_the_bpf_back_end_says_so)
 {
 	fails("tracepoint:sched:sched_switch { @u = uid; }", TRAWL_ETYPE,
@@ -145,8 +162,19 @@ Test(bpftrace, what_needs_the_bpf_back_end_says_so)
 	      "address, which only a probe in the kernel can: it is read in "
 	      "a live run with the BPF back end (--live, --backend auto or "
 	      "bpf); a trace has only the events' fields");
-	fails("BEGIN { $a = strftime(\"%H\", nsecs); }", TRAWL_EPARSE,
-	      "t.tw:1:14: strftime() is bpftrace's but not yet trawl's");
+	fails("BEGIN { $a = strftime(nsecs); }", TRAWL_EPARSE,
+	      "t.tw:1:14: strftime() takes a format, a string literal, and a "
+	      "time in ns (strftime(\"%H:%M:%S\", nsecs))");
+	fails("sched_switch { printf(\"%s\", username); }", TRAWL_ETYPE,
+	      "t.tw:1:29: 'username' is the task's user's name at the probe, "
+	      "which no event the ftrace back end records carries: it is "
+	      "read in a live run with the BPF back end (--live, --backend "
+	      "auto or bpf)");
+	fails("sched_switch { @[cgroup] = count(); }", TRAWL_ETYPE,
+	      "t.tw:1:18: 'cgroup' is the task's cgroup (v2) id at the probe, "
+	      "which no event the ftrace back end records carries: it is read "
+	      "in a live run with the BPF back end (--live, --backend auto or "
+	      "bpf)");
 	fails("BEGIN { $s = (struct sock *)0; }", TRAWL_ETYPE,
 	      "t.tw:1:15: a cast to a struct reads kernel memory through its "
 	      "pointer, which only a probe in the kernel can: it is read in "
