@@ -3,7 +3,7 @@
 #   make test   install, build, run every test (also under ASan+UBSan)
 # Underneath it is Meson + Ninja (build/ and build-asan/).
 
-DEBS := meson ninja-build pkg-config gcc clang libclang-rt-14-dev \
+DEBS := meson ninja-build pkg-config gcc clang libclang-rt-14-dev libelf-dev \
 	libcriterion-dev zlib1g-dev libzstd-dev zstd gzip python3 \
 	libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd \
 	man-db bash-completion build-essential dpkg-dev debhelper lintian \

@@ -724,6 +724,24 @@ static void gctx_int(gen *g, const tw_node *n)
 	case CX_CGROUP:
 		call(g, BPF_FUNC_get_current_cgroup_id);
 		return;
+	case CX_RETVAL:
+	case CX_ARG0:
+	case CX_ARG0 + 1:
+	case CX_ARG0 + 2:
+	case CX_ARG0 + 3:
+	case CX_ARG0 + 4:
+	case CX_ARG5: {
+#if defined(__x86_64__)
+		/* struct pt_regs (x86-64): the calling convention's
+		 * registers di, si, dx, cx, r8, r9; ax the return value */
+		static const int16_t reg[] = {112, 104, 96, 88, 72, 64};
+		ldx(g, BPF_DW, BPF_REG_0, R_CTX,
+		    n->op == CX_RETVAL ? 80 : reg[n->op - CX_ARG0]);
+		return;
+#else
+		refuse(g, n, "a function's registers on this architecture");
+#endif
+	}
 	case CX_UID: /* gid << 32 | uid */
 		call_half(g, BPF_FUNC_get_current_uid_gid, 0);
 		return;
@@ -1103,6 +1121,9 @@ static void gstr(gen *g, const tw_node *n, uint32_t off)
 		if (!g->ev && n->op == CX_PROBE) /* a perf event's */
 			snprintf(buf, sizeof(buf), "%s",
 				 g->c->probes[g->probe].label);
+		else if (!g->ev && n->op == CX_FUNC)
+			snprintf(buf, sizeof(buf), "%s",
+				 g->c->probes[g->probe].specs[0].name);
 		else if (!g->ev)
 			refuse(g, n, "this context value");
 		else if (n->op == CX_EVENT)
@@ -1989,6 +2010,12 @@ static void perf_prog(gen *g, size_t i)
 		p->perf_config = sp->perf_config;
 		p->period = (uint64_t)sp->period;
 		p->freq = sp->freq;
+	}
+	if (sp->uprobe) {
+		p->upath = tw_strndup(c->mem, sp->upath, strlen(sp->upath));
+		if (!p->upath)
+			tw_sc_oom(c);
+		p->uoffset = sp->uoffset;
 	}
 	g->p = p;
 	g->ev = NULL;

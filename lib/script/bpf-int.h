@@ -88,6 +88,10 @@ typedef struct tw_bpf_prog {
 	int one_cpu;
 	int *cpu_fds; /* the perf events it is attached to, -1 closed */
 	size_t ncpu_fds;
+	/* a uprobe's (BPF_PROG_TYPE_KPROBE, ctx struct pt_regs): the file
+	 * and offset its one perf event is opened on */
+	char *upath;
+	uint64_t uoffset;
 	struct bpf_insn *insns;
 	size_t ninsns, cap;
 	uint32_t *lines; /* line << 12 | col of each instruction */

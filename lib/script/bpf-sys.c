@@ -151,8 +151,9 @@ static int load_prog(trawl_script *s, tw_bpf_prog *p, trawl_error *err)
 	}
 	union bpf_attr a;
 	memset(&a, 0, sizeof(a));
-	a.prog_type =
-		p->perf ? BPF_PROG_TYPE_PERF_EVENT : BPF_PROG_TYPE_TRACEPOINT;
+	a.prog_type = p->upath	? BPF_PROG_TYPE_KPROBE
+		      : p->perf ? BPF_PROG_TYPE_PERF_EVENT
+				: BPF_PROG_TYPE_TRACEPOINT;
 	a.insns = (uint64_t)(uintptr_t)p->insns;
 	a.insn_cnt = (uint32_t)p->ninsns;
 	/* the helpers that read kernel memory are GPL-only */
@@ -329,9 +330,10 @@ static const char *kernel_text(trawl_script *s, const char *k, int64_t *len)
 		int64_t ns;
 		memcpy(&slot, k + 2, 2);
 		memcpy(&ns, k + 8, 8);
-		const char *t = slot < s->bpf->ntimes
-					? tw_strftime(s, s->bpf->times[slot], ns)
-					: "";
+		const char *t =
+			slot < s->bpf->ntimes
+				? tw_strftime(s, s->bpf->times[slot], ns)
+				: "";
 		*len = (int64_t)strlen(t);
 		return t;
 	}
@@ -702,6 +704,37 @@ int tw_bpf_push(trawl_script *s)
  * second, on every CPU that is online (an interval: on the first one that
  * is, so it fires once a period), for every task.
  */
+/* A uprobe's program on the kernel's uprobe PMU at its file and offset:
+ * one event, every task that runs the function (tracefs's uprobe_events
+ * untouched). */
+static int attach_uprobe(trawl_script *s, tw_bpf_prog *p, trawl_error *err)
+{
+	struct perf_event_attr pa;
+	memset(&pa, 0, sizeof(pa));
+	pa.type = p->perf_type;
+	pa.size = sizeof(pa);
+	pa.config = p->perf_config;
+	pa.config1 = (uint64_t)(uintptr_t)p->upath; /* uprobe_path */
+	pa.config2 = p->uoffset;		    /* probe_offset */
+	pa.sample_period = 1;
+	pa.wakeup_events = 1;
+	char what[4400];
+	p->pfd = (int)syscall(__NR_perf_event_open, &pa, -1, 0, -1,
+			      PERF_FLAG_FD_CLOEXEC);
+	if (p->pfd < 0) {
+		snprintf(what, sizeof(what), "cannot open %s (%s+0x%llx)",
+			 p->tp, p->upath, (unsigned long long)p->uoffset);
+		return env_error(s, err, what);
+	}
+	if (ioctl(p->pfd, PERF_EVENT_IOC_SET_BPF, p->fd) < 0 ||
+	    ioctl(p->pfd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+		snprintf(what, sizeof(what),
+			 "cannot attach the BPF program of %s", p->tp);
+		return env_error(s, err, what);
+	}
+	return 0;
+}
+
 static int attach_perf(trawl_script *s, tw_bpf_prog *p, trawl_error *err)
 {
 	int ncpus = s->bpf->ncpus > 0 ? s->bpf->ncpus : 1;
@@ -759,6 +792,11 @@ int tw_bpf_attach(trawl_script *s, trawl_error *err)
 	map_update(b->fixed[TW_BPF_M_GLOBALS], &zero, &gl);
 	for (size_t k = 0; k < b->nprogs; k++) {
 		tw_bpf_prog *p = &b->progs[k];
+		if (p->upath) {
+			if (attach_uprobe(s, p, err) < 0)
+				return -1;
+			continue;
+		}
 		if (p->perf) {
 			if (attach_perf(s, p, err) < 0)
 				return -1;
@@ -1034,6 +1072,7 @@ void tw_bpf_free(const tw_mem *mem, tw_bpf *b)
 			if (b->progs[k].cpu_fds[c] >= 0)
 				close(b->progs[k].cpu_fds[c]);
 		tw_free(mem, b->progs[k].cpu_fds);
+		tw_free(mem, b->progs[k].upath);
 		if (b->progs[k].fd >= 0)
 			close(b->progs[k].fd);
 		tw_free(mem, b->progs[k].insns);

@@ -76,8 +76,7 @@ static void other_probe_type(tw_compiler *c, const tw_probe_spec *s)
 	static const char *const kprobes[] = {
 		"kprobe", "kretprobe", "k", "kr", "kfunc",	   "kretfunc",
 		"fentry", "fexit",     "f", "fr", "rawtracepoint", "rt"};
-	static const char *const uprobes[] = {"uprobe", "uretprobe", "u",
-					      "ur",	"usdt",	     "U"};
+	static const char *const uprobes[] = {"usdt", "U"};
 	static const char *const perf[] = {
 		"hardware",	   "h",	   "watchpoint", "w",
 		"asyncwatchpoint", "iter", "it"};
@@ -111,10 +110,9 @@ static void other_probe_type(tw_compiler *c, const tw_probe_spec *s)
 	for (size_t i = 0; i < TW_ARRAY_SIZE(uprobes); i++)
 		if (!strcmp(sys, uprobes[i]))
 			tw_sc_error(c, TRAWL_ENOENT, s->line, s->col,
-				    "'%.*s': user-space probes are not among "
-				    "trawl's probes yet (tracefs's "
-				    "uprobe_events is not set up by it); "
-				    "tracepoints are (tracepoint:SYS:EVENT)",
+				    "'%.*s': USDT probes are not among "
+				    "trawl's probes yet; uprobe:PATH:FUNC "
+				    "and tracepoints are",
 				    (int)s->len, s->text);
 	for (size_t i = 0; i < TW_ARRAY_SIZE(perf); i++)
 		if (!strcmp(sys, perf[i]))
@@ -178,6 +176,8 @@ static void resolve_probe(tw_compiler *c, tw_probe *pr)
 			lab += (size_t)w;
 		if (s->kind == PK_PERF)
 			pr->perf = 1;
+		if (s->uprobe)
+			pr->uprobe = s->uprobe;
 		if (s->kind != PK_EVENT) {
 			others++;
 			continue;
@@ -226,6 +226,14 @@ static void resolve_probe(tw_compiler *c, tw_probe *pr)
 			    "BEGIN, END, interval, profile and software probes "
 			    "stand alone");
 	pr->has_event = events > 0;
+	if (pr->uprobe && !c->kernel)
+		tw_sc_error(c, TRAWL_EUNSUPPORTED, pr->specs[0].line,
+			    pr->specs[0].col,
+			    "'%.*s' probes a program's function, which the "
+			    "BPF back end does in a live run (--live, "
+			    "--backend auto or bpf); a trace holds only its "
+			    "events",
+			    (int)pr->specs[0].len, pr->specs[0].text);
 	if (pr->perf && !c->kernel)
 		tw_sc_error(c, TRAWL_EUNSUPPORTED, pr->specs[0].line,
 			    pr->specs[0].col,
@@ -235,6 +243,9 @@ static void resolve_probe(tw_compiler *c, tw_probe *pr)
 			    "trace holds only its events (a perf.data's "
 			    "samples are perf:cpu_clock ... events)",
 			    (int)pr->specs[0].len, pr->specs[0].text);
+	for (size_t k = 0; k < pr->nspecs; k++)
+		if (pr->specs[k].uprobe)
+			tw_uprobe_resolve(c, &pr->specs[k]);
 	if (pr->perf && !pr->user_line) {
 		/* sampled in the kernel or not at all */
 		pr->user_line = pr->specs[0].line;
@@ -727,6 +738,24 @@ static void expr(tw_compiler *c, tw_node *n)
 				       "probe has no event"
 				     : "event probes (and the task's context "
 				       "in profile and software probes)");
+		if ((n->op >= CX_ARG0 && n->op <= CX_FUNC) &&
+		    (!pr->uprobe || (n->op == CX_RETVAL && pr->uprobe != 2)))
+			ERR(c, n, TRAWL_EPARSE,
+			    "'%s' is %s: only %s probes have it", n->name,
+			    n->op == CX_RETVAL ? "a function's return value"
+			    : n->op == CX_FUNC ? "the probed function's name"
+					       : "a function's argument",
+			    n->op == CX_RETVAL ? "uretprobe"
+					       : "uprobe and "
+						 "uretprobe");
+		if (n->op >= CX_ARG0 && n->op <= CX_RETVAL) {
+			n->type = TY_INT;
+			return;
+		}
+		if (n->op == CX_FUNC) {
+			n->type = TY_STR;
+			return;
+		}
 		if (n->op == CX_KSTACK) {
 			n->type = TW_STACK_TYPE((int)(n->ival & 0xff),
 						(int)(n->ival >> 8));
@@ -741,8 +770,8 @@ static void expr(tw_compiler *c, tw_node *n)
 			n->type = TY_INT;
 			return;
 		}
-		if (n->op == CX_UID || n->op == CX_GID ||
-		    n->op == CX_CGROUP || n->op == CX_USERNAME) {
+		if (n->op == CX_UID || n->op == CX_GID || n->op == CX_CGROUP ||
+		    n->op == CX_USERNAME) {
 			/* the task's credentials and cgroup: no event
 			 * carries them */
 			static const char *const what[] = {

@@ -178,20 +178,24 @@ static const struct {
 	const char *name;
 	int id;
 } ctx_names[] = {
-	{"ts", CX_TS},	     {"nsecs", CX_TS},	      {"usecs", CX_USECS},
-	{"cpu", CX_CPU},     {"pid", CX_PID},	      {"tid", CX_TID},
-	{"tgid", CX_TGID},   {"comm", CX_COMM},	      {"event", CX_EVENT},
-	{"probe", CX_PROBE}, {"elapsed", CX_ELAPSED}, {"uid", CX_UID},
-	{"gid", CX_GID},     {"curtask", CX_CURTASK},
-	{"cgroup", CX_CGROUP}, {"username", CX_USERNAME},
+	{"ts", CX_TS},		 {"nsecs", CX_TS},
+	{"usecs", CX_USECS},	 {"cpu", CX_CPU},
+	{"pid", CX_PID},	 {"tid", CX_TID},
+	{"tgid", CX_TGID},	 {"comm", CX_COMM},
+	{"event", CX_EVENT},	 {"probe", CX_PROBE},
+	{"elapsed", CX_ELAPSED}, {"uid", CX_UID},
+	{"gid", CX_GID},	 {"curtask", CX_CURTASK},
+	{"cgroup", CX_CGROUP},	 {"username", CX_USERNAME},
+	{"arg0", CX_ARG0},	 {"arg1", CX_ARG0 + 1},
+	{"arg2", CX_ARG0 + 2},	 {"arg3", CX_ARG0 + 3},
+	{"arg4", CX_ARG0 + 4},	 {"arg5", CX_ARG5},
+	{"retval", CX_RETVAL},	 {"func", CX_FUNC},
 };
 
 /* bpftrace's builtins that no event of the ftrace back end carries: a
  * clear refusal instead of "unknown name". */
-static const char *const bpf_only_names[] = {
-	"ustack", "cpid",	  "rand", "retval",
-	"func",	    "sarg0",  "arg0",	"arg1",	  "arg2", "arg3",
-	"arg4",	    "arg5",   "numaid", "jiffies"};
+static const char *const bpf_only_names[] = {"ustack", "cpid",	 "rand",
+					     "sarg0",  "numaid", "jiffies"};
 
 /* Functions that need a probe in the kernel (the BPF back end): what
  * each reads or does that the ftrace back end's events cannot give. */
@@ -217,9 +221,9 @@ static const struct {
 
 /* bpftrace's functions that could be here but are not yet. */
 static const char *const not_yet_calls[] = {
-	"usym",    "pton",	   "macaddr",	  "cgroupid",
-	"system",   "cat",     "strerror", "cgroup_path", "unwatch",
-	"len",	    "has_key", "debugf",   "errorf"};
+	"usym",	   "pton",     "macaddr",     "cgroupid", "system",
+	"cat",	   "strerror", "cgroup_path", "unwatch",  "len",
+	"has_key", "debugf",   "errorf"};
 
 /* bpftrace's integer types: a cast keeps the low bits, signed ones
  * sign-extended */
@@ -1018,6 +1022,19 @@ static void perf_spec(tw_compiler *c, const tw_token *t, tw_probe_spec *s,
 		    (int)t->len, t->text);
 }
 
+/* uprobe: uretprobe: u: ur: -> the prefix's length, else 0 */
+static size_t uprobe_prefix(const char *p, size_t n)
+{
+	static const char *const prefixes[] = {
+		"uprobe:", "uretprobe:", "u:", "ur:"};
+	for (size_t i = 0; i < TW_ARRAY_SIZE(prefixes); i++) {
+		size_t k = strlen(prefixes[i]);
+		if (n > k && memcmp(p, prefixes[i], k) == 0)
+			return k;
+	}
+	return 0;
+}
+
 /* spec -> 'BEGIN' | 'END' | 'interval:' N UNIT | 'profile:' UNIT ':' N |
  * 'software:' EVENT [ ':' N ] | [ 'tracepoint:' ] [ SYS ':' ] EVENT */
 static void spec(tw_compiler *c, tw_probe_spec *s)
@@ -1047,6 +1064,19 @@ static void spec(tw_compiler *c, tw_probe_spec *s)
 		   (n > 2 && memcmp(p, "s:", 2) == 0)) {
 		size_t k = p[1] == ':' ? 2 : 9;
 		perf_spec(c, &t, s, 0, p + k, n - k);
+	} else if (uprobe_prefix(p, n)) {
+		/* uprobe:PATH:FUNC: FUNC after the last ':' */
+		size_t k = uprobe_prefix(p, n);
+		s->kind = PK_PERF;
+		s->uprobe = p[1] == 'r' ? 2 : 1; /* uretprobe:, ur: */
+		const char *colon = memrchr(p + k, ':', n - k);
+		if (!colon || colon == p + k || colon + 1 == p + n)
+			tw_sc_error(c, TRAWL_EPARSE, t.line, t.col,
+				    "cannot read '%.*s' (uprobe:PATH:FUNC, "
+				    "uretprobe:/bin/bash:readline)",
+				    (int)t.len, t.text);
+		s->upath = dup(c, p + k, (size_t)(colon - (p + k)));
+		s->name = dup(c, colon + 1, (size_t)(p + n - colon - 1));
 	} else {
 		s->kind = PK_EVENT;
 		if (n > 11 && memcmp(p, "tracepoint:", 11) == 0)

@@ -260,6 +260,10 @@ enum tw_ctx_id {
 	CX_CURTASK, /* the task's struct task_struct *: in the kernel only */
 	CX_CGROUP,  /* the task's cgroup v2 id: in the kernel only */
 	CX_USERNAME, /* the name of the task's uid: in the kernel only */
+	CX_ARG0,     /* a uprobe's function's arguments, arg0 .. arg5 */
+	CX_ARG5 = CX_ARG0 + 5,
+	CX_RETVAL, /* a uretprobe's function's return value */
+	CX_FUNC,   /* a uprobe's function's name */
 };
 
 enum tw_call_id {
@@ -361,8 +365,15 @@ typedef struct tw_probe_spec {
 	int64_t period; /* PK_INTERVAL: ns; PK_PERF: the sample period (ns
 			 * of cpu-clock, or events), 0 with freq */
 	uint64_t freq;	/* PK_PERF: samples a second (profile:hz:N) */
-	uint32_t perf_type;   /* PK_PERF: PERF_TYPE_SOFTWARE */
-	uint64_t perf_config; /* PK_PERF: PERF_COUNT_SW_* */
+	uint32_t perf_type;   /* PK_PERF: PERF_TYPE_SOFTWARE, or the uprobe
+			       * PMU's type (uprobe.c) */
+	uint64_t perf_config; /* PK_PERF: PERF_COUNT_SW_*; a uprobe's: its
+			       * return-probe bit */
+	/* PK_PERF, uprobe:PATH:FUNC (name: FUNC): 1 a uprobe, 2 a
+	 * uretprobe; the file (resolved by uprobe.c) and FUNC's offset */
+	int uprobe;
+	const char *upath;
+	uint64_t uoffset;
 	uint32_t line, col;
 } tw_probe_spec;
 
@@ -382,6 +393,8 @@ typedef struct tw_probe {
 	int has_event; /* an event probe: context and args available */
 	int perf;      /* a perf event's (PK_PERF): the task's context, no
 			* args; in the kernel only */
+	int uprobe;    /* of those, a uprobe's (1) or uretprobe's (2):
+			* arg0 .. arg5, retval, func */
 	int nslots;    /* check.c: its $vars (slots 0 .. nslots - 1) */
 	int kind;      /* script.c: PK_EVENT, or the one spec's kind */
 	/* lower.c */
@@ -592,6 +605,10 @@ void tw_sc_grow(tw_compiler *c, void **pp, size_t *cap, size_t need,
  * when the filter language cannot say it (caller frees with tw_free). */
 char *tw_filter_of(tw_compiler *c, const tw_node *pred,
 		   const tw_schema_event *e);
+
+/* uprobe.c: a uprobe spec's file, FUNC's offset in it and the uprobe
+ * PMU's perf type and config; errors at the spec. */
+void tw_uprobe_resolve(tw_compiler *c, tw_probe_spec *s);
 
 void tw_parse_program(tw_compiler *c);
 void tw_check_program(tw_compiler *c);

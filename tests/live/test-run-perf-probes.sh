@@ -9,11 +9,14 @@
 # lists); loads.bt as written, on a kallsyms that names avenrun there
 # (TRAWL_KALLSYMS), and on this kernel's, where it has no address
 # (bpftrace fails the same); off line and on the ftrace back end they are
-# refused. tracefs and the kernel's BPF objects as they were after each.
+# refused; uprobe and uretprobe on a known target's function (its calls,
+# arguments and return values; a misspelt function names the nearest).
+# tracefs and the kernel's BPF objects as they were after each.
 # Root, tracefs and BPF only: skipped (exit 77) otherwise.
-# usage: test-run-perf-probes.sh TRAWL
+# usage: test-run-perf-probes.sh TRAWL UPROBE-TARGET
 set -u
 TRAWL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+TARGET=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 TFS=/sys/kernel/tracing
 export LC_ALL=C
 
@@ -116,6 +119,29 @@ print(" ".join("%d.%03d" % (x >> 11, ((x & 2047) * 1000) >> 11) for x in v))')
 	fi
 	check "tracefs and BPF objects as they were" same_all
 fi
+
+# uprobes: 30 calls of trawl_target_add(i % 3, 100), each argument
+# pair 10 times, returning 100 + i % 3; u: and ur: as bpftrace spells them
+begin_all
+check "uprobe and uretprobe of the target" status 0 "$TRAWL" run --live \
+	-e "uprobe:$TARGET:trawl_target_add { @[arg0, arg1] = count(); @p[probe, func] = count(); }
+	    ur:$TARGET:trawl_target_add { @r[retval] = count(); }" -- "$TARGET" 30
+cp "$T/out" "$T/uprobe.out"
+check "uprobe: the target ran (its sum)" grep -qx 3030 "$T/uprobe.out"
+for a in 0 1 2; do
+	check "uprobe: arguments ($a, 100) 10 times" grep -qx "@\[$a, 100\]: 10" "$T/uprobe.out"
+	check "uretprobe: $((100 + a)) returned 10 times" grep -qx "@r\[$((100 + a))\]: 10" "$T/uprobe.out"
+done
+check "uprobe: probe and func" grep -qx "@p\[uprobe:$TARGET:trawl_target_add, trawl_target_add\]: 30" "$T/uprobe.out"
+check "tracefs and BPF objects as they were" same_all
+check "a misspelt function is refused" status 1 "$TRAWL" run --live -d 0.1 \
+	-e "u:$TARGET:trawl_target_ad { @ = count(); }"
+check "  naming the nearest" grep -q "no function trawl_target_ad in $TARGET (did you mean 'trawl_target_add'?)" "$T/err"
+check "retval outside a uretprobe is refused" status 1 "$TRAWL" run --live -d 0.1 \
+	-e "uprobe:$TARGET:trawl_target_add { @ = sum(retval); }"
+check "  saying so" grep -q "'retval' is a function's return value: only uretprobe probes have it" "$T/err"
+check "arg0 in a tracepoint probe is refused" status 1 "$TRAWL" run --live -d 0.1 \
+	-e 'tracepoint:sched:sched_switch { @[arg0] = count(); }'
 
 # refusals: off line, on the ftrace back end, and what a perf probe lacks
 check "a profile probe off line is refused" status 1 "$TRAWL" run \

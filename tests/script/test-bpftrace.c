@@ -280,10 +280,16 @@ Test(bpftrace, other_probe_types_say_what_this_back_end_lacks)
 	      "not among trawl's probes yet (they need kprobe_events, or the "
 	      "BPF back end of issue 24); tracepoints are "
 	      "(tracepoint:SYS:EVENT)");
-	fails("uprobe:/bin/bash:readline { }", TRAWL_ENOENT,
-	      "t.tw:1:1: 'uprobe:/bin/bash:readline': user-space probes are "
-	      "not among trawl's probes yet (tracefs's uprobe_events is not "
-	      "set up by it); tracepoints are (tracepoint:SYS:EVENT)");
+	fails("uprobe:/bin/bash:readline { }", TRAWL_EUNSUPPORTED,
+	      "t.tw:1:1: 'uprobe:/bin/bash:readline' probes a program's "
+	      "function, which the BPF back end does in a live run (--live, "
+	      "--backend auto or bpf); a trace holds only its events");
+	fails("usdt:/bin/bash:probe { }", TRAWL_ENOENT,
+	      "t.tw:1:1: 'usdt:/bin/bash:probe': USDT probes are not among "
+	      "trawl's probes yet; uprobe:PATH:FUNC and tracepoints are");
+	fails("uprobe:/bin/bash { }", TRAWL_EPARSE,
+	      "t.tw:1:1: cannot read 'uprobe:/bin/bash' (uprobe:PATH:FUNC, "
+	      "uretprobe:/bin/bash:readline)");
 	fails("BEGIN { }\nprofile:hz:99 { }", TRAWL_EUNSUPPORTED,
 	      "t.tw:2:1: 'profile:hz:99' is a perf event, which a probe in "
 	      "the kernel samples: a live run with the BPF back end opens it "
