@@ -167,6 +167,11 @@ static inline int tw_in_window(const trawl_analysis *a, const trawl_event *ev)
 	return 1;
 }
 
+/* Where states still open at the end are closed: the trace's last event
+ * (or last, the last the analysis saw, when later), or --to when before
+ * it. */
+int64_t tw_analysis_end(const trawl_analysis *a, int64_t last);
+
 /* Whether a task passes the pid and pids filters. */
 int tw_pid_wanted(const trawl_analysis *a, int pid);
 /* Whether a task passes the pid, pids and comm filters. */

@@ -245,6 +245,17 @@ void tw_part_anomaly(tw_part *p, unsigned i, const char *what, int64_t ts)
 	an->count++;
 }
 
+int64_t tw_analysis_end(const trawl_analysis *a, int64_t last)
+{
+	const trawl_stats *st = trawl_trace_stats(a->t);
+	int64_t end = last;
+	if (st && st->events && st->last_time > end)
+		end = st->last_time;
+	if ((a->filter.set & TRAWL_FILTER_TO) && end > a->filter.to)
+		end = a->filter.to;
+	return end;
+}
+
 int tw_pid_wanted(const trawl_analysis *a, int pid)
 {
 	if ((a->filter.set & TRAWL_FILTER_PID) && pid != a->filter.pid)

@@ -138,20 +138,35 @@ static int target_cpu(trawl_analysis *a, const trawl_event *ev, trawl_field f,
 	return (int)cpu;
 }
 
+/*
+ * What an event in the window says: the CPU (*cpu) and its new state
+ * (*value) from the event's fields. Return: 1 to go on, 0 to pass it by
+ * (outside the window, or fields it lacks), -1 out of memory.
+ */
+static int cpu_state_of(trawl_analysis *a, const trawl_event *ev,
+			trawl_field cpu_f, trawl_field value_f, int part,
+			int *cpu, int64_t *value)
+{
+	struct power *p = a->state;
+	if (!tw_in_window(a, ev))
+		return 0;
+	p->last = trawl_event_time(ev);
+	*cpu = target_cpu(a, ev, cpu_f, part);
+	if (*cpu == -2)
+		return -1;
+	return *cpu >= 0 && !trawl_event_get_int(ev, value_f, value);
+}
+
 static int on_frequency(const trawl_event *ev, void *ctx)
 {
 	trawl_analysis *a = ctx;
 	struct power *p = a->state;
-	if (!tw_in_window(a, ev))
-		return 0;
-	int64_t ts = trawl_event_time(ev);
-	p->last = ts;
-	int cpu = target_cpu(a, ev, p->freq_cpu, PART_FREQ);
-	int64_t khz;
-	if (cpu == -2)
-		return tw_oom(a);
-	if (cpu < 0 || trawl_event_get_int(ev, p->freq_state, &khz))
-		return 0;
+	int cpu;
+	int64_t khz, ts = trawl_event_time(ev);
+	int go = cpu_state_of(a, ev, p->freq_cpu, p->freq_state, PART_FREQ,
+			      &cpu, &khz);
+	if (go <= 0)
+		return go < 0 ? tw_oom(a) : 0;
 	struct cpu_state *st = &p->freq[cpu];
 	if (st->value == khz)
 		return 0; /* the same frequency again: one interval */
@@ -165,16 +180,12 @@ static int on_idle(const trawl_event *ev, void *ctx)
 {
 	trawl_analysis *a = ctx;
 	struct power *p = a->state;
-	if (!tw_in_window(a, ev))
-		return 0;
-	int64_t ts = trawl_event_time(ev);
-	p->last = ts;
-	int cpu = target_cpu(a, ev, p->idle_cpu, PART_IDLE);
-	int64_t state;
-	if (cpu == -2)
-		return tw_oom(a);
-	if (cpu < 0 || trawl_event_get_int(ev, p->idle_state, &state))
-		return 0;
+	int cpu;
+	int64_t state, ts = trawl_event_time(ev);
+	int go = cpu_state_of(a, ev, p->idle_cpu, p->idle_state, PART_IDLE,
+			      &cpu, &state);
+	if (go <= 0)
+		return go < 0 ? tw_oom(a) : 0;
 	/* (u32)-1 reads as 4294967295, or -1 where the field is signed */
 	if (state == IDLE_EXIT || state == -1)
 		state = ACTIVE;
@@ -196,12 +207,7 @@ static int on_idle(const trawl_event *ev, void *ctx)
 static void finish(trawl_analysis *a)
 {
 	struct power *p = a->state;
-	const trawl_stats *st = trawl_trace_stats(a->t);
-	int64_t end = p->last;
-	if (st && st->events && st->last_time > end)
-		end = st->last_time;
-	if ((a->filter.set & TRAWL_FILTER_TO) && end > a->filter.to)
-		end = a->filter.to;
+	int64_t end = tw_analysis_end(a, p->last);
 	for (size_t c = 0; c < p->ncpus && !a->failed; c++) {
 		close_state(a, PART_FREQ, (int)c, &p->freq[c], end);
 		close_state(a, PART_IDLE, (int)c, &p->idle[c], end);

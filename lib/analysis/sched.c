@@ -441,12 +441,7 @@ static int64_t sum_ns(int64_t a, int64_t b)
 static void finish(trawl_analysis *a)
 {
 	struct sched *s = a->state;
-	const trawl_stats *st = trawl_trace_stats(a->t);
-	int64_t end = s->last;
-	if (st && st->events && st->last_time > end)
-		end = st->last_time;
-	if ((a->filter.set & TRAWL_FILTER_TO) && end > a->filter.to)
-		end = a->filter.to;
+	int64_t end = tw_analysis_end(a, s->last);
 	s->res.start = s->any ? s->first : 0;
 	s->res.end = s->any ? end : 0;
 	s->out_tasks = tw_calloc(a->mem, s->ntasks ? s->ntasks : 1,

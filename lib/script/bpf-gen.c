@@ -1983,20 +1983,27 @@ static void explain(tw_compiler *c, tw_bpf *b)
 }
 
 /* The program of perf probe i (a perf event's, no record). */
-static void perf_prog(gen *g, size_t i)
+/* One more program, of nprobes probes, not loaded. */
+static tw_bpf_prog *new_prog(gen *g, size_t nprobes)
 {
-	tw_compiler *c = g->c;
 	tw_bpf *b = g->b;
-	const tw_probe *pr = &c->probes[i];
 	tw_bpf_prog *np =
-		tw_realloc(c->mem, b->progs, (b->nprogs + 1) * sizeof(*np));
+		tw_realloc(g->c->mem, b->progs, (b->nprogs + 1) * sizeof(*np));
 	if (!np)
-		tw_sc_oom(c);
+		tw_sc_oom(g->c);
 	b->progs = np;
 	tw_bpf_prog *p = &b->progs[b->nprogs++];
 	memset(p, 0, sizeof(*p));
 	p->fd = p->pfd = -1;
-	p->nprobes = 1;
+	p->nprobes = nprobes;
+	return p;
+}
+
+static void perf_prog(gen *g, size_t i)
+{
+	tw_compiler *c = g->c;
+	const tw_probe *pr = &c->probes[i];
+	tw_bpf_prog *p = new_prog(g, 1);
 	p->perf = 1;
 	const tw_probe_spec *sp = &pr->specs[0];
 	snprintf(p->tp, sizeof(p->tp), "%.*s", (int)sp->len, sp->text);
@@ -2143,15 +2150,7 @@ void tw_bpf_plan(tw_compiler *c, tw_bpf *b)
 				n += c->probes[i].events[k] == e;
 		if (!n)
 			continue;
-		tw_bpf_prog *np = tw_realloc(mem, b->progs,
-					     (b->nprogs + 1) * sizeof(*np));
-		if (!np)
-			tw_sc_oom(c);
-		b->progs = np;
-		tw_bpf_prog *p = &b->progs[b->nprogs++];
-		memset(p, 0, sizeof(*p));
-		p->fd = p->pfd = -1;
-		p->nprobes = n;
+		tw_bpf_prog *p = new_prog(g, n);
 		const tw_schema_event *ev = &c->schema.events[e];
 		snprintf(p->tp, sizeof(p->tp), "%s:%s", ev->system, ev->name);
 		p->tp_id = format_id(c, e);

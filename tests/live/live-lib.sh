@@ -138,3 +138,19 @@ status() { # status WANT CMD... : run, keep stdout/stderr in $T/out $T/err
 	local got=$?
 	[ "$got" = "$want" ] || { echo "  exit $got, wanted $want: $*" >&2; cat "$T/err" >&2; return 1; }
 }
+
+# The kernel's BPF objects of trawl's (programs and maps are named so),
+# for the tests of the BPF back end: begin_all and same_all are begin and
+# same_state with them.
+bpf_objects() {
+	if command -v bpftool >/dev/null; then
+		bpftool prog show 2>/dev/null | grep -c ' name trawl ' || true
+		bpftool map show 2>/dev/null | grep -cE ' name (scratch|globals|faults|out|zeros|stacks) ' || true
+	fi
+}
+begin_all() { begin; bpf_objects >"$T/bpf.before"; }
+same_all() {
+	same_state || return 1
+	bpf_objects >"$T/bpf.after"
+	diff -u "$T/bpf.before" "$T/bpf.after" >&2
+}

@@ -39,19 +39,6 @@ if ! "$TRAWL" run --live --backend bpf -d 0.01 \
 	exit 77
 fi
 
-# the kernel's BPF objects of trawl's (programs and maps are named so)
-bpf_objects() {
-	if command -v bpftool >/dev/null; then
-		bpftool prog show 2>/dev/null | grep -c ' name trawl ' || true
-		bpftool map show 2>/dev/null | grep -cE ' name (scratch|globals|faults|out|zeros|stacks) ' || true
-	fi
-}
-begin_all() { begin; bpf_objects >"$T/bpf.before"; }
-same_all() {
-	same_state || return 1
-	bpf_objects >"$T/bpf.after"
-	diff -u "$T/bpf.before" "$T/bpf.after" >&2
-}
 
 # The load: N getppid() calls, then TRIPS round trips of one byte through
 # two pipes between perl and its child.

@@ -33,18 +33,6 @@ if ! "$TRAWL" run --live --backend bpf -d 0.01 \
 	echo "SKIP: BPF perf event programs are not usable here: $(cat "$T/probe.err")"
 	exit 77
 fi
-bpf_objects() {
-	if command -v bpftool >/dev/null; then
-		bpftool prog show 2>/dev/null | grep -c ' name trawl ' || true
-		bpftool map show 2>/dev/null | grep -cE ' name (scratch|globals|faults|out|zeros|stacks) ' || true
-	fi
-}
-begin_all() { begin; bpf_objects >"$T/bpf.before"; }
-same_all() {
-	same_state || return 1
-	bpf_objects >"$T/bpf.after"
-	diff -u "$T/bpf.before" "$T/bpf.after" >&2
-}
 ncpus=$(nproc)
 
 # profile: every online CPU sampled ~99 times in a second, whatever runs
