@@ -769,7 +769,8 @@ static int written_later(const gen *g, const tw_node *n)
 	if (n->kind == N_CALL && (n->op == CALL_KSYM || n->op == CALL_NTOP ||
 				  n->op == CALL_STRFTIME))
 		return 1;
-	if (n->kind == N_CTX && n->op == CX_USERNAME)
+	if (n->kind == N_CTX &&
+	    (n->op == CX_USERNAME || (n->op == CX_PROBE && !g->ev)))
 		return 1;
 	return n->kind == N_VAR && n->slot >= 0 && n->slot < 64 &&
 	       g->var_tagged[n->slot];
@@ -1118,10 +1119,19 @@ static void gstr(gen *g, const tw_node *n, uint32_t off)
 			   TW_USER_TAG[0] | TW_USER_TAG[1] << 8);
 			return;
 		}
-		if (!g->ev && n->op == CX_PROBE) /* a perf event's */
-			snprintf(buf, sizeof(buf), "%s",
-				 g->c->probes[g->probe].label);
-		else if (!g->ev && n->op == CX_FUNC)
+		if (!g->ev && n->op == CX_PROBE) {
+			/* a perf event's, as written (a uprobe's path may
+			 * be longer than a string): written out in user
+			 * space (bpf-sys.c's kernel_text()) */
+			if (g->probe > UINT16_MAX)
+				refuse(g, n, "more than 65535 probes");
+			scr_zero(g, off, STRMAX);
+			st(g, BPF_W, R_SCRATCH, (int16_t)off,
+			   (int32_t)(TW_PROBE_TAG[0] | TW_PROBE_TAG[1] << 8 |
+				     g->probe << 16));
+			return;
+		}
+		if (!g->ev && n->op == CX_FUNC)
 			snprintf(buf, sizeof(buf), "%s",
 				 g->c->probes[g->probe].specs[0].name);
 		else if (!g->ev)

@@ -318,6 +318,14 @@ static const char *kernel_text(trawl_script *s, const char *k, int64_t *len)
 		*len = (int64_t)strlen(t);
 		return t;
 	}
+	if (k[0] == TW_PROBE_TAG[0] && k[1] == TW_PROBE_TAG[1]) {
+		uint16_t probe;
+		memcpy(&probe, k + 2, 2);
+		const char *t =
+			probe < s->nprobes ? s->probes[probe].label : "";
+		*len = (int64_t)strlen(t);
+		return t;
+	}
 	if (k[0] == TW_USER_TAG[0] && k[1] == TW_USER_TAG[1]) {
 		uint64_t uid;
 		memcpy(&uid, k + 8, 8);

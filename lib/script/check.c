@@ -655,6 +655,10 @@ static int user_ptr(tw_compiler *c, const tw_node *n)
 		return n->ival == 1;
 	if (n->kind == N_MAPGET)
 		return c->maps[n->slot].user_ptr;
+	/* a uprobe's function's arguments and return value: maybe
+	 * pointers into the task's memory, which str() reads */
+	if (n->kind == N_CTX && n->op >= CX_ARG0 && n->op <= CX_RETVAL)
+		return 1;
 	return 0;
 }
 

@@ -292,6 +292,9 @@ enum tw_call_id {
 /* strftime() in the kernel: the tag, the format's index (u16) at byte
  * 2, the time (the probe's monotonic ns) at byte 8 */
 #define TW_TIME_TAG "\001T"
+/* probe in a perf event's program (its path may be longer than a
+ * string): the tag, the probe's index (u16) at byte 2 */
+#define TW_PROBE_TAG "\001P"
 
 /* ksym(): the name of the kernel symbol holding addr, or "0x..." (in
  * buf, 20 bytes) when none does (script.c). */
@@ -399,7 +402,7 @@ typedef struct tw_probe {
 	int kind;      /* script.c: PK_EVENT, or the one spec's kind */
 	/* lower.c */
 	size_t code_start;
-	char label[96]; /* the specs as written, for fault messages */
+	char label[320]; /* the specs as written (probe; fault messages) */
 	char **fnames;	/* script.c: the field names, for array reads */
 	size_t nfnames;
 	/* check.c: where it first reads the task's memory (str() of a user
@@ -759,7 +762,7 @@ typedef struct tw_fault {
 	size_t probe;
 	uint32_t pc;
 	uint64_t count;
-	char msg[400];
+	char msg[800];
 } tw_fault;
 
 /* One event a probe matches: its subscription context. */

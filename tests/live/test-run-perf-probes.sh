@@ -112,15 +112,20 @@ fi
 # pair 10 times, returning 100 + i % 3; u: and ur: as bpftrace spells them
 begin_all
 check "uprobe and uretprobe of the target" status 0 "$TRAWL" run --live \
-	-e "uprobe:$TARGET:trawl_target_add { @[arg0, arg1] = count(); @p[probe, func] = count(); }
-	    ur:$TARGET:trawl_target_add { @r[retval] = count(); }" -- "$TARGET" 30
+	-e "uprobe:$TARGET:trawl_target_add { @[arg0, arg1] = count(); @f[func] = count();
+		if (arg0 == 2) { printf(\"%s\\n\", probe); } }
+	    ur:$TARGET:trawl_target_add { @r[retval] = count(); }
+	    uprobe:$TARGET:trawl_target_name { @s[str(arg0)] = count(); }" -- "$TARGET" 30
 cp "$T/out" "$T/uprobe.out"
-check "uprobe: the target ran (its sum)" grep -qx 3030 "$T/uprobe.out"
+check "uprobe: the target ran (its sum)" grep -qx "3030 12" "$T/uprobe.out"
+check "uprobe: str(arg0) reads the task's string" grep -qx "@s\[trawl-uprobe\]: 1" "$T/uprobe.out"
 for a in 0 1 2; do
 	check "uprobe: arguments ($a, 100) 10 times" grep -qx "@\[$a, 100\]: 10" "$T/uprobe.out"
 	check "uretprobe: $((100 + a)) returned 10 times" grep -qx "@r\[$((100 + a))\]: 10" "$T/uprobe.out"
 done
-check "uprobe: probe and func" grep -qx "@p\[uprobe:$TARGET:trawl_target_add, trawl_target_add\]: 30" "$T/uprobe.out"
+check "uprobe: func" grep -qx "@f\[trawl_target_add\]: 30" "$T/uprobe.out"
+check "uprobe: probe, whole however long its path" \
+	test "$(grep -cx "uprobe:$TARGET:trawl_target_add" "$T/uprobe.out")" = 10
 check "tracefs and BPF objects as they were" same_all
 check "a misspelt function is refused" status 1 "$TRAWL" run --live -d 0.1 \
 	-e "u:$TARGET:trawl_target_ad { @ = count(); }"
