@@ -95,6 +95,37 @@ struct view_iter {
 };
 
 int view_steps_add(struct view_steps *s, int64_t t, int64_t v, uint32_t aux);
+
+static inline uint8_t *view_put_varint(uint8_t *o, uint64_t v)
+{
+	while (v >= 0x80) {
+		*o++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*o++ = (uint8_t)v;
+	return o;
+}
+
+/* view_steps_add(), the common case inline: a change inside a block, in
+ * time order, with room for it. */
+static inline int view_steps_push(struct view_steps *s, int64_t t, int64_t v,
+				  uint32_t aux)
+{
+	if (s->n % VIEW_BLOCK == 0 || s->nbytes + 32 > s->cap ||
+	    t < s->last_t || s->oom)
+		return view_steps_add(s, t, v, aux);
+	uint64_t dv = (uint64_t)v - (uint64_t)s->last_v;
+	uint8_t *o = s->bytes + s->nbytes;
+	o = view_put_varint(o, (uint64_t)(t - s->last_t));
+	o = view_put_varint(o, (dv << 1) ^ (uint64_t)((int64_t)dv >> 63));
+	o = view_put_varint(o, aux);
+	s->nbytes = (size_t)(o - s->bytes);
+	s->last_t = t;
+	s->last_v = v;
+	s->last_aux = aux;
+	s->n++;
+	return 0;
+}
 void view_steps_free(struct view_steps *s);
 /* Give back the room grown for more changes (the lane is complete). */
 void view_steps_shrink(struct view_steps *s);
