@@ -257,6 +257,23 @@ int view_scan_next(struct view_scan *sc, struct view_step *out)
 	return 1;
 }
 
+ssize_t view_scan_fill(struct view_scan *sc, struct view_step *out, size_t max)
+{
+	if (!sc->started) {
+		sc->started = 1;
+		int r = next_part(sc);
+		if (r)
+			return r < 0 ? -1 : 0;
+	}
+	size_t n;
+	while (!(n = view_iter_fill(&sc->it, out, max))) {
+		int r = next_part(sc);
+		if (r)
+			return r < 0 ? -1 : 0;
+	}
+	return (ssize_t)n;
+}
+
 void view_scan_end(struct view_scan *sc)
 {
 	free(sc->buf.bytes);

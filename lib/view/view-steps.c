@@ -188,6 +188,49 @@ int view_iter_next(struct view_iter *it, struct view_step *out)
 	return 1;
 }
 
+size_t view_iter_fill(struct view_iter *it, struct view_step *out, size_t max)
+{
+	const struct view_steps *s = it->s;
+	size_t n = 0;
+	while (n < max && s && it->block < s->nblocks) {
+		if (it->in >= block_len(s, it->block)) {
+			if (it->block + 1 >= s->nblocks) {
+				it->block = s->nblocks;
+				break;
+			}
+			enter_block(it, it->block + 1);
+		}
+		unsigned len = block_len(s, it->block);
+		/* the rest of the block, as view_iter_next() reads it */
+		const uint8_t *p = it->p;
+		struct view_step cur = it->cur;
+		unsigned in = it->in;
+		uint64_t x;
+		if (in == 0) {
+			cur.t = s->blocks[it->block].t0;
+			cur.v = s->blocks[it->block].v0;
+			p = get_varint(p, &x);
+			cur.aux = (uint32_t)x;
+			out[n++] = cur;
+			in++;
+		}
+		for (; in < len && n < max; in++) {
+			p = get_varint(p, &x);
+			cur.t += (int64_t)x;
+			p = get_varint(p, &x);
+			cur.v = (int64_t)((uint64_t)cur.v +
+					  (uint64_t)unzigzag(x));
+			p = get_varint(p, &x);
+			cur.aux = (uint32_t)x;
+			out[n++] = cur;
+		}
+		it->p = p;
+		it->cur = cur;
+		it->in = in;
+	}
+	return n;
+}
+
 int view_iter_seek(struct view_iter *it, const struct view_steps *s, int64_t t)
 {
 	memset(it, 0, sizeof(*it));

@@ -135,6 +135,9 @@ void view_steps_shrink(struct view_steps *s);
 int view_iter_seek(struct view_iter *it, const struct view_steps *s, int64_t t);
 /* The next change: 1, or 0 at the end. */
 int view_iter_next(struct view_iter *it, struct view_step *out);
+/* Up to max changes at once, as view_iter_next() gives them. Return: how
+ * many (0 at the end). */
+size_t view_iter_fill(struct view_iter *it, struct view_step *out, size_t max);
 /* Position at the first change in memory (blocks[0]). */
 void view_iter_start(struct view_iter *it, const struct view_steps *s);
 /* Memory held (view_steps_bytes), and what it would be shrunk with the
@@ -181,6 +184,9 @@ int view_scan_seek(struct view_scan *sc, const struct view_steps *s, int64_t t);
 /* Return: 1 a change, 0 the end, -1 the spill file could not be read
  * (errno). */
 int view_scan_next(struct view_scan *sc, struct view_step *out);
+/* Up to max changes at once. Return: how many, 0 the end, -1 as
+ * view_scan_next(). */
+ssize_t view_scan_fill(struct view_scan *sc, struct view_step *out, size_t max);
 void view_scan_end(struct view_scan *sc);
 
 enum view_lane_kind {
