@@ -395,7 +395,9 @@ static void buffer_of(struct builder *b, const trawl_event *ev)
 	b->buffer = b->nbuffers - 1;
 }
 
-static uint32_t cpu_lane(struct builder *b, int cpu, enum cpu_slot which)
+/* cpu_lane() of a lane not made yet (or a CPU not seen yet). */
+static __attribute__((noinline)) uint32_t
+cpu_lane_new(struct builder *b, int cpu, enum cpu_slot which)
 {
 	struct cpu_lanes *c = cpu_of(b, cpu);
 	if (!c)
@@ -422,6 +424,17 @@ static uint32_t cpu_lane(struct builder *b, int cpu, enum cpu_slot which)
 			b->ix->lanes[*slot].buffer = b->buffer;
 	}
 	return *slot;
+}
+
+static inline uint32_t cpu_lane(struct builder *b, int cpu, enum cpu_slot which)
+{
+	/* a lane there was made by cpu_lane_new(), which counted the CPU */
+	if (cpu >= 0 && cpu < b->ncpus) {
+		uint32_t lane = b->cpus[b->buffer * b->ncpus + cpu].lane[which];
+		if (lane != NONE)
+			return lane;
+	}
+	return cpu_lane_new(b, cpu, which);
 }
 
 static uint64_t mix(uint64_t x)
@@ -941,7 +954,17 @@ static inline int kind_of(struct builder *b, const trawl_event *ev)
 	return kind_new(b, ev, type);
 }
 
-static void check_lost(struct builder *b, int64_t ts)
+static __attribute__((noinline)) void lost_step(struct builder *b, int64_t ts);
+
+static inline void check_lost(struct builder *b, int64_t ts)
+{
+	if (b->stats->lost_events != b->lost_seen ||
+	    (b->replay && !b->lost_known))
+		lost_step(b, ts);
+}
+
+/* check_lost() where the count changed (or a replay's first event). */
+static void lost_step(struct builder *b, int64_t ts)
 {
 	uint64_t lost = b->stats->lost_events;
 	if (b->replay && !b->lost_known) {
