@@ -129,7 +129,9 @@ static int is_busy(int kind, int64_t v)
 }
 
 /* Value v from t0 to t1, counted in the columns it covers. */
-static void acc_segment(struct acc *a, int64_t t0, int64_t t1, int64_t v)
+/* (c: col_of(a, t0) when the caller knows it, t0 in the window; else -1) */
+static inline void acc_segment_in(struct acc *a, int64_t t0, int64_t t1,
+				  int64_t v, int c)
 {
 	int64_t lo = a->from, hi = a->from + a->span;
 	if (t0 < lo)
@@ -141,7 +143,8 @@ static void acc_segment(struct acc *a, int64_t t0, int64_t t1, int64_t v)
 	if (a->kind != VIEW_LANE_COUNTER && v == 0)
 		return;
 	int busy = is_busy(a->kind, v);
-	int c = col_of(a, t0);
+	if (c < 0)
+		c = col_of(a, t0);
 	if (a->shift >= 0 && t1 <= edge(a, c + 1)) {
 		/* the common case (a level's buckets hold about 8 changes):
 		 * inside one column, what the loop below does in its first
@@ -187,6 +190,11 @@ static void acc_segment(struct acc *a, int64_t t0, int64_t t1, int64_t v)
 				col->max = v;
 		}
 	}
+}
+
+static void acc_segment(struct acc *a, int64_t t0, int64_t t1, int64_t v)
+{
+	acc_segment_in(a, t0, t1, v, -1);
 }
 
 /* A change at t: counted where it begins (points: the first is dom). */
@@ -247,6 +255,14 @@ static int feed(struct acc *a, const struct view_index *ix,
 		int64_t next_t = more ? buf[i].t : ix->last + 1;
 		if (l->points) {
 			acc_change(a, s.t, s.v, 1);
+		} else if (a->shift >= 0 && s.t >= a->from &&
+			   s.t < a->from + a->span) {
+			/* acc_change() and acc_segment() of a change inside
+			 * the window: its column found once */
+			int c = (int)((s.t - a->from) >> a->shift);
+			if (a->cols[c].count < UINT32_MAX)
+				a->cols[c].count++;
+			acc_segment_in(a, s.t, next_t, s.v, c);
 		} else {
 			acc_change(a, s.t, s.v, 0);
 			acc_segment(a, s.t, next_t, s.v);

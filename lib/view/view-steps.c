@@ -38,10 +38,15 @@ static uint8_t *put_varint(uint8_t *o, uint64_t v)
 	return o;
 }
 
-static const uint8_t *get_varint(const uint8_t *p, uint64_t *out)
+static inline const uint8_t *get_varint(const uint8_t *p, uint64_t *out)
 {
-	uint64_t v = 0;
-	for (int shift = 0; shift < 64; shift += 7) {
+	uint64_t v = *p++;
+	if (!(v & 0x80)) { /* most values and auxes: one byte */
+		*out = v;
+		return p;
+	}
+	v &= 0x7f;
+	for (int shift = 7; shift < 64; shift += 7) {
 		uint8_t b = *p++;
 		v |= (uint64_t)(b & 0x7f) << shift;
 		if (!(b & 0x80))
