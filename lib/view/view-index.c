@@ -132,7 +132,7 @@ struct builder {
 	int replay;
 	int lost_known; /* replay: lost_seen taken from the first event */
 	int failed;
-	struct view_task *tasks;
+	struct view_task *tasks; /* tasks_of() */
 	/* the tasks of the pids seen last, by pid modulo TASK_CACHE (a
 	 * pid's task never changes) */
 	struct task_slot task_cache[TASK_CACHE];
@@ -339,9 +339,11 @@ static void step(struct builder *b, uint32_t lane, int64_t t, int64_t v,
 		b->failed = 1;
 }
 
-static struct view_task *tasks_of(struct builder *b)
+/* The tasks: the index's in the whole pass (b->tasks follows them as
+ * they move), a replay's own copy. */
+static inline struct view_task *tasks_of(struct builder *b)
 {
-	return b->replay ? b->tasks : b->ix->tasks;
+	return b->tasks;
 }
 
 static struct cpu_lanes *cpu_of(struct builder *b, int cpu)
@@ -522,6 +524,7 @@ static struct view_task *task_new(struct builder *b, int pid)
 		ix->oom = 1;
 		return NULL;
 	}
+	b->tasks = ix->tasks;
 	uint32_t lane = new_lane(ix, VIEW_LANE_TASK, -1, pid, 0, 0);
 	if (lane == NONE)
 		return NULL;
@@ -535,16 +538,19 @@ static struct view_task *task_new(struct builder *b, int pid)
 	return tk;
 }
 
-static void set_comm(struct builder *b, struct view_task *tk, const char *s,
-		     size_t n)
+static inline void set_comm(struct builder *b, struct view_task *tk,
+			    const char *s, size_t n)
 {
 	struct view_index *ix = b->ix;
 	if (!s || !n || b->replay)
 		return;
-	size_t len;
-	const char *cur = view_string(&ix->str, tk->comm, &len);
-	if (tk->comm && len == n && !memcmp(cur, s, n))
-		return;
+	/* the name it has (view_string(), inline: a switch-out asks) */
+	if (tk->comm && tk->comm < ix->str.n) {
+		uint64_t o = ix->str.offs[tk->comm];
+		if ((o & 0xffff) == n &&
+		    !memcmp(ix->str.pool + (o >> 16), s, n))
+			return;
+	}
 	tk->comm = view_intern(&ix->str, s, n);
 	ix->lanes[tk->lane].name = tk->comm;
 }
