@@ -71,6 +71,9 @@ static uint16_t frac(int64_t part, int64_t whole)
 		return 0;
 	if (part >= whole)
 		return 65535;
+	/* the same quotient in 64 bits while it fits (a part under 39 h) */
+	if (part < ((int64_t)1 << 47))
+		return (uint16_t)((uint64_t)part * 65535 / (uint64_t)whole);
 	return (uint16_t)((__int128)part * 65535 / whole);
 }
 
