@@ -241,22 +241,6 @@ static int next_part(struct view_scan *sc)
 	return 0;
 }
 
-int view_scan_next(struct view_scan *sc, struct view_step *out)
-{
-	if (!sc->started) {
-		sc->started = 1;
-		int r = next_part(sc);
-		if (r)
-			return r < 0 ? -1 : 0;
-	}
-	while (!view_iter_next(&sc->it, out)) {
-		int r = next_part(sc);
-		if (r)
-			return r < 0 ? -1 : 0;
-	}
-	return 1;
-}
-
 ssize_t view_scan_fill(struct view_scan *sc, struct view_step *out, size_t max)
 {
 	if (!sc->started) {

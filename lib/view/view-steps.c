@@ -28,16 +28,6 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-static uint8_t *put_varint(uint8_t *o, uint64_t v)
-{
-	while (v >= 0x80) {
-		*o++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*o++ = (uint8_t)v;
-	return o;
-}
-
 static inline const uint8_t *get_varint(const uint8_t *p, uint64_t *out)
 {
 	uint64_t v = *p++;
@@ -82,11 +72,11 @@ int view_steps_add(struct view_steps *s, int64_t t, int64_t v, uint32_t aux)
 		s->blocks[s->nblocks++] =
 			(struct view_block){.t0 = t, .v0 = v, .off = s->nbytes};
 	} else {
-		o = put_varint(o, (uint64_t)(t - s->last_t));
-		o = put_varint(o, zigzag((int64_t)((uint64_t)v -
-						   (uint64_t)s->last_v)));
+		o = view_put_varint(o, (uint64_t)(t - s->last_t));
+		o = view_put_varint(o, zigzag((int64_t)((uint64_t)v -
+							(uint64_t)s->last_v)));
 	}
-	o = put_varint(o, aux);
+	o = view_put_varint(o, aux);
 	s->nbytes = (size_t)(o - s->bytes);
 	s->last_t = t;
 	s->last_v = v;

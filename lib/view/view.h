@@ -70,7 +70,7 @@ struct view_seg {
 /* A lane's changes, in time order (view-steps.c). While indexing, the
  * first of them may be in the spill file (segs, spilled changes: whole
  * blocks), bytes[] and blocks[] then holding the later ones only, and
- * only view_scan_next() reads them all. */
+ * only view_scan_fill() reads them all. */
 struct view_steps {
 	uint8_t *bytes;
 	size_t nbytes, cap;
@@ -181,11 +181,8 @@ void view_scan_start(struct view_scan *sc, const struct view_steps *s,
  * change at or before t (view_iter_seek()). Return: 0, or -1 when it is
  * empty (or spilled). Nothing to end. */
 int view_scan_seek(struct view_scan *sc, const struct view_steps *s, int64_t t);
-/* Return: 1 a change, 0 the end, -1 the spill file could not be read
- * (errno). */
-int view_scan_next(struct view_scan *sc, struct view_step *out);
-/* Up to max changes at once. Return: how many, 0 the end, -1 as
- * view_scan_next(). */
+/* Up to max changes at once. Return: how many, 0 the end, -1 the spill
+ * file could not be read (errno). */
 ssize_t view_scan_fill(struct view_scan *sc, struct view_step *out, size_t max);
 void view_scan_end(struct view_scan *sc);
 
