@@ -168,12 +168,15 @@ static int plan(struct view_index *ix, struct lane_plan *pl)
 	return 0;
 }
 
-/* The lanes' levels, lanes taken in turn by both threads. */
+/* The lanes' levels, lanes taken in turn by both threads, the most
+ * changes first (taken in lane order, a thread that drew the two busiest
+ * lanes last worked alone at the end). */
 struct finish {
 	struct view_index *ix;
 	const struct view_spill *d;
-	size_t next; /* the next lane to take (atomic) */
-	int failed;  /* atomic */
+	size_t (*order)[2]; /* (changes, lane), the most changes first */
+	size_t next;	    /* the next of order to take (atomic) */
+	int failed;	    /* atomic */
 	int err;
 };
 
@@ -186,7 +189,7 @@ static void *levels_worker(void *arg)
 		if (i >= ix->nlanes ||
 		    __atomic_load_n(&f->failed, __ATOMIC_RELAXED))
 			break;
-		struct view_lane *l = &ix->lanes[i];
+		struct view_lane *l = &ix->lanes[f->order[i][1]];
 		l->changes = l->steps.n;
 		struct view_scan sc;
 		view_scan_start(&sc, &l->steps, f->d);
@@ -218,14 +221,26 @@ int view_index_finish(struct view_index *ix, const struct view_spill *d)
 		return -1;
 	}
 	free(pl);
+	size_t(*order)[2] =
+		malloc((ix->nlanes ? ix->nlanes : 1) * sizeof(*order));
+	if (!order) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (size_t i = 0; i < ix->nlanes; i++) {
+		order[i][0] = (size_t)ix->lanes[i].steps.n;
+		order[i][1] = i;
+	}
+	qsort(order, ix->nlanes, sizeof(*order), by_bytes);
 	/* the reader's thread is done: the levels take both cores */
-	struct finish f = {.ix = ix, .d = d};
+	struct finish f = {.ix = ix, .d = d, .order = order};
 	pthread_t tid;
 	int two = ix->nlanes > 1 &&
 		  !pthread_create(&tid, NULL, levels_worker, &f);
 	levels_worker(&f);
 	if (two)
 		pthread_join(tid, NULL);
+	free(order);
 	if (f.failed) {
 		errno = f.err;
 		return -1;

@@ -28,6 +28,17 @@
 #define MAX_CPUS       4096
 #define MAX_OPEN_ASYNC 4096
 #define MAX_BUFFERS    16
+#define TASK_CACHE     256 /* pids remembered by task_of(), a power of 2 */
+
+/* The wakeup events, each with field handles of its own: a handle read
+ * from one type only stays on the reader's fast path (a handle shared by
+ * two types alternating is looked up again at each event). */
+static const char *const wake_names[] = {
+	"sched_waking",
+	"sched_wakeup",
+	"sched_wakeup_new",
+};
+#define NWAKE (sizeof(wake_names) / sizeof(*wake_names))
 
 static const char *const softirq_names[] = {
 	"HI",	    "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
@@ -37,7 +48,9 @@ static const char *const softirq_names[] = {
 enum kind {
 	K_OTHER = 0,
 	K_SWITCH,
-	K_WAKE,
+	K_WAKING, /* the wakeups, in the order of wake_names[] */
+	K_WAKEUP,
+	K_WAKEUP_NEW,
 	K_HARD_ENTRY,
 	K_HARD_EXIT,
 	K_SOFT_ENTRY,
@@ -70,6 +83,12 @@ _Static_assert(sizeof(struct cpu_lanes) ==
 		       sizeof(*((struct view_replay_tables *)0)->cpus),
 	       "view.h's cpus[] holds a struct cpu_lanes");
 
+/* A pid's task, remembered: index + 1, 0 none. */
+struct task_slot {
+	int pid;
+	uint32_t index1;
+};
+
 struct open_async {
 	int64_t pid, cookie;
 	uint32_t name;
@@ -80,7 +99,7 @@ struct builder {
 	struct view_index *ix;
 	const struct view_build_opts *opts; /* the whole pass's */
 	trawl_field prev_comm, prev_state, next_pid, next_comm;
-	trawl_field woken_pid, woken_comm;
+	trawl_field woken_pid[NWAKE], woken_comm[NWAKE];
 	trawl_field irq, irq_name, vec, action, function, freq, freq_cpu;
 	trawl_field idle, idle_cpu;
 	trawl_field buf;
@@ -106,13 +125,17 @@ struct builder {
 	uint32_t marker_lane, lost_lane;
 	uint64_t lost_seen;
 	trawl_trace *t;
+	const trawl_stats *stats; /* t's, updated as it is read */
 	/* Reading a window back (view_replay_run()): nothing of the index is
 	 * written; lanes and strings are looked up, never made; the tasks'
 	 * state is this copy; changes go to out or emit. */
 	int replay;
 	int lost_known; /* replay: lost_seen taken from the first event */
 	int failed;
-	struct view_task *tasks;
+	struct view_task *tasks; /* tasks_of() */
+	/* the tasks of the pids seen last, by pid modulo TASK_CACHE (a
+	 * pid's task never changes) */
+	struct task_slot task_cache[TASK_CACHE];
 	struct view_replay *out;
 	view_emit emit;
 	void *emit_ctx;
@@ -286,17 +309,25 @@ static void step(struct builder *b, uint32_t lane, int64_t t, int64_t v,
 		if (s->n &&
 		    (l->kind == VIEW_LANE_CPU || l->kind == VIEW_LANE_TASK))
 			whole_step(b, l, t, v);
-		/* (a lane not spilled has no segments: its memory is this) */
-		size_t had = s->cap + s->bcap * sizeof(*s->blocks);
-		if (view_steps_add(s, t, v, aux))
+		size_t cap = s->cap, bcap = s->bcap;
+		if (view_steps_push(s, t, v, aux)) {
 			b->ix->oom = 1;
-		else if (b->spill && s->nsegs && s->nbytes >= b->spill->seg) {
-			if (view_spill_out(b->spill, s))
+			return;
+		}
+		if (!b->spill)
+			return;
+		if (s->nsegs) {
+			if (s->nbytes >= b->spill->seg &&
+			    view_spill_out(b->spill, s))
 				spill_failed(b);
-		} else if (b->spill && !s->nsegs &&
-			   (b->mem += s->cap + s->bcap * sizeof(*s->blocks) -
-				      had) > b->look_at)
-			spill_largest(b);
+		} else if (s->cap != cap || s->bcap != bcap) {
+			/* a lane not spilled has no segments: its memory
+			 * is its bytes and blocks, and only grows */
+			b->mem += (s->cap - cap) +
+				  (s->bcap - bcap) * sizeof(*s->blocks);
+			if (b->mem > b->look_at)
+				spill_largest(b);
+		}
 		return;
 	}
 	if (lane >= b->ix->nlanes)
@@ -304,13 +335,15 @@ static void step(struct builder *b, uint32_t lane, int64_t t, int64_t v,
 	struct view_step st = {t, v, aux};
 	if (b->emit)
 		b->emit(b->emit_ctx, lane, &st);
-	else if (view_steps_add(&b->out->steps[lane], t, v, aux))
+	else if (view_steps_push(&b->out->steps[lane], t, v, aux))
 		b->failed = 1;
 }
 
-static struct view_task *tasks_of(struct builder *b)
+/* The tasks: the index's in the whole pass (b->tasks follows them as
+ * they move), a replay's own copy. */
+static inline struct view_task *tasks_of(struct builder *b)
 {
-	return b->replay ? b->tasks : b->ix->tasks;
+	return b->tasks;
 }
 
 static struct cpu_lanes *cpu_of(struct builder *b, int cpu)
@@ -364,7 +397,9 @@ static void buffer_of(struct builder *b, const trawl_event *ev)
 	b->buffer = b->nbuffers - 1;
 }
 
-static uint32_t cpu_lane(struct builder *b, int cpu, enum cpu_slot which)
+/* cpu_lane() of a lane not made yet (or a CPU not seen yet). */
+static __attribute__((noinline)) uint32_t
+cpu_lane_new(struct builder *b, int cpu, enum cpu_slot which)
 {
 	struct cpu_lanes *c = cpu_of(b, cpu);
 	if (!c)
@@ -391,6 +426,17 @@ static uint32_t cpu_lane(struct builder *b, int cpu, enum cpu_slot which)
 			b->ix->lanes[*slot].buffer = b->buffer;
 	}
 	return *slot;
+}
+
+static inline uint32_t cpu_lane(struct builder *b, int cpu, enum cpu_slot which)
+{
+	/* a lane there was made by cpu_lane_new(), which counted the CPU */
+	if (cpu >= 0 && cpu < b->ncpus) {
+		uint32_t lane = b->cpus[b->buffer * b->ncpus + cpu].lane[which];
+		if (lane != NONE)
+			return lane;
+	}
+	return cpu_lane_new(b, cpu, which);
 }
 
 static uint64_t mix(uint64_t x)
@@ -421,13 +467,37 @@ const struct view_task *view_task_find(const struct view_index *ix, int pid)
 
 /* The task of pid (not 0), made with its state lane on first sight
  * (replays: only found). */
-static struct view_task *task_of(struct builder *b, int pid)
+static struct view_task *task_new(struct builder *b, int pid);
+
+/* task_of() past its cache. */
+static __attribute__((noinline)) struct view_task *
+task_lookup(struct builder *b, int pid, struct task_slot *c)
+{
+	struct view_task *tk;
+	if (b->replay) {
+		uint32_t i = find_task(b->ix, pid);
+		tk = i == NONE ? NULL : &b->tasks[i];
+	} else
+		tk = task_new(b, pid);
+	if (tk) {
+		c->pid = pid;
+		c->index1 = (uint32_t)(tk - tasks_of(b)) + 1;
+	}
+	return tk;
+}
+
+static inline struct view_task *task_of(struct builder *b, int pid)
+{
+	struct task_slot *c = &b->task_cache[(unsigned)pid & (TASK_CACHE - 1)];
+	if (c->index1 && c->pid == pid)
+		return tasks_of(b) + c->index1 - 1;
+	return task_lookup(b, pid, c);
+}
+
+/* task_lookup() in the whole pass: found or made. */
+static struct view_task *task_new(struct builder *b, int pid)
 {
 	struct view_index *ix = b->ix;
-	if (b->replay) {
-		uint32_t i = find_task(ix, pid);
-		return i == NONE ? NULL : &b->tasks[i];
-	}
 	if ((ix->ntasks + 1) * 2 > ix->tmcap) {
 		size_t cap = ix->tmcap ? ix->tmcap * 2 : 1024;
 		uint32_t *m = calloc(cap, sizeof(*m));
@@ -454,6 +524,7 @@ static struct view_task *task_of(struct builder *b, int pid)
 		ix->oom = 1;
 		return NULL;
 	}
+	b->tasks = ix->tasks;
 	uint32_t lane = new_lane(ix, VIEW_LANE_TASK, -1, pid, 0, 0);
 	if (lane == NONE)
 		return NULL;
@@ -467,16 +538,19 @@ static struct view_task *task_of(struct builder *b, int pid)
 	return tk;
 }
 
-static void set_comm(struct builder *b, struct view_task *tk, const char *s,
-		     size_t n)
+static inline void set_comm(struct builder *b, struct view_task *tk,
+			    const char *s, size_t n)
 {
 	struct view_index *ix = b->ix;
 	if (!s || !n || b->replay)
 		return;
-	size_t len;
-	const char *cur = view_string(&ix->str, tk->comm, &len);
-	if (tk->comm && len == n && !memcmp(cur, s, n))
-		return;
+	/* the name it has (view_string(), inline: a switch-out asks) */
+	if (tk->comm && tk->comm < ix->str.n) {
+		uint64_t o = ix->str.offs[tk->comm];
+		if ((o & 0xffff) == n &&
+		    !memcmp(ix->str.pool + (o >> 16), s, n))
+			return;
+	}
 	tk->comm = view_intern(&ix->str, s, n);
 	ix->lanes[tk->lane].name = tk->comm;
 }
@@ -624,19 +698,20 @@ static void on_switch(struct builder *b, const trawl_event *ev, int64_t ts)
 	step(b, cpu_lane(b, cpu, SLOT_RUN), ts, v, 0);
 }
 
-static void on_wake(struct builder *b, const trawl_event *ev, int64_t ts)
+static void on_wake(struct builder *b, const trawl_event *ev, int64_t ts,
+		    int which)
 {
 	int64_t pid;
 	if (b->task_buffer >= 0 && b->task_buffer != b->buffer)
 		return;
-	if (trawl_event_get_int(ev, b->woken_pid, &pid) || pid <= 0)
+	if (trawl_event_get_int(ev, b->woken_pid[which], &pid) || pid <= 0)
 		return;
 	struct view_task *tk = task_of(b, (int)pid);
 	if (!tk)
 		return;
 	if (!tk->comm) {
 		size_t n;
-		const char *s = trawl_event_raw(ev, b->woken_comm, &n);
+		const char *s = trawl_event_raw(ev, b->woken_comm[which], &n);
 		set_comm(b, tk, s, n);
 	}
 	if (tk->state == VIEW_STATE_RUNNING || tk->state == VIEW_STATE_RUNNABLE)
@@ -644,10 +719,11 @@ static void on_wake(struct builder *b, const trawl_event *ev, int64_t ts)
 	uint32_t waker = 1;
 	int cur = trawl_event_pid(ev);
 	if (cur > 0) {
+		uint32_t woken = task_index(b, tk);
 		struct view_task *w = task_of(b, cur);
 		if (w) {
 			/* the task pointer may have moved */
-			tk = task_of(b, (int)pid);
+			tk = &tasks_of(b)[woken];
 			waker = task_index(b, w) + 2;
 			if (!w->comm)
 				set_comm(b, w, trawl_event_comm(ev),
@@ -835,11 +911,10 @@ static void on_print(struct builder *b, const trawl_event *ev, int64_t ts)
 	marker_point(b, ts, s, n);
 }
 
-static int kind_of(struct builder *b, const trawl_event *ev)
+/* kind_of() of a type not seen yet. */
+static __attribute__((noinline)) int
+kind_new(struct builder *b, const trawl_event *ev, uint32_t type)
 {
-	uint32_t type = trawl_event_type_id(ev);
-	if (type < b->nkind && b->kind[type] != K_UNKNOWN)
-		return b->kind[type];
 	if (type >= b->nkind) {
 		size_t old = b->nkind;
 		if (grow((void **)&b->kind, &b->nkind, (size_t)type + 1, 1)) {
@@ -853,9 +928,9 @@ static int kind_of(struct builder *b, const trawl_event *ev)
 		int kind;
 	} known[] = {
 		{"sched_switch", K_SWITCH},
-		{"sched_waking", K_WAKE},
-		{"sched_wakeup", K_WAKE},
-		{"sched_wakeup_new", K_WAKE},
+		{"sched_waking", K_WAKING},
+		{"sched_wakeup", K_WAKEUP},
+		{"sched_wakeup_new", K_WAKEUP_NEW},
 		{"irq_handler_entry", K_HARD_ENTRY},
 		{"irq_handler_exit", K_HARD_EXIT},
 		{"softirq_entry", K_SOFT_ENTRY},
@@ -877,9 +952,27 @@ static int kind_of(struct builder *b, const trawl_event *ev)
 	return kind;
 }
 
-static void check_lost(struct builder *b, int64_t ts)
+static inline int kind_of(struct builder *b, const trawl_event *ev)
 {
-	uint64_t lost = trawl_trace_stats(b->t)->lost_events;
+	uint32_t type = trawl_event_type_id(ev);
+	if (type < b->nkind && b->kind[type] != K_UNKNOWN)
+		return b->kind[type];
+	return kind_new(b, ev, type);
+}
+
+static __attribute__((noinline)) void lost_step(struct builder *b, int64_t ts);
+
+static inline void check_lost(struct builder *b, int64_t ts)
+{
+	if (b->stats->lost_events != b->lost_seen ||
+	    (b->replay && !b->lost_known))
+		lost_step(b, ts);
+}
+
+/* check_lost() where the count changed (or a replay's first event). */
+static void lost_step(struct builder *b, int64_t ts)
+{
+	uint64_t lost = b->stats->lost_events;
 	if (b->replay && !b->lost_known) {
 		/* a ranged run counts losses from where it began reading */
 		b->lost_known = 1;
@@ -915,24 +1008,27 @@ static int on_event(const trawl_event *ev, void *ctx)
 	}
 	check_lost(b, ts);
 	buffer_of(b, ev);
-	switch (kind_of(b, ev)) {
+	int kind = kind_of(b, ev);
+	switch (kind) {
 	case K_SWITCH:
 		on_switch(b, ev, ts);
 		break;
-	case K_WAKE:
-		on_wake(b, ev, ts);
+	case K_WAKING:
+	case K_WAKEUP:
+	case K_WAKEUP_NEW:
+		on_wake(b, ev, ts, kind - K_WAKING);
 		break;
 	case K_HARD_ENTRY:
 	case K_HARD_EXIT:
-		on_irq(b, ev, ts, 0, kind_of(b, ev) == K_HARD_ENTRY);
+		on_irq(b, ev, ts, 0, kind == K_HARD_ENTRY);
 		break;
 	case K_SOFT_ENTRY:
 	case K_SOFT_EXIT:
-		on_irq(b, ev, ts, 1, kind_of(b, ev) == K_SOFT_ENTRY);
+		on_irq(b, ev, ts, 1, kind == K_SOFT_ENTRY);
 		break;
 	case K_WORK_START:
 	case K_WORK_END:
-		on_work(b, ev, ts, kind_of(b, ev) == K_WORK_START);
+		on_work(b, ev, ts, kind == K_WORK_START);
 		break;
 	case K_PRINT:
 		on_print(b, ev, ts);
@@ -1238,6 +1334,7 @@ int view_replay_run(const struct view_index *ix, int64_t from, int64_t to,
 		goto out;
 	}
 	b.t = t;
+	b.stats = trawl_trace_stats(t);
 	if (lookup_fields(&b, t))
 		goto out;
 	for (size_t i = 0; i < nsubscriptions; i++)
@@ -1306,8 +1403,12 @@ static int lookup_fields(struct builder *b, trawl_trace *t)
 	b->prev_state = trawl_field_lookup(t, "sched_switch", "prev_state");
 	b->next_pid = trawl_field_lookup(t, "sched_switch", "next_pid");
 	b->next_comm = trawl_field_lookup(t, "sched_switch", "next_comm");
-	b->woken_pid = trawl_field_lookup(t, NULL, "pid");
-	b->woken_comm = trawl_field_lookup(t, NULL, "comm");
+	int missing = 0;
+	for (size_t i = 0; i < NWAKE; i++) {
+		b->woken_pid[i] = trawl_field_lookup(t, wake_names[i], "pid");
+		b->woken_comm[i] = trawl_field_lookup(t, wake_names[i], "comm");
+		missing |= !b->woken_pid[i] || !b->woken_comm[i];
+	}
 	b->irq = trawl_field_lookup(t, NULL, "irq");
 	b->irq_name = trawl_field_lookup(t, "irq_handler_entry", "name");
 	b->vec = trawl_field_lookup(t, NULL, "vec");
@@ -1318,9 +1419,8 @@ static int lookup_fields(struct builder *b, trawl_trace *t)
 	b->idle = trawl_field_lookup(t, "cpu_idle", "state");
 	b->idle_cpu = trawl_field_lookup(t, "cpu_idle", "cpu_id");
 	b->buf = trawl_field_lookup(t, "print", "buf");
-	return !b->prev_comm || !b->prev_state || !b->next_pid ||
-			       !b->next_comm || !b->woken_pid ||
-			       !b->woken_comm || !b->irq || !b->irq_name ||
+	return missing || !b->prev_comm || !b->prev_state || !b->next_pid ||
+			       !b->next_comm || !b->irq || !b->irq_name ||
 			       !b->vec || !b->action || !b->function ||
 			       !b->freq || !b->freq_cpu || !b->idle ||
 			       !b->idle_cpu || !b->buf
@@ -1486,6 +1586,7 @@ static int index_trace(const char *path, const struct view_build_opts *o,
 		b.look_at = b.budget;
 	}
 	b.t = t;
+	b.stats = trawl_trace_stats(t);
 	if (lookup_fields(&b, t))
 		goto oom;
 	for (size_t i = 0; i < sizeof(subscriptions) / sizeof(*subscriptions);

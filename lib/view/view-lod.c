@@ -41,14 +41,9 @@ static int64_t edge(const struct acc *a, int c)
 	return a->from + (int64_t)((__int128)a->span * c / a->n);
 }
 
-static int col_of(const struct acc *a, int64_t t)
+/* col_of() of columns not a power of two wide. */
+static int col_of_div(const struct acc *a, int64_t t)
 {
-	if (t <= a->from)
-		return 0;
-	if (a->shift >= 0) {
-		int64_t c = (t - a->from) >> a->shift;
-		return c >= a->n ? a->n - 1 : (int)c;
-	}
 	int c = (int)((__int128)(t - a->from) * a->n / a->span);
 	if (c >= a->n)
 		c = a->n - 1;
@@ -59,12 +54,26 @@ static int col_of(const struct acc *a, int64_t t)
 	return c;
 }
 
+static inline int col_of(const struct acc *a, int64_t t)
+{
+	if (t <= a->from)
+		return 0;
+	if (a->shift >= 0) {
+		int64_t c = (t - a->from) >> a->shift;
+		return c >= a->n ? a->n - 1 : (int)c;
+	}
+	return col_of_div(a, t);
+}
+
 static uint16_t frac(int64_t part, int64_t whole)
 {
 	if (whole <= 0 || part <= 0)
 		return 0;
 	if (part >= whole)
 		return 65535;
+	/* the same quotient in 64 bits while it fits (a part under 39 h) */
+	if (part < ((int64_t)1 << 47))
+		return (uint16_t)((uint64_t)part * 65535 / (uint64_t)whole);
 	return (uint16_t)((__int128)part * 65535 / whole);
 }
 
@@ -123,7 +132,9 @@ static int is_busy(int kind, int64_t v)
 }
 
 /* Value v from t0 to t1, counted in the columns it covers. */
-static void acc_segment(struct acc *a, int64_t t0, int64_t t1, int64_t v)
+/* (c: col_of(a, t0) when the caller knows it, t0 in the window; else -1) */
+static inline void acc_segment_in(struct acc *a, int64_t t0, int64_t t1,
+				  int64_t v, int c)
 {
 	int64_t lo = a->from, hi = a->from + a->span;
 	if (t0 < lo)
@@ -135,7 +146,27 @@ static void acc_segment(struct acc *a, int64_t t0, int64_t t1, int64_t v)
 	if (a->kind != VIEW_LANE_COUNTER && v == 0)
 		return;
 	int busy = is_busy(a->kind, v);
-	for (int c = col_of(a, t0); c < a->n; c++) {
+	if (c < 0)
+		c = col_of(a, t0);
+	if (a->shift >= 0 && t1 <= edge(a, c + 1)) {
+		/* the common case (a level's buckets hold about 8 changes):
+		 * inside one column, what the loop below does in its first
+		 * round before it stops */
+		enter(a, c);
+		add_cand(a, v, t1 - t0);
+		if (busy)
+			a->busy += t1 - t0;
+		if (a->kind == VIEW_LANE_COUNTER) {
+			struct view_col *col = &a->cols[c];
+			col->dom = v;
+			if (v < col->min)
+				col->min = v;
+			if (v > col->max)
+				col->max = v;
+		}
+		return;
+	}
+	for (; c < a->n; c++) {
 		int64_t e0 = edge(a, c), e1 = edge(a, c + 1);
 		if (e0 >= t1)
 			break;
@@ -162,6 +193,11 @@ static void acc_segment(struct acc *a, int64_t t0, int64_t t1, int64_t v)
 				col->max = v;
 		}
 	}
+}
+
+static void acc_segment(struct acc *a, int64_t t0, int64_t t1, int64_t v)
+{
+	acc_segment_in(a, t0, t1, v, -1);
 }
 
 /* A change at t: counted where it begins (points: the first is dom). */
@@ -203,23 +239,40 @@ static void acc_init(struct acc *a, int kind, int64_t from, int64_t span, int n,
 static int feed(struct acc *a, const struct view_index *ix,
 		const struct view_lane *l, struct view_scan *sc, int64_t to)
 {
-	struct view_step s, next;
-	int more = view_scan_next(sc, &s);
-	if (more <= 0)
-		return more;
+	/* the changes a batch at a time (a call for each was a third of
+	 * making the levels) */
+	struct view_step buf[256];
+	ssize_t n = view_scan_fill(sc, buf, sizeof(buf) / sizeof(*buf));
+	if (n <= 0)
+		return n < 0 ? -1 : 0;
+	struct view_step s = buf[0];
+	ssize_t i = 1;
 	for (;;) {
-		more = view_scan_next(sc, &next);
-		if (more < 0)
-			return -1;
+		if (i == n) {
+			n = view_scan_fill(sc, buf, sizeof(buf) / sizeof(*buf));
+			if (n < 0)
+				return -1;
+			i = 0;
+		}
+		int more = n > 0;
+		int64_t next_t = more ? buf[i].t : ix->last + 1;
 		if (l->points) {
 			acc_change(a, s.t, s.v, 1);
+		} else if (a->shift >= 0 && s.t >= a->from &&
+			   s.t < a->from + a->span) {
+			/* acc_change() and acc_segment() of a change inside
+			 * the window: its column found once */
+			int c = (int)((s.t - a->from) >> a->shift);
+			if (a->cols[c].count < UINT32_MAX)
+				a->cols[c].count++;
+			acc_segment_in(a, s.t, next_t, s.v, c);
 		} else {
 			acc_change(a, s.t, s.v, 0);
-			acc_segment(a, s.t, more ? next.t : ix->last + 1, s.v);
+			acc_segment(a, s.t, next_t, s.v);
 		}
-		if (!more || next.t >= to)
+		if (!more || next_t >= to)
 			break;
-		s = next;
+		s = buf[i++];
 	}
 	flush(a);
 	return 0;

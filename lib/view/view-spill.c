@@ -241,7 +241,7 @@ static int next_part(struct view_scan *sc)
 	return 0;
 }
 
-int view_scan_next(struct view_scan *sc, struct view_step *out)
+ssize_t view_scan_fill(struct view_scan *sc, struct view_step *out, size_t max)
 {
 	if (!sc->started) {
 		sc->started = 1;
@@ -249,12 +249,13 @@ int view_scan_next(struct view_scan *sc, struct view_step *out)
 		if (r)
 			return r < 0 ? -1 : 0;
 	}
-	while (!view_iter_next(&sc->it, out)) {
+	size_t n;
+	while (!(n = view_iter_fill(&sc->it, out, max))) {
 		int r = next_part(sc);
 		if (r)
 			return r < 0 ? -1 : 0;
 	}
-	return 1;
+	return (ssize_t)n;
 }
 
 void view_scan_end(struct view_scan *sc)

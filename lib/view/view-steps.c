@@ -28,20 +28,15 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-static uint8_t *put_varint(uint8_t *o, uint64_t v)
+static inline const uint8_t *get_varint(const uint8_t *p, uint64_t *out)
 {
-	while (v >= 0x80) {
-		*o++ = (uint8_t)(v | 0x80);
-		v >>= 7;
+	uint64_t v = *p++;
+	if (!(v & 0x80)) { /* most values and auxes: one byte */
+		*out = v;
+		return p;
 	}
-	*o++ = (uint8_t)v;
-	return o;
-}
-
-static const uint8_t *get_varint(const uint8_t *p, uint64_t *out)
-{
-	uint64_t v = 0;
-	for (int shift = 0; shift < 64; shift += 7) {
+	v &= 0x7f;
+	for (int shift = 7; shift < 64; shift += 7) {
 		uint8_t b = *p++;
 		v |= (uint64_t)(b & 0x7f) << shift;
 		if (!(b & 0x80))
@@ -77,11 +72,11 @@ int view_steps_add(struct view_steps *s, int64_t t, int64_t v, uint32_t aux)
 		s->blocks[s->nblocks++] =
 			(struct view_block){.t0 = t, .v0 = v, .off = s->nbytes};
 	} else {
-		o = put_varint(o, (uint64_t)(t - s->last_t));
-		o = put_varint(o, zigzag((int64_t)((uint64_t)v -
-						   (uint64_t)s->last_v)));
+		o = view_put_varint(o, (uint64_t)(t - s->last_t));
+		o = view_put_varint(o, zigzag((int64_t)((uint64_t)v -
+							(uint64_t)s->last_v)));
 	}
-	o = put_varint(o, aux);
+	o = view_put_varint(o, aux);
 	s->nbytes = (size_t)(o - s->bytes);
 	s->last_t = t;
 	s->last_v = v;
@@ -186,6 +181,49 @@ int view_iter_next(struct view_iter *it, struct view_step *out)
 	it->in++;
 	*out = it->cur;
 	return 1;
+}
+
+size_t view_iter_fill(struct view_iter *it, struct view_step *out, size_t max)
+{
+	const struct view_steps *s = it->s;
+	size_t n = 0;
+	while (n < max && s && it->block < s->nblocks) {
+		if (it->in >= block_len(s, it->block)) {
+			if (it->block + 1 >= s->nblocks) {
+				it->block = s->nblocks;
+				break;
+			}
+			enter_block(it, it->block + 1);
+		}
+		unsigned len = block_len(s, it->block);
+		/* the rest of the block, as view_iter_next() reads it */
+		const uint8_t *p = it->p;
+		struct view_step cur = it->cur;
+		unsigned in = it->in;
+		uint64_t x;
+		if (in == 0) {
+			cur.t = s->blocks[it->block].t0;
+			cur.v = s->blocks[it->block].v0;
+			p = get_varint(p, &x);
+			cur.aux = (uint32_t)x;
+			out[n++] = cur;
+			in++;
+		}
+		for (; in < len && n < max; in++) {
+			p = get_varint(p, &x);
+			cur.t += (int64_t)x;
+			p = get_varint(p, &x);
+			cur.v = (int64_t)((uint64_t)cur.v +
+					  (uint64_t)unzigzag(x));
+			p = get_varint(p, &x);
+			cur.aux = (uint32_t)x;
+			out[n++] = cur;
+		}
+		it->p = p;
+		it->cur = cur;
+		it->in = in;
+	}
+	return n;
 }
 
 int view_iter_seek(struct view_iter *it, const struct view_steps *s, int64_t t)

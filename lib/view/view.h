@@ -70,7 +70,7 @@ struct view_seg {
 /* A lane's changes, in time order (view-steps.c). While indexing, the
  * first of them may be in the spill file (segs, spilled changes: whole
  * blocks), bytes[] and blocks[] then holding the later ones only, and
- * only view_scan_next() reads them all. */
+ * only view_scan_fill() reads them all. */
 struct view_steps {
 	uint8_t *bytes;
 	size_t nbytes, cap;
@@ -95,6 +95,37 @@ struct view_iter {
 };
 
 int view_steps_add(struct view_steps *s, int64_t t, int64_t v, uint32_t aux);
+
+static inline uint8_t *view_put_varint(uint8_t *o, uint64_t v)
+{
+	while (v >= 0x80) {
+		*o++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*o++ = (uint8_t)v;
+	return o;
+}
+
+/* view_steps_add(), the common case inline: a change inside a block, in
+ * time order, with room for it. */
+static inline int view_steps_push(struct view_steps *s, int64_t t, int64_t v,
+				  uint32_t aux)
+{
+	if (s->n % VIEW_BLOCK == 0 || s->nbytes + 32 > s->cap ||
+	    t < s->last_t || s->oom)
+		return view_steps_add(s, t, v, aux);
+	uint64_t dv = (uint64_t)v - (uint64_t)s->last_v;
+	uint8_t *o = s->bytes + s->nbytes;
+	o = view_put_varint(o, (uint64_t)(t - s->last_t));
+	o = view_put_varint(o, (dv << 1) ^ (uint64_t)((int64_t)dv >> 63));
+	o = view_put_varint(o, aux);
+	s->nbytes = (size_t)(o - s->bytes);
+	s->last_t = t;
+	s->last_v = v;
+	s->last_aux = aux;
+	s->n++;
+	return 0;
+}
 void view_steps_free(struct view_steps *s);
 /* Give back the room grown for more changes (the lane is complete). */
 void view_steps_shrink(struct view_steps *s);
@@ -104,6 +135,9 @@ void view_steps_shrink(struct view_steps *s);
 int view_iter_seek(struct view_iter *it, const struct view_steps *s, int64_t t);
 /* The next change: 1, or 0 at the end. */
 int view_iter_next(struct view_iter *it, struct view_step *out);
+/* Up to max changes at once, as view_iter_next() gives them. Return: how
+ * many (0 at the end). */
+size_t view_iter_fill(struct view_iter *it, struct view_step *out, size_t max);
 /* Position at the first change in memory (blocks[0]). */
 void view_iter_start(struct view_iter *it, const struct view_steps *s);
 /* Memory held (view_steps_bytes), and what it would be shrunk with the
@@ -147,9 +181,9 @@ void view_scan_start(struct view_scan *sc, const struct view_steps *s,
  * change at or before t (view_iter_seek()). Return: 0, or -1 when it is
  * empty (or spilled). Nothing to end. */
 int view_scan_seek(struct view_scan *sc, const struct view_steps *s, int64_t t);
-/* Return: 1 a change, 0 the end, -1 the spill file could not be read
- * (errno). */
-int view_scan_next(struct view_scan *sc, struct view_step *out);
+/* Up to max changes at once. Return: how many, 0 the end, -1 the spill
+ * file could not be read (errno). */
+ssize_t view_scan_fill(struct view_scan *sc, struct view_step *out, size_t max);
 void view_scan_end(struct view_scan *sc);
 
 enum view_lane_kind {

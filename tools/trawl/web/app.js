@@ -114,7 +114,8 @@ function visibleLanes() {
   let tasks = 0;
   for (const l of view.lanes) {
     if (!l.changes) continue;
-    if (view.pinnedLanes.has(laneKey(l))) { out.push(l); continue; }
+    // (the key is a string made: only when some lane is pinned)
+    if (view.pinnedLanes.size && view.pinnedLanes.has(laneKey(l))) { out.push(l); continue; }
     const pinned = l.pid >= 0 && view.pinned.has(l.pid);
     if (l.kind === 'task') {
       // a task not yet born or already dead in the window has nothing
@@ -180,7 +181,7 @@ function processName(p) {
 
 function layout() {
   const lanes = sortLanes(visibleLanes());
-  view.layoutSig = lanes.map(l => l.id).join();
+  view.layoutIds = new Set(lanes.map(l => l.id));
   let y = AXIS_H, proc = null;
   view.headers = [];
   view.layout = lanes.map(l => {
@@ -219,11 +220,20 @@ function clampWindow() {
   view.from = Math.floor(view.from); view.to = Math.ceil(view.to);
 }
 
+// Whether the lanes to show are those laid out: their order follows from
+// the set (pins and kinds, which change it otherwise, lay out again
+// themselves), so a pan sorts nothing while the set stays.
+function sameLanes(lanes) {
+  if (!view.layoutIds || lanes.length !== view.layoutIds.size) return false;
+  for (const l of lanes) if (!view.layoutIds.has(l.id)) return false;
+  return true;
+}
+
 let fetchTimer = 0;
 function refresh(now) {
   clampWindow();
   // the tasks alive in the window change as it moves
-  if (view.lanes && sortLanes(visibleLanes()).map(l => l.id).join() !== view.layoutSig) layout();
+  if (view.lanes && !sameLanes(visibleLanes())) layout();
   saveHash();
   draw();
   clearTimeout(fetchTimer);
@@ -309,9 +319,9 @@ function laneLabel(l) {
   return l.name;
 }
 
-function drawLane(e, d, scale, shift) {
+function drawLane(e, i, d, scale, shift) {
   const l = e.lane, y = e.y, h = e.h;
-  ctx.fillStyle = theme.lane[view.layout.indexOf(e) % 2];
+  ctx.fillStyle = theme.lane[i % 2];
   ctx.fillRect(LABEL_W, y, view.plotW, h);
   if (d) {
     let x = 0;
@@ -456,7 +466,7 @@ function draw() {
     shift = (view.dataFrom - view.from) / (view.to - view.from) * view.plotW;
     void pxNs;
   }
-  for (const e of view.layout) drawLane(e, d && d.lanes.get(e.lane.id), scale, shift);
+  view.layout.forEach((e, i) => drawLane(e, i, d && d.lanes.get(e.lane.id), scale, shift));
   drawHeaders();
   drawAxis();
   drawLongs();
