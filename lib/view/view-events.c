@@ -9,17 +9,39 @@
  * checkpoint's event on (the first indexed event the range meets; events
  * before it share its time and come before it in the whole run).
  */
+#include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "view.h"
 
-/* The filter of a list: event names, pid=N, cpu=N, comma-separated. */
+#define MAX_NAMES 16
+#define MAX_CONDS 8
+
+/* FIELD OP VALUE of a list's filter: OP one of == != < <= > >= ~ (a glob
+ * on the text); VALUE a number, else text compared with the field's
+ * label (prev_state==D) or its text; FIELD an event's field, or comm. */
+enum { C_EQ, C_NE, C_LT, C_LE, C_GT, C_GE, C_GLOB };
+
+struct ev_cond {
+	char field[64];
+	int op;
+	char text[128]; /* the value as written, unquoted */
+	int is_num;
+	int64_t num;
+};
+
+/* The filter of a list: event names, pid=N, cpu=N and FIELD OP VALUE
+ * conditions, comma-separated: an event passes when its name is one of
+ * the names (if any) and every condition holds. */
 struct ev_filter {
-	const char *names[16];
-	size_t lens[16];
+	const char *names[MAX_NAMES];
+	size_t lens[MAX_NAMES];
 	int nnames;
 	int64_t pid, cpu; /* -1: any */
+	struct ev_cond conds[MAX_CONDS];
+	int nconds;
 };
 
 struct pager {
@@ -35,20 +57,78 @@ struct pager {
 	uint64_t found; /* find mode: the seq found */
 	int found_ok;
 	const struct ev_filter *f;
+	trawl_field handles[MAX_CONDS]; /* the conditions' fields, in the
+					 * trace being read */
 	size_t limit, n;
 	uint64_t last_seq; /* the last event looked at */
 	int ended;	   /* reached the window's end */
 	struct view_out *b;
 };
 
-static int matches(const struct ev_filter *f, const trawl_event *ev)
+static int holds(int op, int cmp)
 {
+	switch (op) {
+	case C_EQ:
+		return cmp == 0;
+	case C_NE:
+		return cmp != 0;
+	case C_LT:
+		return cmp < 0;
+	case C_LE:
+		return cmp <= 0;
+	case C_GT:
+		return cmp > 0;
+	default:
+		return cmp >= 0;
+	}
+}
+
+/* c on ev (field handle h): a number against the field's integer, text
+ * against its label or text; an event without the field fails it. */
+static int cond_holds(const struct ev_cond *c, trawl_field h,
+		      const trawl_event *ev)
+{
+	const char *s;
+	size_t n;
+	char buf[160];
+	if (!strcmp(c->field, "comm")) {
+		s = trawl_event_comm(ev);
+		n = strlen(s);
+	} else {
+		if (!trawl_event_has(ev, h))
+			return 0;
+		int64_t v;
+		if (c->is_num && c->op != C_GLOB &&
+		    !trawl_event_get_int(ev, h, &v))
+			return holds(c->op, (v > c->num) - (v < c->num));
+		s = trawl_event_label(ev, h, &n);
+		if (!s)
+			s = trawl_event_raw(ev, h, &n);
+		if (!s)
+			return 0;
+	}
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	if (c->op == C_GLOB)
+		return fnmatch(c->text, buf, 0) == 0;
+	int cmp = strcmp(buf, c->text);
+	return holds(c->op, (cmp > 0) - (cmp < 0));
+}
+
+static int matches(const struct pager *p, const trawl_event *ev)
+{
+	const struct ev_filter *f = p->f;
 	if (!f)
 		return 1;
 	if (f->pid >= 0 && trawl_event_pid(ev) != f->pid)
 		return 0;
 	if (f->cpu >= 0 && trawl_event_cpu(ev) != f->cpu)
 		return 0;
+	for (int i = 0; i < f->nconds; i++)
+		if (!cond_holds(&f->conds[i], p->handles[i], ev))
+			return 0;
 	if (!f->nnames)
 		return 1;
 	const char *name = trawl_event_name(ev);
@@ -85,7 +165,7 @@ static int on_event(const trawl_event *ev, void *ctx)
 		return 1;
 	}
 	p->last_seq = seq;
-	if (!matches(p->f, ev))
+	if (!matches(p, ev))
 		return 0;
 	struct view_out *b = p->b;
 	if (p->n++)
@@ -139,6 +219,11 @@ static int run_from(struct view_index *ix, ssize_t k, int64_t to,
 	pthread_mutex_lock(&ix->reread);
 	trawl_trace *t = view_reopen(ix, k, to, &err);
 	int rc = t ? trawl_on(t, "*", on_event, p) : -1;
+	for (int i = 0; !rc && p->f && i < p->f->nconds; i++)
+		if (strcmp(p->f->conds[i].field, "comm") &&
+		    !(p->handles[i] = trawl_field_lookup(t, NULL,
+							 p->f->conds[i].field)))
+			rc = -1;
 	if (!rc)
 		rc = trawl_run(t, &err);
 	trawl_close(t);
@@ -173,6 +258,57 @@ int view_events_seq_at(struct view_index *ix, int64_t t, uint64_t *seq,
 	return 0;
 }
 
+/* FIELD OP VALUE (s, n bytes) into c. Return: 0, or -1 with why. */
+static int parse_cond(const char *s, size_t n, struct ev_cond *c, char *why,
+		      size_t whylen)
+{
+	static const struct {
+		const char *op;
+		int code;
+	} ops[] = {{"==", C_EQ}, {"!=", C_NE}, {"<=", C_LE}, {">=", C_GE},
+		   {"<", C_LT},	 {">", C_GT},  {"~", C_GLOB}};
+	size_t f = 0;
+	while (f < n && !strchr("=!<>~", s[f]))
+		f++;
+	size_t k;
+	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+		if (!strncmp(s + f, ops[k].op, strlen(ops[k].op)))
+			break;
+	while (f && s[f - 1] == ' ')
+		f--;
+	if (k == sizeof(ops) / sizeof(ops[0]) || !f || f >= sizeof(c->field)) {
+		snprintf(why, whylen,
+			 "cannot read the condition '%.*s' (FIELD OP VALUE, OP "
+			 "one of == != < <= > >= ~)",
+			 (int)n, s);
+		return -1;
+	}
+	memcpy(c->field, s, f);
+	c->field[f] = 0;
+	c->op = ops[k].code;
+	const char *v = s + f;
+	while (*v == ' ')
+		v++;
+	v += strlen(ops[k].op);
+	size_t vn = (size_t)(s + n - v);
+	while (vn && *v == ' ')
+		v++, vn--;
+	if (vn >= 2 && v[0] == '"' && v[vn - 1] == '"')
+		v++, vn -= 2;
+	if (vn >= sizeof(c->text)) {
+		snprintf(why, whylen,
+			 "the condition's value is too long: '%.*s'", (int)n,
+			 s);
+		return -1;
+	}
+	memcpy(c->text, v, vn);
+	c->text[vn] = 0;
+	char *end;
+	c->num = strtoll(c->text, &end, 0);
+	c->is_num = vn && !*end;
+	return 0;
+}
+
 int view_events_page(struct view_index *ix, uint64_t from_seq, int64_t to,
 		     const char *filter, size_t limit, struct view_out *b,
 		     uint64_t *next, int *ended, char *why, size_t whylen)
@@ -181,13 +317,29 @@ int view_events_page(struct view_index *ix, uint64_t from_seq, int64_t to,
 	int filtered = filter && *filter;
 	for (const char *s = filter; filtered && *s;) {
 		size_t n = strcspn(s, ",");
-		if (n > 4 && !strncmp(s, "pid=", 4))
+		if (n > 4 && !strncmp(s, "pid=", 4) && s[4] != '=')
 			f.pid = strtoll(s + 4, NULL, 10);
-		else if (n > 4 && !strncmp(s, "cpu=", 4))
+		else if (n > 4 && !strncmp(s, "cpu=", 4) && s[4] != '=')
 			f.cpu = strtoll(s + 4, NULL, 10);
-		else if (n && f.nnames < 16) {
+		else if (n && memchr(s, '=', n) == NULL && !memchr(s, '<', n) &&
+			 !memchr(s, '>', n) && !memchr(s, '~', n)) {
+			if (f.nnames == MAX_NAMES) {
+				snprintf(why, whylen,
+					 "a filter of more than %d event names",
+					 MAX_NAMES);
+				return -1;
+			}
 			f.names[f.nnames] = s;
 			f.lens[f.nnames++] = n;
+		} else if (n) {
+			if (f.nconds == MAX_CONDS) {
+				snprintf(why, whylen,
+					 "a filter of more than %d conditions",
+					 MAX_CONDS);
+				return -1;
+			}
+			if (parse_cond(s, n, &f.conds[f.nconds++], why, whylen))
+				return -1;
 		}
 		s += n + (s[n] == ',');
 	}

@@ -562,7 +562,43 @@ async function main() {
       }, null, { timeout: 15000 });
       const evs = await page.evaluate(() => [...document.querySelectorAll('.ev-row .e')].map(x => x.textContent));
       check(evs.length > 0 && evs.every(e => e === 'sched_switch'), 'the filter keeps sched_switch only (' + evs.length + ' rows)');
+      // a field condition: the rows' text says the field holds it
+      await page.fill('#events-q', 'sched_switch,prev_state==S');
+      await page.waitForFunction(() => {
+        const E = window.trawlView.events;
+        return E.q === 'sched_switch,prev_state==S' && E.rows.size > 0 && document.body.dataset.events === String(E.gen);
+      }, null, { timeout: 15000 });
+      const texts = await page.evaluate(() => [...document.querySelectorAll('.ev-row')].map(x => x.textContent));
+      check(texts.length > 0 && texts.every(t => / prev_state=S /.test(t) || /prev_state=S /.test(t)),
+        'a field condition keeps the switches out of S only (' + texts.length + ' rows)');
       await page.fill('#events-q', '');
+      // a click on the timeline scrolls the list to the event at that time
+      await page.waitForFunction(() => {
+        const E = window.trawlView.events;
+        return E.q === '' && document.body.dataset.events === String(E.gen);
+      }, null, { timeout: 15000 }).catch(e => { throw new Error('list not reset: ' + e.message); });
+      const spot = await page.evaluate(() => {
+        const v = window.trawlView, e = v.layout.find(x => x.lane.kind === 'cpu') || v.layout[0];
+        const x = 180 + Math.round(v.plotW * 0.75);
+        return { x, y: e.y + e.h / 2, t: v.from + (x - 180) / v.plotW * (v.to - v.from), before: v.events.atRow };
+      });
+      const cbox = await page.locator('#canvas').boundingBox();
+      await page.mouse.click(cbox.x + spot.x, cbox.y + spot.y);
+      await page.waitForFunction(b => window.trawlView.events.atRow !== b, spot.before, { timeout: 15000 })
+        .catch(async e => { throw new Error('no atRow after the click at ' + JSON.stringify(spot) + ': ' + await page.evaluate(() => JSON.stringify({ q: window.trawlView.events.q, atRow: window.trawlView.events.atRow, sel: !!window.trawlView.selection }))); });
+      const at = await page.evaluate(async t => {
+        const tok = new URLSearchParams(location.search).get('token') || '';
+        const E = window.trawlView.events;
+        const r = await fetch('/api/events?from=' + E.from + '&to=' + E.to + '&t=' + Math.round(t) + '&limit=1&token=' + tok);
+        const l = document.getElementById('events-list').getBoundingClientRect();
+        const shown = [...document.querySelectorAll('.ev-row')].filter(d => {
+          const b = d.getBoundingClientRect();
+          return b.top >= l.top - 1 && b.bottom <= l.bottom + 1;
+        }).map(d => +d.dataset.row);
+        return { api: (await r.json()).row, atRow: E.atRow, shown };
+      }, spot.t);
+      check(at.atRow === at.api && at.shown.includes(at.atRow),
+        'a click on the timeline scrolls the list to the event at that time: ' + JSON.stringify({ api: at.api, atRow: at.atRow, shown: at.shown.slice(0, 3) }));
       await page.keyboard.press('0');
     }
 

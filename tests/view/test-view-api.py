@@ -11,6 +11,7 @@ SIGINT ends it.
 """
 import http.client
 import importlib.util
+import fnmatch
 import json
 import os
 import re
@@ -201,6 +202,39 @@ def event_list(s, info, trace):
             e['pid'] == 0]
     check(got == want, '%s: filtered pages %d events, report %d' % (
         trace, len(got), len(want)))
+    # field conditions: a number against the field's value, text against
+    # its label (prev_state S), a glob on the comm; read here from the
+    # events' text as trawl report prints it
+    def listed(q):
+        got, row = [], 0
+        while True:
+            j = s.api('/api/events', {'q': q, 'row': row, 'limit': 50})
+            got += [e['seq'] for e in j['events']]
+            if j['ended']:
+                return got
+            row = j['next']
+
+    def field(e, name):
+        m = re.search(r'(?:^| )%s=(\S+)' % name, e['text'])
+        return m.group(1) if m else None
+
+    want = [e['seq'] for e in rep if e['event'] == 'sched_switch' and
+            field(e, 'prev_state') == 'S' and
+            int(field(e, 'next_pid')) > 100]
+    got = listed('sched_switch,prev_state==S,next_pid>100')
+    check(got == want and (want or 'tc' not in trace),
+          '%s: field conditions %d events, report %d' % (
+              trace, len(got), len(want)))
+    want = [e['seq'] for e in rep if fnmatch.fnmatchcase(e['comm'], 'kw*')
+            and e['cpu'] == 0]
+    got = listed('comm~kw*,cpu=0')
+    check(got == want, '%s: a glob on comm %d events, report %d' % (
+        trace, len(got), len(want)))
+    j = s.api('/api/events', {'q': 'next_pid=>3'})
+    check(not j['events'] and 'cannot read the condition' in
+          j.get('events_error', ''),
+          '%s: a condition it cannot read is refused, saying so: %s' % (
+              trace, j))
 
 
 def windows(s, info, trace):

@@ -988,6 +988,7 @@ async function resetEvents() {
   const at = E.selected && E.selected.time >= E.from && E.selected.time < E.to ? E.selected.time : undefined;
   try { j = await api('/api/events', eventsQuery(0, at)); } catch (e) { status(e.message); return; }
   if (gen !== E.gen) return;
+  if (j.events_error) status(j.events_error); // a filter it cannot read
   E.count = j.count;
   takePage(j);
   if (E.q) { E.next = j.next; E.ended = j.ended; }
