@@ -85,8 +85,8 @@ static struct view_index *index_of(const char *text, size_t n, int *fd)
 }
 
 static const char *const paths[] = {
-	"/api/info",   "/api/window",	"/api/detail",
-	"/api/search", "/api/analysis", "/api/nothing",
+	"/api/info",	 "/api/window",	 "/api/detail", "/api/search",
+	"/api/analysis", "/api/nothing", "/api/events", "/api/summary",
 };
 
 static void run(struct view_index *ix, const char *path,
@@ -110,7 +110,8 @@ static void request(const uint8_t *data, size_t size)
 		return;
 	memcpy(s, data, size);
 	s[size] = '\0';
-	const char *path = paths[(unsigned char)s[0] % 6];
+	const char *path =
+		paths[(unsigned char)s[0] % (sizeof(paths) / sizeof(*paths))];
 	char *host = s + 1, *token = strchr(host, '\n'), *query = NULL;
 	if (token) {
 		*token++ = '\0';
