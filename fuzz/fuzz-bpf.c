@@ -134,8 +134,10 @@ static void gint(gen *g, int depth)
 		"((struct task_struct *)curtask)->prio",
 		"TASK_COMM_LEN",
 		/* kernel memory at a symbol's address */
-		"*kaddr(\"_stext\")",
-		"*(kaddr(\"_stext\") + 16)",
+		/* in parentheses: a predicate's "/" then "*" opens a
+		 * comment, as in bpftrace */
+		"(*kaddr(\"_stext\"))",
+		"(*(kaddr(\"_stext\") + 16))",
 	};
 	static const char *const ops[] = {
 		"+",  "-",  "*",  "/", "%", "&",  "|",	"^",  "<<",

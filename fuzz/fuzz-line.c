@@ -291,12 +291,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (drc)
 		fz_check_error(drc, &err);
 	else
-		FUZZ_CHECK(format >= TRAWL_FORMAT_FTRACE &&
-				   format <= TRAWL_FORMAT_TRACE_DAT,
+		FUZZ_CHECK((format >= TRAWL_FORMAT_FTRACE &&
+			    format <= TRAWL_FORMAT_TRACE_DAT) ||
+				   format == TRAWL_FORMAT_PERF_SCRIPT,
 			   "format %d", format);
 	free(whole);
-	/* trace.dat is binary: fuzz-dat takes it apart, not the lines */
-	if (drc == 0 && format == TRAWL_FORMAT_TRACE_DAT)
+	/* trace.dat is binary: fuzz-dat takes it apart, not the lines;
+	 * text that reads more as `perf script` output than as ftrace's
+	 * goes to its own reader (fuzz-text runs it), not these lines' */
+	if (drc == 0 && (format == TRAWL_FORMAT_TRACE_DAT ||
+			 format == TRAWL_FORMAT_PERF_SCRIPT))
 		return 0;
 	/* gzip and zstd magic: the public API reads the decompressed
 	 * bytes, not these lines (fuzz-compressed covers that path); perf's
