@@ -41,6 +41,12 @@ typedef struct tw_sub {
 enum tw_type_kind {
 	TW_KIND_GENERIC = 0,
 	TW_KIND_PRINT, /* ftrace print / tracing_mark_write: markers */
+	/* an application channel's built-in types (include/trawl/ring.h),
+	 * markers too: their system is the channel's name */
+	TW_KIND_APP_BEGIN,
+	TW_KIND_APP_END,
+	TW_KIND_APP_COUNTER,
+	TW_KIND_APP_INSTANT,
 };
 
 typedef struct tw_type {
