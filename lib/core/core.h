@@ -355,6 +355,14 @@ struct trawl_trace {
 	 * allocation (cpu_events_mem), off what a reader's thread reads */
 	uint64_t *cpu_events, *cpu_events_mem;
 	uint64_t *cpu_lost;
+	/* the same per (buffer, CPU) of a multi-buffer source, in the order
+	 * first met (tw_note_lost_in(); trawl_lost_place()) */
+	struct tw_lost_place {
+		uint32_t buffer;
+		int cpu;
+		uint64_t n;
+	} *lost_places;
+	size_t nlost_places, lost_places_cap;
 	size_t cpu_cap;
 	int ncpu;
 
@@ -382,6 +390,8 @@ int tw_on_time(trawl_trace *t, tw_time_callback cb, void *ctx);
 int tw_note_cpu(trawl_trace *t, int cpu);
 void tw_note_bad_line(trawl_trace *t, uint64_t line);
 void tw_note_lost(trawl_trace *t, int cpu, uint64_t n);
+/* The same, for a source of several buffers (ops->buffer_name names them) */
+void tw_note_lost_in(trawl_trace *t, uint32_t buffer, int cpu, uint64_t n);
 
 /* sort.c: external merge sort of raw records by (ts, seq) */
 typedef struct tw_sorter tw_sorter;
