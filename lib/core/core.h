@@ -312,6 +312,13 @@ typedef struct tw_reader_ops {
 	void (*close)(trawl_trace *t);
 } tw_reader_ops;
 
+/* Events lost in one buffer of a source, on one CPU. */
+struct tw_lost_place {
+	uint32_t buffer;
+	int cpu;
+	uint64_t n;
+};
+
 struct trawl_trace {
 	tw_mem mem;
 	trawl_open_opts opts;
@@ -357,11 +364,7 @@ struct trawl_trace {
 	uint64_t *cpu_lost;
 	/* the same per (buffer, CPU) of a multi-buffer source, in the order
 	 * first met (tw_note_lost_in(); trawl_lost_place()) */
-	struct tw_lost_place {
-		uint32_t buffer;
-		int cpu;
-		uint64_t n;
-	} *lost_places;
+	struct tw_lost_place *lost_places;
 	size_t nlost_places, lost_places_cap;
 	size_t cpu_cap;
 	int ncpu;

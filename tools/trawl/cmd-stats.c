@@ -289,8 +289,8 @@ static void print_text(trawl_trace *t, const char *path)
 		if (trawl_lost_place(t, i, &buffer, &cpu, &n) || !buffer[0])
 			continue;
 		if (!named++)
-			fprintf(f, "\n%-20s %-6s %12s\n", "lost in buffer", "cpu",
-				"lost");
+			fprintf(f, "\n%-20s %-6s %12s\n", "lost in buffer",
+				"cpu", "lost");
 		fprintf(f, "%-20s %-6d %12llu\n", buffer, cpu,
 			(unsigned long long)n);
 	}
