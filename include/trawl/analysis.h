@@ -324,7 +324,8 @@ TRAWL_API trawl_analysis *trawl_workqueue_new(trawl_trace *t,
  * Part "async": S/F pairs matched by (pid, name, cookie). Part "counters":
  * C values per (pid, name) as a summary of the values (the series itself is
  * in `trawl export`). An E without a B, an F without an S, and slices still
- * open at the end are anomalies.
+ * open at the end are anomalies. An application channel's slice_begin,
+ * slice_end and counter events are the same markers (trawl_event_marker()).
  *
  * Return: the analysis, or NULL on error. Caller frees with
  * trawl_analysis_free().

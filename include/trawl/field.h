@@ -289,12 +289,17 @@ enum trawl_marker_kind {
 	TRAWL_MARKER_COUNTER = 'C', /* C|pid|name|value */
 	TRAWL_MARKER_ASYNC_BEGIN = 'S', /* S|pid|name|cookie */
 	TRAWL_MARKER_ASYNC_END = 'F',	/* F|pid|name|cookie */
+	/* a moment with a name: an application channel's instant (there is
+	 * no systrace form) */
+	TRAWL_MARKER_INSTANT = 'I',
 };
 
 /**
  * struct trawl_marker - a parsed systrace marker
  * @kind:      one of enum trawl_marker_kind
- * @pid:       the pid written in the marker, or -1 when absent ("E")
+ * @pid:       the pid written in the marker, or -1 when absent ("E");
+ *             for an application event, the writer's process
+ *             (trawl_event_tgid()) when the trace knows it, else -1
  * @name:      the slice, counter or async name (not NUL-terminated), or NULL
  * @name_len:  its length
  * @value:     the counter value (C) or cookie (S, F); 0 otherwise
@@ -308,12 +313,17 @@ typedef struct trawl_marker {
 } trawl_marker;
 
 /**
- * trawl_event_marker() - parse a trace_marker write as a systrace marker
- * @ev:  the event (ftrace print / tracing_mark_write)
+ * trawl_event_marker() - an event as a systrace marker
+ * @ev:  the event (ftrace print / tracing_mark_write, or an application
+ *       channel's slice_begin, slice_end, counter or instant)
  * @out: OUT: the marker
  *
- * The same data is also readable as the fields "kind", "pid", "name",
- * "value" and "cookie" of the print event.
+ * For a print event the data is also readable as the fields "kind",
+ * "pid", "name", "value" and "cookie" of the event. An application
+ * channel's built-in events (include/trawl/ring.h, recorded by `trawl
+ * record --app`) are markers too: slice_begin is a BEGIN, slice_end an
+ * END (with its name), counter a COUNTER, instant an INSTANT; like
+ * systrace's, slices nest per writing thread (trawl_event_pid()).
  *
  * Return: 0, or -TRAWL_ENOENT when the event is not a systrace marker.
  * Lifetime: out->name is borrowed, valid until the callback returns.

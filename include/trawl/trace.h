@@ -437,4 +437,31 @@ TRAWL_API uint64_t trawl_cpu_events(const trawl_trace *t, int cpu);
  */
 TRAWL_API uint64_t trawl_cpu_lost(const trawl_trace *t, int cpu);
 
+/**
+ * trawl_lost_places() - how many (buffer, CPU) pairs lost events
+ * @t: the trace
+ *
+ * A trace.dat holds a buffer per tracefs instance, and `trawl record
+ * --app` an application channel's as one more (named as the channel):
+ * their lost events, counted together per CPU by trawl_cpu_lost(), are
+ * told apart here. Other sources have none.
+ *
+ * Return: the number of places, for trawl_lost_place().
+ */
+TRAWL_API size_t trawl_lost_places(const trawl_trace *t);
+
+/**
+ * trawl_lost_place() - one buffer's lost events on one CPU
+ * @t:      the trace
+ * @i:      0 <= i < trawl_lost_places(), in the order first met
+ * @buffer: OUT: the buffer's name ("" for the top-level one)
+ * @cpu:    OUT: the CPU
+ * @n:      OUT: events lost there
+ *
+ * Return: 0, or -TRAWL_EMISUSE for a bad @i or a NULL argument.
+ * Lifetime: *buffer is borrowed, valid until trawl_close().
+ */
+TRAWL_API int trawl_lost_place(const trawl_trace *t, size_t i,
+			       const char **buffer, int *cpu, uint64_t *n);
+
 #endif

@@ -5,7 +5,9 @@
  * slices nest as a stack per thread (as atrace and Perfetto read them).
  * Self time is a slice's duration minus its direct children's. S|pid|name|
  * cookie .. F|pid|name|cookie are async slices, matched by (pid, name,
- * cookie) across threads. C|pid|name|value samples a counter.
+ * cookie) across threads. C|pid|name|value samples a counter. An
+ * application channel's slice_begin, slice_end and counter (lib/ring,
+ * `trawl record --app`) are the same markers (trawl_event_marker()).
  *
  * Memory: a stack per thread (at most MAX_DEPTH open slices, so a stream of
  * B without E cannot grow it with the trace) and at most MAX_ASYNC open
@@ -308,7 +310,13 @@ trawl_slices_new(trawl_trace *t, const trawl_analysis_opts *o, trawl_error *err)
 	s->async = tw_malloc(a->mem, MAX_ASYNC * sizeof(*s->async));
 	if (!s->async)
 		return tw_analysis_fail(a, -TRAWL_ENOMEM, err);
-	int rc = trawl_on(t, "print", on_print, a);
+	/* systrace's markers are print events; an application channel's
+	 * (lib/ring) are its slice_begin, slice_end and counter */
+	static const char *const marker_events[] = {"print", "slice_begin",
+						    "slice_end", "counter"};
+	int rc = 0;
+	for (size_t i = 0; !rc && i < TW_ARRAY_SIZE(marker_events); i++)
+		rc = trawl_on(t, marker_events[i], on_print, a);
 	if (rc)
 		return tw_analysis_fail(a, rc, err);
 	return a;

@@ -41,6 +41,12 @@ typedef struct tw_sub {
 enum tw_type_kind {
 	TW_KIND_GENERIC = 0,
 	TW_KIND_PRINT, /* ftrace print / tracing_mark_write: markers */
+	/* an application channel's built-in types (include/trawl/ring.h),
+	 * markers too: their system is the channel's name */
+	TW_KIND_APP_BEGIN,
+	TW_KIND_APP_END,
+	TW_KIND_APP_COUNTER,
+	TW_KIND_APP_INSTANT,
 };
 
 typedef struct tw_type {
@@ -306,6 +312,13 @@ typedef struct tw_reader_ops {
 	void (*close)(trawl_trace *t);
 } tw_reader_ops;
 
+/* Events lost in one buffer of a source, on one CPU. */
+struct tw_lost_place {
+	uint32_t buffer;
+	int cpu;
+	uint64_t n;
+};
+
 struct trawl_trace {
 	tw_mem mem;
 	trawl_open_opts opts;
@@ -349,6 +362,10 @@ struct trawl_trace {
 	 * allocation (cpu_events_mem), off what a reader's thread reads */
 	uint64_t *cpu_events, *cpu_events_mem;
 	uint64_t *cpu_lost;
+	/* the same per (buffer, CPU) of a multi-buffer source, in the order
+	 * first met (tw_note_lost_in(); trawl_lost_place()) */
+	struct tw_lost_place *lost_places;
+	size_t nlost_places, lost_places_cap;
 	size_t cpu_cap;
 	int ncpu;
 
@@ -376,6 +393,8 @@ int tw_on_time(trawl_trace *t, tw_time_callback cb, void *ctx);
 int tw_note_cpu(trawl_trace *t, int cpu);
 void tw_note_bad_line(trawl_trace *t, uint64_t line);
 void tw_note_lost(trawl_trace *t, int cpu, uint64_t n);
+/* The same, for a source of several buffers (ops->buffer_name names them) */
+void tw_note_lost_in(trawl_trace *t, uint32_t buffer, int cpu, uint64_t n);
 
 /* sort.c: external merge sort of raw records by (ts, seq) */
 typedef struct tw_sorter tw_sorter;

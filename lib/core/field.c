@@ -750,8 +750,53 @@ void tw_print_split(const trawl_event *ev, const char **ip, size_t *ip_len,
 	*buf_len = n;
 }
 
+/*
+ * An application channel's slice_begin, slice_end, counter or instant
+ * (lib/ring): its fields "name" and (counter) "value". The recorder puts
+ * a channel's events in a buffer of their own named as their system, so
+ * a kernel event that happens to share a name is not taken for one.
+ */
+static int app_marker(const trawl_event *ev, trawl_marker *out)
+{
+	static const int kinds[] = {
+		[TW_KIND_APP_BEGIN] = TRAWL_MARKER_BEGIN,
+		[TW_KIND_APP_END] = TRAWL_MARKER_END,
+		[TW_KIND_APP_COUNTER] = TRAWL_MARKER_COUNTER,
+		[TW_KIND_APP_INSTANT] = TRAWL_MARKER_INSTANT,
+	};
+	const tw_type *ty = ev->type;
+	if (strcmp(trawl_event_buffer(ev), ty->system))
+		return -TRAWL_ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->kind = kinds[ty->kind];
+	int tgid = trawl_event_tgid(ev);
+	out->pid = tgid > 0 ? tgid : -1;
+	int named = 0, valued = ty->kind != TW_KIND_APP_COUNTER;
+	size_t n = trawl_event_field_count(ev);
+	for (size_t i = 0; i < n; i++) {
+		size_t len;
+		const char *f = trawl_event_field_name(ev, i, &len);
+		trawl_value v;
+		if (!f || trawl_event_field_get(ev, i, &v))
+			continue;
+		if (tw_eq(f, len, "name", 4) && v.type == TRAWL_VALUE_STR) {
+			out->name = v.s;
+			out->name_len = v.len;
+			named = 1;
+		} else if (tw_eq(f, len, "value", 5) &&
+			   v.type == TRAWL_VALUE_INT) {
+			out->value = v.i;
+			valued = 1;
+		}
+	}
+	return named && valued ? 0 : -TRAWL_ENOENT;
+}
+
 TRAWL_API int trawl_event_marker(const trawl_event *ev, trawl_marker *out)
 {
+	if (ev->type->kind >= TW_KIND_APP_BEGIN &&
+	    ev->type->kind <= TW_KIND_APP_INSTANT)
+		return app_marker(ev, out);
 	if (ev->type->kind != TW_KIND_PRINT)
 		return -TRAWL_ENOENT;
 	const char *ip, *buf;

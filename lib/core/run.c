@@ -146,6 +146,7 @@ TRAWL_API void trawl_close(trawl_trace *t)
 	}
 	tw_free(&t->mem, t->cpu_events_mem);
 	tw_free(&t->mem, t->cpu_lost);
+	tw_free(&t->mem, t->lost_places);
 	tw_buf_fini(&t->mem, &t->ev.comm_z);
 	tw_buf_fini(&t->mem, &t->ev.str_z);
 	tw_buf_fini(&t->mem, &t->ev.payload_z);
@@ -251,6 +252,27 @@ void tw_note_lost(trawl_trace *t, int cpu, uint64_t n)
 	t->stats.lost_events += n;
 	if (tw_note_cpu(t, cpu) == 0)
 		t->cpu_lost[cpu] += n;
+}
+
+void tw_note_lost_in(trawl_trace *t, uint32_t buffer, int cpu, uint64_t n)
+{
+	tw_note_lost(t, cpu, n);
+	size_t i = 0;
+	while (i < t->nlost_places && (t->lost_places[i].buffer != buffer ||
+				       t->lost_places[i].cpu != cpu))
+		i++;
+	if (i == t->nlost_places) {
+		void *p = t->lost_places;
+		/* few places (buffers times CPUs): out of memory, the total
+		 * and the CPU's count still have them */
+		if (tw_grow(&t->mem, &p, &t->lost_places_cap, i + 1,
+			    sizeof(*t->lost_places)))
+			return;
+		t->lost_places = p;
+		t->lost_places[t->nlost_places++] =
+			(struct tw_lost_place){buffer, cpu, 0};
+	}
+	t->lost_places[i].n += n;
 }
 
 /*
@@ -691,4 +713,21 @@ TRAWL_API uint64_t trawl_cpu_events(const trawl_trace *t, int cpu)
 TRAWL_API uint64_t trawl_cpu_lost(const trawl_trace *t, int cpu)
 {
 	return t && cpu >= 0 && cpu < t->ncpu ? t->cpu_lost[cpu] : 0;
+}
+
+TRAWL_API size_t trawl_lost_places(const trawl_trace *t)
+{
+	return t ? t->nlost_places : 0;
+}
+
+TRAWL_API int trawl_lost_place(const trawl_trace *t, size_t i,
+			       const char **buffer, int *cpu, uint64_t *n)
+{
+	if (!t || i >= t->nlost_places || !buffer || !cpu || !n)
+		return -TRAWL_EMISUSE;
+	const struct tw_lost_place *p = &t->lost_places[i];
+	*buffer = t->ops->buffer_name ? t->ops->buffer_name(t, p->buffer) : "";
+	*cpu = p->cpu;
+	*n = p->n;
+	return 0;
 }

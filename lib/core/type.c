@@ -43,6 +43,30 @@ int tw_sub_matches(const tw_sub *s, const tw_type *type)
 	       fnmatch(s->name_pat, "tracing_mark_write", 0) == 0;
 }
 
+/*
+ * The built-in types of an application channel (lib/ring: slice_begin,
+ * slice_end, counter, instant) are markers, as systrace's are. Only types
+ * with a system can be: a trace.dat names the channel as their system.
+ * trawl_event_marker() checks the rest (the event is in the channel's own
+ * buffer and has the fields).
+ */
+static uint32_t app_kind(const char *name, uint32_t kind)
+{
+	static const struct {
+		const char *name;
+		uint32_t kind;
+	} builtin[] = {
+		{"slice_begin", TW_KIND_APP_BEGIN},
+		{"slice_end", TW_KIND_APP_END},
+		{"counter", TW_KIND_APP_COUNTER},
+		{"instant", TW_KIND_APP_INSTANT},
+	};
+	for (size_t i = 0; i < TW_ARRAY_SIZE(builtin); i++)
+		if (!strcmp(name, builtin[i].name))
+			return builtin[i].kind;
+	return kind;
+}
+
 static int rehash(trawl_trace *t)
 {
 	size_t ncap = t->hash_cap ? t->hash_cap * 2 : 64;
@@ -84,6 +108,8 @@ static tw_type *make(trawl_trace *t, const char *name, size_t len, uint64_t h,
 	if (strcmp(ty->name, "print") == 0)
 		ty->kind = TW_KIND_PRINT;
 	ty->system = system ? system : tw_event_system_of(ty->name);
+	if (system && system[0])
+		ty->kind = app_kind(ty->name, ty->kind);
 	for (size_t i = 0; i < t->nsubs; i++) {
 		if (!tw_sub_matches(&t->subs[i], ty))
 			continue;

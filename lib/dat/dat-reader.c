@@ -485,7 +485,7 @@ static int fill_rec(trawl_trace *t, dat_reader *r, tw_rec *rec, int64_t ts,
 static void note_lost(trawl_trace *t, tw_dat_cursor *c)
 {
 	if (c->lost) {
-		tw_note_lost(t, c->span->cpu, c->lost);
+		tw_note_lost_in(t, c->span->buffer, c->span->cpu, c->lost);
 		c->lost = 0;
 	}
 }

@@ -32,9 +32,9 @@
  * Version 2: the changes of dense lanes and their finest levels are read
  * back from the trace (checkpoints, replay tables). Version 3: a CPU runs
  * what it switched in until its next switch (task lanes end there), and
- * the switches that disagree and the slices not ended are counted. Older
- * files are refused and
- * made again.
+ * the switches that disagree and the slices not ended are counted.
+ * Version 5: an application channel's slices, counters and instants
+ * (lib/ring) are indexed. Older files are refused and made again.
  *
  * Reading checks every count against what is left of the file and every
  * string offset, task lane and level size against the rest, so a damaged
@@ -50,7 +50,7 @@
 #include "view.h"
 
 #define MAGIC	  "TRAWLVIX"
-#define VERSION	  4
+#define VERSION	  5
 #define MAX_COUNT (1ull << 40)
 
 struct out {

@@ -899,6 +899,9 @@ static void on_print(struct builder *b, const trawl_event *ev, int64_t ts)
 			step(b, counter_lane(b, m.pid, name, -1), ts, m.value,
 			     0);
 			return;
+		case TRAWL_MARKER_INSTANT: /* an application's */
+			marker_point(b, ts, m.name, m.name_len);
+			return;
 		default:
 			on_async(b, ts, &m, name);
 			return;
@@ -948,6 +951,9 @@ kind_new(struct builder *b, const trawl_event *ev, uint32_t type)
 	for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++)
 		if (!strcmp(name, known[i].name))
 			kind = known[i].kind;
+	trawl_marker m; /* an application channel's slices and counters */
+	if (kind == K_OTHER && !trawl_event_marker(ev, &m))
+		kind = K_PRINT;
 	b->kind[type] = (uint8_t)kind;
 	return kind;
 }
@@ -1385,6 +1391,11 @@ static const char *const subscriptions[] = {
 	"bputs",
 	"cpu_frequency",
 	"cpu_idle",
+	/* an application channel's markers (trawl_event_marker()) */
+	"slice_begin",
+	"slice_end",
+	"counter",
+	"instant",
 };
 static const size_t nsubscriptions =
 	sizeof(subscriptions) / sizeof(*subscriptions);

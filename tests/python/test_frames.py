@@ -168,6 +168,49 @@ class FrameTest(unittest.TestCase):
         self.assertEqual(list(df.columns), BASE)
 
 
+class AppEventsTest(unittest.TestCase):
+    """An application's ring channel (app-demo.dat, `trawl record --app
+    demo` of examples/ring-demo): its events by system:name, with the
+    typed fields its types declared, as the report has them and as many
+    per thread as ring-demo said it wrote (app-demo.written)."""
+
+    check_against_report = FrameTest.check_against_report
+
+    def written(self):
+        out = {}
+        with open(fixture("app-demo.written")) as f:
+            for line in f:
+                w = line.split()
+                out[int(w[4])] = {w[i]: int(w[i + 1])
+                                  for i in range(5, len(w), 2)}
+        return out
+
+    def test_frame_typed_fields(self):
+        df = self.check_against_report(fixture("app-demo.dat"), "demo:frame")
+        self.assertEqual(list(df.columns),
+                         BASE + ["id", "thread", "work_ns", "stage"])
+        for c in ["id", "thread", "work_ns"]:  # the ring's U32, U32, U64
+            self.assertEqual(df[c].dtype, np.uint64, c)
+        self.assertIsInstance(df["stage"].dtype, pd.CategoricalDtype)
+        self.assertEqual(set(df["stage"]), {"layout", "paint", "composite"})
+        self.assertEqual(df.groupby("pid").size().to_dict(),
+                         {t: w["frames"] for t, w in self.written().items()})
+        # each thread numbers its frames 0, 1, 2...
+        for _, g in df.groupby("pid"):
+            self.assertEqual(list(g["id"]), list(range(len(g))))
+
+    def test_builtin_types(self):
+        tr = trawl.open(fixture("app-demo.dat"))
+        c = self.check_against_report(fixture("app-demo.dat"), "demo:counter")
+        self.assertEqual(list(c.columns), BASE + ["value", "name"])
+        self.assertEqual(c["value"].dtype, np.int64)
+        w = self.written()
+        self.assertEqual(len(c), sum(x["counters"] for x in w.values()))
+        b = tr.df("demo:slice_begin")
+        self.assertEqual(b.groupby("pid").size().to_dict(),
+                         {t: x["slices"] for t, x in w.items()})
+
+
 class PairTest(unittest.TestCase):
     """pair-broad.txt and .dat are one recording: for every event type the
     same columns, rows and values, but for the text's microsecond times and

@@ -20,7 +20,9 @@ static void help(FILE *f)
 		"async slices per (pid, name); C|pid|name|value are\ncounters "
 		"(count, min, max, total of the values; the series is in\n"
 		"`trawl export`). E without B, F without S and slices still "
-		"open at the end\nare counted and shown.\n\n" CLI_ANALYSIS_HELP
+		"open at the end\nare counted and shown. An application "
+		"channel's slice_begin/slice_end\nand counter (`trawl record "
+		"--app`) are the same B, E and C.\n\n" CLI_ANALYSIS_HELP
 		"  -h, --help     this text\n");
 }
 

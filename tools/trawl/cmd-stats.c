@@ -82,6 +82,21 @@ static void print_json(trawl_trace *t, const char *path)
 		first = 0;
 	}
 	fputs(first ? "},\n" : "\n  },\n", f);
+	/* a trace.dat's buffers (instances, `trawl record --app` channels)
+	 * each lose events of their own */
+	fputs("  \"lost_by_buffer\": [", f);
+	for (size_t i = 0; i < trawl_lost_places(t); i++) {
+		const char *buffer;
+		int cpu;
+		uint64_t n;
+		if (trawl_lost_place(t, i, &buffer, &cpu, &n))
+			continue;
+		fputs(i ? ",\n    {\"buffer\": " : "\n    {\"buffer\": ", f);
+		json_string(f, buffer, strlen(buffer));
+		fprintf(f, ", \"cpu\": %d, \"lost_events\": %llu}", cpu,
+			(unsigned long long)n);
+	}
+	fputs(trawl_lost_places(t) ? "\n  ],\n" : "],\n", f);
 	fprintf(f,
 		"  \"first_time\": %lld,\n  \"last_time\": %lld,\n"
 		"  \"span\": %lld,\n  \"lost_events\": %llu,\n"
@@ -263,6 +278,21 @@ static void print_text(trawl_trace *t, const char *path)
 					(unsigned long long)ev,
 					(unsigned long long)lost);
 		}
+	}
+	/* lost in a named buffer (an instance, an application channel):
+	 * which buffer, beside the per-CPU sums above */
+	int named = 0;
+	for (size_t i = 0; i < trawl_lost_places(t); i++) {
+		const char *buffer;
+		int cpu;
+		uint64_t n;
+		if (trawl_lost_place(t, i, &buffer, &cpu, &n) || !buffer[0])
+			continue;
+		if (!named++)
+			fprintf(f, "\n%-20s %-6s %12s\n", "lost in buffer",
+				"cpu", "lost");
+		fprintf(f, "%-20s %-6d %12llu\n", buffer, cpu,
+			(unsigned long long)n);
 	}
 }
 

@@ -17,6 +17,8 @@
  *     as B/E, every other event as an instant ("i") with its fields as args
  *   per process: atrace S/F as nestable async slices (b/e, id = cookie),
  *     C as counters
+ *   an application channel's (lib/ring) slice_begin/slice_end, counter and
+ *     instant: as atrace's B/E and C, and instants named by their name
  *
  * Times are microseconds with three decimals, so nanoseconds survive.
  * Before a CPU's first sched_switch its task is not known and nothing is
@@ -450,6 +452,13 @@ static int on_marker(struct perfetto *p, const trawl_event *ev, int64_t ts)
 	case 'C':
 		counter(p, ts, pid, m.name, m.name_len, m.value);
 		return 0;
+	case 'I': /* an application channel's instant: named by its name */
+		begin(p, 'i', ts, th->pid, th->tid);
+		buf_str(&p->b, ",\"s\":\"t\"");
+		name_key(&p->b, m.name, m.name_len);
+		args_fields(p, ev);
+		buf_char(&p->b, '}');
+		return 0;
 	case 'S':
 		if (p->nasync >= MAX_ASYNC ||
 		    async_find(p, pid, m.name, m.name_len, m.value) >= 0)
@@ -529,6 +538,11 @@ static int kind_of(struct perfetto *p, const trawl_event *ev)
 	for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++)
 		if (!strcmp(name, known[i].name))
 			kind = known[i].kind;
+	/* an application channel's slices, counters and instants are
+	 * markers as atrace's are (trawl_event_marker()) */
+	trawl_marker m;
+	if (kind == KIND_OTHER && !trawl_event_marker(ev, &m))
+		kind = KIND_PRINT;
 	p->kind[type] = (uint8_t)kind;
 	return kind;
 }
