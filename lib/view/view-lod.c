@@ -131,6 +131,16 @@ static int is_busy(int kind, int64_t v)
 	return kind == VIEW_LANE_COUNTER || v != 0;
 }
 
+/* A counter's value v in column col: the one shown, and its range. */
+static inline void counter_col(struct view_col *col, int64_t v)
+{
+	col->dom = v;
+	if (v < col->min)
+		col->min = v;
+	if (v > col->max)
+		col->max = v;
+}
+
 /* Value v from t0 to t1, counted in the columns it covers. */
 /* (c: col_of(a, t0) when the caller knows it, t0 in the window; else -1) */
 static inline void acc_segment_in(struct acc *a, int64_t t0, int64_t t1,
@@ -156,14 +166,8 @@ static inline void acc_segment_in(struct acc *a, int64_t t0, int64_t t1,
 		add_cand(a, v, t1 - t0);
 		if (busy)
 			a->busy += t1 - t0;
-		if (a->kind == VIEW_LANE_COUNTER) {
-			struct view_col *col = &a->cols[c];
-			col->dom = v;
-			if (v < col->min)
-				col->min = v;
-			if (v > col->max)
-				col->max = v;
-		}
+		if (a->kind == VIEW_LANE_COUNTER)
+			counter_col(&a->cols[c], v);
 		return;
 	}
 	for (; c < a->n; c++) {
@@ -184,14 +188,8 @@ static inline void acc_segment_in(struct acc *a, int64_t t0, int64_t t1,
 		add_cand(a, v, e - s);
 		if (busy)
 			a->busy += e - s;
-		if (a->kind == VIEW_LANE_COUNTER) {
-			struct view_col *col = &a->cols[c];
-			col->dom = v;
-			if (v < col->min)
-				col->min = v;
-			if (v > col->max)
-				col->max = v;
-		}
+		if (a->kind == VIEW_LANE_COUNTER)
+			counter_col(&a->cols[c], v);
 	}
 }
 
