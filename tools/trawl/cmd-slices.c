@@ -21,9 +21,9 @@ static void help(FILE *f)
 		"(count, min, max, total of the values; the series is in\n"
 		"`trawl export`). E without B, F without S and slices still "
 		"open at the end\nare counted and shown. An application "
-		"channel's slice_begin/slice_end\nand counter (`trawl record "
-		"--app`) are the same B, E and C.\n\n" CLI_ANALYSIS_HELP
-		"  -h, --help     this text\n");
+		"channel's slice_begin/slice_end\nand counter (a ring channel "
+		"trawl record saved) are the same B, E and "
+		"C.\n\n" CLI_ANALYSIS_HELP "  -h, --help     this text\n");
 }
 
 int cmd_slices(int argc, char **argv)
