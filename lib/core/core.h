@@ -66,6 +66,8 @@ typedef struct tw_type {
 	uint8_t pf_state;     /* 1: looked for; 2: found, not compiled */
 } tw_type;
 
+#define TW_FAST_WAYS 4
+
 struct trawl_field_def {
 	struct trawl_field_def *next;
 	char *event; /* NULL: any event */
@@ -83,15 +85,26 @@ struct trawl_field_def {
 	/* Binary readers: what the field is in each type, by type id. */
 	const void **bin;
 	size_t nbin;
-	/* Binary readers: a plain integer of one type, read straight from
-	 * the record by trawl_event_get_int() once the reader's get_int
-	 * found it so (fast_type NULL: none): a load instead of two calls
-	 * and a search an event, for scripts and analyses. */
-	const tw_type *fast_type;
-	uint32_t fast_off;
-	uint8_t fast_size, fast_signed;
+	/* Binary readers: a plain integer, read straight from the record by
+	 * trawl_event_get_int() once the reader's get_int found it so: a
+	 * load instead of two calls and a search an event, for scripts and
+	 * analyses. A few types at once (type NULL: none), since one handle
+	 * serves several (a wakeup's "pid" in sched_waking, sched_wakeup and
+	 * sched_wakeup_new, an irq's in the entry and the exit), which take
+	 * turns; tw_field_fast() fills them. */
+	struct tw_fast_int {
+		const tw_type *type;
+		uint32_t off;
+		uint8_t size, is_signed;
+	} fast[TW_FAST_WAYS];
+	uint8_t fast_next; /* the way filled next when all are taken */
 	tw_buf label; /* the label get_label made last (trawl_event_label) */
 };
+
+/* A plain integer of d in records of ty: at off, size bytes (1, 2, 4, 8),
+ * signed or not; trawl_event_get_int() reads it straight from now on. */
+void tw_field_fast(struct trawl_field_def *d, const tw_type *ty, uint32_t off,
+		   unsigned size, int is_signed);
 
 enum tw_event_bit {
 	TW_EV_IP_FROM_NAME = 1u << 0, /* "tracing_mark_write: text" form */

@@ -314,14 +314,30 @@ static inline int64_t plain_int(const unsigned char *p, unsigned size,
 	}
 }
 
+void tw_field_fast(struct trawl_field_def *d, const tw_type *ty, uint32_t off,
+		   unsigned size, int is_signed)
+{
+	struct tw_fast_int *w = NULL;
+	for (int i = 0; i < TW_FAST_WAYS && !w; i++)
+		if (d->fast[i].type == ty || !d->fast[i].type)
+			w = &d->fast[i];
+	if (!w) /* all taken by other types: the oldest goes */
+		w = &d->fast[d->fast_next++ % TW_FAST_WAYS];
+	*w = (struct tw_fast_int){ty, off, (uint8_t)size, is_signed != 0};
+}
+
 TRAWL_API int trawl_event_get_int(const trawl_event *ev, trawl_field f,
 				  int64_t *out)
 {
 	const struct trawl_field_def *fd = f;
-	if (fd && fd->fast_type == ev->type && binary(ev) &&
-	    (size_t)fd->fast_off + fd->fast_size <= ev->data_len) {
-		*out = plain_int((const unsigned char *)ev->data + fd->fast_off,
-				 fd->fast_size, fd->fast_signed);
+	for (int i = 0; fd && i < TW_FAST_WAYS; i++) {
+		const struct tw_fast_int *w = &fd->fast[i];
+		if (w->type != ev->type)
+			continue;
+		if (!binary(ev) || (size_t)w->off + w->size > ev->data_len)
+			break;
+		*out = plain_int((const unsigned char *)ev->data + w->off,
+				 w->size, w->is_signed);
 		return 0;
 	}
 	if (binary(ev))

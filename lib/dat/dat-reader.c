@@ -1327,13 +1327,9 @@ static int get_int(const trawl_event *ev, struct trawl_field_def *d,
 	if (!rd(ev->t)->f.big_endian &&
 	    !(fd->flags & (TW_PFF_ARRAY | TW_PFF_DYNAMIC | TW_PFF_STRING |
 			   TW_PFF_RELATIVE)) &&
-	    (fd->size == 1 || fd->size == 2 || fd->size == 4 ||
-	     fd->size == 8)) {
-		d->fast_type = ev->type;
-		d->fast_off = fd->offset;
-		d->fast_size = (uint8_t)fd->size;
-		d->fast_signed = (fd->flags & TW_PFF_SIGNED) != 0;
-	}
+	    (fd->size == 1 || fd->size == 2 || fd->size == 4 || fd->size == 8))
+		tw_field_fast(d, ev->type, fd->offset, fd->size,
+			      (fd->flags & TW_PFF_SIGNED) != 0);
 	return 0;
 }
 
@@ -2502,9 +2498,10 @@ static const char *host(const trawl_trace *t, const char *what)
 	const dat_reader *r = rd(t);
 	if (r->recs)
 		return r->recs->host ? r->recs->host(r->recs->ctx, what) : NULL;
-	const char *v = !strcmp(what, "hostname")     ? r->f.hostname
-			: !strcmp(what, "os_release") ? r->f.release
-						      : tw_dat_machine(&r->f, what);
+	const char *v = !strcmp(what, "hostname") ? r->f.hostname
+			: !strcmp(what, "os_release")
+				? r->f.release
+				: tw_dat_machine(&r->f, what);
 	return v && *v ? v : NULL;
 }
 

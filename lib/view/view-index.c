@@ -30,16 +30,6 @@
 #define MAX_BUFFERS    16
 #define TASK_CACHE     256 /* pids remembered by task_of(), a power of 2 */
 
-/* The wakeup events, each with field handles of its own: a handle read
- * from one type only stays on the reader's fast path (a handle shared by
- * two types alternating is looked up again at each event). */
-static const char *const wake_names[] = {
-	"sched_waking",
-	"sched_wakeup",
-	"sched_wakeup_new",
-};
-#define NWAKE (sizeof(wake_names) / sizeof(*wake_names))
-
 static const char *const softirq_names[] = {
 	"HI",	    "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
 	"IRQ_POLL", "TASKLET", "SCHED",	 "HRTIMER", "RCU",
@@ -48,9 +38,7 @@ static const char *const softirq_names[] = {
 enum kind {
 	K_OTHER = 0,
 	K_SWITCH,
-	K_WAKING, /* the wakeups, in the order of wake_names[] */
-	K_WAKEUP,
-	K_WAKEUP_NEW,
+	K_WAKE,
 	K_HARD_ENTRY,
 	K_HARD_EXIT,
 	K_SOFT_ENTRY,
@@ -99,7 +87,7 @@ struct builder {
 	struct view_index *ix;
 	const struct view_build_opts *opts; /* the whole pass's */
 	trawl_field prev_comm, prev_state, next_pid, next_comm;
-	trawl_field woken_pid[NWAKE], woken_comm[NWAKE];
+	trawl_field woken_pid, woken_comm;
 	trawl_field irq, irq_name, vec, action, function, freq, freq_cpu;
 	trawl_field idle, idle_cpu;
 	trawl_field buf;
@@ -698,20 +686,19 @@ static void on_switch(struct builder *b, const trawl_event *ev, int64_t ts)
 	step(b, cpu_lane(b, cpu, SLOT_RUN), ts, v, 0);
 }
 
-static void on_wake(struct builder *b, const trawl_event *ev, int64_t ts,
-		    int which)
+static void on_wake(struct builder *b, const trawl_event *ev, int64_t ts)
 {
 	int64_t pid;
 	if (b->task_buffer >= 0 && b->task_buffer != b->buffer)
 		return;
-	if (trawl_event_get_int(ev, b->woken_pid[which], &pid) || pid <= 0)
+	if (trawl_event_get_int(ev, b->woken_pid, &pid) || pid <= 0)
 		return;
 	struct view_task *tk = task_of(b, (int)pid);
 	if (!tk)
 		return;
 	if (!tk->comm) {
 		size_t n;
-		const char *s = trawl_event_raw(ev, b->woken_comm[which], &n);
+		const char *s = trawl_event_raw(ev, b->woken_comm, &n);
 		set_comm(b, tk, s, n);
 	}
 	if (tk->state == VIEW_STATE_RUNNING || tk->state == VIEW_STATE_RUNNABLE)
@@ -931,9 +918,9 @@ kind_new(struct builder *b, const trawl_event *ev, uint32_t type)
 		int kind;
 	} known[] = {
 		{"sched_switch", K_SWITCH},
-		{"sched_waking", K_WAKING},
-		{"sched_wakeup", K_WAKEUP},
-		{"sched_wakeup_new", K_WAKEUP_NEW},
+		{"sched_waking", K_WAKE},
+		{"sched_wakeup", K_WAKE},
+		{"sched_wakeup_new", K_WAKE},
 		{"irq_handler_entry", K_HARD_ENTRY},
 		{"irq_handler_exit", K_HARD_EXIT},
 		{"softirq_entry", K_SOFT_ENTRY},
@@ -1019,10 +1006,8 @@ static int on_event(const trawl_event *ev, void *ctx)
 	case K_SWITCH:
 		on_switch(b, ev, ts);
 		break;
-	case K_WAKING:
-	case K_WAKEUP:
-	case K_WAKEUP_NEW:
-		on_wake(b, ev, ts, kind - K_WAKING);
+	case K_WAKE:
+		on_wake(b, ev, ts);
 		break;
 	case K_HARD_ENTRY:
 	case K_HARD_EXIT:
@@ -1414,12 +1399,11 @@ static int lookup_fields(struct builder *b, trawl_trace *t)
 	b->prev_state = trawl_field_lookup(t, "sched_switch", "prev_state");
 	b->next_pid = trawl_field_lookup(t, "sched_switch", "next_pid");
 	b->next_comm = trawl_field_lookup(t, "sched_switch", "next_comm");
-	int missing = 0;
-	for (size_t i = 0; i < NWAKE; i++) {
-		b->woken_pid[i] = trawl_field_lookup(t, wake_names[i], "pid");
-		b->woken_comm[i] = trawl_field_lookup(t, wake_names[i], "comm");
-		missing |= !b->woken_pid[i] || !b->woken_comm[i];
-	}
+	/* one handle for the three wakeups: the field reads' fast path
+	 * keeps a few types (core.h's tw_fast_int) */
+	b->woken_pid = trawl_field_lookup(t, NULL, "pid");
+	b->woken_comm = trawl_field_lookup(t, NULL, "comm");
+	int missing = !b->woken_pid || !b->woken_comm;
 	b->irq = trawl_field_lookup(t, NULL, "irq");
 	b->irq_name = trawl_field_lookup(t, "irq_handler_entry", "name");
 	b->vec = trawl_field_lookup(t, NULL, "vec");
