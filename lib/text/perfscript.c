@@ -49,6 +49,11 @@ typedef struct ps_reader {
 	tw_buf pay; /* the text made for the current event */
 	tw_type *perf_types[PERF_TYPES_MAX];
 	size_t nperf_types;
+	/* the last perf:NAME met, by its name as printed: a profile's
+	 * samples are all of one event */
+	char last_ev[64];
+	size_t last_ev_len;
+	tw_type *last_type;
 } ps_reader;
 
 /* The head of a sample line. */
@@ -349,6 +354,9 @@ static ps_reader *rd(const trawl_trace *t)
 static tw_type *perf_type(trawl_trace *t, ps_reader *r, const char *ev,
 			  size_t len)
 {
+	if (r->last_type && len == r->last_ev_len &&
+	    !memcmp(ev, r->last_ev, len))
+		return r->last_type;
 	char name[64];
 	size_t n = 0;
 	for (size_t i = 0; i < len && ev[i] != ':' && n + 1 < sizeof(name); i++)
@@ -356,14 +364,18 @@ static tw_type *perf_type(trawl_trace *t, ps_reader *r, const char *ev,
 	name[n] = 0;
 	if (!n || isdigit((unsigned char)name[0]))
 		return NULL;
-	for (size_t i = 0; i < r->nperf_types; i++)
+	tw_type *ty = NULL;
+	for (size_t i = 0; i < r->nperf_types && !ty; i++)
 		if (!strcmp(r->perf_types[i]->name, name))
-			return r->perf_types[i];
-	if (r->nperf_types == PERF_TYPES_MAX)
-		return NULL;
-	tw_type *ty = tw_type_new(t, name, "perf");
-	if (ty)
+			ty = r->perf_types[i];
+	if (!ty && r->nperf_types < PERF_TYPES_MAX &&
+	    (ty = tw_type_new(t, name, "perf")))
 		r->perf_types[r->nperf_types++] = ty;
+	if (ty && len <= sizeof(r->last_ev)) {
+		memcpy(r->last_ev, ev, len);
+		r->last_ev_len = len;
+		r->last_type = ty;
+	}
 	return ty;
 }
 

@@ -30,6 +30,7 @@ struct ev_cond {
 	char text[128]; /* the value as written, unquoted */
 	int is_num;
 	int64_t num;
+	int is_comm; /* the field is the task's name, not an event's */
 };
 
 /* The filter of a list: event names, pid=N, cpu=N and FIELD OP VALUE
@@ -91,7 +92,7 @@ static int cond_holds(const struct ev_cond *c, trawl_field h,
 	const char *s;
 	size_t n;
 	char buf[160];
-	if (!strcmp(c->field, "comm")) {
+	if (c->is_comm) {
 		s = trawl_event_comm(ev);
 		n = strlen(s);
 	} else {
@@ -220,7 +221,7 @@ static int run_from(struct view_index *ix, ssize_t k, int64_t to,
 	trawl_trace *t = view_reopen(ix, k, to, &err);
 	int rc = t ? trawl_on(t, "*", on_event, p) : -1;
 	for (int i = 0; !rc && p->f && i < p->f->nconds; i++)
-		if (strcmp(p->f->conds[i].field, "comm") &&
+		if (!p->f->conds[i].is_comm &&
 		    !(p->handles[i] = trawl_field_lookup(t, NULL,
 							 p->f->conds[i].field)))
 			rc = -1;
@@ -285,6 +286,7 @@ static int parse_cond(const char *s, size_t n, struct ev_cond *c, char *why,
 	}
 	memcpy(c->field, s, f);
 	c->field[f] = 0;
+	c->is_comm = !strcmp(c->field, "comm");
 	c->op = ops[k].code;
 	const char *v = s + f;
 	while (*v == ' ')
