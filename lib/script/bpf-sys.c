@@ -706,43 +706,72 @@ int tw_bpf_push(trawl_script *s)
 	return 0;
 }
 
+/* perf_event_open() of pa on cpu for every task, the file descriptor or
+ * -1 (errno). */
+static int perf_open(const struct perf_event_attr *pa, int cpu)
+{
+	return (int)syscall(__NR_perf_event_open, pa, -1, cpu, -1,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+/* p's program on the perf event fd, enabled. */
+static int set_bpf(trawl_script *s, const tw_bpf_prog *p, int fd,
+		   trawl_error *err)
+{
+	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, p->fd) == 0 &&
+	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) == 0)
+		return 0;
+	char what[300];
+	snprintf(what, sizeof(what), "cannot attach the BPF program of %s",
+		 p->tp);
+	return env_error(s, err, what);
+}
+
+/* A tracepoint's program: one event runs it on every CPU. */
+static int attach_tracepoint(trawl_script *s, tw_bpf_prog *p, trawl_error *err)
+{
+	struct perf_event_attr pa = {.type = PERF_TYPE_TRACEPOINT,
+				     .size = sizeof(pa),
+				     .config = p->tp_id,
+				     .sample_period = 1,
+				     .wakeup_events = 1};
+	if ((p->pfd = perf_open(&pa, 0)) < 0) {
+		char what[300];
+		snprintf(what, sizeof(what),
+			 "cannot open tracepoint %s for BPF", p->tp);
+		return env_error(s, err, what);
+	}
+	return set_bpf(s, p, p->pfd, err);
+}
+
+/* A uprobe's program on the kernel's uprobe PMU at its file and offset:
+ * one event, every task that runs the function (tracefs's uprobe_events
+ * untouched). */
+static int attach_uprobe(trawl_script *s, tw_bpf_prog *p, trawl_error *err)
+{
+	struct perf_event_attr pa = {
+		.type = p->perf_type,
+		.size = sizeof(pa),
+		.config = p->perf_config,
+		.config1 = (uint64_t)(uintptr_t)p->upath, /* uprobe_path */
+		.config2 = p->uoffset,			  /* probe_offset */
+		.sample_period = 1,
+		.wakeup_events = 1};
+	if ((p->pfd = perf_open(&pa, 0)) < 0) {
+		char what[4400];
+		snprintf(what, sizeof(what), "cannot open %s (%s+0x%llx)",
+			 p->tp, p->upath, (unsigned long long)p->uoffset);
+		return env_error(s, err, what);
+	}
+	return set_bpf(s, p, p->pfd, err);
+}
+
 /*
  * A perf probe's program on its perf events: a software event (cpu-clock
  * for profile and interval probes) sampled every period or freq times a
  * second, on every CPU that is online (an interval: on the first one that
  * is, so it fires once a period), for every task.
  */
-/* A uprobe's program on the kernel's uprobe PMU at its file and offset:
- * one event, every task that runs the function (tracefs's uprobe_events
- * untouched). */
-static int attach_uprobe(trawl_script *s, tw_bpf_prog *p, trawl_error *err)
-{
-	struct perf_event_attr pa;
-	memset(&pa, 0, sizeof(pa));
-	pa.type = p->perf_type;
-	pa.size = sizeof(pa);
-	pa.config = p->perf_config;
-	pa.config1 = (uint64_t)(uintptr_t)p->upath; /* uprobe_path */
-	pa.config2 = p->uoffset;		    /* probe_offset */
-	pa.sample_period = 1;
-	pa.wakeup_events = 1;
-	char what[4400];
-	p->pfd = (int)syscall(__NR_perf_event_open, &pa, -1, 0, -1,
-			      PERF_FLAG_FD_CLOEXEC);
-	if (p->pfd < 0) {
-		snprintf(what, sizeof(what), "cannot open %s (%s+0x%llx)",
-			 p->tp, p->upath, (unsigned long long)p->uoffset);
-		return env_error(s, err, what);
-	}
-	if (ioctl(p->pfd, PERF_EVENT_IOC_SET_BPF, p->fd) < 0 ||
-	    ioctl(p->pfd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
-		snprintf(what, sizeof(what),
-			 "cannot attach the BPF program of %s", p->tp);
-		return env_error(s, err, what);
-	}
-	return 0;
-}
-
 static int attach_perf(trawl_script *s, tw_bpf_prog *p, trawl_error *err)
 {
 	int ncpus = s->bpf->ncpus > 0 ? s->bpf->ncpus : 1;
@@ -750,39 +779,30 @@ static int attach_perf(trawl_script *s, tw_bpf_prog *p, trawl_error *err)
 	if (!p->cpu_fds)
 		return tw_error_at(err, TRAWL_ENOMEM, 0, s->name, 0, 0, 0,
 				   "out of memory");
-	for (int cpu = 0; cpu < ncpus; cpu++) {
-		if (p->one_cpu && p->ncpu_fds)
-			break;
-		struct perf_event_attr pa;
-		memset(&pa, 0, sizeof(pa));
-		pa.type = p->perf_type;
-		pa.size = sizeof(pa);
-		pa.config = p->perf_config;
-		if (p->freq) {
-			pa.freq = 1;
-			pa.sample_freq = p->freq;
-		} else {
-			pa.sample_period = p->period;
-		}
-		int fd = (int)syscall(__NR_perf_event_open, &pa, -1, cpu, -1,
-				      PERF_FLAG_FD_CLOEXEC);
+	struct perf_event_attr pa = {.type = p->perf_type,
+				     .size = sizeof(pa),
+				     .config = p->perf_config};
+	if (p->freq) {
+		pa.freq = 1;
+		pa.sample_freq = p->freq;
+	} else {
+		pa.sample_period = p->period;
+	}
+	for (int cpu = 0; cpu < ncpus && !(p->one_cpu && p->ncpu_fds); cpu++) {
+		int fd = perf_open(&pa, cpu);
 		if (fd < 0 && (errno == ENODEV || errno == EINVAL) &&
 		    cpu + 1 < ncpus)
 			continue; /* an offline CPU */
-		char what[340];
 		if (fd < 0) {
+			char what[340];
 			snprintf(what, sizeof(what),
 				 "cannot open the perf event of %s on CPU %d",
 				 p->tp, cpu);
 			return env_error(s, err, what);
 		}
 		p->cpu_fds[p->ncpu_fds++] = fd;
-		if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, p->fd) < 0 ||
-		    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
-			snprintf(what, sizeof(what),
-				 "cannot attach the BPF program of %s", p->tp);
-			return env_error(s, err, what);
-		}
+		if (set_bpf(s, p, fd, err) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -800,39 +820,11 @@ int tw_bpf_attach(trawl_script *s, trawl_error *err)
 	map_update(b->fixed[TW_BPF_M_GLOBALS], &zero, &gl);
 	for (size_t k = 0; k < b->nprogs; k++) {
 		tw_bpf_prog *p = &b->progs[k];
-		if (p->upath) {
-			if (attach_uprobe(s, p, err) < 0)
-				return -1;
-			continue;
-		}
-		if (p->perf) {
-			if (attach_perf(s, p, err) < 0)
-				return -1;
-			continue;
-		}
-		struct perf_event_attr pa;
-		memset(&pa, 0, sizeof(pa));
-		pa.type = PERF_TYPE_TRACEPOINT;
-		pa.size = sizeof(pa);
-		pa.config = p->tp_id;
-		pa.sample_period = 1;
-		pa.wakeup_events = 1;
-		/* one event runs the program on every CPU */
-		p->pfd = (int)syscall(__NR_perf_event_open, &pa, -1, 0, -1,
-				      PERF_FLAG_FD_CLOEXEC);
-		if (p->pfd < 0) {
-			char what[300];
-			snprintf(what, sizeof(what),
-				 "cannot open tracepoint %s for BPF", p->tp);
-			return env_error(s, err, what);
-		}
-		if (ioctl(p->pfd, PERF_EVENT_IOC_SET_BPF, p->fd) < 0 ||
-		    ioctl(p->pfd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
-			char what[300];
-			snprintf(what, sizeof(what),
-				 "cannot attach the BPF program to %s", p->tp);
-			return env_error(s, err, what);
-		}
+		int rc = p->upath  ? attach_uprobe(s, p, err)
+			 : p->perf ? attach_perf(s, p, err)
+				   : attach_tracepoint(s, p, err);
+		if (rc < 0)
+			return -1;
 	}
 	b->attached = 1;
 	return 0;
