@@ -10,34 +10,7 @@
 # usage: test-perf-record.sh TRAWL PINGPONG CHECKER
 set -u
 trawl=$1 pingpong=$2 checker=$3
-if ! command -v perf >/dev/null; then
-	echo "SKIP: perf is needed (apt-get install linux-perf)"
-	exit 77
-fi
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: system-wide tracepoints (perf record -a) need root"
-	exit 77
-fi
-# one test traces at a time, across the release and ASan builds
-exec 9>/tmp/trawl-record-tests.lock
-flock 9
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-record() {
-	local out=$1
-	shift
-	if ! perf record -q -a -o "$out" "$@" >"$T/perf.log" 2>&1; then
-		if grep -qi 'permission\|paranoid\|not supported' "$T/perf.log"; then
-			echo "SKIP: perf cannot record here:"
-			cat "$T/perf.log"
-			exit 77
-		fi
-		echo "FAIL: perf record $*"
-		cat "$T/perf.log"
-		exit 1
-	fi
-}
+. "$(dirname "$0")/perf-lib.sh"
 # the scheduler, interrupts and timers of a busy 0.3 s (rounds,
 # both CPUs, tasks that start and exit)
 record "$T/busy.perf" -e sched:sched_switch -e sched:sched_wakeup \

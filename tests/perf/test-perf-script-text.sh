@@ -7,34 +7,7 @@
 # usage: test-perf-script-text.sh TRAWL PINGPONG CHECKER
 set -u
 trawl=$1 pingpong=$2 checker=$3
-if ! command -v perf >/dev/null; then
-	echo "SKIP: perf is needed (apt-get install linux-perf)"
-	exit 77
-fi
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: system-wide tracepoints (perf record -a) need root"
-	exit 77
-fi
-# one test traces at a time, across the release and ASan builds
-exec 9>/tmp/trawl-record-tests.lock
-flock 9
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-record() {
-	local out=$1
-	shift
-	if ! perf record -q -a -o "$out" "$@" >"$T/perf.log" 2>&1; then
-		if grep -qi 'permission\|paranoid\|not supported\|tracefs\|debugfs' "$T/perf.log"; then
-			echo "SKIP: perf cannot record here:"
-			cat "$T/perf.log"
-			exit 77
-		fi
-		echo "FAIL: perf record $*"
-		cat "$T/perf.log"
-		exit 1
-	fi
-}
+. "$(dirname "$0")/perf-lib.sh"
 check() { # text, perf.data
 	python3 "$checker" "$trawl" "$1" "$2" --min 100 || fails=$((fails + 1))
 }
