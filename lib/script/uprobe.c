@@ -85,8 +85,8 @@ static int same_name(const char *sym, const char *want)
 	return !strncmp(sym, want, n) && (sym[n] == 0 || sym[n] == '@');
 }
 
-/* The function's address in the file's symbol tables, or 0; names is
- * the functions seen, for the nearest one in an error. */
+/* The function's address in the file's symbol tables, or 0; names (when
+ * not NULL) gets the functions seen, for the nearest one in an error. */
 static GElf_Addr symbol(Elf *e, const char *func, const char ***names,
 			size_t *nnames, tw_compiler *c)
 {
@@ -116,7 +116,7 @@ static GElf_Addr symbol(Elf *e, const char *func, const char ***names,
 					found = sym.st_value;
 					break;
 				}
-				if (*nnames < 65536) {
+				if (names && *nnames < 65536) {
 					tw_sc_grow(c, (void **)names, &cap,
 						   *nnames + 1, sizeof(char *));
 					(*names)[(*nnames)++] = name;
@@ -163,7 +163,9 @@ void tw_uprobe_resolve(tw_compiler *c, tw_probe_spec *s)
 	}
 	const char **names = NULL;
 	size_t nnames = 0;
-	GElf_Addr addr = symbol(e, s->name, &names, &nnames, c);
+	GElf_Addr addr = symbol(e, s->name, NULL, &nnames, c);
+	if (!addr) /* again, keeping the names for the nearest one */
+		symbol(e, s->name, &names, &nnames, c);
 	/* the address as a file offset: through the segment loading it */
 	size_t nph = 0;
 	int have = 0;
