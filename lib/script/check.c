@@ -496,6 +496,63 @@ static const char *kallsyms_path(void)
 	return p && *p ? p : "/proc/kallsyms";
 }
 
+/* /proc/kallsyms' text into c (once a compilation: every kaddr() looks in
+ * it), its data symbols (types D, d, B, b) counted. */
+static void load_ksyms(tw_compiler *c, const tw_node *n)
+{
+	if (c->ksyms)
+		return;
+	FILE *f = fopen(kallsyms_path(), "re");
+	if (!f)
+		ERR(c, n, TRAWL_ENOENT, "kaddr(): cannot read %s: %s",
+		    kallsyms_path(), strerror(errno));
+	size_t cap = 0, len = 0;
+	char *text = NULL;
+	for (;;) { /* its size says 0: read to the end */
+		tw_sc_grow(c, (void **)&text, &cap, len + 65536 + 1, 1);
+		size_t k = fread(text + len, 1, cap - len - 1, f);
+		len += k;
+		if (k == 0)
+			break;
+	}
+	fclose(f);
+	text[len] = 0;
+	for (const char *l = text; l < text + len;) {
+		const char *sp = memchr(l, ' ', (size_t)(text + len - l));
+		if (sp && sp + 1 < text + len && strchr("DdBb", sp[1]))
+			c->ksyms_data++;
+		const char *nl = memchr(l, '\n', (size_t)(text + len - l));
+		l = nl ? nl + 1 : text + len;
+	}
+	c->ksyms = text;
+	c->ksyms_len = len;
+}
+
+/* name's address in /proc/kallsyms (its first line "ADDR T name"). */
+static int ksym_addr(tw_compiler *c, const tw_node *n, const char *name,
+		     uint64_t *addr)
+{
+	load_ksyms(c, n);
+	size_t nl = strlen(name);
+	const char *text = c->ksyms, *end = text + c->ksyms_len;
+	for (const char *p = text; nl && p < end;) {
+		const char *m = memmem(p, (size_t)(end - p), name, nl);
+		if (!m)
+			break;
+		p = m + 1;
+		/* the whole third word of a line: " T name" then its end */
+		if (m - text < 3 || m[-1] != ' ' || m[-3] != ' ' ||
+		    (m + nl < end && m[nl] != '\n' && m[nl] != '\t'))
+			continue;
+		const char *line = m - 3;
+		while (line > text && line[-1] != '\n')
+			line--;
+		*addr = strtoull(line, NULL, 16);
+		return 1;
+	}
+	return 0;
+}
+
 /* kaddr("name"): the symbol's address in this kernel, a constant from
  * /proc/kallsyms (as bpftrace takes it when it compiles): the node
  * becomes that number. */
@@ -513,26 +570,9 @@ static void kaddr_call(tw_compiler *c, tw_node *n)
 		    "live run with the BPF back end (--live, --backend "
 		    "auto or bpf)",
 		    name);
-	FILE *f = fopen(kallsyms_path(), "re");
-	if (!f)
-		ERR(c, n, TRAWL_ENOENT, "kaddr(\"%s\"): cannot read %s: %s",
-		    name, kallsyms_path(), strerror(errno));
-	char line[512];
 	uint64_t addr = 0;
-	int found = 0;
-	size_t data = 0; /* data symbols seen (D, d, B, b) */
-	while (!found && fgets(line, sizeof(line), f)) {
-		char type, sym[256];
-		unsigned long long a;
-		if (sscanf(line, "%llx %c %255s", &a, &type, sym) != 3)
-			continue;
-		data += strchr("DdBb", type) != NULL;
-		if (strcmp(sym, name) == 0) {
-			addr = a;
-			found = 1;
-		}
-	}
-	fclose(f);
+	int found = ksym_addr(c, n, name, &addr);
+	size_t data = c->ksyms_data;
 	/* a kernel built without CONFIG_KALLSYMS_ALL lists its functions
 	 * and a few section bounds only (bpftrace fails there the same) */
 	if (!found)

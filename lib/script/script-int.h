@@ -578,6 +578,10 @@ struct tw_compiler {
 	int64_t max_param;   /* the highest $N the script names; -1: $# */
 	int64_t unroll_mult; /* parse.c: copies of the unrolls around */
 	struct btf *btf;     /* btf.c: the kernel's types, once named */
+	/* check.c: /proc/kallsyms' text, read at the first kaddr() (arena),
+	 * and how many data symbols it lists */
+	char *ksyms;
+	size_t ksyms_len, ksyms_data;
 };
 
 /* btf.c: the kernel's struct (or union) NAME, its BTF id; longjmps with
